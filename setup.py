@@ -1,0 +1,75 @@
+"""Packaging for ssbench (Python 2.7 and 3.6+ from one code base)."""
+import io
+import os
+import re
+
+from setuptools import find_packages, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_version():
+    with io.open(os.path.join(HERE, 'ssbench', '__init__.py'),
+                 encoding='utf-8') as fp:
+        return re.search(r"^version = '([^']+)'", fp.read(), re.M).group(1)
+
+
+PY2 = 'python_version < "3"'
+PY3 = 'python_version >= "3"'
+
+INSTALL_REQUIRES = [
+    'pyzmq>=19.0.2,<20; ' + PY2,
+    'pyzmq>=19.0.2; ' + PY3,
+    'gevent>=21.12.0,<22; ' + PY2,
+    'gevent>=21.12.0; ' + PY3,
+    'msgpack>=1.0.0,<1.0.6; ' + PY2,
+    'msgpack>=1.0.0; ' + PY3,
+    'python-swiftclient>=3.13.1,<3.14; ' + PY2,
+    'python-swiftclient>=3.13.1; ' + PY3,
+]
+
+EXTRAS_REQUIRE = {
+    # Keystone v2/v3 auth: swiftclient imports keystoneclient for it.
+    'keystone': [
+        'keystoneauth1>=3.18,<4.1; ' + PY2,
+        'keystoneauth1>=3.18; ' + PY3,
+        'python-keystoneclient>=3.22,<4; ' + PY2,
+        'python-keystoneclient>=3.22; ' + PY3,
+    ],
+    'test': [
+        'mock>=3.0.5,<4; ' + PY2,
+        'mock>=3.0.5; ' + PY3,
+        'pytest>=4.6,<5; ' + PY2,
+        'pytest>=6; ' + PY3,
+        'pytest-timeout>=1.3,<2; ' + PY2,
+        'pytest-timeout>=1.4; ' + PY3,
+    ],
+}
+
+with io.open(os.path.join(HERE, 'README.rst'), encoding='utf-8') as fp:
+    LONG_DESCRIPTION = fp.read()
+
+setup(
+    name='ssbench',
+    version=read_version(),
+    description='Benchmark suite for OpenStack Swift object storage',
+    long_description=LONG_DESCRIPTION,
+    license='Apache License (2.0)',
+    packages=find_packages(exclude=['tests', 'tests.*']),
+    python_requires='>=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*, '
+                    '!=3.5.*',
+    install_requires=INSTALL_REQUIRES,
+    extras_require=EXTRAS_REQUIRE,
+    entry_points={
+        'console_scripts': [
+            'ssbench-master = ssbench.cli.master:main',
+            'ssbench-worker = ssbench.cli.worker:main',
+        ],
+    },
+    classifiers=[
+        'License :: OSI Approved :: Apache Software License',
+        'Programming Language :: Python :: 2.7',
+        'Programming Language :: Python :: 3',
+        'Topic :: System :: Benchmark',
+    ],
+)

@@ -1,0 +1,51 @@
+"""Python 2.7 / 3.x shims; the only place that branches on the version."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import math
+import sys
+import time
+
+PY2 = sys.version_info[0] == 2
+
+if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
+    text_type = unicode  # noqa: F821
+    string_types = (str, unicode)  # noqa: F821
+    range = xrange  # noqa: F821
+    import Queue as queue  # noqa: F401
+else:
+    text_type = str
+    string_types = (str,)
+    range = range
+    import queue  # noqa: F401
+
+try:
+    monotonic = time.monotonic
+except AttributeError:  # pragma: no cover - Python 2.7
+    monotonic = time.time
+
+
+def py2_round(value, ndigits=0):
+    """Round halves away from zero, as Python 2's round() does."""
+    scale = 10.0 ** ndigits
+    scaled = value * scale
+    if scaled >= 0:
+        rounded = math.floor(scaled + 0.5)
+    else:
+        rounded = math.ceil(scaled - 0.5)
+    return rounded / scale
+
+
+def open_csv(path):
+    """Open a file for csv.writer the way each Python wants it."""
+    if PY2:
+        return open(path, 'wb')
+    return io.open(path, 'w', newline='')
+
+
+def write_text(stream, text):
+    """Write text to a stream; UTF-8 encodes unicode on a Python 2 byte stream."""
+    if PY2 and isinstance(text, unicode) and not isinstance(  # noqa: F821
+            stream, io.TextIOBase):
+        text = text.encode('utf-8')
+    stream.write(text)
