@@ -43,6 +43,13 @@ def open_csv(path):
     return io.open(path, 'w', newline='')
 
 
+def open_text_out(path):
+    """Open a file for report text: native str on 2, UTF-8 text on 3."""
+    if PY2:
+        return open(path, 'w')
+    return io.open(path, 'w', encoding='utf-8')
+
+
 def write_text(stream, text):
     """Write text to a stream; UTF-8 encodes unicode on a Python 2 byte stream."""
     if PY2 and isinstance(text, unicode) and not isinstance(  # noqa: F821

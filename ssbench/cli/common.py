@@ -1,0 +1,118 @@
+"""Pieces shared by both command-line tools: parser, logging, error mapping."""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import logging
+import sys
+
+from ssbench.errors import SsbenchError
+
+log = logging.getLogger('ssbench')
+
+
+class UsageExit(Exception):
+    """Raised instead of exiting when argparse rejects the command line."""
+
+    def __init__(self, status, message=None):
+        Exception.__init__(self, message)
+        self.status = status
+        self.message = message
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line and never exits
+    the process itself, so main() can be called in-process by tests."""
+
+    def error(self, message):
+        raise UsageExit(2, '%s: error: %s (see %s -h)' % (
+            self.prog, message, self.prog))
+
+    def exit(self, status=0, message=None):
+        if message:
+            sys.stderr.write(message)
+        raise UsageExit(status)
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not an integer' % (text,))
+    if value < 1:
+        raise argparse.ArgumentTypeError('%r must be at least 1' % (text,))
+    return value
+
+
+def non_negative_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not an integer' % (text,))
+    if value < 0:
+        raise argparse.ArgumentTypeError('%r must not be negative' % (text,))
+    return value
+
+
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not a number' % (text,))
+    if not value > 0:
+        raise argparse.ArgumentTypeError('%r must be greater than 0'
+                                         % (text,))
+    return value
+
+
+def port(text):
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError('%r is not a TCP port' % (text,))
+    return value
+
+
+def pctile(text):
+    value = positive_int(text)
+    if value > 100:
+        raise argparse.ArgumentTypeError('%r is not a percentile (1-100)'
+                                         % (text,))
+    return value
+
+
+def setup_logging(verbose=False, quiet=False, stream=None):
+    """The original's root log format: LEVEL:message (plus time with -v)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.StreamHandler(stream or sys.stderr)
+    if verbose:
+        fmt = '%(asctime)s:%(levelname)s:%(message)s'
+        level = logging.DEBUG
+    else:
+        fmt = '%(levelname)s:%(message)s'
+        level = logging.WARNING if quiet else logging.INFO
+    handler.setFormatter(logging.Formatter(fmt))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+def run_command(func, args, verbose):
+    """Call a subcommand, mapping failures to one log line and a status."""
+    try:
+        status = func(args)
+    except SsbenchError as exc:
+        log.error('%s', exc)
+        if verbose:
+            log.debug('traceback:', exc_info=True)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        log.error('interrupted')
+        return 130
+    except Exception as exc:  # anything unforeseen: one line, not a dump
+        if verbose:
+            log.exception('unexpected error')
+        else:
+            log.error('unexpected error: %s: %s (run with -v for a '
+                      'traceback)', type(exc).__name__, exc)
+        return 1
+    return status or 0

@@ -1,0 +1,298 @@
+"""`ssbench-master`: run, report, kill-workers, cleanup-containers."""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import logging
+import sys
+
+import ssbench
+from ssbench.cli import common
+from ssbench.cli.common import ArgumentParser, UsageExit
+
+log = logging.getLogger('ssbench')
+
+DEFAULT_WORK_PORT = 13579
+DEFAULT_RESULTS_PORT = 13580
+
+
+def _add_zmq_options(parser):
+    parser.add_argument(
+        '--zmq-bind-ip', metavar='BIND_IP', default='0.0.0.0',
+        help='IP (or hostname) to which the ZMQ sockets bind')
+    parser.add_argument(
+        '--zmq-work-port', metavar='PORT', type=common.port,
+        default=DEFAULT_WORK_PORT, help='TCP port for the work PUSH socket')
+    parser.add_argument(
+        '--zmq-results_port', '--zmq-results-port', metavar='PORT',
+        dest='zmq_results_port', type=common.port,
+        default=DEFAULT_RESULTS_PORT,
+        help='TCP port for the results PULL socket')
+
+
+def _add_report_options(parser):
+    parser.add_argument(
+        '--pctile', metavar='PERCENTILE', type=common.pctile, default=95,
+        help='Report on the N-th percentile, if generating a report')
+    parser.add_argument(
+        '--csv', action='store_true', default=False,
+        help='Output the report in CSV format')
+
+
+def _add_liveness_options(parser):
+    parser.add_argument(
+        '--worker-wait', metavar='SECONDS', type=common.positive_float,
+        default=60.0,
+        help='How long to wait for the first worker to connect')
+    parser.add_argument(
+        '--worker-timeout', metavar='SECONDS', type=common.positive_float,
+        default=30.0,
+        help='End the run when no worker has been heard from for this long')
+
+
+def build_parser():
+    """The whole ssbench-master argument tree."""
+    from ssbench.cli.auth import add_auth_options
+
+    parser = ArgumentParser(
+        prog='ssbench-master',
+        description='SwiftStack Benchmark (ssbench) version %s'
+        % ssbench.version,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument('-v', '--verbose', action='store_true',
+                        default=False, help='Enable more verbose output.')
+    parser.add_argument('-q', '--quiet', action='store_true', default=False,
+                        help='Suppress most output (including progress '
+                        'characters during run).')
+    subparsers = parser.add_subparsers(
+        dest='command', metavar='{report-scenario,kill-workers,'
+        'run-scenario,cleanup-containers}')
+    subparsers.required = True
+
+    kill = subparsers.add_parser(
+        'kill-workers', help='Tell all workers to exit.',
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    _add_zmq_options(kill)
+    kill.add_argument(
+        '--timeout', metavar='SECONDS', type=common.positive_float,
+        default=5.0,
+        help='Stop once no worker has answered a ping for this long')
+    kill.set_defaults(func=cmd_kill_workers)
+
+    run = subparsers.add_parser(
+        'run-scenario',
+        help='Run CRUD scenario, saving statistics. You must supply a valid '
+        'set of v1.0, v2.0 or v3 auth credentials (unless --noop). See '
+        'usage message for run-scenario for more details.',
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    run.add_argument('-f', '--scenario-file', required=True,
+                     help='Scenario file (JSON) to run')
+    _add_zmq_options(run)
+    add_auth_options(run)
+    run.add_argument(
+        '-c', '--container-count', metavar='COUNT', type=common.positive_int,
+        default=None,
+        help='Override the container count specified in the scenario file.')
+    run.add_argument(
+        '-u', '--user-count', metavar='COUNT', type=common.positive_int,
+        default=None,
+        help='Override the user count (concurrency) specified in the '
+        'scenario file.')
+    run.add_argument(
+        '-o', '--op-count', metavar='COUNT', type=common.positive_int,
+        default=None,
+        help='Override the operation count specified in the scenario file.')
+    run.add_argument(
+        '-r', '--run-seconds', metavar='SECONDS',
+        type=common.positive_float, default=None,
+        help='Override the run_seconds specified in the scenario file (and '
+        'any operation count).')
+    run.add_argument(
+        '-b', '--block-size', metavar='BYTES', type=common.positive_int,
+        default=65536,
+        help='Block size used by ssbench-worker (for PUT and GET bodies).')
+    run.add_argument(
+        '--workers', metavar='COUNT', type=common.positive_int, default=0,
+        help='Spawn COUNT local ssbench-worker processes just for this run. '
+        'To workers on other hosts, they must be started manually.')
+    run.add_argument(
+        '--batch-size', metavar='COUNT', type=common.positive_int, default=1,
+        help='Send bench jobs to workers in batches of this size to '
+        'increase benchmarking throughput; for best results, the user count '
+        'should be greater than and an even multiple of both the batch size '
+        'and worker count.')
+    run.add_argument(
+        '--profile', action='store_true', default=False,
+        help='Profile the main benchmark run (cProfile, written next to the '
+        'stats file with a .prof suffix).')
+    run.add_argument(
+        '--noop', action='store_true', default=False,
+        help='Exercise benchmark infrastructure without talking to cluster.')
+    run.add_argument(
+        '-k', '--keep-objects', action='store_true', default=False,
+        help='Keep the objects uploaded during the benchmark run.')
+    run.add_argument(
+        '--connect-timeout', type=common.positive_float, default=10.0,
+        help='Timeout for socket connections.')
+    run.add_argument(
+        '--network-timeout', type=common.positive_float, default=20.0,
+        help='Timeout for socket operations after connecting.')
+    run.add_argument(
+        '-s', '--stats-file',
+        help='File into which benchmarking statistics will be saved')
+    run.add_argument(
+        '-R', '--no-default-report', action='store_true', default=False,
+        help="Suppress the default action of generating a report after "
+        "running a scenario.")
+    _add_report_options(run)
+    run.add_argument(
+        '--delete-after', type=common.non_negative_int, default=None,
+        help='Override the delete_after specified in the scenario file '
+        '(X-Delete-After seconds for every uploaded object; 0 means off).')
+    run.add_argument(
+        '-p', '--policy', default=None,
+        help='Storage policy for the containers (overrides the scenario).')
+    _add_liveness_options(run)
+    run.set_defaults(func=cmd_run_scenario)
+
+    report = subparsers.add_parser(
+        'report-scenario',
+        help='Generate a report from saved scenario statistics. Various '
+        'types of reports may be generated, with the default being a '
+        '"textual summary".',
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    report.add_argument(
+        '-s', '--stats-file', required=True,
+        help='An existing stats file from a previous --run-scenario '
+        'invocation')
+    report.add_argument(
+        '-f', '--report-file', default=None,
+        help='The file to which the report should be written (default: '
+        'standard output)')
+    _add_report_options(report)
+    report.add_argument(
+        '-r', '--rps-histogram', metavar='RPS_HISTOGRAM', default=None,
+        help='Also write a CSV file with requests completed per second '
+        'histogram data')
+    report.add_argument(
+        '--profile', action='store_true', default=False,
+        help='Profile the report generation (cProfile, written to '
+        '/tmp/ssbench-report.prof).')
+    report.set_defaults(func=cmd_report_scenario)
+
+    cleanup = subparsers.add_parser(
+        'cleanup-containers',
+        help='Recursively delete all ssbench containers and their objects.',
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    cleanup.add_argument(
+        '-b', '--container-base', default='ssbench',
+        help='Base name of the containers to delete')
+    cleanup.add_argument(
+        '-c', '--concurrency', type=common.positive_int, default=10,
+        help='Containers (and objects per container) deleted at once')
+    cleanup.add_argument(
+        '-p', '--policy', default='default_policy',
+        help='Storage policy part of the container names')
+    add_auth_options(cleanup)
+    cleanup.set_defaults(func=cmd_cleanup_containers)
+    return parser
+
+
+def write_reports(stats_path, report_path=None, pctile=95, csv_output=False,
+                  rps_histogram=None, profile_path=None):
+    """Compute the statistics of a stats file once and render the report
+    (stdout or `report_path`) and, optionally, the rps histogram CSV."""
+    from ssbench import report, stats
+
+    profiler = None
+    if profile_path:
+        import cProfile
+        profiler = cProfile.Profile()
+        profiler.enable()
+    try:
+        run_stats = stats.compute(stats_path, pctile=pctile)
+        render = report.render_csv if csv_output else report.render_text
+        if report_path:
+            with _open_output(report_path, csv_output) as out:
+                render(run_stats, out)
+        else:
+            render(run_stats, sys.stdout)
+            sys.stdout.flush()
+        if rps_histogram:
+            with _open_output(rps_histogram, True) as out:
+                report.render_rps_histogram(run_stats, out)
+    finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile_path)
+            log.info('Report profile written to %s', profile_path)
+
+
+def _open_output(path, for_csv):
+    """Open a report file, turning failure into a one-line error."""
+    from ssbench.compat import open_csv, open_text_out
+    from ssbench.errors import UsageError
+    try:
+        if for_csv:
+            return open_csv(path)
+        return open_text_out(path)
+    except (IOError, OSError) as exc:
+        raise UsageError('cannot write %s: %s' % (
+            path, exc.strerror or exc))
+
+
+def cmd_report_scenario(args):
+    """Render the report of an existing stats file."""
+    write_reports(args.stats_file, args.report_file, args.pctile, args.csv,
+                  args.rps_histogram,
+                  '/tmp/ssbench-report.prof' if args.profile else None)
+    return 0
+
+
+def cmd_run_scenario(args):
+    """Run a scenario: the work is in ssbench.runner."""
+    from ssbench.runner import run_scenario_from_args
+    return run_scenario_from_args(args)
+
+
+def cmd_kill_workers(args):
+    """Ping workers and tell each one that answers to exit."""
+    from ssbench.master import kill_workers
+    from ssbench.transport import MasterSockets
+    sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
+                            args.zmq_results_port)
+    try:
+        killed = kill_workers(sockets, timeout=args.timeout)
+    finally:
+        sockets.close()
+    log.info('%d worker(s) told to exit', len(killed))
+    return 0
+
+
+def cmd_cleanup_containers(args):
+    """Delete every matching container and its objects."""
+    from ssbench.cleanup import cleanup_containers
+    from ssbench.cli.auth import auth_from_args
+    cleanup_containers(auth_from_args(args), args.container_base,
+                       args.policy, args.concurrency)
+    return 0
+
+
+def main(argv=None):
+    """Entry point; returns the exit status instead of exiting."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageExit as exc:
+        if exc.message:
+            sys.stderr.write(exc.message + '\n')
+        return exc.status
+    if args.command in ('run-scenario', 'cleanup-containers'):
+        # Swift calls run in greenlets; patch before anything opens sockets.
+        from gevent import monkey
+        monkey.patch_all()
+    common.setup_logging(args.verbose, args.quiet)
+    return common.run_command(args.func, args, args.verbose)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Spawn and reap the local ssbench-worker processes of `--workers N`."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from ssbench.errors import SsbenchError
+
+log = logging.getLogger(__name__)
+
+LOG_PATH = '/tmp/ssbench-worker-local-%d.log'
+
+
+def worker_command(worker_id, zmq_host, work_port, results_port,
+                   concurrency, batch_size, extra_args=()):
+    """The argv of one local worker; never carries a credential."""
+    return ([sys.executable, '-m', 'ssbench.cli.worker',
+             '--zmq-host', zmq_host,
+             '--zmq-work-port', str(work_port),
+             '--zmq-results-port', str(results_port),
+             '--concurrency', str(concurrency),
+             '--batch-size', str(batch_size)] + list(extra_args) +
+            [str(worker_id)])
+
+
+def _scrubbed_env():
+    """The master's environment minus credentials: workers are configured
+    by the master over the wire, so they need none of their own."""
+    env = dict(os.environ)
+    for name in list(env):
+        if name in ('ST_KEY', 'OS_PASSWORD', 'OS_AUTH_TOKEN'):
+            del env[name]
+    return env
+
+
+class LocalWorkers(object):
+    """Context manager owning N worker processes; always reaps them."""
+
+    def __init__(self, count, zmq_host, work_port, results_port,
+                 concurrency, batch_size, extra_args=(),
+                 log_path=LOG_PATH):
+        self.commands = [
+            worker_command(i, zmq_host, work_port, results_port,
+                           concurrency, batch_size, extra_args)
+            for i in range(count)]
+        self.log_path = log_path
+        self.procs = []
+
+    def start(self):
+        for worker_id, argv in enumerate(self.commands):
+            path = self.log_path % worker_id
+            log.info('Spawning local ssbench-worker (logging to %s) with '
+                     '%s', path, ' '.join(['ssbench-worker'] + argv[3:]))
+            try:
+                with open(path, 'ab') as logfile:
+                    proc = subprocess.Popen(
+                        argv, stdin=open(os.devnull, 'rb'), stdout=logfile,
+                        stderr=subprocess.STDOUT, env=_scrubbed_env(),
+                        close_fds=True)
+            except (OSError, IOError) as exc:
+                self.stop()
+                raise SsbenchError('cannot start local worker %d: %s'
+                                   % (worker_id, exc))
+            self.procs.append(proc)
+        return self
+
+    def alive(self):
+        return [p for p in self.procs if p.poll() is None]
+
+    def stop(self, grace=3.0):
+        """Terminate, wait up to `grace` seconds, then kill what is left."""
+        for proc in self.alive():
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except OSError:
+                pass
+        deadline = time.time() + grace
+        while self.alive() and time.time() < deadline:
+            time.sleep(0.05)
+        for proc in self.alive():
+            try:
+                proc.kill()
+            except OSError:
+                pass
+        for proc in self.procs:
+            proc.wait()
+        self.procs = []
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc_info):
+        self.stop()
+        return False

@@ -1,0 +1,85 @@
+"""Progress characters printed during the benchmark phase (one per result)."""
+from __future__ import absolute_import, division, print_function
+
+LEGEND = """Benchmark Run:
+  X    work job raised an exception
+  .  <  1s first-byte-latency
+  o  <  3s first-byte-latency
+  O  < 10s first-byte-latency
+  * >= 10s first-byte-latency
+  _  <  1s last-byte-latency  (CREATE or UPDATE)
+  |  <  3s last-byte-latency  (CREATE or UPDATE)
+  ^  < 10s last-byte-latency  (CREATE or UPDATE)
+  @ >= 10s last-byte-latency  (CREATE or UPDATE)
+"""
+
+_FIRST_BYTE = '.oO*'
+_LAST_BYTE = '_|^@'
+LINE_WIDTH = 78
+
+
+def _bucket(latency):
+    if latency < 1:
+        return 0
+    if latency < 3:
+        return 1
+    if latency < 10:
+        return 2
+    return 3
+
+
+def progress_char(result):
+    """The character the legend assigns to one result record."""
+    if 'exception' in result:
+        return 'X'
+    first = result.get('first_byte_latency')
+    if first is not None:
+        return _FIRST_BYTE[_bucket(first)]
+    return _LAST_BYTE[_bucket(result.get('last_byte_latency') or 0.0)]
+
+
+class ProgressPrinter(object):
+    """Buffers progress characters and writes them in wrapped lines.
+
+    Writing one character per result would cost a system call each at tens
+    of thousands of results per second, so callers add results and flush
+    once per loop iteration.
+    """
+
+    def __init__(self, stream, width=LINE_WIDTH):
+        self.stream = stream
+        self.width = width
+        self.column = 0
+        self.pending = []
+
+    def legend(self):
+        self.stream.write(LEGEND)
+        self.stream.flush()
+
+    def add(self, result):
+        self.pending.append(progress_char(result))
+
+    def flush(self):
+        if not self.pending:
+            return
+        text = ''.join(self.pending)
+        self.pending = []
+        out = []
+        while text:
+            room = self.width - self.column
+            chunk, text = text[:room], text[room:]
+            out.append(chunk)
+            self.column += len(chunk)
+            if self.column >= self.width:
+                out.append('\n')
+                self.column = 0
+        self.stream.write(''.join(out))
+        self.stream.flush()
+
+    def finish(self):
+        """Flush and end the current line, if any."""
+        self.flush()
+        if self.column:
+            self.stream.write('\n')
+            self.stream.flush()
+            self.column = 0

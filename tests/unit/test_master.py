@@ -1,0 +1,215 @@
+from __future__ import absolute_import, division, print_function
+
+import collections
+
+import pytest
+
+from ssbench import HEARTBEAT, PING, SUICIDE, protocol
+from ssbench.errors import NoWorkersError
+from ssbench.master import Master, kill_workers, store_raw
+
+
+class FakeClock(object):
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+class FakeTransport(object):
+    """In-memory stand-in for MasterSockets with scripted workers.
+
+    Every job sent is answered by `respond(job)` (a list of records, sent
+    back as one message), unless `workers` is 0 (nobody connected).
+    """
+
+    def __init__(self, respond=None, workers=1, clock=None, hold=False):
+        self.inbox = collections.deque()
+        self.sent = []
+        self.respond = respond or (lambda job: [dict(job, worker_id=1)])
+        self.workers = workers
+        self.clock = clock
+        self.hold = hold
+        self.max_outstanding = 0
+        self.outstanding = 0
+
+    def send(self, data, timeout=None):
+        if not self.workers:
+            if self.clock is not None and timeout:
+                self.clock.now += timeout
+            return False
+        batch = protocol.unpack(data)
+        self.sent.append(batch)
+        self.outstanding += len(batch)
+        self.max_outstanding = max(self.max_outstanding, self.outstanding)
+        replies = []
+        for job in batch:
+            replies.extend(self.respond(job))
+        if replies:
+            self.inbox.append(protocol.pack(replies))
+        return True
+
+    def recv(self, timeout):
+        if self.inbox and not self.hold:
+            return self._take()
+        if self.clock is not None:
+            self.clock.now += timeout
+        return None
+
+    def recv_nowait(self):
+        if self.inbox and not self.hold:
+            return self._take()
+        return None
+
+    def _take(self):
+        data = self.inbox.popleft()
+        self.outstanding -= sum(1 for r in protocol.unpack(data)
+                                if r.get('type') != HEARTBEAT)
+        return data
+
+
+def jobs(n):
+    return [{'type': 'upload_object', 'name': 'o%d' % i} for i in range(n)]
+
+
+def test_all_jobs_sent_and_results_seen():
+    transport = FakeTransport()
+    seen = []
+    stats = Master(transport, user_count=4).run_jobs(jobs(10), seen.append)
+    assert stats.sent == 10 and stats.received == 10 and stats.errors == 0
+    assert [r['name'] for r in seen] == ['o%d' % i for i in range(10)]
+
+
+def test_batches_respect_batch_size_and_user_count():
+    transport = FakeTransport(respond=lambda job: [])
+    transport.hold = True
+    clock = FakeClock()
+    transport.clock = clock
+    master = Master(transport, user_count=5, batch_size=2, clock=clock,
+                    worker_timeout=3)
+    with pytest.raises(NoWorkersError):
+        master.run_jobs(jobs(20))
+    # 5 users, batches of 2: 2 + 2 + 1, then nothing until results come.
+    assert [len(b) for b in transport.sent] == [2, 2, 1]
+
+
+def test_batch_size_is_capped_to_user_count():
+    assert Master(FakeTransport(), user_count=3, batch_size=8).batch_size == 3
+
+
+def test_never_more_than_user_count_outstanding():
+    transport = FakeTransport()
+    Master(transport, user_count=3, batch_size=2).run_jobs(jobs(50))
+    assert transport.max_outstanding <= 3
+
+
+def test_errors_are_counted():
+    def respond(job):
+        if job['name'] == 'o3':
+            return [dict(job, worker_id=1, exception='boom')]
+        return [dict(job, worker_id=1)]
+    stats = Master(FakeTransport(respond), 2).run_jobs(jobs(5))
+    assert stats.errors == 1 and stats.received == 5
+
+
+def test_heartbeats_are_not_results_and_not_stored():
+    def respond(job):
+        return [protocol.heartbeat(7, 1), dict(job, worker_id=7)]
+
+    class Writer(object):
+        def __init__(self):
+            self.raw, self.batches = [], []
+
+        def write_raw(self, data):
+            self.raw.append(data)
+
+        def write_batch(self, results):
+            self.batches.append(results)
+
+    writer = Writer()
+    master = Master(FakeTransport(respond), 2)
+    stats = master.run_jobs(jobs(3), on_raw=store_raw(writer))
+    assert stats.received == 3
+    assert writer.raw == []
+    assert all(r['type'] != HEARTBEAT
+               for batch in writer.batches for r in batch)
+    assert sum(len(b) for b in writer.batches) == 3
+    assert 7 in master.workers
+
+
+def test_pure_result_messages_are_stored_verbatim():
+    stored = []
+    Master(FakeTransport(), 1).run_jobs(
+        jobs(2), on_raw=lambda data, results: stored.append(data))
+    assert all(isinstance(d, bytes) for d in stored)
+    assert [protocol.unpack(d)[0]['name'] for d in stored] == ['o0', 'o1']
+
+
+def test_silent_workers_end_the_phase_with_an_error():
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock)
+    master = Master(transport, user_count=2, worker_timeout=5, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(4))
+    assert '2 jobs outstanding' in str(info.value)
+
+
+def test_no_worker_connected_ends_with_an_error():
+    clock = FakeClock()
+    transport = FakeTransport(workers=0, clock=clock)
+    master = Master(transport, 1, worker_timeout=5, clock=clock)
+    with pytest.raises(NoWorkersError):
+        master.run_jobs(jobs(1))
+
+
+def test_wait_for_workers_times_out():
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    assert 'no ssbench-worker connected within 3 s' in str(info.value)
+
+
+def test_wait_for_workers_returns_ids_from_heartbeats():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([protocol.heartbeat(4, 0)]))
+    assert Master(transport, 1).wait_for_workers(3) == [4]
+
+
+def test_unconfigured_worker_gets_the_configuration_again():
+    transport = FakeTransport(respond=lambda job: [])
+    master = Master(transport, 1)
+    master.workers[1] = 0
+    master.configure({'type': 'CONFIGURE'})
+    assert transport.sent == [[{'type': 'CONFIGURE'}]]
+    hb = protocol.heartbeat(1, 0)
+    hb['configured'] = False
+    transport.inbox.append(protocol.pack([hb]))
+    master.run_jobs([])
+    master.wait_for_workers(1)
+    transport.inbox.append(protocol.pack([hb]))
+    master.wait_for_workers(1)
+    assert transport.sent[-1] == [{'type': 'CONFIGURE'}]
+
+
+def test_kill_workers_pings_then_suicides_until_silence():
+    alive = [1, 2]
+
+    def respond(job):
+        if job['type'] == PING and alive:
+            return [{'type': PING, 'worker_id': alive[0]}]
+        if job['type'] == SUICIDE and alive:
+            alive.pop(0)
+        return []
+    clock = FakeClock()
+    transport = FakeTransport(respond, clock=clock)
+    killed = kill_workers(transport, timeout=1.0, clock=clock)
+    assert killed == [1, 2]
+    assert alive == []
+
+
+def test_kill_workers_without_any_worker_returns_at_once():
+    clock = FakeClock()
+    assert kill_workers(FakeTransport(workers=0, clock=clock), timeout=1,
+                        clock=clock) == []
