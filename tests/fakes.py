@@ -1,0 +1,262 @@
+"""Test doubles: a small in-process Swift over real HTTP, and fake transports."""
+from __future__ import absolute_import, division, print_function
+
+import collections
+import json
+import threading
+import time
+
+from ssbench.compat import PY2
+
+if PY2:  # pragma: no cover
+    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
+    from SocketServer import ThreadingMixIn
+    from urllib import unquote
+    from urlparse import parse_qs, urlsplit
+else:
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from socketserver import ThreadingMixIn
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+ACCOUNT = '/v1/AUTH_test'
+
+
+class _Server(ThreadingMixIn, HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def _reply(self, status, headers=None, body=b''):
+        swift = self.server.swift
+        self.send_response(status)
+        trans_id = 'tx%08d' % swift.next_trans()
+        self.send_header('X-Trans-Id', trans_id)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        if self.command == 'HEAD':
+            if 'Content-Length' not in (headers or {}):
+                self.send_header('Content-Length', '0')
+            body = b''
+        elif 'Content-Length' not in (headers or {}):
+            self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        chunk = swift.body_chunk
+        if isinstance(body, tuple):  # (fill byte, length): stream it
+            fill, left = body
+            block = fill * chunk
+            while left > 0:
+                self.wfile.write(block[:min(left, chunk)])
+                left -= chunk
+        elif body:
+            self.wfile.write(body)
+        self.wfile.flush()
+        if swift.close_after_response:
+            self.close_connection = True
+
+    def _body(self):
+        length = int(self.headers.get('Content-Length') or 0)
+        got = 0
+        fills = set()
+        while got < length:
+            data = self.rfile.read(min(65536, length - got))
+            if not data:
+                break
+            got += len(data)
+            fills.update(set(data))
+        return got, fills
+
+    def _handle(self):
+        swift = self.server.swift
+        url = urlsplit(self.path)
+        path = unquote(url.path)
+        if PY2:
+            path = path.decode('utf-8')
+        record = {'method': self.command, 'path': path,
+                  'query': url.query, 'headers': dict(
+                      (k.lower(), v) for k, v in self.headers.items())}
+        if self.command in ('PUT', 'POST'):
+            record['body_length'], record['fills'] = self._body()
+        with swift.lock:
+            swift.requests.append(record)
+            scripted = None
+            if swift.script:
+                scripted = swift.script.popleft()
+        if scripted is not None:
+            if scripted == 'drop':
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            return self._reply(scripted, body=b'scripted')
+        if path == '/auth/v1.0':
+            if (self.headers.get('X-Auth-User') == swift.user and
+                    self.headers.get('X-Auth-Key') == swift.key):
+                swift.tokens_issued += 1
+                token = 'AUTH_tk%d' % swift.tokens_issued
+                swift.valid_tokens.add(token)
+                return self._reply(200, {
+                    'X-Storage-Url': swift.url + ACCOUNT,
+                    'X-Auth-Token': token})
+            return self._reply(401)
+        if self.headers.get('X-Auth-Token') not in swift.valid_tokens:
+            return self._reply(401)
+        if not path.startswith(ACCOUNT):
+            return self._reply(404)
+        parts = path[len(ACCOUNT):].lstrip('/').split('/', 1)
+        container = parts[0] or None
+        name = parts[1] if len(parts) > 1 else None
+        if container is None:
+            return self._listing(sorted(swift.containers), url.query)
+        if name is None:
+            return self._container(container, url.query)
+        return self._object(container, name, record)
+
+    def _listing(self, names, query):
+        params = parse_qs(query)
+        marker = params.get('marker', [''])[0]
+        prefix = params.get('prefix', [''])[0]
+        if PY2:
+            marker, prefix = marker.decode('utf-8'), prefix.decode('utf-8')
+        limit = int(params.get('limit', ['10000'])[0])
+        limit = min(limit, self.server.swift.listing_limit)
+        page = [n for n in names if n > marker and n.startswith(prefix)]
+        page = page[:limit]
+        if not page:
+            return self._reply(204)
+        body = json.dumps([{'name': n} for n in page]).encode('utf-8')
+        return self._reply(200, {'Content-Type': 'application/json'}, body)
+
+    def _container(self, container, query):
+        swift = self.server.swift
+        if self.command == 'PUT':
+            swift.containers.setdefault(container, {})
+            swift.policies[container] = self.headers.get('X-Storage-Policy')
+            return self._reply(201)
+        if container not in swift.containers:
+            return self._reply(404)
+        if self.command == 'HEAD':
+            return self._reply(204, {'X-Container-Object-Count': str(
+                len(swift.containers[container]))})
+        if self.command == 'DELETE':
+            if swift.containers[container]:
+                return self._reply(409)
+            del swift.containers[container]
+            return self._reply(204)
+        return self._listing(sorted(swift.containers[container]), query)
+
+    def _object(self, container, name, record):
+        swift = self.server.swift
+        objects = swift.containers.get(container)
+        if objects is None:
+            return self._reply(404)
+        if self.command == 'PUT':
+            fills = record['fills']
+            fill = next(iter(fills)) if fills else b'A'
+            if not isinstance(fill, bytes):
+                fill = bytes(bytearray([fill]))
+            objects[name] = (fill, record['body_length'])
+            return self._reply(201)
+        if name not in objects:
+            return self._reply(404)
+        if self.command == 'DELETE':
+            del objects[name]
+            return self._reply(204)
+        fill, length = objects[name]
+        if self.command == 'HEAD':
+            return self._reply(200, {'Content-Length': str(length)})
+        return self._reply(200, {'Content-Length': str(length)},
+                           (fill, length))
+
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
+
+
+class FakeSwift(object):
+    """Swift-like HTTP server on 127.0.0.1 in a thread (tempauth v1.0).
+
+    `script` is a deque of statuses (or 'drop' to close the connection
+    without answering) served, in order, before normal handling.
+    """
+
+    def __init__(self, user='test:tester', key='testing'):
+        self.user = user
+        self.key = key
+        self.lock = threading.Lock()
+        self.requests = []
+        self.script = collections.deque()
+        self.containers = {}
+        self.policies = {}
+        self.valid_tokens = set()
+        self.tokens_issued = 0
+        self.trans = 0
+        self.close_after_response = False
+        self.listing_limit = 10000
+        self.body_chunk = 65536
+        self.server = _Server(('127.0.0.1', 0), _Handler)
+        self.server.swift = self
+        self.port = self.server.server_address[1]
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.auth_url = self.url + '/auth/v1.0'
+        self.storage_url = self.url + ACCOUNT
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={'poll_interval': 0.05})
+        self.thread.daemon = True
+        self.thread.start()
+
+    def next_trans(self):
+        with self.lock:
+            self.trans += 1
+            return self.trans
+
+    def issue_token(self):
+        with self.lock:
+            self.tokens_issued += 1
+            token = 'AUTH_tk%d' % self.tokens_issued
+            self.valid_tokens.add(token)
+            return token
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+class FakeTransport(object):
+    """WorkerSockets/MasterSockets stand-in backed by in-memory queues.
+
+    `inbox` holds what the owner will recv(); `sent` what it sent.  It
+    works in greenlets: recv() waits with gevent.sleep polling.
+    """
+
+    def __init__(self, deliverable=True):
+        self.inbox = collections.deque()
+        self.sent = []
+        self.closed = False
+        self.deliverable = deliverable
+
+    def recv(self, timeout=None):
+        import gevent
+        deadline = None if timeout is None else time.time() + timeout
+        while not self.inbox:
+            if self.closed:
+                return None
+            if deadline is not None and time.time() >= deadline:
+                return None
+            gevent.sleep(0.002)
+        return self.inbox.popleft()
+
+    def recv_nowait(self):
+        return self.inbox.popleft() if self.inbox else None
+
+    def send(self, data, timeout=None):
+        if not self.deliverable:
+            return False
+        self.sent.append(data)
+        return True
+
+    def close(self):
+        self.closed = True

@@ -1,0 +1,423 @@
+"""swift.py against an in-process fake Swift over real HTTP."""
+from __future__ import absolute_import, division, print_function
+
+import socket
+import sys
+
+import pytest
+
+from ssbench import swift
+from ssbench.errors import AuthConfigError, SwiftAuthError
+from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError
+from tests.fakes import FakeSwift
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def fake():
+    server = FakeSwift()
+    yield server
+    server.stop()
+
+
+def v1(fake, **kwargs):
+    return AuthOptions(auth_url=fake.auth_url, user='test:tester',
+                       key='testing', **kwargs)
+
+
+@pytest.fixture
+def client(fake):
+    c = SwiftClient(v1(fake), concurrency=4, retries=3)
+    c.put_container('c')
+    del fake.requests[:]
+    yield c
+    c.close()
+
+
+# -- AuthOptions -------------------------------------------------------
+
+def test_repr_masks_secrets():
+    auth = AuthOptions(auth_url='http://a/auth', user='u', key='sekrit',
+                       os_password='pw-sekrit', token='tok-sekrit',
+                       os_auth_token='ostok-sekrit')
+    text = repr(auth)
+    assert 'sekrit' not in text and 'sekrit' not in str(auth)
+    assert "user='u'" in text and "key='***'" in text
+
+
+def test_dict_roundtrip_ignores_unknown_keys():
+    auth = AuthOptions(auth_url='u', user='x', key='k', storage_urls=['s'],
+                       insecure=True, os_project_name='p')
+    data = dict(auth.to_dict(), some_future_option=1)
+    assert AuthOptions.from_dict(data) == auth
+    assert AuthOptions.from_dict(data) != AuthOptions()
+    with pytest.raises(TypeError):
+        AuthOptions(bogus=1)
+
+
+def test_v1_credentials():
+    auth = AuthOptions(auth_url='http://a', user='u', key='k')
+    assert auth.credentials() == ('1.0', 'http://a', 'u', 'k', {})
+    assert auth.preset() is None
+    assert auth.check() is auth
+
+
+def test_fallback_to_keystone_v2():
+    auth = AuthOptions(auth_url='http://a', user='u',  # no key
+                       os_auth_url='http://ks/v2.0', os_username='ou',
+                       os_password='op', os_tenant_name='t',
+                       os_region_name='r')
+    version, url, user, key, options = auth.credentials()
+    assert (version, url, user, key) == ('2.0', 'http://ks/v2.0', 'ou', 'op')
+    assert options == {'tenant_name': 't', 'region_name': 'r'}
+
+
+def test_keystone_v3_by_version_or_domain():
+    base = dict(os_auth_url='http://ks/v3', os_username='ou',
+                os_password='op', os_project_name='p')
+    assert AuthOptions(auth_version='3', **base).credentials()[0] == '3'
+    auth = AuthOptions(os_user_domain_name='Default', **base)
+    assert auth.credentials()[0] == '3'
+    assert auth.credentials()[4]['user_domain_name'] == 'Default'
+    assert AuthOptions(**base).credentials()[0] == '2.0'
+
+
+def test_preset_storage_url_and_token():
+    auth = AuthOptions(storage_urls=['http://s1', 'http://s2'], token='t')
+    assert auth.preset() == (['http://s1', 'http://s2'], 't')
+    assert auth.credentials() is None
+    assert swift.authenticate(auth) == ('http://s1', 't')
+    auth = AuthOptions(os_storage_url='http://s', os_auth_token='t')
+    assert auth.preset() == (['http://s'], 't')
+
+
+def test_missing_credentials():
+    with pytest.raises(AuthConfigError) as info:
+        AuthOptions(auth_url='http://a', user='u').check()
+    text = str(info.value)
+    assert '-K/--key (ST_KEY)' in text and '-A' not in text.split(';')[0]
+    assert '--os-auth-url' in text
+    assert not AuthOptions(token='t').has_credentials()
+    with pytest.raises(AuthConfigError):
+        AuthOptions(auth_url='a', user='u', key='k',
+                    auth_version='7').check()
+
+
+# -- authenticate ----------------------------------------------------------
+
+def test_authenticate_v1(fake):
+    url, token = swift.authenticate(v1(fake))
+    assert url == fake.storage_url
+    assert token in fake.valid_tokens
+
+
+def test_authenticate_bad_key_one_line_no_secret(fake):
+    auth = AuthOptions(auth_url=fake.auth_url, user='test:tester',
+                       key='wrong-key-123')
+    with pytest.raises(SwiftAuthError) as info:
+        swift.authenticate(auth)
+    text = str(info.value)
+    assert '401' in text and fake.auth_url in text
+    assert 'wrong-key-123' not in text and '\n' not in text
+
+
+def test_authenticate_unreachable():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    auth = AuthOptions(auth_url='http://127.0.0.1:%d/auth/v1.0' % port,
+                       user='u', key='secret-key-456')
+    with pytest.raises(SwiftAuthError) as info:
+        swift.authenticate(auth, timeout=5)
+    text = str(info.value)
+    assert str(port) in text and 'secret-key-456' not in text
+    assert '\n' not in text
+
+
+# -- timed operations -------------------------------------------------------
+
+def test_put_get_head_delete(fake, client):
+    put = client.put_object('c', 'o1', 100000, b'A', block_size=4096,
+                            delete_after=30)
+    assert put.status == 201 and put.retries == 0
+    assert put.first_byte_latency is None and put.last_byte_latency > 0
+    assert put.trans_id.startswith('tx')
+    request = fake.requests[-1]
+    assert request['body_length'] == 100000
+    assert request['headers']['x-delete-after'] == '30'
+    assert request['headers']['x-auth-token'] in fake.valid_tokens
+    assert fake.containers['c']['o1'] == (b'A', 100000)
+
+    get = client.get_object('c', 'o1', block_size=4096)
+    assert get.status == 200 and get.retries == 0
+    assert 0 < get.first_byte_latency <= get.last_byte_latency
+    assert get.trans_id.startswith('tx') and get.trans_id != put.trans_id
+
+    head = client.head_object('c', 'o1')
+    assert head.first_byte_latency is None
+    assert head.headers['content-length'] == '100000'
+
+    update = client.put_object('c', 'o1', 5, b'B')
+    assert update.status == 201
+    assert fake.containers['c']['o1'] == (b'B', 5)
+    assert 'x-delete-after' not in fake.requests[-1]['headers']
+
+    delete = client.delete_object('c', 'o1')
+    assert delete.status == 204 and delete.first_byte_latency is None
+    assert client.head_object('c', 'o1', missing_ok=True).status == 404
+
+
+def test_zero_byte_and_exact_block_objects(fake, client):
+    client.put_object('c', 'empty', 0)
+    assert fake.containers['c']['empty'] == (b'A', 0)
+    client.put_object('c', 'exact', 4096, block_size=4096)
+    assert fake.containers['c']['exact'] == (b'A', 4096)
+    client.put_object('c', 'odd', 4097 * 3, block_size=4096)
+    assert fake.containers['c']['odd'] == (b'A', 4097 * 3)
+    assert client.get_object('c', 'empty').status == 200
+
+
+def test_keep_alive_reuses_one_connection(fake, client):
+    ports = set()
+    real = swift._HTTPConnection._open
+
+    def spy(conn):
+        sock = real(conn)
+        ports.add(sock.getsockname()[1])
+        return sock
+    swift._HTTPConnection._open = spy
+    try:
+        for i in range(5):
+            client.put_object('c', 'o%d' % i, 10)
+            client.get_object('c', 'o%d' % i)
+    finally:
+        swift._HTTPConnection._open = real
+    assert len(ports) <= 1     # the fixture's connection, or one new one
+    assert len(client.pools[0].idle) == 1
+
+
+def test_put_body_reuses_one_block_buffer(fake, client):
+    sent = []
+
+    class Spy(object):
+        def __init__(self, sock):
+            self.sock = sock
+
+        def sendall(self, data):
+            sent.append(data)
+            return self.sock.sendall(data)
+
+        def __getattr__(self, name):
+            return getattr(self.sock, name)
+    orig_open = swift._HTTPConnection._open
+    swift._HTTPConnection._open = lambda conn: Spy(orig_open(conn))
+    client.close()           # force a new (spied) connection
+    try:
+        client.put_object('c', 'big', 10 * 4096 + 100, block_size=4096)
+    finally:
+        swift._HTTPConnection._open = orig_open
+    bodies = [d for d in sent if isinstance(d, memoryview)]
+    assert len(bodies) == 11
+    assert all(len(d) == 4096 for d in bodies[:10]) and len(bodies[10]) == 100
+    if not swift.PY2:       # one shared buffer (py2 views hide it)
+        assert len(set(id(d.obj) for d in bodies)) == 1
+    assert list(client._blocks) == [(b'A', 4096)]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 4), reason='needs tracemalloc')
+def test_put_does_not_allocate_the_object(fake, client):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        client.put_object('c', 'huge', 20 * 1024 * 1024, block_size=65536)
+        client.get_object('c', 'huge', block_size=65536)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The fake server runs in this process too; it streams in 64 KiB.
+    assert peak < 4 * 1024 * 1024
+    assert fake.containers['c']['huge'] == (b'A', 20 * 1024 * 1024)
+
+
+def test_get_reads_in_block_size_chunks(fake, client):
+    client.put_object('c', 'o', 10000)
+    sizes = []
+    http_client = swift.http_client
+    if hasattr(http_client.HTTPResponse, 'readinto') and not swift.PY2:
+        real = http_client.HTTPResponse.readinto
+
+        def spy(resp, buf):
+            sizes.append(len(buf))
+            return real(resp, buf)
+        name = 'readinto'
+    else:
+        real = http_client.HTTPResponse.read
+
+        def spy(resp, amt=None):
+            sizes.append(amt)
+            return real(resp, amt)
+        name = 'read'
+    setattr(http_client.HTTPResponse, name, spy)
+    try:
+        timing = client.get_object('c', 'o', block_size=1000)
+    finally:
+        setattr(http_client.HTTPResponse, name, real)
+    assert timing.status == 200
+    assert len(sizes) >= 11 and set(sizes) == set([1000])
+
+
+def test_retries_503_counted(fake, client):
+    fake.script.extend([503, 503])
+    timing = client.put_object('c', 'o', 10)
+    assert timing.retries == 2 and timing.status == 201
+
+
+def test_retries_exhausted_raise_with_status_and_trans_id(fake, client):
+    fake.script.extend([503] * 4)
+    with pytest.raises(SwiftRequestError) as info:
+        client.put_object('c', 'o', 10)
+    exc = info.value
+    assert exc.http_status == 503 and exc.retries == 3
+    assert exc.trans_id.startswith('tx') and exc.trans_id in str(exc)
+
+
+def test_404_retried_for_get_and_delete_only(fake, client):
+    client.put_object('c', 'o', 10)
+    fake.script.extend([404, 404])
+    assert client.get_object('c', 'o').retries == 2
+    fake.script.extend([404])
+    assert client.delete_object('c', 'o').retries == 1
+    fake.script.extend([404])
+    with pytest.raises(SwiftRequestError) as info:
+        client.put_object('c', 'o', 10)
+    assert info.value.http_status == 404 and info.value.retries == 0
+    with pytest.raises(SwiftRequestError) as info:
+        client.get_object('c', 'missing')
+    assert info.value.http_status == 404 and info.value.retries == 3
+
+
+def test_other_errors_not_retried(fake, client):
+    fake.script.append(500)
+    with pytest.raises(SwiftRequestError) as info:
+        client.get_object('c', 'o')
+    assert info.value.http_status == 500 and info.value.retries == 0
+    assert len(fake.requests) == 1
+
+
+def test_401_reauthenticates_and_counts(fake, client):
+    old = client.token
+    fake.valid_tokens.discard(old)
+    timing = client.put_object('c', 'o', 10)
+    assert timing.retries == 1 and client.token != old
+    assert client.auth_count == 2
+
+
+def test_401_without_credentials_fails(fake):
+    token = fake.issue_token()
+    auth = AuthOptions(storage_urls=[fake.storage_url], token=token)
+    client = SwiftClient(auth, retries=3)
+    try:
+        fake.containers['c'] = {}
+        assert client.put_object('c', 'o', 1).status == 201
+        assert fake.tokens_issued == 1        # -S/-T skipped auth
+        fake.valid_tokens.clear()
+        with pytest.raises(SwiftRequestError) as info:
+            client.put_object('c', 'o', 1)
+        assert info.value.http_status == 401
+    finally:
+        client.close()
+
+
+def test_preset_token_with_credentials_renews(fake):
+    token = fake.issue_token()
+    auth = v1(fake, storage_urls=[fake.storage_url], token=token)
+    client = SwiftClient(auth, retries=3)
+    try:
+        fake.containers['c'] = {}
+        client.put_object('c', 'o', 1)
+        assert fake.tokens_issued == 1
+        fake.valid_tokens.clear()
+        assert client.put_object('c', 'o', 1).retries == 1
+        assert fake.tokens_issued == 2
+    finally:
+        client.close()
+
+
+def test_socket_errors_retried_and_counted(fake, client):
+    fake.script.extend(['drop', 'drop'])
+    client.close()                      # fresh connections: not stale
+    timing = client.put_object('c', 'o', 10)
+    assert timing.retries == 2
+
+
+def test_socket_errors_exhausted(fake):
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    auth = AuthOptions(storage_urls=['http://127.0.0.1:%d/v1/a' % port],
+                       token='t')
+    client = SwiftClient(auth, retries=2, connect_timeout=1)
+    with pytest.raises(SwiftRequestError) as info:
+        client.get_object('c', 'o')
+    assert info.value.http_status is None and info.value.retries == 2
+    assert 'refused' in str(info.value).lower()
+
+
+def test_closed_keep_alive_replaced_without_retry(fake, client):
+    client.put_object('c', 'o', 10)
+    fake.close_after_response = True
+    client.put_object('c', 'o', 10)   # server closes after this response
+    fake.close_after_response = False
+    import time
+    time.sleep(0.05)
+    assert len(client.pools[0].idle) == 1
+    timing = client.get_object('c', 'o')
+    assert timing.retries == 0 and timing.status == 200
+
+
+def test_random_storage_url(fake):
+    token = fake.issue_token()
+    fake.containers['c'] = {}
+    urls = [fake.storage_url, fake.storage_url.replace('127.0.0.1',
+                                                       'localhost')]
+    client = SwiftClient(AuthOptions(storage_urls=urls, token=token))
+    try:
+        for _ in range(30):
+            client.put_object('c', 'o', 1)
+        assert sorted(p.url for p in client.pools) == sorted(urls)
+        assert all(len(p.idle) == 1 for p in client.pools)
+    finally:
+        client.close()
+
+
+def test_containers_and_listings(fake, client):
+    client.put_container('pol', policy='gold')
+    assert fake.policies['pol'] == 'gold'
+    assert client.head_container('pol').status == 204
+    assert client.head_container('nope', missing_ok=True).status == 404
+    fake.listing_limit = 3
+    for i in range(8):
+        client.put_object('pol', 'obj/%02d' % i, 1)
+    assert client.list_objects('pol') == ['obj/%02d' % i for i in range(8)]
+    assert client.list_objects('pol', prefix='obj/0') == [
+        'obj/%02d' % i for i in range(8)]
+    assert client.list_containers() == ['c', 'pol']
+    assert client.list_containers(prefix='po') == ['pol']
+    with pytest.raises(SwiftRequestError) as info:
+        client.delete_container('pol')
+    assert info.value.http_status == 409
+    for name in client.list_objects('pol'):
+        client.delete_object('pol', name)
+    assert client.delete_container('pol').status == 204
+    assert client.delete_container('pol', missing_ok=True).status == 404
+
+
+def test_unicode_names(fake, client):
+    name = u'\u00e9t\u00e9 \u2603/x'
+    client.put_object('c', name, 3)
+    assert name in fake.containers['c']
+    assert client.list_objects('c') == [name]
+    assert client.get_object('c', name).status == 200
