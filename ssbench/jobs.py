@@ -1,0 +1,317 @@
+"""Job generation and object bookkeeping for the master; pure and seedable.
+
+A job is the map the master sends to a worker (the worker echoes its keys
+into the result):
+
+    type         upload_object | get_object | update_object | delete_object
+    size_str     size class name
+    container    container name
+    name         object name
+    size         bytes to upload (create and update only)
+    block_size   chunk size for uploads and reads
+    delete_after X-Delete-After seconds (benchmark create/update, when set)
+    head_first   True on initial-population jobs: HEAD, upload if missing
+    noop         True in --noop runs
+
+Jobs never carry credentials.  Randomness comes from an injected
+`random.Random`, time from an injected clock, so tests can pin both.
+
+How the pieces fit (master side):
+
+- `initial_jobs()` populates; feed each result to `ObjectRing.on_result()`
+  so the ring holds exactly the initial objects that are confirmed present.
+- `bench_jobs()` takes READ/UPDATE/DELETE objects from the ring *when the
+  job is generated*: a DELETE removes its object at once so no later job
+  uses it, READ/UPDATE rotate theirs to the back.  A CREATE's object joins
+  the ring only when its successful result reaches `on_result()`.
+- `cleanup_jobs()` deletes what the run created and left behind.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import random as _random
+from bisect import bisect_right
+from collections import deque
+
+from ssbench import CREATE_OBJECT, UPDATE_OBJECT, DELETE_OBJECT, CRUD_TYPES
+from ssbench.compat import monotonic
+
+log = logging.getLogger(__name__)
+
+# Object number used in --noop placeholder names; real objects start at 1.
+PLACEHOLDER_INDEX = 0
+
+
+def object_name(size_name, number):
+    """`<size_name>_<6-digit number>`, the name of every ssbench object."""
+    return '%s_%06d' % (size_name, number)
+
+
+class ObjectRing(object):
+    """Live objects per size class, in FIFO order; bounded by what exists.
+
+    Entries are (container, name, initial).  Besides the rings it remembers
+    run-created objects whose DELETE is in flight or failed, so cleanup can
+    retry them, and counts jobs skipped for lack of an object.
+    """
+
+    def __init__(self):
+        self._rings = {}
+        self._order = []          # size names in first-seen order
+        self._deleting = {}       # (container, name) -> size_str
+        self._undeleted = []      # (size_str, container, name)
+        self.skipped = 0
+
+    def _ring(self, size_str):
+        ring = self._rings.get(size_str)
+        if ring is None:
+            ring = self._rings[size_str] = deque()
+            self._order.append(size_str)
+        return ring
+
+    def add(self, size_str, container, name, initial=False):
+        """Append an existing object at the back of its class's ring."""
+        self._ring(size_str).append((container, name, bool(initial)))
+
+    def load(self, objects, initial=True):
+        """Add many (size_str, container, name) objects, e.g. the initial
+        population of a --noop run, which uploads nothing."""
+        for size_str, container, name in objects:
+            self.add(size_str, container, name, initial)
+
+    def take(self, size_str, job_type):
+        """(container, name) for a READ/UPDATE/DELETE job, or None.
+
+        READ and UPDATE use the head object and rotate it to the back;
+        DELETE removes the head.
+        """
+        ring = self._rings.get(size_str)
+        if not ring:
+            return None
+        if job_type == DELETE_OBJECT:
+            container, name, initial = ring.popleft()
+            if not initial:
+                self._deleting[(container, name)] = size_str
+        else:
+            container, name, initial = ring[0]
+            ring.rotate(-1)
+        return container, name
+
+    def fill(self, job):
+        """Name the object `job` (READ/UPDATE/DELETE) works on; False when
+        its class has none, and the job should be skipped."""
+        found = self.take(job['size_str'], job['type'])
+        if found is None:
+            self.skipped += 1
+            return False
+        job['container'], job['name'] = found
+        return True
+
+    def on_result(self, result):
+        """Update the rings from a result record of any phase.
+
+        A successful CREATE adds its object (as initial when the job was a
+        population job, `head_first`); a DELETE of a run-created object that
+        failed is kept for cleanup.  Other results change nothing.
+        """
+        job_type = result.get('type')
+        if job_type == CREATE_OBJECT:
+            if 'exception' not in result:
+                self.add(result['size_str'], result['container'],
+                         result['name'], result.get('head_first', False))
+        elif job_type == DELETE_OBJECT and self._deleting:
+            key = (result.get('container'), result.get('name'))
+            size_str = self._deleting.pop(key, None)
+            if size_str is not None and 'exception' in result:
+                self._undeleted.append((size_str,) + key)
+
+    def count(self, size_str=None):
+        """Live objects in one class, or in all of them."""
+        if size_str is not None:
+            return len(self._rings.get(size_str, ()))
+        return sum(len(ring) for ring in self._rings.values())
+
+    __len__ = count
+
+    def objects(self, size_str):
+        """The (container, name, initial) entries of a class, head first."""
+        return list(self._rings.get(size_str, ()))
+
+    def pop_created(self):
+        """Remove and return (size_str, container, name) of every object the
+        run created that may still exist: live ones in the rings, then those
+        whose DELETE failed or never answered.  Initial objects stay."""
+        found = []
+        for size_str in self._order:
+            ring = self._rings[size_str]
+            found.extend((size_str, container, name)
+                         for container, name, initial in ring if not initial)
+            self._rings[size_str] = deque(e for e in ring if e[2])
+        found.extend(self._undeleted)
+        found.extend(sorted((size_str, container, name) for
+                            (container, name), size_str in
+                            self._deleting.items()))
+        self._undeleted = []
+        self._deleting = {}
+        return found
+
+
+def _cumulative(weights):
+    total = 0
+    out = []
+    for weight in weights:
+        total += weight
+        out.append(total)
+    return out
+
+
+def initial_objects(scenario):
+    """Yield (size_str, container, name) of the initial population.
+
+    Classes are interleaved one object at a time, in the order of `sizes`
+    (0.3.x used dict order, which varied), while any class has objects left;
+    one round-robin container cursor runs across the interleaved sequence.
+    The result depends only on the scenario, so reruns find their objects.
+    """
+    containers = scenario.containers
+    container_count = len(containers)
+    remaining = [(size.name, size.initial_count)
+                 for size in scenario.sizes if size.initial_count > 0]
+    cursor = 0
+    number = 1
+    while remaining:
+        for size_str, _ in remaining:
+            yield (size_str, containers[cursor % container_count],
+                   object_name(size_str, number))
+            cursor += 1
+        number += 1
+        remaining = [entry for entry in remaining if entry[1] >= number]
+
+
+def initial_jobs(scenario, rng=None):
+    """CREATE jobs for the initial population, each with `head_first`: the
+    worker HEADs the object and uploads it only if it is missing."""
+    rng = rng or _random.Random()
+    randint = rng.randint
+    block_size = scenario.block_size
+    for size_str, container, name in initial_objects(scenario):
+        size = scenario.size(size_str)
+        yield {
+            'type': CREATE_OBJECT,
+            'size_str': size_str,
+            'container': container,
+            'name': name,
+            'size': randint(size.size_min, size.size_max),
+            'block_size': block_size,
+            'head_first': True,
+        }
+
+
+def bench_jobs(scenario, rng, ring, clock=None, noop=False):
+    """Generate the benchmark jobs.
+
+    Each job picks a size class with probability proportional to its
+    initial count, then a CRUD type from that class's profile.  Jobs are
+    numbered from max(initial counts) + 1; a CREATE is named after its
+    number and goes to a random container.  READ/UPDATE/DELETE take their
+    object from `ring` now; when the class has none the draw is skipped and
+    redrawn (counted in `ring.skipped`), so exactly `operation_count` jobs
+    come out.  With `noop`, such jobs use a placeholder object instead
+    (`<size>_000000` in the first container).  In run_seconds mode,
+    generation stops once `clock()` (default: monotonic) reports that many
+    seconds since the first job.  If no job can ever be produced again (no
+    objects left and no class can CREATE) generation ends early with a
+    warning rather than spin.
+    """
+    if clock is None:
+        clock = monotonic
+    used = scenario.used_sizes
+    size_cum = _cumulative(size.initial_count for size in used)
+    size_total = size_cum[-1]
+    last_size = len(used) - 1
+    classes = []
+    for size in used:
+        crud_cum = _cumulative(size.crud_profile)
+        classes.append((size.name, size.size_min,
+                        size.size_max - size.size_min + 1,
+                        crud_cum, crud_cum[-1]))
+    can_create = any(size.crud_profile[0] > 0 for size in used)
+    containers = scenario.containers
+    container_count = len(containers)
+    block_size = scenario.block_size
+    delete_after = scenario.delete_after
+    operation_count = scenario.operation_count
+    run_seconds = scenario.run_seconds
+    number = scenario.max_initial_count
+    random = rng.random
+    take = ring.take
+
+    produced = 0
+    start = None
+    while True:
+        if run_seconds is None:
+            if produced >= operation_count:
+                return
+        else:
+            now = clock()
+            if start is None:
+                start = now
+            elif now - start >= run_seconds:
+                return
+        while True:   # draw until a job can be made
+            index = bisect_right(size_cum, random() * size_total)
+            if index > last_size:   # float rounding at the very top
+                index = last_size
+            size_str, size_min, span, crud_cum, crud_total = classes[index]
+            kind = bisect_right(crud_cum, random() * crud_total)
+            if kind > 3:
+                kind = 3
+            job_type = CRUD_TYPES[kind]
+            if job_type == CREATE_OBJECT:
+                container = containers[int(random() * container_count)]
+                name = None
+                break
+            found = take(size_str, job_type)
+            if found is not None:
+                container, name = found
+                break
+            if noop:
+                container = containers[0]
+                name = object_name(size_str, PLACEHOLDER_INDEX)
+                break
+            ring.skipped += 1
+            if not can_create and not any(
+                    ring.count(entry[0]) for entry in classes):
+                log.warning('no objects left to read, update or delete and '
+                            'no size class creates any: stopping after %d '
+                            'jobs', produced)
+                return
+        number += 1
+        if name is None:
+            name = object_name(size_str, number)
+        job = {'type': job_type, 'size_str': size_str,
+               'container': container, 'name': name,
+               'block_size': block_size}
+        if job_type == CREATE_OBJECT or job_type == UPDATE_OBJECT:
+            size = size_min + int(random() * span) if span > 1 else size_min
+            if size >= size_min + span:
+                size = size_min + span - 1
+            job['size'] = size
+            if delete_after:
+                job['delete_after'] = delete_after
+        if noop:
+            job['noop'] = True
+        produced += 1
+        yield job
+
+
+def cleanup_jobs(ring, noop=False):
+    """DELETE jobs for the objects the run created and left behind (see
+    ObjectRing.pop_created); the initial population is kept."""
+    for size_str, container, name in ring.pop_created():
+        job = {'type': DELETE_OBJECT, 'size_str': size_str,
+               'container': container, 'name': name}
+        if noop:
+            job['noop'] = True
+        yield job
+
