@@ -1,0 +1,115 @@
+"""ssbench-worker: run benchmark jobs handed out by an ssbench-master.
+
+Credentials come from the worker's own auth options / ST_* / OS_*
+variables when they are complete; otherwise the master sends them once
+(a CONFIGURE control job).  `-p N` writes a cProfile of the worker while it
+handles its first N jobs to /tmp/ssbench-worker-<id>.prof.
+"""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import logging
+import sys
+
+
+def build_parser():
+    from ssbench import version
+    from ssbench.cli.auth import add_auth_options
+    from ssbench.cli.common import (ArgumentParser, non_negative_int, port,
+                                    positive_int)
+    parser = ArgumentParser(
+        prog='ssbench-worker',
+        description='Run Swift benchmark jobs for an ssbench-master.',
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument('--zmq-host', default='127.0.0.1',
+                        help='host name or IP of the ssbench-master')
+    parser.add_argument('--zmq-work-port', type=port, default=13579,
+                        help='the master\'s work (job) port')
+    parser.add_argument('--zmq-results-port', '--zmq-results_port',
+                        dest='zmq_results_port', type=port, default=13580,
+                        help='the master\'s results port')
+    parser.add_argument('-c', '--concurrency', type=positive_int, default=64,
+                        help='how many jobs to run at once (gevent pool)')
+    parser.add_argument('--retries', type=non_negative_int, default=10,
+                        help='retries of a request answered 503 (404 for '
+                             'GET/DELETE, 401 after re-auth) or failing at '
+                             'socket level')
+    parser.add_argument('--batch-size', type=positive_int, default=1,
+                        metavar='COUNT',
+                        help='send results in batches of COUNT (a partial '
+                             'batch goes out after ~1 s without a new '
+                             'result)')
+    parser.add_argument('-p', '--profile-count', type=non_negative_int,
+                        default=0, metavar='COUNT',
+                        help='profile the first COUNT jobs with cProfile '
+                             'into /tmp/ssbench-worker-<worker_id>.prof '
+                             '(0: off)')
+    parser.add_argument('--master-timeout', type=float, default=0.0,
+                        metavar='SECONDS',
+                        help='exit when for SECONDS no master was connected '
+                             'and none sent anything (0: wait forever)')
+    parser.add_argument('-v', '--verbose', action='store_true',
+                        help='debug logging, tracebacks on errors')
+    parser.add_argument('--version', action='version',
+                        version='%(prog)s ' + version)
+    parser.add_argument('worker_id', type=int,
+                        help='this worker\'s id (an integer)')
+    add_auth_options(parser)
+    return parser
+
+
+def _serve(args, env):
+    from ssbench.cli.auth import auth_from_args
+    from ssbench.transport import WorkerSockets
+    from ssbench.worker import Worker
+    log = logging.getLogger('ssbench.worker')
+    auth = auth_from_args(args, env)
+    if auth.has_credentials():
+        auth.check()
+        log.info('worker %d uses its own Swift credentials: %r',
+                 args.worker_id, auth)
+    else:
+        auth = None
+        log.info('worker %d has no Swift credentials of its own; the '
+                 'master will send them', args.worker_id)
+    sockets = WorkerSockets(args.zmq_host, args.zmq_work_port,
+                            args.zmq_results_port, green=True)
+    log.info('worker %d connecting to %s and %s (concurrency %d, batch '
+             'size %d)', args.worker_id, sockets.work_endpoint,
+             sockets.results_endpoint, args.concurrency, args.batch_size)
+    worker = Worker(args.worker_id, sockets, concurrency=args.concurrency,
+                    batch_size=args.batch_size, retries=args.retries,
+                    auth=auth, master_timeout=args.master_timeout,
+                    profile_count=args.profile_count)
+    worker.run()
+    log.info('worker %d exiting', args.worker_id)
+    return 0
+
+
+def main(argv=None, env=None, patch=True):
+    """Entry point; returns the exit status (2 on a bad command line).
+
+    `patch=False` skips gevent.monkey.patch_all(), for in-process tests.
+    """
+    if patch:
+        import gevent.monkey
+        if not gevent.monkey.is_module_patched('socket'):
+            gevent.monkey.patch_all()
+    import os
+    from ssbench.cli.common import UsageExit, run_command, setup_logging
+    if argv is None:
+        argv = sys.argv[1:]
+    if env is None:
+        env = os.environ
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageExit as exc:
+        if exc.message:
+            sys.stderr.write(exc.message + '\n')
+        return exc.status
+    setup_logging(verbose=args.verbose)
+    return run_command(lambda a: _serve(a, env), args, args.verbose)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

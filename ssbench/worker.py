@@ -1,0 +1,388 @@
+"""The worker: pull job batches, run them in a gevent pool, push results.
+
+One reader greenlet (run()) pulls every message already queued, answers
+no-op and control jobs inline and spawns Swift jobs into a pool of
+`concurrency` greenlets.  Results collect in an outbox; whatever is ready
+at the same moment goes out as one message once `batch_size` results are
+waiting, and a partial batch goes out after `flush_interval` (~1 s) with no
+new result.  A writer greenlet does the asynchronous flushing and sends a
+heartbeat (a one-element control batch) every `heartbeat_interval`.
+
+Control jobs: PING is answered like a no-op; SUICIDE stops the worker;
+CONFIGURE (see configure_job) hands over auth and timeouts once, for workers
+started without credentials of their own.  Jobs never carry credentials.
+
+Master liveness (`master_timeout` > 0): the results socket only accepts a
+message while a master is connected, so the worker treats the master as
+gone when for `master_timeout` seconds it has received nothing from it and
+could not deliver a single heartbeat.  A master that is alive but idle
+keeps its connection, so it never trips this; 0 (the default) disables it,
+so a standalone worker waits for any number of runs as the original did.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import traceback
+
+import gevent
+import gevent.event
+import gevent.pool
+
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
+                     READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
+from ssbench.compat import monotonic
+from ssbench.errors import SsbenchError
+from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
+                           DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
+                           AuthOptions, SwiftClient, SwiftRequestError)
+
+log = logging.getLogger(__name__)
+
+CONFIGURE = 'CONFIGURE'
+# Container jobs, for a master that creates or deletes containers through
+# its workers (HEAD first, PUT with X-Storage-Policy only if missing).
+CREATE_CONTAINER = 'create_container'
+DELETE_CONTAINER = 'delete_container'
+
+COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
+DRAIN_MAX = 256          # messages handled before giving others a turn
+CONFIGURE_WAIT = 30.0    # how long a Swift job waits for CONFIGURE
+
+
+class MasterGone(SsbenchError):
+    exit_status = 1
+
+
+def configure_job(auth=None, connect_timeout=None, network_timeout=None,
+                  block_size=None):
+    """The one-time control job a master sends to unconfigured workers."""
+    job = {'type': CONFIGURE}
+    if auth is not None:
+        job['auth'] = auth.to_dict() if isinstance(auth, AuthOptions) \
+            else dict(auth)
+    if connect_timeout is not None:
+        job['connect_timeout'] = connect_timeout
+    if network_timeout is not None:
+        job['network_timeout'] = network_timeout
+    if block_size is not None:
+        job['block_size'] = block_size
+    return job
+
+
+class Worker(object):
+    """One worker process's logic, over a transport (see ssbench.transport).
+
+    `auth` (AuthOptions with credentials) comes from the worker's own flags
+    or environment; without it the worker waits for a CONFIGURE job.
+    `swift_factory(auth, concurrency=, retries=, connect_timeout=,
+    network_timeout=)` builds the Swift client (injectable for tests).
+    """
+
+    def __init__(self, worker_id, transport, concurrency=64, batch_size=1,
+                 retries=DEFAULT_RETRIES, auth=None,
+                 connect_timeout=DEFAULT_CONNECT_TIMEOUT,
+                 network_timeout=DEFAULT_NETWORK_TIMEOUT,
+                 block_size=DEFAULT_BLOCK_SIZE, master_timeout=0,
+                 profile_count=0, profile_path=None, flush_interval=1.0,
+                 heartbeat_interval=1.0, configure_wait=CONFIGURE_WAIT,
+                 swift_factory=SwiftClient, clock=monotonic):
+        self.worker_id = worker_id
+        self.transport = transport
+        self.concurrency = max(1, int(concurrency))
+        self.batch_size = max(1, int(batch_size))
+        self.retries = retries
+        self.own_auth = auth if auth is not None and \
+            auth.has_credentials() else None
+        self.auth = self.own_auth
+        self.connect_timeout = connect_timeout
+        self.network_timeout = network_timeout
+        self.block_size = block_size
+        self.master_timeout = master_timeout
+        self.profile_count = profile_count
+        self.profile_path = profile_path or (
+            '/tmp/ssbench-worker-%s.prof' % (worker_id,))
+        self.flush_interval = flush_interval
+        self.heartbeat_interval = heartbeat_interval
+        self.configure_wait = configure_wait
+        self.swift_factory = swift_factory
+        self.clock = clock
+
+        self.swift = None
+        self.configured = gevent.event.Event()
+        if self.own_auth is not None:
+            self.configured.set()
+        self.pool = gevent.pool.Pool(self.concurrency)
+        self.outbox = []
+        self.pending = 0           # jobs taken whose result is not sent yet
+        self.jobs_done = 0
+        self.stopping = False
+        self.master_gone = False
+        self._sending = False
+        self._wake = gevent.event.Event()
+        self._heartbeat_soon = False
+        self._last_result_at = 0.0
+        self._last_contact = clock()
+        self._profiler = None
+        self._handlers = {
+            CREATE_OBJECT: self.handle_upload_object,
+            READ_OBJECT: self.handle_get_object,
+            UPDATE_OBJECT: self.handle_update_object,
+            DELETE_OBJECT: self.handle_delete_object,
+            CREATE_CONTAINER: self.handle_create_container,
+            DELETE_CONTAINER: self.handle_delete_container,
+        }
+
+    # -- the reader ---------------------------------------------------
+
+    def run(self, poll_interval=0.25):
+        """Work until SUICIDE (returns) or the master is gone (raises
+        MasterGone); always closes the transport."""
+        if self.profile_count:
+            import cProfile
+            self._profiler = cProfile.Profile()
+            self._profiler.enable()
+        writer = gevent.spawn(self._write_loop)
+        transport = self.transport
+        try:
+            while not self.stopping:
+                data = transport.recv(poll_interval)
+                if data is None:
+                    if self.master_gone:
+                        raise MasterGone(
+                            'no master for %g s (--master-timeout): '
+                            'exiting' % self.master_timeout)
+                    continue
+                self._last_contact = self.clock()
+                count = 0
+                while data is not None:
+                    self.handle_message(data)
+                    count += 1
+                    if self.stopping or count >= DRAIN_MAX:
+                        break
+                    data = transport.recv_nowait()
+                if len(self.outbox) >= self.batch_size:
+                    self._flush(0)
+                gevent.sleep(0)   # let job greenlets and the writer run
+        finally:
+            self.stopping = True
+            writer.kill()
+            self.pool.kill(timeout=1)
+            if self.outbox:
+                self._flush(1.0, force=True)
+            self._stop_profile()
+            if self.swift is not None:
+                self.swift.close()
+            transport.close()
+
+    def handle_message(self, data):
+        try:
+            jobs = protocol.unpack(data)
+        except protocol.ProtocolError as exc:
+            log.warning('ignoring a message: %s', exc)
+            return
+        if isinstance(jobs, dict):
+            jobs = [jobs]
+        for job in jobs:
+            if self.stopping:
+                return
+            self.handle_job(job)
+
+    def handle_job(self, job):
+        """Answer no-op and control jobs inline, spawn the others."""
+        kind = job.get('type')
+        if job.get('noop') or kind == PING:
+            self.pending += 1
+            self._add_result(protocol.result_ok(job, self.worker_id, 0.0,
+                                                0.0, None, 0))
+        elif kind in self._handlers:
+            self.pending += 1
+            self.pool.spawn(self.run_job, job)
+        elif kind == SUICIDE:
+            log.info('worker %s told to exit', self.worker_id)
+            self.stopping = True
+        elif kind == CONFIGURE:
+            self.configure(job)
+        elif kind == HEARTBEAT:
+            pass
+        else:
+            self.pending += 1
+            self._add_result(protocol.result_error(
+                job, self.worker_id, 'unknown job type %r' % (kind,), '', 0))
+
+    # -- configuration ------------------------------------------------
+
+    def configure(self, job):
+        """Apply a CONFIGURE job; the worker's own credentials win."""
+        changed = False
+        for key in ('connect_timeout', 'network_timeout', 'block_size'):
+            value = job.get(key)
+            if value is not None and value != getattr(self, key):
+                setattr(self, key, value)
+                changed = True
+        if job.get('auth') and self.own_auth is None:
+            auth = AuthOptions.from_dict(job['auth'])
+            if not auth.has_credentials():
+                log.warning('CONFIGURE without usable credentials: %r', auth)
+            elif auth != self.auth:
+                self.auth = auth
+                changed = True
+        if changed and self.swift is not None:
+            old, self.swift = self.swift, None
+            old.close()
+        if self.auth is not None and not self.configured.is_set():
+            log.info('worker %s configured by the master', self.worker_id)
+            self.configured.set()
+
+    def get_swift(self):
+        if self.swift is None:
+            if not self.configured.is_set():
+                self._heartbeat_soon = True
+                self._wake.set()
+                if not self.configured.wait(self.configure_wait):
+                    raise SsbenchError(
+                        'worker %s has no Swift credentials: give it -A/-U/-K'
+                        ' (or ST_* variables) or let the master configure it'
+                        % (self.worker_id,))
+            if self.swift is None:
+                self.swift = self.swift_factory(
+                    self.auth, concurrency=self.concurrency,
+                    retries=self.retries,
+                    connect_timeout=self.connect_timeout,
+                    network_timeout=self.network_timeout)
+        return self.swift
+
+    # -- jobs ---------------------------------------------------------
+
+    def run_job(self, job):
+        handler = self._handlers[job['type']]
+        try:
+            timing = handler(job)
+        except SwiftRequestError as exc:
+            result = protocol.result_error(
+                job, self.worker_id, str(exc), traceback.format_exc(),
+                exc.retries, exc.trans_id)
+        except Exception as exc:  # a failed job is data, never raised
+            result = protocol.result_error(
+                job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
+                traceback.format_exc(), 0)
+        else:
+            result = protocol.result_ok(
+                job, self.worker_id, timing.first_byte_latency,
+                timing.last_byte_latency, timing.trans_id, timing.retries)
+        self._add_result(result)
+
+    def _block_size(self, job):
+        return job.get('block_size') or self.block_size
+
+    def handle_upload_object(self, job):
+        swift = self.get_swift()
+        retries = 0
+        if job.get('head_first'):
+            head = swift.head_object(job['container'], job['name'],
+                                     missing_ok=True)
+            if head.status != 404:
+                return head
+            retries = head.retries
+        timing = swift.put_object(job['container'], job['name'],
+                                  job['size'], b'A', self._block_size(job),
+                                  job.get('delete_after'))
+        timing.retries += retries
+        return timing
+
+    def handle_get_object(self, job):
+        return self.get_swift().get_object(job['container'], job['name'],
+                                           self._block_size(job))
+
+    def handle_update_object(self, job):
+        return self.get_swift().put_object(
+            job['container'], job['name'], job['size'], b'B',
+            self._block_size(job), job.get('delete_after'))
+
+    def handle_delete_object(self, job):
+        return self.get_swift().delete_object(job['container'], job['name'])
+
+    def handle_create_container(self, job):
+        swift = self.get_swift()
+        head = swift.head_container(job['container'], missing_ok=True)
+        if head.status != 404:
+            return head
+        timing = swift.put_container(job['container'], job.get('policy'))
+        timing.retries += head.retries
+        return timing
+
+    def handle_delete_container(self, job):
+        return self.get_swift().delete_container(job['container'],
+                                                 missing_ok=True)
+
+    # -- results ------------------------------------------------------
+
+    def _add_result(self, result):
+        self.outbox.append(result)
+        self._last_result_at = self.clock()
+        self.jobs_done += 1
+        if self._profiler is not None and \
+                self.jobs_done >= self.profile_count:
+            self._stop_profile()
+        if len(self.outbox) >= self.batch_size:
+            self._wake.set()
+
+    def _flush(self, timeout, force=False):
+        """Send what the outbox holds (all of it, coalesced, when at least
+        batch_size results wait or `force`); False if the socket refused."""
+        if self._sending:
+            return True       # another greenlet is sending; it loops
+        outbox = self.outbox
+        cap = max(self.batch_size, COALESCE_MAX)
+        self._sending = True
+        try:
+            while outbox and (force or len(outbox) >= self.batch_size):
+                batch = outbox[:cap]
+                if not self.transport.send(protocol.pack(batch), timeout):
+                    return False
+                del outbox[:len(batch)]
+                self.pending -= len(batch)
+                self._last_contact = self.clock()
+            return True
+        finally:
+            self._sending = False
+
+    def _heartbeat(self):
+        record = protocol.heartbeat(self.worker_id, self.pending)
+        record['configured'] = self.configured.is_set()
+        if self.transport.send(protocol.pack([record]), 0):
+            self._last_contact = self.clock()
+
+    def _write_loop(self):
+        next_beat = self.clock()
+        while not self.stopping:
+            now = self.clock()
+            if now >= next_beat or self._heartbeat_soon:
+                self._heartbeat_soon = False
+                self._heartbeat()
+                next_beat = now + self.heartbeat_interval
+                if (self.master_timeout and
+                        now - self._last_contact > self.master_timeout):
+                    log.warning('no master for %g s', self.master_timeout)
+                    self.master_gone = True
+                    return
+            delivered = True
+            if self.outbox:
+                idle = now - self._last_result_at >= self.flush_interval
+                delivered = self._flush(0.5, force=idle)
+            wait = next_beat - self.clock()
+            if self.outbox:
+                if not delivered:
+                    wait = min(wait, 0.1)
+                else:
+                    wait = min(wait, self._last_result_at +
+                               self.flush_interval - self.clock())
+            self._wake.wait(max(0.0, wait) if wait > 0 else 0.01)
+            self._wake.clear()
+
+    def _stop_profile(self):
+        profiler, self._profiler = self._profiler, None
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(self.profile_path)
+            log.info('profile of the first %d jobs written to %s',
+                     self.jobs_done, self.profile_path)

@@ -1,0 +1,430 @@
+"""The worker loop over an in-memory transport and fake Swift clients."""
+from __future__ import absolute_import, division, print_function
+
+import os
+import time
+
+import gevent
+import pytest
+
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
+                     READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
+from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError, Timing
+from ssbench.worker import (CONFIGURE, CREATE_CONTAINER, MasterGone, Worker,
+                            configure_job)
+from tests.fakes import FakeSwift, FakeTransport
+
+pytestmark = pytest.mark.timeout(30)
+
+AUTH = AuthOptions(auth_url='http://127.0.0.1:1/auth/v1.0', user='u',
+                   key='k')
+
+
+class FakeClient(object):
+    """Records calls; answers with canned Timings or raises."""
+
+    instances = []
+
+    def __init__(self, auth, **kwargs):
+        self.auth = auth
+        self.kwargs = kwargs
+        self.calls = []
+        self.missing = set()
+        self.fail = {}
+        self.closed = False
+        FakeClient.instances.append(self)
+
+    def _op(self, name, *args):
+        self.calls.append((name,) + args)
+        if name in self.fail:
+            raise self.fail[name]
+        return Timing(200, 0.01 if name == 'get_object' else None, 0.02,
+                      'tx-%s' % name, 1)
+
+    def put_object(self, *args):
+        return self._op('put_object', *args)
+
+    def get_object(self, *args):
+        return self._op('get_object', *args)
+
+    def delete_object(self, *args):
+        return self._op('delete_object', *args)
+
+    def head_object(self, container, name, missing_ok=False):
+        self.calls.append(('head_object', container, name))
+        if name in self.missing:
+            return Timing(404, None, 0.01, 'tx-head', 2)
+        return Timing(200, None, 0.01, 'tx-head', 0)
+
+    def head_container(self, container, missing_ok=False):
+        self.calls.append(('head_container', container))
+        return Timing(404 if container in self.missing else 204, None, 0.01,
+                      'tx-headc', 0)
+
+    def put_container(self, *args):
+        return self._op('put_container', *args)
+
+    def delete_container(self, *args, **kwargs):
+        return self._op('delete_container', *args)
+
+    def close(self):
+        self.closed = True
+
+
+def job(kind, **extra):
+    record = {'type': kind, 'size_str': 'tiny', 'container': 'c',
+              'name': 'tiny_000001', 'size': 10}
+    record.update(extra)
+    return record
+
+
+def results_of(transport, include_heartbeats=False):
+    out = []
+    for data in transport.sent:
+        for record in protocol.unpack(data):
+            if include_heartbeats or record.get('type') != HEARTBEAT:
+                out.append(record)
+    return out
+
+
+def messages_of(transport):
+    """Result messages (lists), heartbeats left out."""
+    return [m for m in (protocol.unpack(d) for d in transport.sent)
+            if m and m[0].get('type') != HEARTBEAT]
+
+
+def make(transport=None, **kwargs):
+    kwargs.setdefault('auth', AUTH)
+    kwargs.setdefault('swift_factory', FakeClient)
+    kwargs.setdefault('heartbeat_interval', 10)
+    return Worker(7, transport or FakeTransport(), concurrency=4, **kwargs)
+
+
+def run_until(worker, predicate, timeout=5):
+    """Run the worker in a greenlet until predicate() holds, then SUICIDE."""
+    runner = gevent.spawn(worker.run, 0.01)
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        gevent.sleep(0.01)
+    worker.transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    runner.join(timeout)
+    assert runner.ready(), 'worker did not stop'
+    if runner.exception is not None:
+        raise runner.exception
+    return runner.value
+
+
+def test_noop_jobs_answered_inline_and_coalesced():
+    transport = FakeTransport()
+    for i in range(5):
+        transport.inbox.append(protocol.pack([job(CREATE_OBJECT, noop=True,
+                                                  name='n%d' % i)]))
+    worker = make(transport)
+    run_until(worker, lambda: len(results_of(transport)) >= 5)
+    results = results_of(transport)
+    assert [r['name'] for r in results] == ['n%d' % i for i in range(5)]
+    for result in results:
+        assert result['worker_id'] == 7 and result['retries'] == 0
+        assert result['first_byte_latency'] == 0.0
+        assert result['last_byte_latency'] == 0.0
+        assert result['trans_id'] is None and result['completed_at'] > 0
+        assert result['type'] == CREATE_OBJECT and result['noop'] is True
+    # Everything was queued at once: one message despite batch size 1.
+    assert len(messages_of(transport)) == 1
+    assert FakeClient.instances == [] or not worker.swift
+    assert transport.closed
+
+
+def test_ping_answered_suicide_stops():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([{'type': PING}]))
+    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    transport.inbox.append(protocol.pack([{'type': PING}]))
+    worker = make(transport)
+    runner = gevent.spawn(worker.run, 0.01)
+    runner.join(5)
+    assert runner.successful()
+    results = results_of(transport)
+    assert len(results) == 1
+    assert results[0]['type'] == PING and results[0]['worker_id'] == 7
+    assert transport.closed
+
+
+def test_partial_batch_flushed_after_idle_interval():
+    transport = FakeTransport()
+    worker = make(transport, batch_size=3, flush_interval=0.3)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+        gevent.sleep(0.1)
+        transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+        start = time.time()
+        gevent.sleep(0.15)
+        assert results_of(transport) == []     # 2 < batch size, not idle
+        while not results_of(transport) and time.time() - start < 3:
+            gevent.sleep(0.01)
+        waited = time.time() - start
+        assert 0.25 <= waited < 1.0
+        assert [len(m) for m in messages_of(transport)] == [2]
+        # A full batch goes out at once.
+        del transport.sent[:]
+        transport.inbox.append(protocol.pack(
+            [job(READ_OBJECT, noop=True)] * 3))
+        gevent.sleep(0.1)
+        assert [len(m) for m in messages_of(transport)] == [3]
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_heartbeats_are_one_element_batches():
+    transport = FakeTransport()
+    worker = make(transport, heartbeat_interval=0.05, auth=None)
+    run_until(worker, lambda: len(transport.sent) >= 3)
+    beats = [protocol.unpack(d) for d in transport.sent]
+    assert len(beats) >= 3
+    for batch in beats:
+        assert len(batch) == 1
+        beat = batch[0]
+        assert beat['type'] == HEARTBEAT and beat['worker_id'] == 7
+        assert beat['in_flight'] == 0 and beat['configured'] is False
+
+
+def test_crud_handlers():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([
+        job(CREATE_OBJECT, delete_after=60, block_size=4096),
+        job(READ_OBJECT),
+        job(UPDATE_OBJECT, size=20),
+        job(DELETE_OBJECT)]))
+    worker = make(transport)
+    run_until(worker, lambda: len(results_of(transport)) >= 4)
+    client = FakeClient.instances[-1]
+    assert client.kwargs['concurrency'] == 4
+    assert client.kwargs['retries'] == 10
+    assert sorted(client.calls) == sorted([
+        ('put_object', 'c', 'tiny_000001', 10, b'A', 4096, 60),
+        ('get_object', 'c', 'tiny_000001', 65536),
+        ('put_object', 'c', 'tiny_000001', 20, b'B', 65536, None),
+        ('delete_object', 'c', 'tiny_000001')])
+    by_type = dict((r['type'], r) for r in results_of(transport))
+    assert by_type[READ_OBJECT]['first_byte_latency'] == 0.01
+    assert by_type[CREATE_OBJECT]['first_byte_latency'] is None
+    for result in by_type.values():
+        assert result['last_byte_latency'] == 0.02
+        assert result['retries'] == 1 and result['worker_id'] == 7
+        assert result['trans_id'].startswith('tx-')
+        assert 'exception' not in result
+    assert client.closed
+
+
+def test_head_first_uploads_only_missing_objects():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([
+        job(CREATE_OBJECT, name='present', head_first=True)]))
+    worker = make(transport)
+    worker.get_swift().missing.add('absent')
+    transport.inbox.append(protocol.pack([
+        job(CREATE_OBJECT, name='absent', head_first=True)]))
+    run_until(worker, lambda: len(results_of(transport)) >= 2)
+    client = FakeClient.instances[-1]
+    assert ('head_object', 'c', 'present') in client.calls
+    assert ('head_object', 'c', 'absent') in client.calls
+    puts = [c for c in client.calls if c[0] == 'put_object']
+    assert [p[2] for p in puts] == ['absent']
+    by_name = dict((r['name'], r) for r in results_of(transport))
+    assert by_name['present']['trans_id'] == 'tx-head'
+    assert by_name['absent']['trans_id'] == 'tx-put_object'
+    assert by_name['absent']['retries'] == 3      # HEAD's 2 + PUT's 1
+
+
+def test_container_jobs():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    worker = make(transport)
+    worker.get_swift().missing.add('new')
+    transport.inbox.append(protocol.pack([
+        {'type': CREATE_CONTAINER, 'container': 'new', 'policy': 'gold'},
+        {'type': CREATE_CONTAINER, 'container': 'old'}]))
+    run_until(worker, lambda: len(results_of(transport)) >= 2)
+    calls = FakeClient.instances[-1].calls
+    assert ('put_container', 'new', 'gold') in calls
+    assert not [c for c in calls if c[0] == 'put_container' and
+                c[1] == 'old']
+
+
+def test_failures_are_results():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    worker = make(transport)
+    client = worker.get_swift()
+    client.fail['get_object'] = SwiftRequestError(
+        'GET', '/v1/a/c/o', 500, 'Internal Error', 'tx-bad', 4)
+    client.fail['delete_object'] = ValueError('boom')
+    transport.inbox.append(protocol.pack([
+        job(READ_OBJECT), job(DELETE_OBJECT), {'type': 'bogus'}]))
+    run_until(worker, lambda: len(results_of(transport)) >= 3)
+    by_type = dict((r['type'], r) for r in results_of(transport))
+    read = by_type[READ_OBJECT]
+    assert '500' in read['exception'] and read['trans_id'] == 'tx-bad'
+    assert read['retries'] == 4 and 'Traceback' in read['traceback']
+    assert 'first_byte_latency' not in read
+    delete = by_type[DELETE_OBJECT]
+    assert delete['exception'] == 'ValueError: boom'
+    assert delete['retries'] == 0
+    assert 'unknown job type' in by_type['bogus']['exception']
+
+
+def test_configure_job_builder():
+    assert configure_job() == {'type': CONFIGURE}
+    built = configure_job(AUTH, 1.5, 2.5, 4096)
+    assert AuthOptions.from_dict(built['auth']) == AUTH
+    assert (built['connect_timeout'], built['network_timeout'],
+            built['block_size']) == (1.5, 2.5, 4096)
+    protocol.unpack(protocol.pack([built]))
+
+
+def test_unconfigured_worker_waits_for_configure():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    worker = make(transport, auth=None, heartbeat_interval=5)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
+        gevent.sleep(0.2)
+        assert results_of(transport) == []
+        beats = [r for r in results_of(transport, True)
+                 if r['type'] == HEARTBEAT]
+        # A job waiting for credentials triggers a prompt heartbeat.
+        assert len(beats) >= 2 and beats[-1]['configured'] is False
+        assert beats[-1]['in_flight'] == 1
+        transport.inbox.append(protocol.pack([configure_job(
+            AUTH, connect_timeout=3.0, network_timeout=4.0,
+            block_size=1024)]))
+        deadline = time.time() + 5
+        while not results_of(transport) and time.time() < deadline:
+            gevent.sleep(0.01)
+        result = results_of(transport)[0]
+        assert 'exception' not in result and result['type'] == READ_OBJECT
+        client = FakeClient.instances[-1]
+        assert client.auth == AUTH
+        assert client.kwargs['connect_timeout'] == 3.0
+        assert client.kwargs['network_timeout'] == 4.0
+        assert client.calls == [('get_object', 'c', 'tiny_000001', 1024)]
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_own_credentials_beat_configure():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    other = AuthOptions(auth_url='http://elsewhere/auth', user='x', key='y')
+    transport.inbox.append(protocol.pack([configure_job(other, 1.0, 2.0)]))
+    transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
+    worker = make(transport)
+    run_until(worker, lambda: len(results_of(transport)) >= 1)
+    client = FakeClient.instances[-1]
+    assert client.auth == AUTH
+    assert client.kwargs['network_timeout'] == 2.0
+
+
+def test_no_configure_in_time_is_an_error_result():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
+    worker = make(transport, auth=None, configure_wait=0.1)
+    run_until(worker, lambda: len(results_of(transport)) >= 1)
+    result = results_of(transport)[0]
+    assert 'no Swift credentials' in result['exception']
+
+
+def test_incomplete_own_auth_means_unconfigured():
+    worker = make(auth=AuthOptions(auth_url='http://a', user='u'))
+    assert worker.own_auth is None and not worker.configured.is_set()
+
+
+def test_undeliverable_results_kept_until_master_returns():
+    transport = FakeTransport(deliverable=False)
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+    worker = make(transport)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        gevent.sleep(0.2)
+        assert transport.sent == [] and len(worker.outbox) == 1
+        transport.deliverable = True
+        deadline = time.time() + 3
+        while not results_of(transport) and time.time() < deadline:
+            gevent.sleep(0.01)
+        assert len(results_of(transport)) == 1 and worker.pending == 0
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_master_gone_ends_the_worker():
+    transport = FakeTransport(deliverable=False)
+    worker = make(transport, master_timeout=0.3, heartbeat_interval=0.05)
+    start = time.time()
+    with pytest.raises(MasterGone) as info:
+        worker.run(0.02)
+    assert time.time() - start < 3
+    assert '0.3' in str(info.value)
+    assert transport.closed
+
+
+def test_master_timeout_kept_alive_by_delivery():
+    transport = FakeTransport(deliverable=True)
+    worker = make(transport, master_timeout=0.2, heartbeat_interval=0.05)
+    run_until(worker, lambda: False, timeout=0.6)   # no MasterGone raised
+
+
+def test_profile_first_jobs(tmp_path):
+    path = str(tmp_path / 'w.prof')
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)] * 5))
+    worker = make(transport, profile_count=3, profile_path=path)
+    run_until(worker, lambda: len(results_of(transport)) >= 5)
+    assert os.path.getsize(path) > 0
+    import pstats
+    pstats.Stats(path)
+
+
+def test_against_fake_swift_over_http():
+    server = FakeSwift()
+    try:
+        server.containers['c'] = {}
+        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                           key='testing')
+        transport = FakeTransport()
+        transport.inbox.append(protocol.pack([
+            job(CREATE_OBJECT, size=5000, block_size=1000)]))
+        worker = Worker(3, transport, concurrency=2, auth=auth,
+                        swift_factory=SwiftClient, heartbeat_interval=10)
+        runner = gevent.spawn(worker.run, 0.01)
+        deadline = time.time() + 5
+        while not results_of(transport) and time.time() < deadline:
+            gevent.sleep(0.01)
+        server.script.append(503)
+        transport.inbox.append(protocol.pack([job(READ_OBJECT),
+                                              job(UPDATE_OBJECT, size=7)]))
+        while len(results_of(transport)) < 3 and time.time() < deadline:
+            gevent.sleep(0.01)
+        transport.inbox.append(protocol.pack([job(DELETE_OBJECT)]))
+        while len(results_of(transport)) < 4 and time.time() < deadline:
+            gevent.sleep(0.01)
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+        results = results_of(transport)
+        assert [r['type'] for r in results][:1] == [CREATE_OBJECT]
+        assert all('exception' not in r for r in results), results
+        assert sum(r['retries'] for r in results) == 1
+        assert all(r['trans_id'].startswith('tx') for r in results)
+        read = [r for r in results if r['type'] == READ_OBJECT][0]
+        assert read['first_byte_latency'] <= read['last_byte_latency']
+        assert server.containers['c'] == {}
+        puts = [r for r in server.requests if r['method'] == 'PUT']
+        assert [p['body_length'] for p in puts] == [5000, 7]
+    finally:
+        server.stop()
