@@ -248,10 +248,88 @@ def cmd_report_scenario(args):
     return 0
 
 
+def _worker_host(bind_ip):
+    """Where local workers connect: loopback when bound to every address."""
+    return {'0.0.0.0': '127.0.0.1', '::': '::1', '': '127.0.0.1'}.get(
+        bind_ip, bind_ip)
+
+
 def cmd_run_scenario(args):
-    """Run a scenario: the work is in ssbench.runner."""
-    from ssbench.runner import run_scenario_from_args
-    return run_scenario_from_args(args)
+    """Run a scenario (see ssbench.runner), then report on it."""
+    import math
+    from ssbench import scenario as scenario_mod
+    from ssbench.runner import (RunOptions, ScenarioRun, progress_stream)
+    from ssbench.statsfile import default_stats_path
+
+    scenario = scenario_mod.load_scenario(args.scenario_file, {
+        'user_count': args.user_count, 'operation_count': args.op_count,
+        'run_seconds': args.run_seconds,
+        'container_count': args.container_count,
+        'delete_after': args.delete_after, 'policy': args.policy,
+        'block_size': args.block_size})
+    log.info('SwiftStack Benchmark (ssbench version %s)', ssbench.version)
+    batch_size = args.batch_size
+    if batch_size > scenario.user_count:
+        log.warning('--batch-size %d is larger than the user count %d; '
+                    'using %d', batch_size, scenario.user_count,
+                    scenario.user_count)
+        batch_size = scenario.user_count
+
+    swift = worker_config = None
+    if not args.noop:
+        from ssbench.cli.auth import auth_from_args
+        from ssbench.swift import SwiftClient
+        from ssbench.worker import configure_job
+        auth = auth_from_args(args)
+        swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
+                            connect_timeout=args.connect_timeout,
+                            network_timeout=args.network_timeout)
+        swift.authenticate()
+        worker_config = configure_job(auth, args.connect_timeout,
+                                      args.network_timeout, args.block_size)
+
+    stats_path = args.stats_file or default_stats_path(
+        scenario.name, scenario.user_count, scenario.operation_count,
+        scenario.run_seconds)
+    options = RunOptions(
+        batch_size=batch_size, noop=args.noop,
+        keep_objects=args.keep_objects,
+        connect_timeout=args.connect_timeout,
+        network_timeout=args.network_timeout,
+        worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
+        profile_path=(stats_path + '.prof') if args.profile else None,
+        progress_stream=progress_stream(args.verbose, args.quiet))
+
+    from ssbench.localworkers import LocalWorkers
+    from ssbench.transport import MasterSockets
+    sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
+                            args.zmq_results_port)
+    local = None
+    try:
+        if args.workers:
+            concurrency = int(math.ceil(scenario.user_count /
+                                        args.workers))
+            extra = ['--profile-count', '1000'] if args.profile else []
+            local = LocalWorkers(args.workers, _worker_host(args.zmq_bind_ip),
+                                 sockets.work_port, sockets.results_port,
+                                 concurrency, batch_size, extra).start()
+        outcome = ScenarioRun(scenario, sockets, stats_path, options,
+                              swift=swift, worker_config=worker_config).run()
+    finally:
+        if local is not None:
+            local.stop()
+        sockets.close()
+        if swift is not None:
+            swift.close()
+
+    if not args.no_default_report:
+        log.info('Calculating statistics...')
+        write_reports(outcome.stats_path, pctile=args.pctile,
+                      csv_output=args.csv)
+    log.info('Scenario run results saved to %s', outcome.stats_path)
+    log.info('You may generate a report with:\n  %s report-scenario -s %s',
+             'ssbench-master', outcome.stats_path)
+    return 130 if outcome.interrupted else 0
 
 
 def cmd_kill_workers(args):

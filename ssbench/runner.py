@@ -1,0 +1,184 @@
+"""One scenario run, phase by phase: containers, population, benchmark,
+cleanup.  The CLI builds the pieces (scenario, sockets, auth) and renders
+the report; everything in between lives here so tests can call it."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import random
+import sys
+
+import ssbench
+from ssbench import jobs as jobs_mod
+from ssbench.errors import SwiftError
+from ssbench.master import Master, store_raw
+from ssbench.progress import ProgressPrinter
+from ssbench.statsfile import StatsWriter
+
+log = logging.getLogger(__name__)
+
+
+class RunOptions(object):
+    """Knobs of a run that are not part of the scenario."""
+
+    def __init__(self, batch_size=1, noop=False, keep_objects=False,
+                 connect_timeout=10.0, network_timeout=20.0,
+                 worker_wait=60.0, worker_timeout=30.0, profile_path=None,
+                 progress_stream=None, rng=None):
+        self.batch_size = batch_size
+        self.noop = noop
+        self.keep_objects = keep_objects
+        self.connect_timeout = connect_timeout
+        self.network_timeout = network_timeout
+        self.worker_wait = worker_wait
+        self.worker_timeout = worker_timeout
+        self.profile_path = profile_path
+        self.progress_stream = progress_stream
+        self.rng = rng
+
+
+class RunOutcome(object):
+    """Where the results went and whether the run finished."""
+
+    def __init__(self, stats_path, interrupted=False, bench=None):
+        self.stats_path = stats_path
+        self.interrupted = interrupted
+        self.bench = bench
+
+
+def ensure_containers(client, scenario, pool_size):
+    """HEAD every container of the scenario and PUT the missing ones."""
+    import gevent.pool
+
+    def ensure(name):
+        if client.head_container(name, missing_ok=True) is None:
+            client.put_container(name, policy=scenario.policy)
+
+    pool = gevent.pool.Pool(pool_size)
+    greenlets = [pool.spawn(ensure, name) for name in scenario.containers]
+    pool.join()
+    for greenlet in greenlets:
+        if greenlet.exception is not None:
+            exc = greenlet.exception
+            if isinstance(exc, SwiftError):
+                raise exc
+            raise SwiftError('cannot create containers: %s: %s' % (
+                type(exc).__name__, exc))
+
+
+class ScenarioRun(object):
+    """Runs `scenario` through `transport` (ssbench.transport.MasterSockets).
+
+    `swift` is a SwiftClient for the master's own container work (None with
+    --noop) and `worker_config` the CONFIGURE job handed to workers once.
+    """
+
+    def __init__(self, scenario, transport, stats_path, options,
+                 swift=None, worker_config=None):
+        self.scenario = scenario
+        self.stats_path = stats_path
+        self.options = options
+        self.swift = swift
+        self.worker_config = worker_config
+        self.rng = options.rng or random.Random()
+        self.ring = jobs_mod.ObjectRing()
+        self.master = Master(transport, scenario.user_count,
+                             options.batch_size,
+                             worker_timeout=options.worker_timeout)
+
+    def run(self):
+        scenario, options = self.scenario, self.options
+        workers = self.master.wait_for_workers(options.worker_wait)
+        log.debug('workers connected: %s', workers)
+        if self.worker_config is not None:
+            self.master.configure(self.worker_config)
+        log.info('Starting scenario run for "%s"', scenario.name)
+        if options.noop:
+            self.ring.load(jobs_mod.initial_objects(scenario))
+        else:
+            log.info('Ensuring %d containers (%s_*) exist; concurrency=%d...',
+                     scenario.container_count, scenario.container_base,
+                     scenario.container_concurrency)
+            ensure_containers(self.swift, scenario,
+                              scenario.container_concurrency)
+            self.populate()
+        outcome = self.benchmark()
+        if not outcome.interrupted and not options.keep_objects \
+                and not options.noop:
+            self.cleanup()
+        return outcome
+
+    def populate(self):
+        log.info('Initializing cluster with stock data (up to %d concurrent '
+                 'workers)', self.scenario.user_count)
+        stats = self.master.run_jobs(
+            jobs_mod.initial_jobs(self.scenario, self.rng),
+            on_result=self.ring.on_result)
+        if stats.errors:
+            log.warning('%d of %d initial objects could not be uploaded',
+                        stats.errors, stats.sent)
+
+    def benchmark(self):
+        scenario, options = self.scenario, self.options
+        log.info('Starting benchmark run (up to %d concurrent workers)',
+                 scenario.user_count)
+        progress = None
+        if options.progress_stream is not None:
+            progress = ProgressPrinter(options.progress_stream)
+            progress.legend()
+        ring_on_result = self.ring.on_result
+        if progress is not None:
+            add = progress.add
+
+            def on_result(result):
+                ring_on_result(result)
+                add(result)
+            on_idle = progress.flush
+        else:
+            on_result, on_idle = ring_on_result, None
+
+        writer = StatsWriter(self.stats_path,
+                             scenario.stats_header(ssbench.version))
+        profiler = None
+        if options.profile_path:
+            import cProfile
+            profiler = cProfile.Profile()
+            profiler.enable()
+        interrupted = False
+        stats = None
+        try:
+            stats = self.master.run_jobs(
+                jobs_mod.bench_jobs(scenario, self.rng, self.ring,
+                                    noop=options.noop),
+                on_result=on_result, on_raw=store_raw(writer),
+                on_idle=on_idle)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(options.profile_path)
+            if progress is not None:
+                progress.finish()
+            writer.close()
+        if interrupted:
+            log.warning('Interrupted: the benchmark phase stopped early; '
+                        'results received so far are kept')
+        if profiler is not None:
+            log.info('Benchmark profile written to %s', options.profile_path)
+        if self.ring.skipped:
+            log.debug('%d jobs skipped for lack of an object',
+                      self.ring.skipped)
+        return RunOutcome(writer.finalize(), interrupted, stats)
+
+    def cleanup(self):
+        created = jobs_mod.cleanup_jobs(self.ring)
+        log.info('Deleting population objects from cluster')
+        stats = self.master.run_jobs(created)
+        if stats.errors:
+            log.warning('%d of %d objects created by the run could not be '
+                        'deleted', stats.errors, stats.sent)
+
+
+def progress_stream(verbose, quiet):
+    """Progress characters go to stderr unless -v or -q."""
+    return None if verbose or quiet else sys.stderr
