@@ -56,7 +56,7 @@ class LocalWorkers(object):
             log.info('Spawning local ssbench-worker (logging to %s) with '
                      '%s', path, ' '.join(['ssbench-worker'] + argv[3:]))
             try:
-                with open(path, 'ab') as logfile:
+                with open(path, 'wb') as logfile:
                     proc = subprocess.Popen(
                         argv, stdin=open(os.devnull, 'rb'), stdout=logfile,
                         stderr=subprocess.STDOUT, env=_scrubbed_env(),

@@ -50,7 +50,7 @@ def ensure_containers(client, scenario, pool_size):
     import gevent.pool
 
     def ensure(name):
-        if client.head_container(name, missing_ok=True) is None:
+        if client.head_container(name, missing_ok=True).status == 404:
             client.put_container(name, policy=scenario.policy)
 
     pool = gevent.pool.Pool(pool_size)

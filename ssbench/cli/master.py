@@ -350,8 +350,14 @@ def cmd_cleanup_containers(args):
     """Delete every matching container and its objects."""
     from ssbench.cleanup import cleanup_containers
     from ssbench.cli.auth import auth_from_args
-    cleanup_containers(auth_from_args(args), args.container_base,
-                       args.policy, args.concurrency)
+    from ssbench.swift import SwiftClient
+    client = SwiftClient(auth_from_args(args),
+                         concurrency=args.concurrency * args.concurrency)
+    try:
+        cleanup_containers(client, args.container_base, args.policy,
+                           args.concurrency)
+    finally:
+        client.close()
     return 0
 
 
