@@ -1,0 +1,378 @@
+"""Stats files: writing result batches as they arrive, reading them back.
+
+A stats file is a msgpack stream: one header map (with ``_scenario_data``),
+then result batches (arrays of result maps) exactly as workers sent them.
+The master writes a plain file during the run and gzips it at the end
+(SPEC section 4).  Readers accept gzip and plain files, from ssbench 0.3.x
+and from this project, and read a truncated file up to its last complete
+object.
+"""
+from __future__ import absolute_import, division, print_function
+
+import errno
+import io
+import logging
+import os
+import re
+import threading
+import time
+import zlib
+
+from ssbench import protocol
+from ssbench.compat import monotonic, queue
+from ssbench.errors import StatsFileError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RESULTS_DIR = '/tmp/ssbench-results'
+GZIP_MAGIC = b'\x1f\x8b'
+# Level 6 is gzip(1)'s default, which the original used; see finalize().
+GZIP_LEVEL = 6
+# Buffered results reach the file at most this long after they arrived,
+# so a crashed master loses well under a second of results.
+FLUSH_INTERVAL = 0.1
+# Decompressed bytes per chunk handed from the reader thread to the decoder.
+READ_CHUNK = 1 << 20
+# Chunks the reader thread may run ahead of the decoder (bounds memory).
+READ_AHEAD = 4
+
+_HEADER_KEY = '_scenario_data'
+
+
+def default_stats_path(scenario_name, user_count, operation_count,
+                       run_seconds, now=None):
+    """The default stats file path for a run (SPEC section 4), local time."""
+    name = re.sub(r'[\s/]', '_', scenario_name)
+    stamp = time.strftime('%Y-%m-%d.%H%M%S',
+                          time.localtime(time.time() if now is None else now))
+    return os.path.join(DEFAULT_RESULTS_DIR, '%s.u%s.o%s.r%s.%s.stat' % (
+        name, user_count, operation_count or '-', run_seconds or '-', stamp))
+
+
+class StatsWriter(object):
+    """Appends result batches to a plain stats file; gzips it at the end.
+
+    The header is written at once.  Batches go through a buffer that is
+    flushed at least every FLUSH_INTERVAL seconds (checked on each write,
+    and whenever the owner calls flush()), which costs far less than a
+    system call per batch while keeping the file readable after a crash.
+    """
+
+    def __init__(self, path, header):
+        self.path = path
+        parent = os.path.dirname(path)
+        if parent and not os.path.isdir(parent):
+            try:
+                os.makedirs(parent)
+            except OSError as exc:
+                if exc.errno != errno.EEXIST:
+                    raise StatsFileError('%s: cannot create directory: %s' % (
+                        parent, exc.strerror))
+        try:
+            self._fp = io.open(path, 'wb')
+        except (IOError, OSError) as exc:
+            raise StatsFileError('%s: %s' % (path, exc.strerror))
+        self._fp.write(protocol.pack(header))
+        self.flush()
+
+    def write_raw(self, data):
+        """Append one packed batch, byte for byte as a worker sent it."""
+        self._fp.write(data)
+        if monotonic() - self._flushed_at >= FLUSH_INTERVAL:
+            self.flush()
+
+    def write_batch(self, results):
+        """Pack a list of result maps and append it as one batch."""
+        self.write_raw(protocol.pack(list(results)))
+
+    def flush(self):
+        """Push buffered bytes to the OS (the file is then crash-safe)."""
+        self._fp.flush()
+        self._flushed_at = monotonic()
+
+    def close(self):
+        """Flush and close the plain file (idempotent)."""
+        if not self._fp.closed:
+            self._fp.close()
+
+    def finalize(self, level=GZIP_LEVEL):
+        """Close, gzip to ``path + '.gz'``, remove the plain file.
+
+        Streams in chunks, so memory stays flat whatever the file size.
+        The .gz is written under a temporary name and renamed, so an
+        interrupted finalize leaves the plain file intact.  Returns the
+        path of the .gz file.
+        """
+        self.close()
+        gz_path = self.path + '.gz'
+        tmp_path = gz_path + '.tmp'
+        try:
+            gzip_file(self.path, tmp_path, level)
+            os.rename(tmp_path, gz_path)
+        except (IOError, OSError) as exc:
+            raise StatsFileError('%s: cannot compress: %s' % (
+                self.path, exc.strerror or exc))
+        os.remove(self.path)
+        return gz_path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def gzip_file(src, dst, level=GZIP_LEVEL):
+    """Compress ``src`` into gzip file ``dst`` in bounded memory."""
+    # wbits 16 + 15: zlib writes the gzip header and CRC trailer itself.
+    comp = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    with io.open(src, 'rb') as fin:
+        with io.open(dst, 'wb') as fout:
+            while True:
+                chunk = fin.read(READ_CHUNK)
+                if not chunk:
+                    break
+                fout.write(comp.compress(chunk))
+            fout.write(comp.flush())
+
+
+class _Truncated(Exception):
+    """Internal: the compressed stream ended early or went bad."""
+
+
+def _iter_plain(fp):
+    while True:
+        chunk = fp.read(READ_CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _member_ended(dec):
+    """Whether a zlib decompressor has seen the end of its gzip member."""
+    eof = getattr(dec, 'eof', None)
+    if eof is not None:
+        return eof
+    # Python 2 has no .eof: after the end, input lands in unused_data.
+    return bool(dec.unused_data)
+
+
+def _iter_gunzip(fp, first):
+    """Decompress (possibly multi-member) gzip data; _Truncated at a cut."""
+    data = first
+    while data:
+        dec = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        while True:
+            try:
+                out = dec.decompress(data, READ_CHUNK)
+                while out:
+                    yield out
+                    out = dec.decompress(dec.unconsumed_tail, READ_CHUNK)
+            except zlib.error as exc:
+                raise _Truncated(str(exc))
+            if _member_ended(dec):
+                data = dec.unused_data
+                break
+            data = fp.read(READ_CHUNK)
+            if data:
+                continue
+            if not hasattr(dec, 'eof'):
+                # Python 2: a finished stream puts a probe byte aside.
+                try:
+                    dec.decompress(b'\0')
+                except zlib.error:
+                    pass
+                if dec.unused_data == b'\0':
+                    break
+            raise _Truncated('compressed data ends early')
+        if not data:
+            data = fp.read(READ_CHUNK)
+        # Some writers pad a gzip file with NULs after the last member.
+        if data and not data.strip(b'\0'):
+            return
+
+
+class _ChunkReader(object):
+    """Reads and decompresses a file in a background thread.
+
+    zlib releases the GIL, so inflating runs in parallel with msgpack
+    decoding in the consumer.  The queue bounds the read-ahead.
+    """
+
+    def __init__(self, path):
+        try:
+            self._fp = io.open(path, 'rb')
+        except (IOError, OSError) as exc:
+            raise StatsFileError('%s: %s' % (path, exc.strerror or exc))
+        self.path = path
+        self._queue = queue.Queue(READ_AHEAD)
+        self._stop = False
+        self._thread = threading.Thread(target=self._run,
+                                        name='ssbench-statsfile-reader')
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _run(self):
+        try:
+            first = self._fp.read(READ_CHUNK)
+            if first[:2] == GZIP_MAGIC:
+                chunks = _iter_gunzip(self._fp, first)
+            else:
+                if first:
+                    self._put(('data', first))
+                chunks = _iter_plain(self._fp)
+            for chunk in chunks:
+                if not self._put(('data', chunk)):
+                    return
+            self._put(('end', None))
+        except _Truncated as exc:
+            self._put(('truncated', str(exc)))
+        except (IOError, OSError) as exc:
+            self._put(('error', exc.strerror or str(exc)))
+        except Exception as exc:  # never leave the consumer waiting
+            self._put(('error', str(exc)))
+        finally:
+            self._fp.close()
+
+    def _put(self, item):
+        while not self._stop:
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self):
+        """Yields ('data', bytes) ... then ('end'|'truncated'|'error', msg)."""
+        try:
+            while True:
+                item = self._queue.get()
+                yield item
+                if item[0] != 'data':
+                    return
+        finally:
+            self.close()
+
+    def close(self):
+        self._stop = True
+        self._thread.join()
+
+
+def _is_header(obj):
+    return isinstance(obj, dict) and _HEADER_KEY in obj
+
+
+class StatsFile(object):
+    """A stats file opened for reading; see open_stats()."""
+
+    def __init__(self, path):
+        self.path = path
+        self._warned = False
+        self.header = self._read_header()
+
+    def _bad(self, why):
+        return StatsFileError('%s: %s' % (self.path, why))
+
+    def _read_header(self):
+        if os.path.isdir(self.path):
+            raise self._bad('is a directory')
+        records = self._decode()
+        try:
+            return next(records)[1]
+        finally:
+            records.close()
+
+    def _decode(self):
+        """Yields ('header', header) then ('batch', obj) for each object.
+
+        The file is validated as it goes: anything wrong before the header
+        is complete raises StatsFileError; a problem after it ends the
+        stream with one warning (the rest is unreadable anyway).
+        """
+        unpacker = protocol.unpacker()
+        fed = 0
+        header = None
+        problem = None
+        for kind, payload in _ChunkReader(self.path):
+            if kind == 'data':
+                unpacker.feed(payload)
+                fed += len(payload)
+                try:
+                    for obj in unpacker:
+                        if header is None:
+                            if not _is_header(obj):
+                                raise self._bad('not an ssbench stats file')
+                            header = obj
+                            yield 'header', header
+                        else:
+                            yield 'batch', obj
+                except StatsFileError:
+                    raise
+                except Exception as exc:  # msgpack raises many types
+                    if header is None:
+                        raise self._bad('not an ssbench stats file (%s)' % (
+                            exc.__class__.__name__,))
+                    problem = 'undecodable data (%s)' % (exc,)
+                    break
+                continue
+            if kind == 'error':
+                raise self._bad(payload)
+            if kind == 'truncated':
+                if header is None and fed == 0:
+                    raise self._bad('not a valid gzip file (%s)' % (payload,))
+                problem = 'truncated (%s)' % (payload,)
+            elif unpacker.tell() < fed:
+                problem = 'truncated (%d incomplete bytes at the end)' % (
+                    fed - unpacker.tell(),)
+            break
+        if header is None:
+            if fed == 0 and problem is None:
+                raise self._bad('empty stats file')
+            raise self._bad('not an ssbench stats file (no complete header)')
+        if problem:
+            self._warn(problem + '; using the results before it')
+
+    def _warn(self, message):
+        if not self._warned:
+            self._warned = True
+            log.warning('%s: %s', self.path, message)
+
+    def iter_batches(self):
+        """Yield each result batch (a list of result maps), in file order.
+
+        Objects that are not arrays are skipped with one warning; a lone
+        map is taken as a batch of one.
+        """
+        skipped = 0
+        try:
+            for kind, obj in self._decode():
+                if kind != 'batch':
+                    continue
+                if isinstance(obj, (list, tuple)):
+                    yield obj
+                elif isinstance(obj, dict):
+                    yield [obj]
+                else:
+                    skipped += 1
+        finally:
+            if skipped:
+                self._warn('skipped %d objects that are not result batches'
+                           % (skipped,))
+
+    def iter_results(self):
+        """Yield every result map in file order (re-opens the file)."""
+        for batch in self.iter_batches():
+            for result in batch:
+                yield result
+
+    __iter__ = iter_results
+
+
+def open_stats(path):
+    """Open a stats file (.gz or plain); raises StatsFileError if unusable.
+
+    The returned object has ``.header`` (a dict) and can be iterated any
+    number of times with ``iter_results()`` or ``iter_batches()``.
+    """
+    return StatsFile(path)
