@@ -1,0 +1,752 @@
+"""Statistics of a run, computed from a stats file in bounded memory.
+
+The numbers follow the original ssbench 0.3.9 report (SPEC section 5):
+latency series ignore None and 0 values, std_dev is the population standard
+deviation, percentiles use the nearest-rank rule with the "whole rank ->
+mean of two neighbours" twist, and the worst TX ID is the trans_id of the
+first result holding a series' largest latency.
+
+How it stays small: one pass over the stats file keeps counters per
+(type, size) *cell* and appends each cell's latencies to a buffer.  Full
+buffers are sorted and spilled to a temporary file as runs of doubles,
+with each run's count, exact sum and centred sum of squares.  A series (a
+group x size x first/last) is a union of cells, so its count, mean and
+std_dev combine from its runs, and an exact percentile is found by a
+binary search over the doubles' ordering, counting with bisect in each
+sorted run.  Memory is the buffer budget plus a few words per run.
+"""
+from __future__ import absolute_import, division, print_function
+
+import bisect
+import io
+import logging
+import math
+import mmap
+import struct
+import tempfile
+from array import array
+from itertools import repeat
+
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
+                     UPDATE_OBJECT)
+from ssbench.compat import PY2
+from ssbench.errors import StatsFileError
+
+log = logging.getLogger(__name__)
+
+# Record keys, spelled as text: the stats file decoder returns text keys
+# (unicode on Python 2, where a native-str key would hit a slow compare).
+K_TYPE = u'type'
+K_SIZE = u'size_str'
+K_EXC = u'exception'
+K_COMPLETED = u'completed_at'
+K_FIRST = u'first_byte_latency'
+K_LAST = u'last_byte_latency'
+K_TXID = u'trans_id'
+K_RETRIES = u'retries'
+K_WORKER = u'worker_id'
+
+# (label, CSV key, job type or None for all), in report order.
+GROUPS = (
+    ('TOTAL', 'total', None),
+    ('CREATE', 'create', CREATE_OBJECT),
+    ('READ', 'read', READ_OBJECT),
+    ('UPDATE', 'update', UPDATE_OBJECT),
+    ('DELETE', 'delete', DELETE_OBJECT),
+)
+
+# Latency values buffered in memory before the largest buffer is spilled.
+BUFFER_BUDGET = 1 << 20
+# Records between two checks of the buffer budget.
+BUDGET_CHECK = 1 << 14
+
+_INF = float('inf')
+_NINF = float('-inf')
+_D = struct.Struct('<d')
+_Q = struct.Struct('<Q')
+_NATIVE_D = struct.Struct('=d')
+_SIGN = 1 << 63
+
+
+def _key(x):
+    """An int that orders like the float x (IEEE-754 bit trick)."""
+    bits = _Q.unpack(_D.pack(x))[0]
+    return bits if bits < _SIGN else _SIGN - 1 - bits
+
+
+def _unkey(k):
+    return _D.unpack(_Q.pack(k if k >= 0 else _SIGN - 1 - k))[0]
+
+
+class SeriesStats(object):
+    """Summary of one latency series (or of the jobs-per-worker counts).
+
+    ``min``..``pctile`` are None when the series has no values.
+    ``worst_latency`` is None when no result carried a latency at all;
+    otherwise ``worst_txid`` is the trans_id (possibly None) of the first
+    result holding the largest latency.
+    """
+    __slots__ = ('count', 'min', 'max', 'avg', 'std_dev', 'pctile',
+                 'worst_latency', 'worst_txid')
+
+    def __init__(self, count=0, min=None, max=None, avg=None, std_dev=None,
+                 pctile=None, worst_latency=None, worst_txid=None):
+        self.count = count
+        self.min = min
+        self.max = max
+        self.avg = avg
+        self.std_dev = std_dev
+        self.pctile = pctile
+        self.worst_latency = worst_latency
+        self.worst_txid = worst_txid
+
+    def __repr__(self):
+        return 'SeriesStats(%s)' % ', '.join(
+            '%s=%r' % (name, getattr(self, name)) for name in self.__slots__)
+
+    def __eq__(self, other):
+        return (isinstance(other, SeriesStats) and all(
+            getattr(self, n) == getattr(other, n) for n in self.__slots__))
+
+    def __ne__(self, other):
+        return not self == other
+
+
+class SizeSeries(object):
+    """First- and last-byte latency series of one size (None = all)."""
+
+    def __init__(self, size_name, first, last):
+        self.size_name = size_name
+        self.first = first
+        self.last = last
+
+
+class GroupStats(object):
+    """TOTAL or one CRUD type: counts, rate and per-size latency series."""
+
+    def __init__(self, label, key, count, errors, retries, start, stop,
+                 series):
+        self.label = label
+        self.key = key
+        self.count = count
+        self.errors = errors
+        self.retries = retries
+        self.start = start
+        self.stop = stop
+        self.series = series
+
+    @property
+    def retry_rate(self):
+        """Retries per successful request, in percent."""
+        return self.retries / self.count * 100 if self.count else 0.0
+
+    @property
+    def avg_req_per_sec(self):
+        span = self.stop - self.start
+        return self.count / span if span else _INF
+
+
+class SizeRow(object):
+    """One row of the scenario's size table."""
+
+    def __init__(self, name, size_min, size_max, share_pct, crud_pcts):
+        self.name = name
+        self.size_min = size_min
+        self.size_max = size_max
+        self.share_pct = share_pct
+        self.crud_pcts = crud_pcts
+
+
+class RunStats(object):
+    """Everything the reports print, as plain data."""
+
+    def __init__(self, **fields):
+        self.header = {}
+        self.name = ''
+        self.version = ''
+        self.pctile = 95
+        self.worker_count = 0
+        self.concurrency = 0
+        self.start_time = None
+        self.stop_time = None
+        self.duration = None
+        self.delete_after = None
+        self.size_rows = []
+        self.crud_weighted = [0.0, 0.0, 0.0, 0.0]
+        self.groups = []
+        self.jobs_per_worker = SeriesStats()
+        self.worker_counts = {}
+        self.rps_start = None
+        self.rps_counts = []
+        self.skipped = 0
+        self.__dict__.update(fields)
+
+
+# --- exact statistics of a small in-memory series ---------------------------
+
+def percentile_of_sorted(values, pctile):
+    """The SPEC's nearest-rank percentile of an ascending list.
+
+    rank = len * pctile / 100; a whole rank gives the mean of the values at
+    positions rank and rank+1 (1-based), otherwise the value at
+    ceil(rank).  Positions are clamped to the list (pctile 0 and 100).
+    """
+    n = len(values)
+    if not n:
+        return None
+    rank = n * pctile / 100
+    if rank == int(rank):
+        lo = min(max(int(rank), 1), n)
+        hi = min(lo + 1, n) if rank >= 1 else lo
+        return (values[lo - 1] + values[hi - 1]) / 2
+    return values[min(int(math.ceil(rank)), n) - 1]
+
+
+def series_stats(values, pctile=95, trans_ids=None):
+    """SeriesStats of a list, exactly as the original computes it.
+
+    None and 0 values are ignored; the sum is taken over the sorted values
+    like the original.  ``trans_ids`` (parallel to ``values``) names the
+    worst result.  Used for small series and as the reference in tests.
+    """
+    worst = None
+    worst_txid = None
+    for i, value in enumerate(values):
+        if value is not None and (worst is None or value > worst):
+            worst = value
+            worst_txid = trans_ids[i] if trans_ids is not None else None
+    data = sorted(v for v in values if v)
+    if not data:
+        return SeriesStats(worst_latency=worst, worst_txid=worst_txid)
+    n = len(data)
+    avg = sum(data) / n
+    std_dev = math.sqrt(sum((x - avg) ** 2 for x in data) / n)
+    return SeriesStats(n, data[0], data[-1], avg, std_dev,
+                       percentile_of_sorted(data, pctile), worst, worst_txid)
+
+
+# --- spilled sorted runs -----------------------------------------------------
+
+class _Run(object):
+    __slots__ = ('offset', 'n', 'total', 'm2', 'lo', 'hi')
+
+    def __init__(self, offset, n, total, m2, lo, hi):
+        self.offset = offset
+        self.n = n
+        self.total = total
+        self.m2 = m2
+        self.lo = lo
+        self.hi = hi
+
+
+class _Py2RunView(object):
+    """A sorted run in the mmap, indexable for bisect (no memoryview.cast)."""
+
+    def __init__(self, buf, offset, n):
+        self._buf = buf
+        self._offset = offset
+        self._n = n
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return _NATIVE_D.unpack_from(self._buf, self._offset + 8 * i)[0]
+
+
+class _RunStore(object):
+    """Sorted runs of doubles in an anonymous temporary file."""
+
+    def __init__(self):
+        self._fp = None
+        self._size = 0
+        self._map = None
+        self._doubles = None
+        self._views = []
+
+    def add(self, values):
+        """Sort ``values`` (an array('d')) and store it; returns a _Run."""
+        ordered = sorted(values)
+        n = len(ordered)
+        total = math.fsum(ordered)
+        mean = total / n
+        m2 = math.fsum([(x - mean) * (x - mean) for x in ordered])
+        if self._fp is None:
+            self._fp = tempfile.TemporaryFile(prefix='ssbench-stats-')
+        data = array('d', ordered)
+        if data.itemsize != 8:  # pragma: no cover - exotic platforms
+            raise StatsFileError('doubles are not 8 bytes here')
+        offset = self._size
+        self._fp.write(data.tostring() if PY2 else data.tobytes())
+        self._size += 8 * n
+        return _Run(offset, n, total, m2, ordered[0], ordered[-1])
+
+    def open(self):
+        """Map the file for reading; call after the last add()."""
+        if self._fp is not None and self._size:
+            self._fp.flush()
+            self._map = mmap.mmap(self._fp.fileno(), self._size,
+                                  access=mmap.ACCESS_READ)
+
+    def view(self, run):
+        """A bisect-able read-only sequence of the run's values."""
+        if PY2:
+            return _Py2RunView(self._map, run.offset, run.n)
+        if self._doubles is None:
+            self._doubles = memoryview(self._map).cast('d')
+        start = run.offset // 8
+        view = self._doubles[start:start + run.n]
+        self._views.append(view)
+        return view
+
+    def close(self):
+        # Every view must be released before the mmap can close.
+        for view in self._views:
+            view.release()
+        self._views = []
+        if self._doubles is not None:
+            self._doubles.release()
+            self._doubles = None
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+        if self._fp is not None:
+            self._fp.close()
+            self._fp = None
+
+
+def _count_le(views, x):
+    return sum(map(bisect.bisect_right, views, repeat(x, len(views))))
+
+
+def _kth(views, k, lo, hi):
+    """The k-th smallest (1-based) value in sorted views spanning lo..hi."""
+    lo_key, hi_key = _key(lo), _key(hi)
+    while lo_key < hi_key:
+        mid = (lo_key + hi_key) // 2
+        if _count_le(views, _unkey(mid)) >= k:
+            hi_key = mid
+        else:
+            lo_key = mid + 1
+    return _unkey(lo_key)
+
+
+def _next_after(views, x):
+    """The smallest value greater than x in the views (None if none)."""
+    best = None
+    for view in views:
+        i = bisect.bisect_right(view, x)
+        if i < len(view) and (best is None or view[i] < best):
+            best = view[i]
+    return best
+
+
+def _runs_percentile(store, runs, n, lo, hi, pctile):
+    """percentile_of_sorted() over the union of sorted runs, exactly."""
+    rank = n * pctile / 100
+    whole = rank == int(rank)
+    if whole:
+        first = min(max(int(rank), 1), n)
+        second = min(first + 1, n) if rank >= 1 else first
+    else:
+        first = second = min(int(math.ceil(rank)), n)
+    views = [store.view(run) for run in runs]
+    if first == 1:
+        a = lo
+    elif first == n:
+        a = hi
+    else:
+        a = _kth(views, first, lo, hi)
+    if second == first:
+        b = a
+    elif _count_le(views, a) >= second:
+        b = a
+    else:
+        b = _next_after(views, a)
+    return (a + b) / 2 if whole else a
+
+
+class _Cell(object):
+    """Counters of one (type, size_str) pair."""
+
+    def __init__(self, index, type_, size, seq):
+        self.index = index
+        self.type = type_
+        self.size = size
+        self.first_seen = seq
+        self.first_runs = []
+        self.last_runs = []
+
+
+def _combine(store, runs, pctile):
+    """SeriesStats (without worst) of the union of runs."""
+    n = sum(run.n for run in runs)
+    if not n:
+        return SeriesStats()
+    total = math.fsum(run.total for run in runs)
+    mean = total / n
+    # Parallel-axis theorem: exact combination of centred sums of squares.
+    m2 = math.fsum([run.m2 for run in runs] +
+                   [run.n * (run.total / run.n - mean) ** 2 for run in runs])
+    lo = min(run.lo for run in runs)
+    hi = max(run.hi for run in runs)
+    return SeriesStats(n, lo, hi, mean, math.sqrt(max(m2, 0.0) / n),
+                       _runs_percentile(store, runs, n, lo, hi, pctile))
+
+
+def _text(value):
+    if isinstance(value, bytes) and not PY2:
+        return value.decode('utf-8', 'replace')
+    return value
+
+
+class _Scanner(object):
+    """One pass over the results; see the module docstring."""
+
+    def __init__(self, store):
+        self.store = store
+        self.cell_map = {}
+        self.cells = []
+        # Per-cell columns, indexed by cell number (fast in the loop).
+        self.count = []
+        self.errors = []
+        self.retries = []
+        self.start = []
+        self.stop = []
+        self.first_buf = []
+        self.last_buf = []
+        self.worst_first = []
+        self.worst_first_id = []
+        self.worst_last = []
+        self.worst_last_id = []
+        self.workers = {}
+        self.rps = {}
+        self.min_second = _INF
+        self.start_time = None
+        self.skipped = 0
+
+    def _new_cell(self, type_, size, seq):
+        cell = _Cell(len(self.cells), type_, size, seq)
+        self.cells.append(cell)
+        self.cell_map[type_, size] = cell.index
+        for column, init in ((self.count, 0), (self.errors, 0),
+                             (self.retries, 0), (self.start, _INF),
+                             (self.stop, _NINF), (self.worst_first, _NINF),
+                             (self.worst_first_id, None),
+                             (self.worst_last, _NINF),
+                             (self.worst_last_id, None)):
+            column.append(init)
+        self.first_buf.append(array('d'))
+        self.last_buf.append(array('d'))
+        return cell.index
+
+    def _slow(self, result, seq):
+        """Any record the fast path refused: new cell, error, odd keys.
+
+        Returns the fast path's fields for a success, else None.
+        """
+        try:
+            type_ = result[K_TYPE]
+            size = result[K_SIZE]
+            completed_at = result[K_COMPLETED]
+            worker = result[K_WORKER]
+            hash((type_, size, worker))
+        except (KeyError, TypeError, IndexError):
+            self.skipped += 1
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug('Skipped result with missing keys: %r', result)
+            return None
+        cell = self.cell_map.get((type_, size))
+        if cell is None:
+            cell = self._new_cell(type_, size, seq)
+        retries = result.get(K_RETRIES) or 0
+        if K_EXC in result:
+            self.errors[cell] += 1
+            self.retries[cell] += retries
+            self.workers.setdefault(worker, 0)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug('exception from worker %s: %s', worker,
+                          result[K_EXC])
+            return None
+        if K_LAST not in result:
+            self.skipped += 1
+            return None
+        return (cell, completed_at, result[K_LAST], result.get(K_FIRST),
+                worker, retries)
+
+    def scan(self, batches):
+        """Consume result batches; the hot loop of report-scenario."""
+        # Everything the loop touches is a local: attribute and global
+        # lookups would cost more than the work itself.
+        cell_map = self.cell_map
+        count = self.count
+        retries = self.retries
+        start = self.start
+        stop = self.stop
+        first_buf = self.first_buf
+        last_buf = self.last_buf
+        worst_first = self.worst_first
+        worst_first_id = self.worst_first_id
+        worst_last = self.worst_last
+        worst_last_id = self.worst_last_id
+        workers = self.workers
+        rps = self.rps
+        slow = self._slow
+        k_type, k_size, k_exc, k_completed = (K_TYPE, K_SIZE, K_EXC,
+                                              K_COMPLETED)
+        k_first, k_last, k_txid, k_retries, k_worker = (
+            K_FIRST, K_LAST, K_TXID, K_RETRIES, K_WORKER)
+        min_second = self.min_second
+        start_time = self.start_time
+        second = None
+        second_lo = second_hi = 0.0
+        in_second = 0
+        seq = 0
+        check_at = BUDGET_CHECK
+        for batch in batches:
+            for result in batch:
+                seq += 1
+                try:
+                    cell = cell_map[result[k_type], result[k_size]]
+                    if k_exc in result:
+                        raise KeyError(k_exc)
+                    completed_at = result[k_completed]
+                    last = result[k_last]
+                    first = result[k_first]
+                    worker = result[k_worker]
+                    retry = result[k_retries]
+                except Exception:
+                    fields = slow(result, seq)
+                    if fields is None:
+                        continue
+                    cell, completed_at, last, first, worker, retry = fields
+                count[cell] += 1
+                if retry:
+                    retries[cell] += retry
+                if last:
+                    last_buf[cell].append(last)
+                    if last > worst_last[cell]:
+                        worst_last[cell] = last
+                        worst_last_id[cell] = (seq, result.get(k_txid))
+                    began = completed_at - last
+                else:
+                    if last is not None and last > worst_last[cell]:
+                        worst_last[cell] = last
+                        worst_last_id[cell] = (seq, result.get(k_txid))
+                    began = completed_at
+                    last = 0.0
+                if first:
+                    first_buf[cell].append(first)
+                    if first > worst_first[cell]:
+                        worst_first[cell] = first
+                        worst_first_id[cell] = (seq, result.get(k_txid))
+                elif first is not None and first > worst_first[cell]:
+                    worst_first[cell] = first
+                    worst_first_id[cell] = (seq, result.get(k_txid))
+                if began < start[cell]:
+                    start[cell] = began
+                if completed_at > stop[cell]:
+                    stop[cell] = completed_at
+                # The original's start: the earliest completion second,
+                # less the latency of the first result seen in it.
+                if completed_at < min_second:
+                    min_second = int(completed_at)
+                    start_time = min_second - last
+                # Results arrive roughly in completion order: count runs
+                # of the same second instead of a dict update per result.
+                if second_lo <= completed_at < second_hi:
+                    in_second += 1
+                else:
+                    if in_second:
+                        rps[second] = rps.get(second, 0) + in_second
+                    second = int(completed_at)
+                    second_lo = second
+                    second_hi = second + 1
+                    in_second = 1
+                try:
+                    workers[worker] += 1
+                except KeyError:
+                    workers[worker] = 1
+            if seq >= check_at:
+                check_at = seq + BUDGET_CHECK
+                self._enforce_budget()
+        if in_second:
+            rps[second] = rps.get(second, 0) + in_second
+        self.min_second = min_second
+        self.start_time = start_time
+        self.records = seq
+
+    def _spill(self, cell, last):
+        bufs = self.last_buf if last else self.first_buf
+        values = bufs[cell]
+        if values:
+            run = self.store.add(values)
+            cell_obj = self.cells[cell]
+            (cell_obj.last_runs if last else cell_obj.first_runs).append(run)
+            bufs[cell] = array('d')
+
+    def _enforce_budget(self):
+        sizes = [(len(buf), cell, False)
+                 for cell, buf in enumerate(self.first_buf)]
+        sizes.extend((len(buf), cell, True)
+                     for cell, buf in enumerate(self.last_buf))
+        total = sum(size for size, _, _ in sizes)
+        sizes.sort(reverse=True)
+        for size, cell, last in sizes:
+            if total <= BUFFER_BUDGET:
+                break
+            self._spill(cell, last)
+            total -= size
+
+    def finish(self):
+        for cell in range(len(self.cells)):
+            self._spill(cell, False)
+            self._spill(cell, True)
+
+
+def _worst(scanner, cells, last):
+    """(latency, trans_id) of the first result holding the max, or None."""
+    values = scanner.worst_last if last else scanner.worst_first
+    ids = scanner.worst_last_id if last else scanner.worst_first_id
+    best = None
+    for cell in cells:
+        if ids[cell] is None:
+            continue
+        candidate = (values[cell], -ids[cell][0], ids[cell][1])
+        if best is None or candidate[:2] > best[:2]:
+            best = candidate
+    return None if best is None else (best[0], best[2])
+
+
+def _series(scanner, cells, last, pctile):
+    runs = []
+    for cell in cells:
+        cell_obj = scanner.cells[cell]
+        runs.extend(cell_obj.last_runs if last else cell_obj.first_runs)
+    stats = _combine(scanner.store, runs, pctile)
+    worst = _worst(scanner, cells, last)
+    if worst is not None:
+        stats.worst_latency = worst[0]
+        stats.worst_txid = _text(worst[1])
+    return stats
+
+
+def _size_table(scenario):
+    """Rows of the size table and the CRUD weighted average."""
+    sizes = scenario.get('sizes') or []
+    initial = scenario.get('initial_files') or {}
+    default_profile = scenario.get('crud_profile')
+    total = sum(initial.get(size.get('name'), 0) or 0 for size in sizes)
+    rows = []
+    weighted = [0.0, 0.0, 0.0, 0.0]
+    for size in sizes:
+        name = size.get('name')
+        share = (initial.get(name, 0) or 0) / total if total else 0.0
+        profile = size.get('crud_profile') or default_profile or [0, 0, 0, 0]
+        profile_total = sum(profile)
+        pcts = [(c / profile_total * 100 if profile_total else 0.0)
+                for c in profile]
+        for i, pct in enumerate(pcts[:4]):
+            weighted[i] += share * pct
+        rows.append(SizeRow(name, size.get('size_min'), size.get('size_max'),
+                            share * 100, pcts))
+    return rows, weighted
+
+
+def compute(stats_file, pctile=95):
+    """Compute a RunStats from a stats file path or an open_stats() object."""
+    if not hasattr(stats_file, 'iter_batches'):
+        from ssbench.statsfile import open_stats
+        stats_file = open_stats(stats_file)
+    header = stats_file.header
+    store = _RunStore()
+    try:
+        scanner = _Scanner(store)
+        scanner.scan(stats_file.iter_batches())
+        scanner.finish()
+        store.open()
+        return _build(header, scanner, pctile)
+    finally:
+        store.close()
+
+
+def _size_order(scenario_sizes, scanner, cells):
+    """Sizes present among cells: scenario order, then first appearance."""
+    present = {}
+    for cell in cells:
+        cell_obj = scanner.cells[cell]
+        seen = present.get(cell_obj.size)
+        if seen is None or cell_obj.first_seen < seen:
+            present[cell_obj.size] = cell_obj.first_seen
+    known = [name for name in scenario_sizes if name in present]
+    extra = sorted((seq, name) for name, seq in present.items()
+                   if name not in scenario_sizes)
+    return known + [name for _, name in extra]
+
+
+def _build(header, scanner, pctile):
+    scenario = header.get('_scenario_data') or {}
+    size_rows, crud_weighted = _size_table(scenario)
+    scenario_sizes = [row.name for row in size_rows]
+    all_cells = list(range(len(scanner.cells)))
+
+    groups = []
+    for label, key, job_type in GROUPS:
+        cells = [c for c in all_cells
+                 if job_type is None or scanner.cells[c].type == job_type]
+        count = sum(scanner.count[c] for c in cells)
+        if not count:
+            continue
+        ok_cells = [c for c in cells if scanner.count[c]]
+        series = [SizeSeries(None, _series(scanner, cells, False, pctile),
+                             _series(scanner, cells, True, pctile))]
+        for size in _size_order(scenario_sizes, scanner, cells):
+            size_cells = [c for c in cells if scanner.cells[c].size == size]
+            series.append(SizeSeries(
+                _text(size), _series(scanner, size_cells, False, pctile),
+                _series(scanner, size_cells, True, pctile)))
+        groups.append(GroupStats(
+            label, key, count, sum(scanner.errors[c] for c in cells),
+            sum(scanner.retries[c] for c in cells),
+            min(scanner.start[c] for c in ok_cells),
+            max(scanner.stop[c] for c in ok_cells), series))
+
+    worker_counts = dict(scanner.workers)
+    jobs = [worker_counts[w] for w in sorted(worker_counts, key=repr)]
+    successes = sum(scanner.count)
+    if successes:
+        stop_second = int(max(scanner.stop))
+        start_time = scanner.start_time
+        first_second = int(scanner.min_second)
+        rps_counts = [scanner.rps.get(s, 0)
+                      for s in range(first_second, stop_second + 1)]
+        duration = stop_second - start_time
+    else:
+        stop_second = start_time = first_second = duration = None
+        rps_counts = []
+    if scanner.skipped:
+        log.warning('Total number of results skipped: %d', scanner.skipped)
+    return RunStats(
+        header=header,
+        name=_text(header.get('name', '')),
+        version=_text(header.get('version', '')),
+        pctile=pctile,
+        worker_count=len(worker_counts),
+        concurrency=header.get('user_count') or 0,
+        start_time=start_time,
+        stop_time=stop_second,
+        duration=duration,
+        delete_after=header.get('delete_after'),
+        size_rows=size_rows,
+        crud_weighted=crud_weighted,
+        groups=groups,
+        jobs_per_worker=series_stats(jobs, pctile),
+        worker_counts=worker_counts,
+        rps_start=first_second,
+        rps_counts=rps_counts,
+        skipped=scanner.skipped,
+    )
