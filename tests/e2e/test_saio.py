@@ -1,11 +1,13 @@
-"""Smoke test of the local Swift that tools/saio runs.
+"""Smoke test of the local Swift that tools/saio runs (and tools/keystone).
 
 Skipped, with the reason printed, unless `tools/saio status` says Swift is
-up (start it with `tools/saio start`, as root). Every request has a timeout.
+up (start it with `tools/saio start`, as root); the Keystone test likewise
+needs `tools/keystone status`. Every request has a timeout.
 """
 from __future__ import absolute_import, division, print_function
 
 import hashlib
+import json
 import os
 import subprocess
 import threading
@@ -25,6 +27,8 @@ pytestmark = pytest.mark.e2e
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SAIO = os.path.join(ROOT, 'tools', 'saio')
+KEYSTONE_URL = 'http://127.0.0.1:5000/v3'
+OS_USER, OS_PASSWORD, OS_PROJECT = 'ssbench-user', 'ssbench-pass', 'ssbench'
 AUTH_URL = 'http://127.0.0.1:8080/auth/v1.0'
 AUTH_URL_2 = 'http://127.0.0.1:8090/auth/v1.0'
 USER, KEY = 'test:tester', 'testing'
@@ -70,20 +74,31 @@ def authenticate(auth_url=AUTH_URL):
     return headers.get('x-auth-token'), headers.get('x-storage-url')
 
 
-@pytest.fixture(scope='module')
-def saio():
-    if not os.access(SAIO, os.X_OK):
-        reason = 'tools/saio not found at %s' % SAIO
+def require_up(tool, what):
+    """Skip (printing why) unless `tools/<tool> status` exits 0."""
+    path = os.path.join(ROOT, 'tools', tool)
+    if not os.access(path, os.X_OK):
+        reason = '%s not found' % path
     else:
-        status, out = run_bounded([SAIO, 'status'], STATUS_TIMEOUT)
+        status, out = run_bounded([path, 'status'], STATUS_TIMEOUT)
         if status == 0:
             return
         lines = out.strip().splitlines() or ['(no output)']
-        reason = ('local Swift is not up (`tools/saio status` exited %s: %s); '
-                  'start it with `tools/saio start` (as root)'
-                  % (status, lines[-1].strip()))
+        reason = ('%s is not up (`tools/%s status` exited %s: %s); start it '
+                  'with `tools/%s start` (as root)'
+                  % (what, tool, status, lines[-1].strip(), tool))
     print('SKIP test_saio: ' + reason)
     pytest.skip(reason)
+
+
+@pytest.fixture(scope='module')
+def saio():
+    require_up('saio', 'local Swift')
+
+
+@pytest.fixture(scope='module')
+def keystone():
+    require_up('keystone', 'local Keystone')
 
 
 @pytest.fixture
@@ -143,3 +158,27 @@ def test_second_proxy_and_silver_policy(container):
                                  {'X-Auth-Token': token2})
     assert status == 204, status
     assert headers.get('x-storage-policy') == 'silver'
+
+
+def test_keystone_v3_token_and_swift_through_8081(keystone):
+    body = json.dumps({'auth': {
+        'identity': {'methods': ['password'], 'password': {'user': {
+            'name': OS_USER, 'password': OS_PASSWORD,
+            'domain': {'name': 'Default'}}}},
+        'scope': {'project': {'name': OS_PROJECT,
+                              'domain': {'name': 'Default'}}}}})
+    status, headers, data = request(
+        'POST', KEYSTONE_URL + '/auth/tokens',
+        {'Content-Type': 'application/json'}, body.encode('utf-8'))
+    assert status == 201, status
+    token = headers.get('x-subject-token')
+    assert token
+    catalog = json.loads(data.decode('utf-8'))['token']['catalog']
+    urls = [ep['url'] for svc in catalog if svc['type'] == 'object-store'
+            for ep in svc['endpoints'] if ep['interface'] == 'public']
+    assert len(urls) == 1, urls
+    assert urls[0].startswith('http://127.0.0.1:8081/v1/AUTH_'), urls
+    status, _, _ = request('HEAD', urls[0], {'X-Auth-Token': token})
+    assert 200 <= status < 300, status
+    status, _, _ = request('HEAD', urls[0], {'X-Auth-Token': 'bogus'})
+    assert status == 401, status
