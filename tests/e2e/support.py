@@ -1,0 +1,156 @@
+"""Shared pieces of the end-to-end tests: bounded subprocesses, free ports,
+and an independent view of the local Swift (python-swiftclient's module
+functions, not our own client)."""
+from __future__ import absolute_import, division, print_function
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+SAIO = os.path.join(ROOT, 'tools', 'saio')
+SCENARIOS = os.path.join(ROOT, 'tests', 'data', 'scenarios')
+AUTH_URL = 'http://127.0.0.1:8080/auth/v1.0'
+USER, KEY = 'test:tester', 'testing'
+SAIO_LOG = os.path.join(os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio'),
+                        'log')
+
+
+def free_port():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+class Ran(object):
+    def __init__(self, status, out, err):
+        self.status, self.out, self.err = status, out, err
+
+    def __repr__(self):
+        return 'Ran(status=%r)\n--- stdout\n%s\n--- stderr\n%s' % (
+            self.status, self.out[-3000:], self.err[-3000:])
+
+
+def run(argv, timeout, env=None):
+    """Run argv with a hard timeout (killed after it); returns Ran."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=full_env,
+                            cwd=ROOT)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        out, err = proc.communicate()
+    finally:
+        timer.cancel()
+    return Ran(proc.returncode, out.decode('utf-8', 'replace'),
+               err.decode('utf-8', 'replace'))
+
+
+def master(*args, **kwargs):
+    """Run `ssbench-master ARGS` (this interpreter) bounded in time."""
+    timeout = kwargs.pop('timeout', 300)
+    return run([sys.executable, '-m', 'ssbench.cli.master'] + list(args),
+               timeout, **kwargs)
+
+
+def zmq_args():
+    return ['--zmq-bind-ip', '127.0.0.1',
+            '--zmq-work-port', str(free_port()),
+            '--zmq-results-port', str(free_port())]
+
+
+def saio_up():
+    try:
+        return run([SAIO, 'status'], 30).status == 0
+    except OSError:
+        return False
+
+
+def require_swift():
+    """Skip (or, with SSBENCH_REQUIRE_SWIFT=1 as in CI, fail) without the
+    local Swift of tools/saio."""
+    if saio_up():
+        return
+    reason = 'local Swift is not running (start it with tools/saio start)'
+    if os.environ.get('SSBENCH_REQUIRE_SWIFT') == '1':
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def auth_args():
+    return ['-A', AUTH_URL, '-U', USER, '-K', KEY]
+
+
+class SwiftView(object):
+    """Direct access to the account, for checking what a run did."""
+
+    def __init__(self):
+        from swiftclient import client
+        self.client = client
+        self.url, self.token = client.get_auth(AUTH_URL, USER, KEY,
+                                               timeout=10)
+
+    def containers(self, prefix):
+        _, listing = self.client.get_account(
+            self.url, self.token, prefix=prefix, full_listing=True)
+        return [c['name'] for c in listing]
+
+    def objects(self, container):
+        _, listing = self.client.get_container(
+            self.url, self.token, container, full_listing=True)
+        return sorted(o['name'] for o in listing)
+
+    def head_container(self, container):
+        return self.client.head_container(self.url, self.token, container)
+
+    def head_object(self, container, name):
+        return self.client.head_object(self.url, self.token, container, name)
+
+    def put_container(self, container):
+        self.client.put_container(self.url, self.token, container)
+
+    def delete_everything(self, prefix):
+        for container in self.containers(prefix):
+            for name in self.objects(container):
+                self.client.delete_object(self.url, self.token, container,
+                                          name)
+            self.client.delete_container(self.url, self.token, container)
+
+
+def unique_base():
+    return 'e2e%s' % uuid.uuid4().hex[:8]
+
+
+def access_lines(port):
+    path = os.path.join(SAIO_LOG, 'proxy-%d.access' % port)
+    with open(path, 'rb') as fp:
+        return fp.read().decode('utf-8', 'replace').splitlines()
+
+
+def write_scenario(directory, **changes):
+    """A copy of tests/data/scenarios/e2e.scenario with `changes` applied
+    (a unique container_base unless given); returns (path, data)."""
+    import json
+    with open(os.path.join(SCENARIOS, 'e2e.scenario')) as fp:
+        data = json.load(fp)
+    data['container_base'] = unique_base()
+    data.update(changes)
+    path = os.path.join(str(directory), '%s.scenario' % data['container_base'])
+    with open(path, 'w') as fp:
+        json.dump(data, fp)
+    return path, data
+
+
+def read_results(stats_path):
+    from ssbench.statsfile import open_stats
+    return list(open_stats(stats_path).iter_results())
