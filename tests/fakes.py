@@ -28,6 +28,7 @@ class _Server(ThreadingMixIn, HTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
+    disable_nagle_algorithm = True   # no 40 ms delayed-ACK stalls
 
     def log_message(self, *args):
         pass
