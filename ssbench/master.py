@@ -13,6 +13,7 @@ from ssbench import HEARTBEAT, PING, SUICIDE
 from ssbench import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import NoWorkersError
+from ssbench.liveness import LivenessTracker
 
 log = logging.getLogger(__name__)
 
@@ -24,43 +25,58 @@ class PhaseStats(object):
         self.sent = 0
         self.received = 0
         self.errors = 0
+        self.interrupted = False
 
     def __repr__(self):
-        return 'PhaseStats(sent=%d, received=%d, errors=%d)' % (
-            self.sent, self.received, self.errors)
+        return 'PhaseStats(sent=%d, received=%d, errors=%d%s)' % (
+            self.sent, self.received, self.errors,
+            ', interrupted' if self.interrupted else '')
 
 
 class Master(object):
     """Drives workers through a transport (see ssbench.transport)."""
 
     def __init__(self, transport, user_count, batch_size=1,
-                 worker_timeout=30.0, poll_interval=0.5,
+                 worker_timeout=10.0, poll_interval=0.5, drain_seconds=5.0,
                  clock=monotonic):
         self.transport = transport
         self.user_count = max(1, int(user_count))
         self.batch_size = max(1, min(int(batch_size), self.user_count))
-        self.worker_timeout = worker_timeout
         self.poll_interval = poll_interval
         self.clock = clock
-        self.workers = {}        # worker_id -> last time we heard from it
+        self.tracker = LivenessTracker(worker_timeout)
         self.configuration = None
+        self.next_job_id = 1
+        self.late_results = 0
+        self.drain_seconds = drain_seconds
+        # Set (by a signal handler) to stop sending work: the current
+        # phase then collects in-flight results for drain_seconds and
+        # returns with stats.interrupted set.
+        self.stop_requested = False
+
+    @property
+    def worker_timeout(self):
+        return self.tracker.timeout
+
+    @property
+    def workers(self):
+        return self.tracker.workers
 
     # -- receiving ------------------------------------------------------
-
-    def _note_worker(self, worker_id, now):
-        if worker_id is not None and worker_id not in self.workers:
-            log.debug('worker %s connected', worker_id)
-        self.workers[worker_id] = now
 
     def _split(self, records, now):
         """Separate control records from results; note who is alive."""
         results = []
+        tracker = self.tracker
         for record in records:
-            self._note_worker(record.get('worker_id'), now)
             if record.get('type') != HEARTBEAT:
+                tracker.seen(record.get('worker_id'), now)
                 results.append(record)
-            elif (self.configuration is not None and
-                  not record.get('configured', True)):
+                continue
+            tracker.heartbeat(record.get('worker_id'),
+                              record.get('in_flight'), now)
+            if (self.configuration is not None and
+                    not record.get('configured', True)):
                 self.transport.send(protocol.pack([self.configuration]),
                                     timeout=0)
         return results
@@ -68,7 +84,7 @@ class Master(object):
     def wait_for_workers(self, timeout):
         """Block until at least one worker is heard from, or raise."""
         deadline = self.clock() + timeout
-        while not self.workers:
+        while not self.tracker.workers:
             left = deadline - self.clock()
             if left <= 0:
                 raise NoWorkersError(
@@ -80,7 +96,7 @@ class Master(object):
                 results = self._split(protocol.unpack(data), self.clock())
                 if results:
                     log.debug('ignoring %d stale results', len(results))
-        return sorted(self.workers, key=lambda w: (str(type(w)), w))
+        return self.tracker.live()
 
     def configure(self, configuration):
         """Hand every worker its one-time configuration (auth, timeouts).
@@ -90,7 +106,7 @@ class Master(object):
         unconfigured in a heartbeat is sent another copy.
         """
         self.configuration = configuration
-        for _ in self.workers:
+        for _ in self.tracker.live():
             self.transport.send(protocol.pack([configuration]),
                                 timeout=self.poll_interval)
 
@@ -100,76 +116,132 @@ class Master(object):
         """Send `jobs`, keeping at most user_count outstanding, until all
         results are back.  `on_result(result)` sees each result record,
         `on_raw(data, results)` each received message holding results
-        (`data` is the bytes as received, or None when control records were
-        mixed in), `on_idle()` runs once per loop turn.
+        (`data` is the bytes as received, or None when the results were
+        re-packed: control records were mixed in, or they are the error
+        records of jobs lost with a worker), `on_idle()` runs once per
+        loop turn.  Raises NoWorkersError when every worker is lost.
+        After `stop_requested` is set it sends nothing more and returns
+        once the in-flight results are in or drain_seconds have passed.
         """
         stats = PhaseStats()
         jobs = iter(jobs)
         exhausted = False
-        pending = None           # a packed batch the socket would not take
-        active = 0
-        last_heard = self.clock()
+        pending = None           # (packed batch, jobs) the socket refused
         transport = self.transport
+        tracker = self.tracker
         batch_size = self.batch_size
         user_count = self.user_count
+        outstanding = tracker.outstanding
+        next_check = self.clock() + self.poll_interval
+        quiet_since = None
+        drain_until = None
+
+        def deliver(results, data):
+            stats.received += len(results)
+            for result in results:
+                if 'exception' in result:
+                    stats.errors += 1
+                if on_result is not None:
+                    on_result(result)
+            if on_raw is not None:
+                on_raw(data, results)
+
+        def try_send(timeout):
+            if not transport.send(pending[0], timeout=timeout):
+                return False
+            tracker.sent(pending[1], self.clock())
+            stats.sent += len(pending[1])
+            return True
+
         while True:
-            while pending is None and not exhausted and active < user_count:
-                room = min(batch_size, user_count - active)
+            if self.stop_requested and drain_until is None:
+                drain_until = self.clock() + self.drain_seconds
+                exhausted, pending = True, None
+                log.warning('Stopping: no more jobs are sent; waiting up to '
+                            '%.0f s for %d in-flight results',
+                            self.drain_seconds, len(outstanding))
+            if drain_until is not None and (
+                    not outstanding or self.clock() > drain_until):
+                stats.interrupted = True
+                return stats
+            while pending is None and not exhausted and \
+                    len(outstanding) < user_count:
+                room = min(batch_size, user_count - len(outstanding))
                 batch = []
                 for job in jobs:
+                    job['job_id'] = self.next_job_id
+                    self.next_job_id += 1
                     batch.append(job)
                     if len(batch) >= room:
                         break
                 else:
                     exhausted = True
                 if batch:
-                    pending = (protocol.pack(batch), len(batch))
-                    if transport.send(pending[0], timeout=0):
-                        active += pending[1]
-                        stats.sent += pending[1]
+                    pending = (protocol.pack(batch), batch)
+                    if try_send(0):
                         pending = None
-            if exhausted and pending is None and active <= 0:
+            if exhausted and pending is None and not outstanding:
                 return stats
-            if pending is not None and active == 0:
+            if pending is not None and not outstanding:
                 # Nothing out and nobody taking work: wait on the send.
-                if transport.send(pending[0], timeout=self.poll_interval):
-                    active += pending[1]
-                    stats.sent += pending[1]
+                if try_send(self.poll_interval):
                     pending = None
-                    last_heard = self.clock()
                 data = None
             else:
                 data = transport.recv(self.poll_interval)
             now = self.clock()
             while data is not None:
-                last_heard = now
                 records = protocol.unpack(data)
                 results = self._split(records, now)
                 if results:
-                    active -= len(results)
-                    stats.received += len(results)
-                    for result in results:
-                        if 'exception' in result:
-                            stats.errors += 1
-                        if on_result is not None:
-                            on_result(result)
-                    if on_raw is not None:
-                        on_raw(data if len(results) == len(records) else None,
-                               results)
+                    fresh = [r for r in results
+                             if tracker.done(r.get('job_id'))]
+                    if len(fresh) != len(results):
+                        self.late_results += len(results) - len(fresh)
+                        log.warning('%d result(s) arrived for jobs already '
+                                    'counted as lost; not stored',
+                                    len(results) - len(fresh))
+                        deliver(fresh, None)
+                    else:
+                        deliver(results, data if len(results) ==
+                                len(records) else None)
                 data = transport.recv_nowait()
-            if pending is not None and active > 0:
-                if transport.send(pending[0], timeout=0):
-                    active += pending[1]
-                    stats.sent += pending[1]
-                    pending = None
+            if pending is not None and outstanding and try_send(0):
+                pending = None
             if on_idle is not None:
                 on_idle()
-            if now - last_heard > self.worker_timeout:
-                raise NoWorkersError(
-                    'no result or heartbeat from any worker for %.0f s with '
-                    '%d jobs outstanding' % (self.worker_timeout,
-                                             active + (pending[1] if pending
-                                                       else 0)))
+            if now >= next_check:
+                next_check = now + self.poll_interval
+                self._check_liveness(now, deliver)
+                if tracker.workers or (exhausted and pending is None and
+                                       not outstanding):
+                    quiet_since = None
+                elif tracker.lost_ids:
+                    raise NoWorkersError(
+                        'all workers lost (%s); the run cannot go on' %
+                        ', '.join(str(w) for w in sorted(tracker.lost_ids,
+                                                         key=str)))
+                elif quiet_since is None:
+                    quiet_since = now
+                elif now - quiet_since > self.worker_timeout:
+                    raise NoWorkersError(
+                        'no worker heard from for %.0f s with %d jobs '
+                        'outstanding' % (self.worker_timeout,
+                                         len(outstanding)))
+
+    def _check_liveness(self, now, deliver):
+        lost = self.tracker.check(now)
+        if not lost:
+            return
+        records = []
+        for worker_id, job in lost:
+            records.append(protocol.result_error(
+                job, worker_id, 'worker %s lost' % (worker_id,),
+                'the master heard nothing from worker %s for %.0f s' % (
+                    worker_id, self.worker_timeout), 0))
+        log.error('%d job(s) counted as errors: their worker was lost',
+                  len(records))
+        deliver(records, None)
 
 
 def store_raw(writer):

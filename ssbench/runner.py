@@ -9,7 +9,7 @@ import sys
 
 import ssbench
 from ssbench import jobs as jobs_mod
-from ssbench.errors import SwiftError
+from ssbench.errors import Interrupted, NoWorkersError, SwiftError
 from ssbench.master import Master, store_raw
 from ssbench.progress import ProgressPrinter
 from ssbench.statsfile import StatsWriter
@@ -22,8 +22,8 @@ class RunOptions(object):
 
     def __init__(self, batch_size=1, noop=False, keep_objects=False,
                  connect_timeout=10.0, network_timeout=20.0,
-                 worker_wait=60.0, worker_timeout=30.0, profile_path=None,
-                 progress_stream=None, rng=None):
+                 worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
+                 profile_path=None, progress_stream=None, rng=None):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -31,18 +31,28 @@ class RunOptions(object):
         self.network_timeout = network_timeout
         self.worker_wait = worker_wait
         self.worker_timeout = worker_timeout
+        self.drain_seconds = drain_seconds
         self.profile_path = profile_path
         self.progress_stream = progress_stream
         self.rng = rng
 
 
 class RunOutcome(object):
-    """Where the results went and whether the run finished."""
+    """Where the results went and how the run ended.
 
-    def __init__(self, stats_path, interrupted=False, bench=None):
+    `interrupted`: stopped by a signal (after draining in-flight results);
+    `error`: the SsbenchError that ended the benchmark early (e.g. every
+    worker lost); `finalized`: False when a second interrupt left the
+    stats file plain (not gzipped) at `stats_path`.
+    """
+
+    def __init__(self, stats_path, interrupted=False, bench=None,
+                 error=None, finalized=True):
         self.stats_path = stats_path
         self.interrupted = interrupted
         self.bench = bench
+        self.error = error
+        self.finalized = finalized
 
 
 def ensure_containers(client, scenario, pool_size):
@@ -83,7 +93,15 @@ class ScenarioRun(object):
         self.ring = jobs_mod.ObjectRing()
         self.master = Master(transport, scenario.user_count,
                              options.batch_size,
-                             worker_timeout=options.worker_timeout)
+                             worker_timeout=options.worker_timeout,
+                             drain_seconds=options.drain_seconds)
+
+    def request_stop(self):
+        """Ask the run to stop (first signal); True if it was already
+        asked, in which case the caller should stop at once."""
+        already = self.master.stop_requested
+        self.master.stop_requested = True
+        return already
 
     def run(self):
         scenario, options = self.scenario, self.options
@@ -100,10 +118,16 @@ class ScenarioRun(object):
                      scenario.container_concurrency)
             ensure_containers(self.swift, scenario,
                               scenario.container_concurrency)
-            self.populate()
+            if not self.populate():
+                raise Interrupted('interrupted while populating: no '
+                                  'benchmark was run')
         outcome = self.benchmark()
-        if not outcome.interrupted and not options.keep_objects \
-                and not options.noop:
+        if outcome.interrupted or outcome.error is not None:
+            if not options.keep_objects and not options.noop:
+                log.warning('Objects created by the run were not deleted; '
+                            '"ssbench-master cleanup-containers" removes '
+                            'them')
+        elif not options.keep_objects and not options.noop:
             self.cleanup()
         return outcome
 
@@ -116,6 +140,7 @@ class ScenarioRun(object):
         if stats.errors:
             log.warning('%d of %d initial objects could not be uploaded',
                         stats.errors, stats.sent)
+        return not stats.interrupted
 
     def benchmark(self):
         scenario, options = self.scenario, self.options
@@ -143,16 +168,21 @@ class ScenarioRun(object):
             import cProfile
             profiler = cProfile.Profile()
             profiler.enable()
-        interrupted = False
-        stats = None
+        stats = error = None
         try:
             stats = self.master.run_jobs(
                 jobs_mod.bench_jobs(scenario, self.rng, self.ring,
                                     noop=options.noop),
                 on_result=on_result, on_raw=store_raw(writer),
                 on_idle=on_idle)
+        except NoWorkersError as exc:
+            error = exc
         except KeyboardInterrupt:
-            interrupted = True
+            # Second interrupt: stop now; the plain file stays readable.
+            writer.close()
+            log.warning('Interrupted again: results so far are in %s (not '
+                        'compressed)', self.stats_path)
+            return RunOutcome(self.stats_path, True, finalized=False)
         finally:
             if profiler is not None:
                 profiler.disable()
@@ -160,15 +190,16 @@ class ScenarioRun(object):
             if progress is not None:
                 progress.finish()
             writer.close()
+        interrupted = stats is not None and stats.interrupted
         if interrupted:
             log.warning('Interrupted: the benchmark phase stopped early; '
-                        'results received so far are kept')
+                        'every result received is kept')
         if profiler is not None:
             log.info('Benchmark profile written to %s', options.profile_path)
         if self.ring.skipped:
             log.debug('%d jobs skipped for lack of an object',
                       self.ring.skipped)
-        return RunOutcome(writer.finalize(), interrupted, stats)
+        return RunOutcome(writer.finalize(), interrupted, stats, error)
 
     def cleanup(self):
         created = jobs_mod.cleanup_jobs(self.ring)

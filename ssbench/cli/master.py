@@ -45,8 +45,14 @@ def _add_liveness_options(parser):
         help='How long to wait for the first worker to connect')
     parser.add_argument(
         '--worker-timeout', metavar='SECONDS', type=common.positive_float,
-        default=30.0,
-        help='End the run when no worker has been heard from for this long')
+        default=10.0,
+        help='A worker silent (no result, no heartbeat) for this long is '
+        'lost: its jobs count as errors and the run goes on without it')
+    parser.add_argument(
+        '--drain-seconds', metavar='SECONDS', type=common.positive_float,
+        default=5.0,
+        help='On SIGINT/SIGTERM, how long to collect in-flight results '
+        'before writing the stats file and the report')
 
 
 def build_parser():
@@ -297,6 +303,7 @@ def cmd_run_scenario(args):
         connect_timeout=args.connect_timeout,
         network_timeout=args.network_timeout,
         worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
+        drain_seconds=args.drain_seconds,
         profile_path=(stats_path + '.prof') if args.profile else None,
         progress_stream=progress_stream(args.verbose, args.quiet))
 
@@ -313,8 +320,10 @@ def cmd_run_scenario(args):
             local = LocalWorkers(args.workers, _worker_host(args.zmq_bind_ip),
                                  sockets.work_port, sockets.results_port,
                                  concurrency, batch_size, extra).start()
-        outcome = ScenarioRun(scenario, sockets, stats_path, options,
-                              swift=swift, worker_config=worker_config).run()
+        run = ScenarioRun(scenario, sockets, stats_path, options,
+                          swift=swift, worker_config=worker_config)
+        with _stop_on_signals(run):
+            outcome = run.run()
     finally:
         if local is not None:
             local.stop()
@@ -322,14 +331,47 @@ def cmd_run_scenario(args):
         if swift is not None:
             swift.close()
 
-    if not args.no_default_report:
+    if not args.no_default_report and outcome.finalized:
         log.info('Calculating statistics...')
         write_reports(outcome.stats_path, pctile=args.pctile,
                       csv_output=args.csv)
     log.info('Scenario run results saved to %s', outcome.stats_path)
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)
+    if outcome.error is not None:
+        log.error('%s', outcome.error)
+        return outcome.error.exit_status
     return 130 if outcome.interrupted else 0
+
+
+class _stop_on_signals(object):
+    """SIGINT/SIGTERM ask `run` to stop gracefully; a second one raises
+    KeyboardInterrupt to stop at once.  Handlers are restored on exit."""
+
+    SIGNALS = ('SIGINT', 'SIGTERM')
+
+    def __init__(self, run):
+        self.run = run
+        self.saved = {}
+
+    def _handle(self, signum, frame):
+        if self.run.request_stop():
+            raise KeyboardInterrupt()
+        log.warning('Received signal %d: stopping (again to stop at once)',
+                    signum)
+
+    def __enter__(self):
+        import signal
+        for name in self.SIGNALS:
+            signum = getattr(signal, name)
+            self.saved[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc_info):
+        import signal
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+        return False
 
 
 def cmd_kill_workers(args):

@@ -24,7 +24,9 @@ class FakeTransport(object):
     back as one message), unless `workers` is 0 (nobody connected).
     """
 
-    def __init__(self, respond=None, workers=1, clock=None, hold=False):
+    def __init__(self, respond=None, workers=1, clock=None, hold=False,
+                 beating=()):
+        self.beating = beating     # ids that heartbeat while the master waits
         self.inbox = collections.deque()
         self.sent = []
         self.respond = respond or (lambda job: [dict(job, worker_id=1)])
@@ -55,6 +57,9 @@ class FakeTransport(object):
             return self._take()
         if self.clock is not None:
             self.clock.now += timeout
+        if self.beating:
+            return protocol.pack([protocol.heartbeat(w, [])
+                                  for w in self.beating])
         return None
 
     def recv_nowait(self):
@@ -152,7 +157,8 @@ def test_silent_workers_end_the_phase_with_an_error():
     master = Master(transport, user_count=2, worker_timeout=5, clock=clock)
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(4))
-    assert '2 jobs outstanding' in str(info.value)
+    assert 'no worker heard from for 5 s with 2 jobs outstanding' in \
+        str(info.value)
 
 
 def test_no_worker_connected_ends_with_an_error():
@@ -213,3 +219,78 @@ def test_kill_workers_without_any_worker_returns_at_once():
     clock = FakeClock()
     assert kill_workers(FakeTransport(workers=0, clock=clock), timeout=1,
                         clock=clock) == []
+
+
+def test_jobs_get_increasing_ids():
+    transport = FakeTransport()
+    seen = []
+    Master(transport, 2).run_jobs(jobs(3), seen.append)
+    assert [r['job_id'] for r in seen] == [1, 2, 3]
+
+
+def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
+    """Worker 1 takes jobs and dies; worker 2 answers everything else."""
+    clock = FakeClock()
+    state = {'n': 0}
+
+    def respond(job):
+        state['n'] += 1
+        if state['n'] in (2, 3):          # these went to worker 1
+            return [dict(protocol.heartbeat(1, [job['job_id']]))]
+        return [dict(job, worker_id=2), protocol.heartbeat(2, [])]
+    transport = FakeTransport(respond, clock=clock, beating=[2])
+    stored = []
+    master = Master(transport, user_count=3, worker_timeout=5, clock=clock)
+    stats = master.run_jobs(
+        jobs(6), on_raw=lambda data, results: stored.extend(results))
+    assert stats.received == 6 and stats.errors == 2
+    lost = [r for r in stored if 'exception' in r]
+    assert sorted(r['name'] for r in lost) == ['o1', 'o2']
+    assert all(r['exception'] == 'worker 1 lost' and r['worker_id'] == 1
+               for r in lost)
+    assert master.tracker.lost_ids == set([1])
+
+
+def test_all_workers_lost_ends_the_phase_after_recording_their_jobs():
+    clock = FakeClock()
+
+    def respond(job):
+        return [protocol.heartbeat(1, [job['job_id']])]
+    stored = []
+    master = Master(FakeTransport(respond, clock=clock), user_count=2,
+                    worker_timeout=5, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(5),
+                        on_raw=lambda data, results: stored.extend(results))
+    assert 'all workers lost (1)' in str(info.value)
+    assert [r['exception'] for r in stored] == ['worker 1 lost'] * 2
+
+
+def test_stop_request_drains_in_flight_results_then_returns():
+    clock = FakeClock()
+    transport = FakeTransport(clock=clock)
+    transport.hold = True           # results arrive only when released
+    master = Master(transport, user_count=3, clock=clock)
+    seen = []
+
+    def on_idle():
+        if not master.stop_requested:
+            master.stop_requested = True
+            transport.hold = False
+    stats = master.run_jobs(jobs(100), seen.append, on_idle=on_idle)
+    assert stats.interrupted
+    assert stats.sent == 3 and len(seen) == 3
+
+
+def test_stop_request_gives_up_after_the_drain_period():
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock,
+                              beating=[1])
+    master = Master(transport, user_count=2, clock=clock, drain_seconds=2,
+                    worker_timeout=60)
+
+    def on_idle():
+        master.stop_requested = True
+    stats = master.run_jobs(jobs(10), on_idle=on_idle)
+    assert stats.interrupted and stats.sent == 2 and stats.received == 0
+    assert clock.now - 1000.0 < 5

@@ -1,0 +1,110 @@
+"""Which jobs are out, which worker holds them, and which workers are lost.
+
+PUSH sockets do not say which worker took a job, so workers list the ids of
+the jobs they hold in every heartbeat (about once a second).  A worker
+silent for `timeout` seconds is lost: the jobs its last heartbeat listed
+are lost with it.  Jobs no live worker claims (they sat in a dead worker's
+socket queue) are declared lost once every live worker has sent a
+heartbeat well after the job was sent without listing it.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+
+log = logging.getLogger(__name__)
+
+# A heartbeat must be this much newer than a job's send time before its
+# silence about the job counts: time for the job to reach the worker.
+CLAIM_MARGIN = 1.0
+
+
+class _Worker(object):
+    __slots__ = ('worker_id', 'last_seen', 'beat_at', 'holds')
+
+    def __init__(self, worker_id, now):
+        self.worker_id = worker_id
+        self.last_seen = now
+        self.beat_at = None       # time of the latest heartbeat with ids
+        self.holds = frozenset()
+
+
+class LivenessTracker(object):
+    """Pure bookkeeping (clock values are passed in) for Master."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self.workers = {}          # worker_id -> _Worker, live ones
+        self.lost_ids = set()      # worker ids declared lost
+        self.outstanding = {}      # job_id -> (job, sent_at)
+        self._last_lost = None
+
+    # -- events -----------------------------------------------------------
+
+    def sent(self, jobs, now):
+        for job in jobs:
+            self.outstanding[job['job_id']] = (job, now)
+
+    def seen(self, worker_id, now):
+        """Any message from a worker proves it alive."""
+        worker = self.workers.get(worker_id)
+        if worker is None:
+            if worker_id in self.lost_ids:
+                log.warning('worker %s is back after being declared lost',
+                            worker_id)
+                self.lost_ids.discard(worker_id)
+            worker = self.workers[worker_id] = _Worker(worker_id, now)
+        worker.last_seen = now
+        return worker
+
+    def heartbeat(self, worker_id, job_ids, now):
+        worker = self.seen(worker_id, now)
+        if isinstance(job_ids, (list, tuple)):
+            worker.holds = frozenset(job_ids)
+            worker.beat_at = now
+
+    def done(self, job_id):
+        """A result came back; False if the job was already given up."""
+        return self.outstanding.pop(job_id, None) is not None
+
+    # -- verdicts ---------------------------------------------------------
+
+    def live(self):
+        return sorted(self.workers, key=str)
+
+    def check(self, now):
+        """Declare silent workers lost; return [(worker_id, job)] of jobs
+        to record as lost (they are no longer outstanding)."""
+        lost = []
+        for worker in list(self.workers.values()):
+            if now - worker.last_seen <= self.timeout:
+                continue
+            del self.workers[worker.worker_id]
+            self.lost_ids.add(worker.worker_id)
+            self._last_lost = worker.worker_id
+            log.error('worker %s lost: nothing heard from it for %.0f s',
+                      worker.worker_id, now - worker.last_seen)
+            for job_id in sorted(worker.holds):
+                entry = self.outstanding.pop(job_id, None)
+                if entry is not None:
+                    lost.append((worker.worker_id, entry[0]))
+        if self._last_lost is not None:
+            lost.extend(self._orphans(now))
+        return lost
+
+    def _orphans(self, now):
+        """Outstanding jobs no live worker claims, judged only by
+        heartbeats sent long enough after the job was."""
+        beats = [w for w in self.workers.values() if w.beat_at is not None]
+        if len(beats) != len(self.workers):
+            return []       # some worker never listed its jobs: no verdict
+        oldest_beat = min([w.beat_at for w in beats] or [now])
+        claimed = set()
+        for worker in beats:
+            claimed.update(worker.holds)
+        orphans = []
+        for job_id, (job, sent_at) in list(self.outstanding.items()):
+            if sent_at + CLAIM_MARGIN <= oldest_beat and \
+                    now - sent_at > self.timeout and job_id not in claimed:
+                del self.outstanding[job_id]
+                orphans.append((self._last_lost, job))
+        return orphans
