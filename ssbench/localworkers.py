@@ -14,6 +14,10 @@ log = logging.getLogger(__name__)
 
 LOG_PATH = '/tmp/ssbench-worker-local-%d.log'
 
+# Local workers exit by themselves this long after their master vanished
+# (e.g. it was killed with SIGKILL and could not reap them).
+MASTER_TIMEOUT = 30
+
 
 def worker_command(worker_id, zmq_host, work_port, results_port,
                    concurrency, batch_size, extra_args=()):
@@ -23,7 +27,8 @@ def worker_command(worker_id, zmq_host, work_port, results_port,
              '--zmq-work-port', str(work_port),
              '--zmq-results-port', str(results_port),
              '--concurrency', str(concurrency),
-             '--batch-size', str(batch_size)] + list(extra_args) +
+             '--batch-size', str(batch_size),
+             '--master-timeout', str(MASTER_TIMEOUT)] + list(extra_args) +
             [str(worker_id)])
 
 

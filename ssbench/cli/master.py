@@ -118,8 +118,8 @@ def build_parser():
         help='Block size used by ssbench-worker (for PUT and GET bodies).')
     run.add_argument(
         '--workers', metavar='COUNT', type=common.positive_int, default=0,
-        help='Spawn COUNT local ssbench-worker processes just for this run. '
-        'To workers on other hosts, they must be started manually.')
+        help='Spawn COUNT local ssbench-worker processes just for this run '
+        '(workers on other hosts are started by hand).')
     run.add_argument(
         '--batch-size', metavar='COUNT', type=common.positive_int, default=1,
         help='Send bench jobs to workers in batches of this size to '
