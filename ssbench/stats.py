@@ -22,10 +22,16 @@ import io
 import logging
 import math
 import mmap
+import operator
 import struct
 import tempfile
 from array import array
 from itertools import repeat
+
+try:  # Python 2: a lazy map, so sums over big runs build no lists
+    from itertools import imap
+except ImportError:
+    imap = map
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
                      UPDATE_OBJECT)
@@ -34,17 +40,13 @@ from ssbench.errors import StatsFileError
 
 log = logging.getLogger(__name__)
 
-# Record keys, spelled as text: the stats file decoder returns text keys
-# (unicode on Python 2, where a native-str key would hit a slow compare).
-K_TYPE = u'type'
-K_SIZE = u'size_str'
-K_EXC = u'exception'
-K_COMPLETED = u'completed_at'
-K_FIRST = u'first_byte_latency'
-K_LAST = u'last_byte_latency'
-K_TXID = u'trans_id'
-K_RETRIES = u'retries'
-K_WORKER = u'worker_id'
+# The record keys the statistics read, in the order _Scanner unpacks them.
+KEYS = ('type', 'size_str', 'exception', 'completed_at', 'first_byte_latency',
+        'last_byte_latency', 'trans_id', 'retries', 'worker_id')
+# Decoded maps have text keys (unicode on Python 2, where a native-str key
+# would take a slow compare); raw decoding (faster) leaves them bytes.
+TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
+RAW_KEYS = tuple(key.encode('ascii') for key in KEYS)
 
 # (label, CSV key, job type or None for all), in report order.
 GROUPS = (
@@ -56,7 +58,7 @@ GROUPS = (
 )
 
 # Latency values buffered in memory before the largest buffer is spilled.
-BUFFER_BUDGET = 1 << 20
+BUFFER_BUDGET = 1 << 18
 # Records between two checks of the buffer budget.
 BUDGET_CHECK = 1 << 14
 
@@ -228,12 +230,13 @@ def series_stats(values, pctile=95, trans_ids=None):
 # --- spilled sorted runs -----------------------------------------------------
 
 class _Run(object):
-    __slots__ = ('offset', 'n', 'total', 'm2', 'lo', 'hi')
+    __slots__ = ('offset', 'n', 'total', 'residual', 'm2', 'lo', 'hi')
 
-    def __init__(self, offset, n, total, m2, lo, hi):
+    def __init__(self, offset, n, total, residual, m2, lo, hi):
         self.offset = offset
         self.n = n
         self.total = total
+        self.residual = residual
         self.m2 = m2
         self.lo = lo
         self.hi = hi
@@ -273,8 +276,15 @@ class _RunStore(object):
         ordered = sorted(values)
         n = len(ordered)
         total = math.fsum(ordered)
+        # total + residual is the exact sum to ~106 bits, so sums of many
+        # runs stay as exact as one fsum over all the values.
+        ordered.append(-total)
+        residual = math.fsum(ordered)
+        ordered.pop()
         mean = total / n
-        m2 = math.fsum([(x - mean) * (x - mean) for x in ordered])
+        # All in C and without a second list: sum of (x - mean) ** 2.
+        m2 = math.fsum(imap(pow, imap(operator.sub, ordered,
+                                      repeat(mean, n)), repeat(2, n)))
         if self._fp is None:
             self._fp = tempfile.TemporaryFile(prefix='ssbench-stats-')
         data = array('d', ordered)
@@ -283,7 +293,7 @@ class _RunStore(object):
         offset = self._size
         self._fp.write(data.tostring() if PY2 else data.tobytes())
         self._size += 8 * n
-        return _Run(offset, n, total, m2, ordered[0], ordered[-1])
+        return _Run(offset, n, total, residual, m2, ordered[0], ordered[-1])
 
     def open(self):
         """Map the file for reading; call after the last add()."""
@@ -320,7 +330,7 @@ class _RunStore(object):
 
 
 def _count_le(views, x):
-    return sum(map(bisect.bisect_right, views, repeat(x, len(views))))
+    return sum(imap(bisect.bisect_right, views, repeat(x, len(views))))
 
 
 def _kth(views, k, lo, hi):
@@ -387,7 +397,8 @@ def _combine(store, runs, pctile):
     n = sum(run.n for run in runs)
     if not n:
         return SeriesStats()
-    total = math.fsum(run.total for run in runs)
+    total = math.fsum([run.total for run in runs] +
+                      [run.residual for run in runs])
     mean = total / n
     # Parallel-axis theorem: exact combination of centred sums of squares.
     m2 = math.fsum([run.m2 for run in runs] +
@@ -399,7 +410,8 @@ def _combine(store, runs, pctile):
 
 
 def _text(value):
-    if isinstance(value, bytes) and not PY2:
+    """Names and trans ids as text, whatever the decoding left them."""
+    if isinstance(value, bytes):
         return value.decode('utf-8', 'replace')
     return value
 
@@ -407,8 +419,9 @@ def _text(value):
 class _Scanner(object):
     """One pass over the results; see the module docstring."""
 
-    def __init__(self, store):
+    def __init__(self, store, keys=TEXT_KEYS):
         self.store = store
+        self.keys = keys
         self.cell_map = {}
         self.cells = []
         # Per-cell columns, indexed by cell number (fast in the loop).
@@ -430,7 +443,7 @@ class _Scanner(object):
         self.skipped = 0
 
     def _new_cell(self, type_, size, seq):
-        cell = _Cell(len(self.cells), type_, size, seq)
+        cell = _Cell(len(self.cells), _text(type_), _text(size), seq)
         self.cells.append(cell)
         self.cell_map[type_, size] = cell.index
         for column, init in ((self.count, 0), (self.errors, 0),
@@ -449,11 +462,13 @@ class _Scanner(object):
 
         Returns the fast path's fields for a success, else None.
         """
+        (k_type, k_size, k_exc, k_completed, k_first, k_last, _,
+         k_retries, k_worker) = self.keys
         try:
-            type_ = result[K_TYPE]
-            size = result[K_SIZE]
-            completed_at = result[K_COMPLETED]
-            worker = result[K_WORKER]
+            type_ = result[k_type]
+            size = result[k_size]
+            completed_at = result[k_completed]
+            worker = result[k_worker]
             hash((type_, size, worker))
         except (KeyError, TypeError, IndexError):
             self.skipped += 1
@@ -463,19 +478,19 @@ class _Scanner(object):
         cell = self.cell_map.get((type_, size))
         if cell is None:
             cell = self._new_cell(type_, size, seq)
-        retries = result.get(K_RETRIES) or 0
-        if K_EXC in result:
+        retries = result.get(k_retries) or 0
+        if k_exc in result:
             self.errors[cell] += 1
             self.retries[cell] += retries
             self.workers.setdefault(worker, 0)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug('exception from worker %s: %s', worker,
-                          result[K_EXC])
+                          result[k_exc])
             return None
-        if K_LAST not in result:
+        if k_last not in result:
             self.skipped += 1
             return None
-        return (cell, completed_at, result[K_LAST], result.get(K_FIRST),
+        return (cell, completed_at, result[k_last], result.get(k_first),
                 worker, retries)
 
     def scan(self, batches):
@@ -496,10 +511,8 @@ class _Scanner(object):
         workers = self.workers
         rps = self.rps
         slow = self._slow
-        k_type, k_size, k_exc, k_completed = (K_TYPE, K_SIZE, K_EXC,
-                                              K_COMPLETED)
-        k_first, k_last, k_txid, k_retries, k_worker = (
-            K_FIRST, K_LAST, K_TXID, K_RETRIES, K_WORKER)
+        (k_type, k_size, k_exc, k_completed, k_first, k_last, k_txid,
+         k_retries, k_worker) = self.keys
         min_second = self.min_second
         start_time = self.start_time
         second = None
@@ -665,8 +678,15 @@ def compute(stats_file, pctile=95):
     header = stats_file.header
     store = _RunStore()
     try:
-        scanner = _Scanner(store)
-        scanner.scan(stats_file.iter_batches())
+        if getattr(stats_file, 'raw_strings', False):
+            # Undecoded strings make msgpack ~40% faster; we only ever
+            # decode a handful (size names, worst trans ids).
+            scanner = _Scanner(store, RAW_KEYS)
+            batches = stats_file.iter_batches(raw=True)
+        else:
+            scanner = _Scanner(store, TEXT_KEYS)
+            batches = stats_file.iter_batches()
+        scanner.scan(batches)
         scanner.finish()
         store.open()
         return _build(header, scanner, pctile)

@@ -32,11 +32,12 @@ GZIP_LEVEL = 6
 # so a crashed master loses well under a second of results.
 FLUSH_INTERVAL = 0.1
 # Decompressed bytes per chunk handed from the reader thread to the decoder.
-READ_CHUNK = 1 << 20
+READ_CHUNK = 1 << 18
 # Chunks the reader thread may run ahead of the decoder (bounds memory).
 READ_AHEAD = 4
 
-_HEADER_KEY = '_scenario_data'
+_HEADER_KEY = u'_scenario_data'
+_HEADER_KEY_RAW = b'_scenario_data'
 
 
 def default_stats_path(scenario_name, user_count, operation_count,
@@ -260,7 +261,18 @@ class _ChunkReader(object):
 
 
 def _is_header(obj):
-    return isinstance(obj, dict) and _HEADER_KEY in obj
+    return isinstance(obj, dict) and (_HEADER_KEY in obj or
+                                      _HEADER_KEY_RAW in obj)
+
+
+def _new_unpacker(raw):
+    """(unpacker, whether its strings stay bytes)."""
+    if raw:
+        try:
+            return protocol.unpacker(raw=True), True
+        except TypeError:  # a protocol module that always decodes text
+            pass
+    return protocol.unpacker(), False
 
 
 class StatsFile(object):
@@ -269,6 +281,8 @@ class StatsFile(object):
     def __init__(self, path):
         self.path = path
         self._warned = False
+        #: True when iter_batches(raw=True) really leaves strings as bytes.
+        self.raw_strings = _new_unpacker(True)[1]
         self.header = self._read_header()
 
     def _bad(self, why):
@@ -277,36 +291,45 @@ class StatsFile(object):
     def _read_header(self):
         if os.path.isdir(self.path):
             raise self._bad('is a directory')
-        records = self._decode()
+        objects = self._objects(False)
         try:
-            return next(records)[1]
+            return next(objects)
         finally:
-            records.close()
+            objects.close()
 
-    def _decode(self):
-        """Yields ('header', header) then ('batch', obj) for each object.
+    def _objects(self, raw):
+        """Yield the header, then each result batch (a list of maps).
 
         The file is validated as it goes: anything wrong before the header
         is complete raises StatsFileError; a problem after it ends the
-        stream with one warning (the rest is unreadable anyway).
+        stream with one warning (the rest is unreadable anyway).  Objects
+        that are not arrays are skipped (one warning); a lone map is taken
+        as a batch of one.
         """
-        unpacker = protocol.unpacker()
+        unpacker = _new_unpacker(raw)[0]
         fed = 0
         header = None
         problem = None
+        skipped = 0
         for kind, payload in _ChunkReader(self.path):
             if kind == 'data':
                 unpacker.feed(payload)
                 fed += len(payload)
                 try:
                     for obj in unpacker:
-                        if header is None:
+                        if type(obj) is list and header is not None:
+                            yield obj
+                        elif header is None:
                             if not _is_header(obj):
                                 raise self._bad('not an ssbench stats file')
                             header = obj
-                            yield 'header', header
+                            yield header
+                        elif isinstance(obj, (list, tuple)):
+                            yield list(obj)
+                        elif isinstance(obj, dict):
+                            yield [obj]
                         else:
-                            yield 'batch', obj
+                            skipped += 1
                 except StatsFileError:
                     raise
                 except Exception as exc:  # msgpack raises many types
@@ -330,6 +353,9 @@ class StatsFile(object):
             if fed == 0 and problem is None:
                 raise self._bad('empty stats file')
             raise self._bad('not an ssbench stats file (no complete header)')
+        if skipped:
+            self._warn('skipped %d objects that are not result batches'
+                       % (skipped,))
         if problem:
             self._warn(problem + '; using the results before it')
 
@@ -338,27 +364,15 @@ class StatsFile(object):
             self._warned = True
             log.warning('%s: %s', self.path, message)
 
-    def iter_batches(self):
+    def iter_batches(self, raw=False):
         """Yield each result batch (a list of result maps), in file order.
 
-        Objects that are not arrays are skipped with one warning; a lone
-        map is taken as a batch of one.
+        With ``raw=True`` strings (keys too) may be left as undecoded
+        bytes, which is faster; ``raw_strings`` says whether they are.
         """
-        skipped = 0
-        try:
-            for kind, obj in self._decode():
-                if kind != 'batch':
-                    continue
-                if isinstance(obj, (list, tuple)):
-                    yield obj
-                elif isinstance(obj, dict):
-                    yield [obj]
-                else:
-                    skipped += 1
-        finally:
-            if skipped:
-                self._warn('skipped %d objects that are not result batches'
-                           % (skipped,))
+        objects = self._objects(raw)
+        next(objects)  # the header
+        return objects
 
     def iter_results(self):
         """Yield every result map in file order (re-opens the file)."""

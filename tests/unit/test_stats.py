@@ -366,3 +366,31 @@ def test_compute_accepts_a_path(tmp_path):
     rs = compute(gz_path, 50)
     last = group(rs, 'TOTAL').series[0].last
     assert (last.count, last.pctile) == (2, 0.03)
+
+
+class RawFakeStatsFile(FakeStatsFile):
+    """Batches as raw msgpack decoding leaves them: bytes everywhere."""
+    raw_strings = True
+
+    def iter_batches(self, raw=False):
+        assert raw
+        return iter(self.batches)
+
+
+def to_bytes(obj):
+    if isinstance(obj, dict):
+        return dict((to_bytes(k), to_bytes(v)) for k, v in obj.items())
+    if isinstance(obj, type(u'')):
+        return obj.encode('utf-8')
+    return obj
+
+
+def test_raw_decoded_results():
+    results = [res(size=u'caf\xe9', txid='tx1', last=0.5),
+               res(size='tiny', txid='tx2'), err(size='tiny')]
+    rs = compute(RawFakeStatsFile([[to_bytes(r) for r in results]]))
+    total = group(rs, 'TOTAL')
+    assert (total.count, total.errors) == (2, 1)
+    assert [s.size_name for s in total.series] == [None, 'tiny', u'caf\xe9']
+    assert total.series[0].last.worst_txid == u'tx1'
+    assert group(rs, 'READ').count == 2
