@@ -376,7 +376,8 @@ class Worker(object):
                 else:
                     wait = min(wait, self._last_result_at +
                                self.flush_interval - self.clock())
-            self._wake.wait(max(0.0, wait) if wait > 0 else 0.01)
+            # Never spin: a due (or overdue) deadline still sleeps 10 ms.
+            self._wake.wait(max(0.01, wait))
             self._wake.clear()
 
     def _stop_profile(self):

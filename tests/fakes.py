@@ -3,6 +3,7 @@ from __future__ import absolute_import, division, print_function
 
 import collections
 import json
+import socket
 import threading
 import time
 
@@ -24,6 +25,16 @@ ACCOUNT = '/v1/AUTH_test'
 class _Server(ThreadingMixIn, HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def process_request(self, request, client_address):
+        # Track handler threads so stop() can end them: a Python 2 daemon
+        # thread still running at interpreter exit prints junk.
+        thread = threading.Thread(target=self.process_request_thread,
+                                  args=(request, client_address))
+        thread.daemon = True
+        with self.swift.lock:
+            self.swift.handlers.append((thread, request))
+        thread.start()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -188,6 +199,7 @@ class FakeSwift(object):
         self.key = key
         self.lock = threading.Lock()
         self.requests = []
+        self.handlers = []
         self.script = collections.deque()
         self.containers = {}
         self.policies = {}
@@ -224,6 +236,12 @@ class FakeSwift(object):
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(5)
+        for thread, request in self.handlers:
+            try:
+                request.shutdown(socket.SHUT_RDWR)
+            except (socket.error, OSError):
+                pass
+            thread.join(5)
 
 
 class FakeTransport(object):
