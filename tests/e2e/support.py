@@ -154,3 +154,128 @@ def write_scenario(directory, **changes):
 def read_results(stats_path):
     from ssbench.statsfile import open_stats
     return list(open_stats(stats_path).iter_results())
+
+
+# --- Keystone (tools/keystone) ----------------------------------------------
+
+KEYSTONE = os.path.join(ROOT, 'tools', 'keystone')
+KEYSTONE_AUTH_URL = 'http://127.0.0.1:5000/v3'
+OS_USER, OS_PASSWORD, OS_PROJECT = 'ssbench-user', 'ssbench-pass', 'ssbench'
+KEYSTONE_LOG = os.path.join(
+    os.environ.get('KEYSTONE_DIR', '/var/tmp/ssbench-keystone'), 'log')
+
+
+def require_keystone():
+    """Skip (fail under SSBENCH_REQUIRE_SWIFT=1) without tools/keystone's
+    Keystone and its keystoneauth proxy on 8081."""
+    require_swift()
+    try:
+        if run([KEYSTONE, 'status'], 30).status == 0:
+            return
+    except OSError:
+        pass
+    reason = ('local Keystone is not running (start it with tools/keystone '
+              'start)')
+    if os.environ.get('SSBENCH_REQUIRE_SWIFT') == '1':
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def keystone_v3_args():
+    """run-scenario/cleanup-containers flags for Keystone v3."""
+    return ['-V', '3', '--os-auth-url', KEYSTONE_AUTH_URL,
+            '--os-username', OS_USER, '--os-password', OS_PASSWORD,
+            '--os-project-name', OS_PROJECT,
+            '--os-user-domain-name', 'Default',
+            '--os-project-domain-name', 'Default']
+
+
+def no_auth_env():
+    """Environment overrides that blank every ST_*/OS_* credential the
+    caller's environment may carry (auth options treat '' as unset)."""
+    return dict((name, '') for name in (
+        'ST_AUTH', 'ST_USER', 'ST_KEY', 'ST_AUTH_VERSION', 'OS_AUTH_VERSION',
+        'OS_USERNAME', 'OS_PASSWORD', 'OS_TENANT_ID', 'OS_TENANT_NAME',
+        'OS_PROJECT_NAME', 'OS_PROJECT_ID', 'OS_USER_DOMAIN_NAME',
+        'OS_USER_DOMAIN_ID', 'OS_PROJECT_DOMAIN_NAME',
+        'OS_PROJECT_DOMAIN_ID', 'OS_AUTH_URL', 'OS_AUTH_TOKEN',
+        'OS_STORAGE_URL', 'OS_REGION_NAME', 'OS_SERVICE_TYPE',
+        'OS_ENDPOINT_TYPE', 'OS_CACERT'))
+
+
+def keystone_access_lines():
+    path = os.path.join(KEYSTONE_LOG, 'proxy-8081.access')
+    with open(path, 'rb') as fp:
+        return fp.read().decode('utf-8', 'replace').splitlines()
+
+
+class KeystoneSwiftView(SwiftView):
+    """SwiftView of the ssbench project's account, through the
+    keystoneauth proxy (Keystone v3 credentials)."""
+
+    def __init__(self):
+        from swiftclient import client
+        self.client = client
+        self.url, self.token = client.get_auth(
+            KEYSTONE_AUTH_URL, OS_USER, OS_PASSWORD, auth_version='3',
+            os_options={'project_name': OS_PROJECT,
+                        'user_domain_name': 'Default',
+                        'project_domain_name': 'Default'},
+            timeout=10)
+
+
+# --- hand-started processes --------------------------------------------------
+
+def python_module(module):
+    return [sys.executable, '-m', module]
+
+
+def start_worker(worker_id, work_port, results_port, log_path,
+                 zmq_host='127.0.0.1', prefix=(), extra=(), env=None):
+    """Start `ssbench-worker WORKER_ID` (this interpreter) in the
+    background, logging to log_path; `prefix` wraps the command (e.g.
+    `ip netns exec NS`, which execs, so the pid stays the worker's).
+    A --master-timeout makes a forgotten worker exit on its own."""
+    argv = (list(prefix) + python_module('ssbench.cli.worker') +
+            ['--zmq-host', zmq_host, '--zmq-work-port', str(work_port),
+             '--zmq-results-port', str(results_port),
+             '--master-timeout', '120'] + list(extra) + [str(worker_id)])
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    with open(log_path, 'ab') as logfile:
+        return subprocess.Popen(argv, stdout=logfile,
+                                stderr=subprocess.STDOUT, env=full_env,
+                                cwd=ROOT)
+
+
+def wait_exit(proc, timeout):
+    """Wait up to `timeout` seconds for proc; its exit status or None."""
+    import time
+    deadline = time.time() + timeout
+    while proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    return proc.poll()
+
+
+def stop_process(proc, grace=5):
+    """Terminate proc (this pid only), kill it after `grace` seconds."""
+    if proc.poll() is None:
+        try:
+            proc.terminate()
+        except OSError:
+            pass
+        if wait_exit(proc, grace) is None:
+            try:
+                proc.kill()
+            except OSError:
+                pass
+            wait_exit(proc, grace)
+    return proc.poll()
+
+
+def read_text(path):
+    try:
+        with open(path, 'rb') as fp:
+            return fp.read().decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return ''
