@@ -5,8 +5,11 @@ connects a PULL and a PUSH socket to them.  Every payload is one bytes frame
 (see ssbench.protocol).  Receives take a timeout so no caller can hang on a
 lost peer, and zmq failures surface as TransportError with one clear line.
 
-`curve` is reserved for an opt-in encrypted mode (CURVE keys read from
-files); it must be None for now.
+Opt-in encryption: pass `curve=CurveKeys(...)` to both ends.  The master
+holds a secret certificate, workers the master's public certificate (files
+in zmq.auth's format, see create_curve_keys()).  This encrypts the traffic
+(credentials in CONFIGURE jobs included) and proves the master's identity
+to workers; it does not restrict which workers may connect.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -94,9 +97,64 @@ def _set_options(sock, is_ipv6, hwm):
             pass
 
 
-def _check_curve(curve):
-    if curve is not None:
-        raise TransportError('CURVE encryption is not supported yet')
+class CurveKeys(object):
+    """Key files for CURVE: `secret_file` on the master (its certificate
+    with the secret key), `server_public_file` on a worker (the master's
+    public certificate; the worker's own key pair is made per process)."""
+
+    def __init__(self, secret_file=None, server_public_file=None):
+        self.secret_file = secret_file
+        self.server_public_file = server_public_file
+
+    def __repr__(self):
+        return 'CurveKeys(secret_file=%r, server_public_file=%r)' % (
+            self.secret_file, self.server_public_file)
+
+
+def create_curve_keys(directory, name='ssbench-master'):
+    """Write a new key pair; returns (public_file, secret_file)."""
+    import zmq.auth
+    try:
+        return zmq.auth.create_certificates(directory, name)
+    except (IOError, OSError) as exc:
+        raise TransportError('cannot write CURVE keys in %s: %s'
+                             % (directory, exc))
+
+
+def _load_key(path, secret):
+    import zmq.auth
+    try:
+        public_key, secret_key = zmq.auth.load_certificate(path)
+    except (IOError, OSError, ValueError) as exc:
+        raise TransportError('cannot read CURVE key file %s: %s'
+                             % (path, getattr(exc, 'strerror', None) or exc))
+    if secret and not secret_key:
+        raise TransportError('CURVE key file %s holds no secret key (use '
+                             'the .key_secret file)' % (path,))
+    return public_key, secret_key
+
+
+def _curve_options(curve, server):
+    """[(option, value)] to set on both sockets of one end, or []."""
+    if curve is None:
+        return []
+    if not zmq.has('curve'):
+        raise TransportError('this libzmq has no CURVE support')
+    if server:
+        if not curve.secret_file:
+            raise TransportError('CURVE on the master needs its secret '
+                                 'key file')
+        public_key, secret_key = _load_key(curve.secret_file, True)
+        return [(zmq.CURVE_SERVER, 1), (zmq.CURVE_PUBLICKEY, public_key),
+                (zmq.CURVE_SECRETKEY, secret_key)]
+    if not curve.server_public_file:
+        raise TransportError('CURVE on a worker needs the master\'s public '
+                             'key file')
+    server_key = _load_key(curve.server_public_file, False)[0]
+    public_key, secret_key = zmq.curve_keypair()
+    return [(zmq.CURVE_SERVERKEY, server_key),
+            (zmq.CURVE_PUBLICKEY, public_key),
+            (zmq.CURVE_SECRETKEY, secret_key)]
 
 
 def _timeout_ms(timeout):
@@ -192,7 +250,7 @@ class MasterSockets(_Sockets):
 
     def __init__(self, bind_ip, work_port, results_port, green=None,
                  curve=None):
-        _check_curve(curve)
+        curve_options = _curve_options(curve, server=True)
         address, is_ipv6 = resolve(bind_ip, 'bind address')
         self.bind_ip = bind_ip
         zmq_mod = _zmq_module(green)
@@ -202,6 +260,9 @@ class MasterSockets(_Sockets):
             self._pull = self._context.socket(zmq.PULL)
             _set_options(self._push, is_ipv6, WORK_HWM)
             _set_options(self._pull, is_ipv6, RESULTS_HWM)
+            for option, value in curve_options:
+                self._push.setsockopt(option, value)
+                self._pull.setsockopt(option, value)
             self.work_port = self._bind(self._push, 'work', address,
                                         is_ipv6, work_port)
             self.results_port = self._bind(self._pull, 'results', address,
@@ -239,7 +300,7 @@ class WorkerSockets(_Sockets):
 
     def __init__(self, host, work_port, results_port, green=True,
                  curve=None):
-        _check_curve(curve)
+        curve_options = _curve_options(curve, server=False)
         address, is_ipv6 = resolve(host, 'master host')
         zmq_mod = _zmq_module(green)
         self._context = zmq_mod.Context()
@@ -249,6 +310,9 @@ class WorkerSockets(_Sockets):
             _set_options(self._pull, is_ipv6, WORK_HWM)
             _set_options(self._push, is_ipv6, RESULTS_HWM)
             self._push.setsockopt(zmq.IMMEDIATE, 1)
+            for option, value in curve_options:
+                self._pull.setsockopt(option, value)
+                self._push.setsockopt(option, value)
             self.work_endpoint = endpoint(address, is_ipv6, work_port)
             self.results_endpoint = endpoint(address, is_ipv6, results_port)
             for sock, where in ((self._pull, self.work_endpoint),

@@ -28,6 +28,10 @@ def build_parser():
     parser.add_argument('--zmq-results-port', '--zmq-results_port',
                         dest='zmq_results_port', type=port, default=13580,
                         help='the master\'s results port')
+    parser.add_argument('--zmq-curve-server-key', metavar='FILE',
+                        help='encrypt traffic with CURVE: the master\'s '
+                             'public key file (the master runs with the '
+                             'matching secret key)')
     parser.add_argument('-c', '--concurrency', type=positive_int, default=64,
                         help='how many jobs to run at once (gevent pool)')
     parser.add_argument('--retries', type=non_negative_int, default=10,
@@ -60,7 +64,7 @@ def build_parser():
 
 def _serve(args, env):
     from ssbench.cli.auth import auth_from_args
-    from ssbench.transport import WorkerSockets
+    from ssbench.transport import CurveKeys, WorkerSockets
     from ssbench.worker import Worker
     log = logging.getLogger('ssbench.worker')
     auth = auth_from_args(args, env)
@@ -72,8 +76,11 @@ def _serve(args, env):
         auth = None
         log.info('worker %d has no Swift credentials of its own; the '
                  'master will send them', args.worker_id)
+    curve = None
+    if args.zmq_curve_server_key:
+        curve = CurveKeys(server_public_file=args.zmq_curve_server_key)
     sockets = WorkerSockets(args.zmq_host, args.zmq_work_port,
-                            args.zmq_results_port, green=True)
+                            args.zmq_results_port, green=True, curve=curve)
     log.info('worker %d connecting to %s and %s (concurrency %d, batch '
              'size %d)', args.worker_id, sockets.work_endpoint,
              sockets.results_endpoint, args.concurrency, args.batch_size)

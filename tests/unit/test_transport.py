@@ -7,7 +7,8 @@ import time
 import pytest
 
 from ssbench.errors import TransportError
-from ssbench.transport import MasterSockets, WorkerSockets, resolve
+from ssbench.transport import (CurveKeys, MasterSockets, WorkerSockets,
+                               create_curve_keys, resolve)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -133,9 +134,44 @@ def test_bad_host():
         WorkerSockets('no-such-host.invalid', 1, 2, green=False)
 
 
-def test_curve_is_reserved():
+def test_curve_roundtrip_and_refusals(tmpdir):
+    public, secret = create_curve_keys(str(tmpdir))
+    other_public = create_curve_keys(str(tmpdir), 'other')[0]
+    master = MasterSockets('127.0.0.1', 0, 0, green=False,
+                           curve=CurveKeys(secret_file=secret))
+    ports = (master.work_port, master.results_port)
+    good = WorkerSockets('127.0.0.1', *ports, green=False,
+                         curve=CurveKeys(server_public_file=public))
+    plain = WorkerSockets('127.0.0.1', *ports, green=False)
+    wrong = WorkerSockets('127.0.0.1', *ports, green=False,
+                          curve=CurveKeys(server_public_file=other_public))
+    try:
+        roundtrip(master, good)
+        # Neither a plain worker nor one expecting another master gets in
+        # (older libzmq may queue the message before the handshake fails).
+        plain.send(b'plain', timeout=0.5)
+        wrong.send(b'wrong', timeout=0.5)
+        assert master.recv(0.5) is None
+    finally:
+        for end in (good, plain, wrong, master):
+            end.close()
+
+
+def test_curve_key_errors(tmpdir):
+    public, secret = create_curve_keys(str(tmpdir))
+    with pytest.raises(TransportError) as info:
+        MasterSockets('127.0.0.1', 0, 0, green=False,
+                      curve=CurveKeys(secret_file=public))
+    assert 'no secret key' in str(info.value)
+    missing = str(tmpdir.join('nope.key'))
+    with pytest.raises(TransportError) as info:
+        WorkerSockets('127.0.0.1', 1, 2, green=False,
+                      curve=CurveKeys(server_public_file=missing))
+    assert 'nope.key' in str(info.value)
     with pytest.raises(TransportError):
-        MasterSockets('127.0.0.1', 0, 0, green=False, curve={})
+        MasterSockets('127.0.0.1', 0, 0, green=False, curve=CurveKeys())
+    with pytest.raises(TransportError):
+        WorkerSockets('127.0.0.1', 1, 2, green=False, curve=CurveKeys())
 
 
 def test_close_is_quick_and_idempotent():
