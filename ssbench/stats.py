@@ -21,7 +21,6 @@ import bisect
 import io
 import logging
 import math
-import mmap
 import operator
 import struct
 import tempfile
@@ -61,12 +60,15 @@ GROUPS = (
 BUFFER_BUDGET = 1 << 18
 # Records between two checks of the buffer budget.
 BUDGET_CHECK = 1 << 14
+# A sorted run keeps every BLOCK-th value in memory (8 bytes per 4 kB).
+BLOCK = 512
+# Blocks of runs cached while searching percentiles (4 kB each).
+BLOCK_CACHE = 2048
 
 _INF = float('inf')
 _NINF = float('-inf')
 _D = struct.Struct('<d')
 _Q = struct.Struct('<Q')
-_NATIVE_D = struct.Struct('=d')
 _SIGN = 1 << 63
 
 
@@ -230,9 +232,11 @@ def series_stats(values, pctile=95, trans_ids=None):
 # --- spilled sorted runs -----------------------------------------------------
 
 class _Run(object):
-    __slots__ = ('offset', 'n', 'total', 'residual', 'm2', 'lo', 'hi')
+    """A sorted run of one cell's latencies, stored in the _RunStore."""
+    __slots__ = ('offset', 'n', 'total', 'residual', 'm2', 'lo', 'hi',
+                 'fences')
 
-    def __init__(self, offset, n, total, residual, m2, lo, hi):
+    def __init__(self, offset, n, total, residual, m2, lo, hi, fences):
         self.offset = offset
         self.n = n
         self.total = total
@@ -240,36 +244,23 @@ class _Run(object):
         self.m2 = m2
         self.lo = lo
         self.hi = hi
-
-
-class _Py2RunView(object):
-    """A sorted run in the mmap, indexable for bisect (no memoryview.cast)."""
-
-    def __init__(self, buf, offset, n):
-        self._buf = buf
-        self._offset = offset
-        self._n = n
-
-    def __len__(self):
-        return self._n
-
-    def __getitem__(self, i):
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(i)
-        return _NATIVE_D.unpack_from(self._buf, self._offset + 8 * i)[0]
+        self.fences = fences
 
 
 class _RunStore(object):
-    """Sorted runs of doubles in an anonymous temporary file."""
+    """Sorted runs of doubles in an anonymous temporary file.
+
+    Only every BLOCK-th value of a run (its fences) stays in memory;
+    blocks are read back on demand (and cached a little) to count or
+    fetch values.  An mmap would be simpler, but the kernel maps pages
+    around every fault, so bisecting hundreds of runs would pull most of
+    the file into the resident set.
+    """
 
     def __init__(self):
         self._fp = None
         self._size = 0
-        self._map = None
-        self._doubles = None
-        self._views = []
+        self._blocks = {}
 
     def add(self, values):
         """Sort ``values`` (an array('d')) and store it; returns a _Run."""
@@ -288,70 +279,85 @@ class _RunStore(object):
         if self._fp is None:
             self._fp = tempfile.TemporaryFile(prefix='ssbench-stats-')
         data = array('d', ordered)
-        if data.itemsize != 8:  # pragma: no cover - exotic platforms
-            raise StatsFileError('doubles are not 8 bytes here')
         offset = self._size
         self._fp.write(data.tostring() if PY2 else data.tobytes())
-        self._size += 8 * n
-        return _Run(offset, n, total, residual, m2, ordered[0], ordered[-1])
+        self._size += data.itemsize * n
+        return _Run(offset, n, total, residual, m2, ordered[0], ordered[-1],
+                    array('d', ordered[::BLOCK]))
 
     def open(self):
-        """Map the file for reading; call after the last add()."""
-        if self._fp is not None and self._size:
+        """Prepare for reading; call after the last add()."""
+        if self._fp is not None:
             self._fp.flush()
-            self._map = mmap.mmap(self._fp.fileno(), self._size,
-                                  access=mmap.ACCESS_READ)
 
-    def view(self, run):
-        """A bisect-able read-only sequence of the run's values."""
-        if PY2:
-            return _Py2RunView(self._map, run.offset, run.n)
-        if self._doubles is None:
-            self._doubles = memoryview(self._map).cast('d')
-        start = run.offset // 8
-        view = self._doubles[start:start + run.n]
-        self._views.append(view)
-        return view
+    def _block(self, run, index):
+        key = (run.offset, index)
+        block = self._blocks.get(key)
+        if block is None:
+            if len(self._blocks) >= BLOCK_CACHE:
+                self._blocks.clear()
+            first = index * BLOCK
+            count = min(BLOCK, run.n - first)
+            block = array('d')
+            self._fp.seek(run.offset + block.itemsize * first)
+            data = self._fp.read(block.itemsize * count)
+            if PY2:
+                block.fromstring(data)
+            else:
+                block.frombytes(data)
+            self._blocks[key] = block
+        return block
+
+    def count_le(self, run, x):
+        """How many values of the run are <= x."""
+        if x < run.lo:
+            return 0
+        if x >= run.hi:
+            return run.n
+        index = bisect.bisect_right(run.fences, x) - 1
+        return index * BLOCK + bisect.bisect_right(self._block(run, index), x)
+
+    def value_at(self, run, i):
+        """The run's i-th smallest value (0-based)."""
+        return self._block(run, i // BLOCK)[i % BLOCK]
 
     def close(self):
-        # Every view must be released before the mmap can close.
-        for view in self._views:
-            view.release()
-        self._views = []
-        if self._doubles is not None:
-            self._doubles.release()
-            self._doubles = None
-        if self._map is not None:
-            self._map.close()
-            self._map = None
+        self._blocks = {}
         if self._fp is not None:
             self._fp.close()
             self._fp = None
 
 
-def _count_le(views, x):
-    return sum(imap(bisect.bisect_right, views, repeat(x, len(views))))
+def _count_le(store, runs, x):
+    count_le = store.count_le
+    return sum([count_le(run, x) for run in runs])
 
 
-def _kth(views, k, lo, hi):
-    """The k-th smallest (1-based) value in sorted views spanning lo..hi."""
+def _kth(store, runs, k, lo, hi):
+    """The k-th smallest (1-based) value of sorted runs spanning lo..hi.
+
+    A binary search over the doubles' bit patterns: at most 64 rounds,
+    each counting with one bisect per run.
+    """
     lo_key, hi_key = _key(lo), _key(hi)
     while lo_key < hi_key:
         mid = (lo_key + hi_key) // 2
-        if _count_le(views, _unkey(mid)) >= k:
+        if _count_le(store, runs, _unkey(mid)) >= k:
             hi_key = mid
         else:
             lo_key = mid + 1
     return _unkey(lo_key)
 
 
-def _next_after(views, x):
-    """The smallest value greater than x in the views (None if none)."""
+def _next_after(store, runs, x):
+    """The smallest value greater than x in the runs (None if none)."""
     best = None
-    for view in views:
-        i = bisect.bisect_right(view, x)
-        if i < len(view) and (best is None or view[i] < best):
-            best = view[i]
+    for run in runs:
+        i = store.count_le(run, x)
+        if i < run.n:
+            value = store.value_at(run, i)
+            if best is None or value < best:
+                best = value
     return best
 
 
@@ -364,19 +370,18 @@ def _runs_percentile(store, runs, n, lo, hi, pctile):
         second = min(first + 1, n) if rank >= 1 else first
     else:
         first = second = min(int(math.ceil(rank)), n)
-    views = [store.view(run) for run in runs]
     if first == 1:
         a = lo
     elif first == n:
         a = hi
     else:
-        a = _kth(views, first, lo, hi)
+        a = _kth(store, runs, first, lo, hi)
     if second == first:
         b = a
-    elif _count_le(views, a) >= second:
+    elif _count_le(store, runs, a) >= second:
         b = a
     else:
-        b = _next_after(views, a)
+        b = _next_after(store, runs, a)
     return (a + b) / 2 if whole else a
 
 

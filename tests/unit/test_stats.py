@@ -312,12 +312,17 @@ def random_results(rng, n):
 
 
 @pytest.mark.parametrize('pctile', [0, 1, 50, 90, 95, 99, 100])
-@pytest.mark.parametrize('budget', [7, 100, 1 << 20])
-def test_streaming_equals_naive(monkeypatch, pctile, budget):
-    # Tiny budgets force many spilled runs per cell.
+@pytest.mark.parametrize('budget, block', [(7, 2), (100, 3), (100, 512),
+                                           (1 << 20, 5)])
+def test_streaming_equals_naive(monkeypatch, pctile, budget, block):
+    # Tiny budgets force many spilled runs per cell, tiny blocks many
+    # block reads per run (and a cache that keeps overflowing).
     monkeypatch.setattr(stats, 'BUFFER_BUDGET', budget)
     monkeypatch.setattr(stats, 'BUDGET_CHECK', 5)
-    results = random_results(random.Random(pctile * 1000 + budget), 900)
+    monkeypatch.setattr(stats, 'BLOCK', block)
+    monkeypatch.setattr(stats, 'BLOCK_CACHE', 7)
+    results = random_results(random.Random(pctile * 1000 + budget + block),
+                             900)
     rs = run(results, pctile, batch=3)
     want = naive(results, pctile)
     checked = 0
@@ -339,6 +344,7 @@ def test_streaming_equals_naive(monkeypatch, pctile, budget):
 
 
 def test_identical_values_have_zero_std_dev(monkeypatch):
+    monkeypatch.setattr(stats, 'BLOCK', 2)
     monkeypatch.setattr(stats, 'BUFFER_BUDGET', 3)
     monkeypatch.setattr(stats, 'BUDGET_CHECK', 1)
     rs = run([res(last=0.1, at=100 + i) for i in range(20)])
