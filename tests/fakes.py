@@ -68,7 +68,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif body:
             self.wfile.write(body)
         self.wfile.flush()
-        if swift.close_after_response:
+        if self.close_after:
             self.close_connection = True
 
     def _body(self):
@@ -85,6 +85,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self):
         swift = self.server.swift
+        # Decided on arrival, so a test flipping the flag can't race us.
+        self.close_after = swift.close_after_response
         url = urlsplit(self.path)
         path = unquote(url.path)
         if PY2:

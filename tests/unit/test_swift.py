@@ -367,15 +367,23 @@ def test_socket_errors_exhausted(fake):
 
 
 def test_closed_keep_alive_replaced_without_retry(fake, client):
-    client.put_object('c', 'o', 10)
-    fake.close_after_response = True
-    client.put_object('c', 'o', 10)   # server closes after this response
-    fake.close_after_response = False
-    import time
-    time.sleep(0.05)
-    assert len(client.pools[0].idle) == 1
-    timing = client.get_object('c', 'o')
+    stale = []
+    real = swift._is_stale
+    swift._is_stale = lambda exc: stale.append(exc) or real(exc)
+    try:
+        client.put_object('c', 'o', 10)
+        fake.close_after_response = True
+        client.put_object('c', 'o', 10)   # the server closes after this
+        fake.close_after_response = False
+        import time
+        time.sleep(0.05)
+        assert len(client.pools[0].idle) == 1 and stale == []
+        timing = client.get_object('c', 'o')
+    finally:
+        swift._is_stale = real
     assert timing.retries == 0 and timing.status == 200
+    assert len(stale) == 1
+    assert len([r for r in fake.requests if r['method'] == 'GET']) == 1
 
 
 def test_random_storage_url(fake):
