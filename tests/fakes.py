@@ -1,4 +1,4 @@
-"""Test doubles: a small in-process Swift over real HTTP, and fake transports."""
+"""Test doubles: an in-process Swift over real HTTP, and a fake transport."""
 from __future__ import absolute_import, division, print_function
 
 import collections
