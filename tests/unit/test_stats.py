@@ -96,7 +96,7 @@ def test_percentile_extremes_are_clamped():
     assert percentile_of_sorted(values, 0) == 1.0
 
 
-# --- series statistics ---------------------------------------------------------
+# --- series statistics -------------------------------------------------------
 
 def test_series_no_values():
     assert series_stats([]) == SeriesStats()
@@ -131,7 +131,7 @@ def test_series_std_dev():
     assert series_stats(values).std_dev == 2.0
 
 
-# --- compute(): groups and counters ---------------------------------------------
+# --- compute(): groups and counters ------------------------------------------
 
 def test_errors_and_retries():
     rs = run([res(retries=1), err(retries=3), res(worker=1),
@@ -209,7 +209,7 @@ def test_missing_optional_keys_are_tolerated():
     assert total.series[0].first.worst_latency is None
 
 
-# --- times and rates -------------------------------------------------------------
+# --- times and rates ---------------------------------------------------------
 
 def test_start_stop_duration():
     rs = run([res(at=1000.9, last=0.5), res(at=1000.2, last=0.1),
@@ -236,7 +236,7 @@ def test_rate_is_infinite_for_a_zero_span():
     assert group(rs, 'TOTAL').avg_req_per_sec == float('inf')
 
 
-# --- worst latency TX IDs ------------------------------------------------------------
+# --- worst latency TX IDs ----------------------------------------------------
 
 def test_worst_is_first_result_with_the_max_across_cells():
     rs = run([res(last=0.5, txid='a'), res('upload_object', last=0.9,
@@ -261,7 +261,7 @@ def test_puts_have_no_first_byte_worst():
     assert first.count == 0 and first.worst_latency is None
 
 
-# --- size table ------------------------------------------------------------------------
+# --- size table --------------------------------------------------------------
 
 def test_size_table():
     rs = run([res()])
@@ -275,7 +275,7 @@ def test_size_table():
         'Crafted', '9.9', 7, 30)
 
 
-# --- the streaming computation equals the naive one ---------------------------------
+# --- the streaming computation equals the naive one --------------------------
 
 def naive(results, pctile):
     """Series as the original computes them: lists, sort, sum."""

@@ -94,7 +94,7 @@ def test_default_stats_path_uses_the_clock():
     time.strptime(stamp, '%Y-%m-%d.%H%M%S')
 
 
-# --- round trips ------------------------------------------------------------
+# --- round trips -------------------------------------------------------------
 
 def test_round_trip_plain_then_gz(tmp_path):
     path = str(tmp_path / 'deep' / 'dir' / 'run.stat')
@@ -190,7 +190,7 @@ def test_large_file_spans_many_read_chunks(tmp_path, monkeypatch):
     assert results(gz_path) == flat(batches)
 
 
-# --- truncated files ----------------------------------------------------------
+# --- truncated files ---------------------------------------------------------
 
 def truncate(path, size):
     with io.open(path, 'rb') as fp:
@@ -254,7 +254,7 @@ def test_garbage_after_header_warns_once(tmp_path, caplog):
     assert len(warnings_of(caplog)) == 1
 
 
-# --- unusable files -----------------------------------------------------------
+# --- unusable files ----------------------------------------------------------
 
 def write_bytes(path, data):
     with io.open(path, 'wb') as fp:
@@ -304,7 +304,7 @@ def test_unreadable_file(tmp_path):  # pragma: no cover - needs non-root
     assert 'ermission' in one_line_error(path)
 
 
-# --- the original 0.3.x reader can read our files -----------------------------
+# --- the original 0.3.x reader can read our files ----------------------------
 
 class OldSpecReader(object):
     """A msgpack reader that knows only the 2012 spec ssbench 0.3.x used.
