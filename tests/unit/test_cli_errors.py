@@ -1,0 +1,237 @@
+"""Bad input corpus: every user mistake gets exit status 2 (usage) or 1
+(runtime), one ERROR line on stderr and never a traceback.
+
+Each case runs the real command in a subprocess, as a user would."""
+from __future__ import absolute_import, division, print_function
+
+import gzip
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from ssbench import protocol
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(os.path.dirname(HERE), 'data')
+BAD = os.path.join(DATA, 'bad')
+GOOD = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'scenarios',
+                    'very_small.scenario')
+NO_AUTH_ENV = ('ST_AUTH', 'ST_USER', 'ST_KEY', 'OS_USERNAME', 'OS_PASSWORD',
+               'OS_AUTH_URL', 'OS_TENANT_NAME', 'OS_PROJECT_NAME',
+               'OS_AUTH_TOKEN', 'OS_STORAGE_URL', 'ST_AUTH_VERSION')
+
+
+def run_cli(module, args, timeout=60):
+    env = dict((k, v) for k, v in os.environ.items() if k not in NO_AUTH_ENV)
+    proc = subprocess.Popen([sys.executable, '-m', module] + list(args),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        out, err = proc.communicate()
+    finally:
+        timer.cancel()
+    return proc.returncode, out.decode('utf-8', 'replace'), \
+        err.decode('utf-8', 'replace')
+
+
+def error_lines(err):
+    return [line for line in err.splitlines()
+            if line.startswith('ERROR:') or ': error: ' in line]
+
+
+def check(status, err, want_status, fragment):
+    assert 'Traceback' not in err, err
+    lines = error_lines(err)
+    assert len(lines) == 1, err
+    assert fragment in lines[0], err
+    assert status == want_status, err
+
+
+def write(path, data):
+    with io.open(path, 'wb') as fp:
+        fp.write(data)
+    return path
+
+
+@pytest.fixture(scope='module')
+def files(tmpdir_factory):
+    d = tmpdir_factory.mktemp('bad')
+    header = protocol.pack({'name': 'x'})         # no _scenario_data
+    good_header = protocol.pack({'_scenario_data': {}, 'name': 'x'})
+    return {
+        'empty': write(str(d.join('empty.stat')), b''),
+        'garbage': write(str(d.join('garbage.stat')), b'\xc1\xc1\xc1 not'),
+        'text': write(str(d.join('text.stat')), b'hello world\n'),
+        'not_ssbench': write(str(d.join('other.stat')), header),
+        'bad_gz': write(str(d.join('bad.stat.gz')), b'\x1f\x8b\x08junk'),
+        'list_header': write(str(d.join('list.stat')),
+                             protocol.pack([1, 2, 3])),
+        'header_only': write(str(d.join('header_only.stat')), good_header),
+        'dir': str(d),
+        'scenario_dir': str(d.mkdir('scenario_dir')),
+        'json_list': write(str(d.join('list.scenario')), b'[1, 2]'),
+        'gz_text': write(str(d.join('text.stat.gz')),
+                         gzip.compress(b'plain text') if hasattr(
+                             gzip, 'compress') else b'\x1f\x8b'),
+    }
+
+
+MASTER = 'ssbench.cli.master'
+WORKER = 'ssbench.cli.worker'
+
+# (name, module, args, status, fragment); {name} is replaced by files[name].
+CASES = [
+    ('no subcommand', MASTER, [], 2, 'error:'),
+    ('unknown subcommand', MASTER, ['frobnicate'], 2, 'invalid choice'),
+    ('unknown flag', MASTER, ['report-scenario', '-s', 'x', '--nope'], 2,
+     'unrecognized arguments'),
+    ('report without -s', MASTER, ['report-scenario'], 2,
+     '-s/--stats-file'),
+    ('report missing file', MASTER, ['report-scenario', '-s',
+                                     '/nonexistent/x.stat'], 1,
+     '/nonexistent/x.stat'),
+    ('report empty file', MASTER, ['report-scenario', '-s', '{empty}'], 1,
+     'empty.stat'),
+    ('report garbage file', MASTER, ['report-scenario', '-s', '{garbage}'],
+     1, 'garbage.stat'),
+    ('report text file', MASTER, ['report-scenario', '-s', '{text}'], 1,
+     'text.stat'),
+    ('report non-ssbench msgpack', MASTER,
+     ['report-scenario', '-s', '{not_ssbench}'], 1, 'other.stat'),
+    ('report bad gzip', MASTER, ['report-scenario', '-s', '{bad_gz}'], 1,
+     'bad.stat.gz'),
+    ('report list header', MASTER,
+     ['report-scenario', '-s', '{list_header}'], 1, 'list.stat'),
+    ('report directory', MASTER, ['report-scenario', '-s', '{dir}'], 1,
+     'bad'),
+    ('report bad pctile', MASTER,
+     ['report-scenario', '-s', '{empty}', '--pctile', '0'], 2,
+     'argument --pctile'),
+    ('report pctile over 100', MASTER,
+     ['report-scenario', '-s', '{empty}', '--pctile', '101'], 2,
+     'argument --pctile'),
+    ('report pctile not a number', MASTER,
+     ['report-scenario', '-s', '{empty}', '--pctile', 'x'], 2,
+     'argument --pctile'),
+    ('report unwritable report file', MASTER,
+     ['report-scenario', '-s', '{header_only}', '-f',
+      '/nonexistent/dir/report.txt'], 2, '/nonexistent/dir/report.txt'),
+    ('run without -f', MASTER, ['run-scenario'], 2, '-f/--scenario-file'),
+    ('run missing scenario', MASTER,
+     ['run-scenario', '-f', '/nonexistent.scenario', '--noop'], 2,
+     '/nonexistent.scenario'),
+    ('run scenario is a directory', MASTER,
+     ['run-scenario', '-f', '{scenario_dir}', '--noop'], 2, 'scenario_dir'),
+    ('run scenario is a list', MASTER,
+     ['run-scenario', '-f', '{json_list}', '--noop'], 2,
+     'must contain a JSON object'),
+    ('run user count zero', MASTER,
+     ['run-scenario', '-f', GOOD, '-u', '0', '--noop'], 2,
+     'argument -u/--user-count'),
+    ('run op count negative', MASTER,
+     ['run-scenario', '-f', GOOD, '-o', '-5', '--noop'], 2,
+     'argument -o/--op-count'),
+    ('run op count not integer', MASTER,
+     ['run-scenario', '-f', GOOD, '-o', '1.5', '--noop'], 2,
+     'argument -o/--op-count'),
+    ('run seconds zero', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', '0', '--noop'], 2,
+     'argument -r/--run-seconds'),
+    ('run block size zero', MASTER,
+     ['run-scenario', '-f', GOOD, '-b', '0', '--noop'], 2,
+     'argument -b/--block-size'),
+    ('run port out of range', MASTER,
+     ['run-scenario', '-f', GOOD, '--zmq-work-port', '70000', '--noop'], 2,
+     'argument --zmq-work-port'),
+    ('run negative delete-after', MASTER,
+     ['run-scenario', '-f', GOOD, '--delete-after', '-1', '--noop'], 2,
+     'argument --delete-after'),
+    ('run workers not a number', MASTER,
+     ['run-scenario', '-f', GOOD, '--workers', 'two', '--noop'], 2,
+     'argument --workers'),
+    ('run no credentials', MASTER, ['run-scenario', '-f', GOOD], 2,
+     'auth'),
+    ('run unreachable auth URL', MASTER,
+     ['run-scenario', '-f', GOOD, '-A', 'http://127.0.0.1:9/auth/v1.0',
+      '-U', 'a:b', '-K', 'secret-key-xyz'], 1, '127.0.0.1:9'),
+    ('run malformed auth URL', MASTER,
+     ['run-scenario', '-f', GOOD, '-A', 'not a url', '-U', 'a:b', '-K',
+      'secret-key-xyz'], 1, 'not a url'),
+    ('run unresolvable bind host', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip',
+      'no-such-host.invalid'], 1, 'no-such-host.invalid'),
+    ('run no worker connects', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip', '127.0.0.1',
+      '--zmq-work-port', '0', '--zmq-results-port', '0',
+      '--worker-wait', '1'], 1, 'no ssbench-worker connected'),
+    ('cleanup no credentials', MASTER, ['cleanup-containers'], 2, 'auth'),
+    ('cleanup concurrency zero', MASTER,
+     ['cleanup-containers', '-c', '0'], 2, 'argument -c/--concurrency'),
+    ('kill-workers bad port', MASTER,
+     ['kill-workers', '--zmq-work-port', 'x'], 2, 'argument --zmq-work-port'),
+    ('worker without id', WORKER, [], 2, 'ssbench-worker: error:'),
+    ('worker id not a number', WORKER, ['abc'], 2, 'worker_id'),
+    ('worker concurrency zero', WORKER, ['-c', '0', '1'], 2,
+     'argument -c/--concurrency'),
+    ('worker unresolvable master', WORKER,
+     ['--zmq-host', 'no-such-host.invalid', '1'], 1,
+     'no-such-host.invalid'),
+]
+
+
+def _expand(args, files):
+    return [a.format(**files) if a.startswith('{') else a for a in args]
+
+
+@pytest.mark.parametrize('name, module, args, status, fragment', CASES,
+                         ids=[c[0] for c in CASES])
+def test_bad_input(files, name, module, args, status, fragment):
+    got, out, err = run_cli(module, _expand(args, files))
+    check(got, err, status, fragment)
+    assert 'secret-key-xyz' not in out + err
+
+
+def test_corpus_is_large_enough():
+    scenario_cases = json.load(io.open(os.path.join(BAD, 'cases.json')))
+    assert len(CASES) + len(scenario_cases) >= 30
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize('case', json.load(io.open(
+    os.path.join(BAD, 'cases.json'), encoding='utf-8'))[:12],
+    ids=lambda c: c['file'])
+def test_bad_scenarios_through_the_cli(case):
+    if case.get('overrides'):
+        pytest.skip('override cases are covered in test_scenario')
+    got, out, err = run_cli(MASTER, ['run-scenario', '-f',
+                                     os.path.join(BAD, case['file']),
+                                     '--noop'])
+    check(got, err, case['status'], case['fragment'])
+
+
+def test_port_in_use():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    sock.listen(1)
+    port = sock.getsockname()[1]
+    try:
+        got, out, err = run_cli(MASTER, [
+            'run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip',
+            '127.0.0.1', '--zmq-work-port', str(port)])
+    finally:
+        sock.close()
+    check(got, err, 1, str(port))
+
+
+def test_verbose_shows_the_traceback():
+    got, out, err = run_cli(MASTER, ['-v', 'report-scenario', '-s',
+                                     '/nonexistent/x.stat'])
+    assert got == 1 and 'ERROR:' in err
