@@ -256,7 +256,14 @@ class _ChunkReader(object):
             self.close()
 
     def close(self):
+        """Stop the reader thread (early: only the header was wanted)."""
         self._stop = True
+        # Make room so a producer blocked on a full queue sees the flag now.
+        try:
+            while True:
+                self._queue.get_nowait()
+        except queue.Empty:
+            pass
         self._thread.join()
 
 
