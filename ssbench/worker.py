@@ -114,6 +114,9 @@ class Worker(object):
         self.pool = gevent.pool.Pool(self.concurrency)
         self.outbox = []
         self.pending = 0           # jobs taken whose result is not sent yet
+        # Ids of those jobs, listed in heartbeats so that the master knows
+        # exactly which jobs die with this worker (PUSH does not tell it).
+        self.holding = set()
         self.jobs_done = 0
         self.stopping = False
         self.master_gone = False
@@ -190,6 +193,9 @@ class Worker(object):
     def handle_job(self, job):
         """Answer no-op and control jobs inline, spawn the others."""
         kind = job.get('type')
+        job_id = job.get('job_id')
+        if job_id is not None:
+            self.holding.add(job_id)
         if job.get('noop') or kind == PING:
             self.pending += 1
             self._add_result(protocol.result_ok(job, self.worker_id, 0.0,
@@ -341,13 +347,16 @@ class Worker(object):
                     return False
                 del outbox[:len(batch)]
                 self.pending -= len(batch)
+                holding = self.holding
+                for result in batch:
+                    holding.discard(result.get('job_id'))
                 self._last_contact = self.clock()
             return True
         finally:
             self._sending = False
 
     def _heartbeat(self):
-        record = protocol.heartbeat(self.worker_id, self.pending)
+        record = protocol.heartbeat(self.worker_id, sorted(self.holding))
         record['configured'] = self.configured.is_set()
         if self.transport.send(protocol.pack([record]), 0):
             self._last_contact = self.clock()

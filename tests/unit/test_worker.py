@@ -187,7 +187,7 @@ def test_heartbeats_are_one_element_batches():
         assert len(batch) == 1
         beat = batch[0]
         assert beat['type'] == HEARTBEAT and beat['worker_id'] == 7
-        assert beat['in_flight'] == 0 and beat['configured'] is False
+        assert beat['in_flight'] == [] and beat['configured'] is False
 
 
 def test_crud_handlers():
@@ -292,14 +292,15 @@ def test_unconfigured_worker_waits_for_configure():
     worker = make(transport, auth=None, heartbeat_interval=5)
     runner = gevent.spawn(worker.run, 0.01)
     try:
-        transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
+        transport.inbox.append(protocol.pack([job(READ_OBJECT, job_id=7)]))
         gevent.sleep(0.2)
         assert results_of(transport) == []
         beats = [r for r in results_of(transport, True)
                  if r['type'] == HEARTBEAT]
-        # A job waiting for credentials triggers a prompt heartbeat.
+        # A job waiting for credentials triggers a prompt heartbeat, which
+        # lists the ids of the jobs the worker holds.
         assert len(beats) >= 2 and beats[-1]['configured'] is False
-        assert beats[-1]['in_flight'] == 1
+        assert beats[-1]['in_flight'] == [7]
         transport.inbox.append(protocol.pack([configure_job(
             AUTH, connect_timeout=3.0, network_timeout=4.0,
             block_size=1024)]))
@@ -428,3 +429,26 @@ def test_against_fake_swift_over_http():
         assert [p['body_length'] for p in puts] == [5000, 7]
     finally:
         server.stop()
+
+
+def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
+    transport = FakeTransport()
+    worker = make(transport, batch_size=3, heartbeat_interval=0.05)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        transport.inbox.append(protocol.pack(
+            [job(READ_OBJECT, noop=True, job_id=i) for i in (4, 5)]))
+        gevent.sleep(0.2)
+        beats = [r for r in results_of(transport, True)
+                 if r['type'] == HEARTBEAT]
+        assert beats[-1]['in_flight'] == [4, 5]   # batch of 3 not full yet
+        transport.inbox.append(protocol.pack(
+            [job(READ_OBJECT, noop=True, job_id=6)]))
+        gevent.sleep(0.2)
+        beats = [r for r in results_of(transport, True)
+                 if r['type'] == HEARTBEAT]
+        assert beats[-1]['in_flight'] == []
+        assert sorted(r['job_id'] for r in results_of(transport)) == [4, 5, 6]
+    finally:
+        worker.stopping = True
+        runner.join(2)
