@@ -2,7 +2,6 @@
 from __future__ import absolute_import, division, print_function
 
 import io
-import math
 import sys
 import time
 
@@ -23,17 +22,6 @@ try:
     monotonic = time.monotonic
 except AttributeError:  # pragma: no cover - Python 2.7
     monotonic = time.time
-
-
-def py2_round(value, ndigits=0):
-    """Round halves away from zero, as Python 2's round() does."""
-    scale = 10.0 ** ndigits
-    scaled = value * scale
-    if scaled >= 0:
-        rounded = math.floor(scaled + 0.5)
-    else:
-        rounded = math.ceil(scaled - 0.5)
-    return rounded / scale
 
 
 def open_csv(path):
