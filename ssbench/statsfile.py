@@ -274,12 +274,7 @@ def _is_header(obj):
 
 def _new_unpacker(raw):
     """(unpacker, whether its strings stay bytes)."""
-    if raw:
-        try:
-            return protocol.unpacker(raw=True), True
-        except TypeError:  # a protocol module that always decodes text
-            pass
-    return protocol.unpacker(), False
+    return protocol.unpacker(raw=raw), raw
 
 
 class StatsFile(object):
