@@ -228,13 +228,15 @@ def test_swift_outage_mid_run_is_retried_then_counted(tmpdir, procs):
         results = support.read_results(stats + '.gz')
         failed = [r for r in results if 'exception' in r]
         retried = [r for r in results if r.get('retries')]
-        assert failed or retried
-        assert all(r['retries'] >= 1 for r in failed
-                   if 'lost' not in r['exception'])
+        summary = '%d results, %d failed, %d retried; errors: %r' % (
+            len(results), len(failed), len(retried),
+            sorted(set(r['exception'][:80] for r in failed))[:5])
+        assert failed or retried, summary
+        assert all(r['retries'] >= 1 for r in failed), summary
         # Requests succeeded again after the outage.
-        assert any('exception' not in r and r['completed_at'] >
-                   max(f['completed_at'] for f in failed or results[:1])
-                   for r in results)
+        last_failure = max(r['completed_at'] for r in failed + retried)
+        assert any('exception' not in r and r['completed_at'] > last_failure
+                   for r in results), summary
     finally:
         relay.stop()
         swift.delete_everything(data['container_base'] + '_')
