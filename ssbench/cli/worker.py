@@ -28,10 +28,12 @@ def build_parser():
     parser.add_argument('--zmq-results-port', '--zmq-results_port',
                         dest='zmq_results_port', type=port, default=13580,
                         help='the master\'s results port')
-    parser.add_argument('--zmq-curve-server-key', metavar='FILE',
-                        help='encrypt traffic with CURVE: the master\'s '
-                             'public key file (the master runs with the '
-                             'matching secret key)')
+    parser.add_argument('--zmq-curve-dir', metavar='DIR',
+                        help='encrypt and authenticate traffic with CURVE '
+                             'using the keys in DIR (master.key and '
+                             'worker.key_secret, made by `python -m '
+                             'ssbench.curve keys DIR`); the master runs '
+                             'with --zmq-curve-dir too')
     parser.add_argument('-c', '--concurrency', type=positive_int, default=64,
                         help='how many jobs to run at once (gevent pool)')
     parser.add_argument('--retries', type=non_negative_int, default=10,
@@ -76,9 +78,7 @@ def _serve(args, env):
         auth = None
         log.info('worker %d has no Swift credentials of its own; the '
                  'master will send them', args.worker_id)
-    curve = None
-    if args.zmq_curve_server_key:
-        curve = CurveKeys(server_public_file=args.zmq_curve_server_key)
+    curve = CurveKeys(args.zmq_curve_dir) if args.zmq_curve_dir else None
     sockets = WorkerSockets(args.zmq_host, args.zmq_work_port,
                             args.zmq_results_port, green=True, curve=curve)
     log.info('worker %d connecting to %s and %s (concurrency %d, batch '
