@@ -27,6 +27,12 @@ def _add_zmq_options(parser):
         dest='zmq_results_port', type=common.port,
         default=DEFAULT_RESULTS_PORT,
         help='TCP port for the results PULL socket')
+    parser.add_argument(
+        '--zmq-curve-dir', metavar='DIR', default=None,
+        help='Encrypt and authenticate worker traffic with ZeroMQ CURVE, '
+        'using the master key pair in DIR and accepting only workers whose '
+        'public key is a *.key file of DIR (make DIR with: python -m '
+        'ssbench.curve keys DIR)')
 
 
 def _add_report_options(parser):
@@ -281,6 +287,7 @@ def cmd_run_scenario(args):
                     scenario.user_count)
         batch_size = scenario.user_count
 
+    curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
         from ssbench.cli.auth import auth_from_args
@@ -310,13 +317,15 @@ def cmd_run_scenario(args):
     from ssbench.localworkers import LocalWorkers
     from ssbench.transport import MasterSockets
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
-                            args.zmq_results_port)
+                            args.zmq_results_port, curve=curve)
     local = None
     try:
         if args.workers:
             concurrency = int(math.ceil(scenario.user_count /
                                         args.workers))
             extra = ['--profile-count', '1000'] if args.profile else []
+            if curve is not None:
+                extra += ['--zmq-curve-dir', curve.directory]
             local = LocalWorkers(args.workers, _worker_host(args.zmq_bind_ip),
                                  sockets.work_port, sockets.results_port,
                                  concurrency, batch_size, extra).start()
@@ -374,12 +383,24 @@ class _stop_on_signals(object):
         return False
 
 
+def _curve_keys(args, local_workers=False):
+    """CurveKeys for --zmq-curve-dir (None without it), checked now so a
+    key problem is one clear error before anything starts."""
+    if not args.zmq_curve_dir:
+        return None
+    import os
+    from ssbench.transport import CurveKeys
+    curve = CurveKeys(os.path.abspath(args.zmq_curve_dir))
+    curve.check(master=True, worker=local_workers)
+    return curve
+
+
 def cmd_kill_workers(args):
     """Ping workers and tell each one that answers to exit."""
     from ssbench.master import kill_workers
     from ssbench.transport import MasterSockets
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
-                            args.zmq_results_port)
+                            args.zmq_results_port, curve=_curve_keys(args))
     try:
         killed = kill_workers(sockets, timeout=args.timeout)
     finally:
