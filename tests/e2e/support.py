@@ -245,7 +245,38 @@ def start_worker(worker_id, work_port, results_port, log_path,
     with open(log_path, 'ab') as logfile:
         return subprocess.Popen(argv, stdout=logfile,
                                 stderr=subprocess.STDOUT, env=full_env,
-                                cwd=ROOT)
+                                cwd=ROOT, preexec_fn=die_with_parent)
+
+
+def run_tied(argv, timeout, env=None):
+    """run() for commands that must not outlive the test process either
+    (SIGTERMed if it dies: see die_with_parent)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=full_env,
+                            cwd=ROOT, preexec_fn=die_with_parent)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        out, err = proc.communicate()
+    finally:
+        timer.cancel()
+    return Ran(proc.returncode, out.decode('utf-8', 'replace'),
+               err.decode('utf-8', 'replace'))
+
+
+def die_with_parent():
+    """preexec_fn: SIGTERM this child when the test process dies (Linux
+    PR_SET_PDEATHSIG; kept across exec), so no worker outlives a killed
+    test run."""
+    import ctypes
+    import signal
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def wait_exit(proc, timeout):
