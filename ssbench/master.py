@@ -1,4 +1,4 @@
-"""The master's flow control: keep at most user_count jobs out, collect results.
+"""The master's flow control: at most user_count jobs out, collect results.
 
 `Master.run_jobs()` is one loop reused for every phase (population,
 benchmark, cleanup, kill-workers).  It never waits forever: every receive
@@ -8,14 +8,17 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 import time
+from itertools import islice
 
-from ssbench import HEARTBEAT, PING, SUICIDE
+from ssbench import HEARTBEAT, PING
 from ssbench import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import NoWorkersError
 from ssbench.liveness import LivenessTracker
 
 log = logging.getLogger(__name__)
+
+_NOBODY = object()     # a worker id no record carries
 
 
 class PhaseStats(object):
@@ -35,6 +38,10 @@ class PhaseStats(object):
 
 class Master(object):
     """Drives workers through a transport (see ssbench.transport)."""
+
+    # Jobs that fit at once go out in at least this many messages, so
+    # that a worker can start on one while the master still sends.
+    MIN_MESSAGES = 2
 
     def __init__(self, transport, user_count, batch_size=1,
                  worker_timeout=10.0, poll_interval=0.5, drain_seconds=5.0,
@@ -112,27 +119,65 @@ class Master(object):
 
     # -- the loop -------------------------------------------------------
 
-    def run_jobs(self, jobs, on_result=None, on_raw=None, on_idle=None):
+    def _messages(self, batch):
+        """Split the jobs sent in one go into messages.
+
+        Room for many jobs opens at once when a result message brings back
+        many results, and one ZMQ message per --batch-size jobs would then
+        cost the master most of its time.  The wire is ours, so the jobs
+        go out in as few messages as keep every live worker busy (PUSH
+        hands them round-robin) and the two ends working in parallel
+        (MIN_MESSAGES), each a whole number of --batch-size batches (a
+        worker sends its results once a batch is complete) except for a
+        short last one when no more room or jobs were left.
+        """
+        size = self.batch_size
+        count = len(batch)
+        batches = -(-count // size)
+        parts = min(batches, max(self.MIN_MESSAGES, len(self.tracker.workers)))
+        if parts <= 1:
+            return [batch]
+        per, extra = divmod(batches, parts)
+        messages = []
+        start = 0
+        for index in range(parts):
+            end = min(count, start + (per + (index < extra)) * size)
+            messages.append(batch[start:end])
+            start = end
+        return messages
+
+    def run_jobs(self, jobs, on_result=None, on_raw=None, on_idle=None,
+                 on_results=None):
         """Send `jobs`, keeping at most user_count outstanding, until all
-        results are back.  `on_result(result)` sees each result record,
-        `on_raw(data, results)` each received message holding results
-        (`data` is the bytes as received, or None when the results were
-        re-packed: control records were mixed in, or they are the error
-        records of jobs lost with a worker), `on_idle()` runs once per
-        loop turn.  Raises NoWorkersError when every worker is lost.
-        After `stop_requested` is set it sends nothing more and returns
-        once the in-flight results are in or drain_seconds have passed.
+        results are back.  `on_result(result)` sees each result record and
+        `on_results(results)` each list of them (the cheaper choice for
+        bulk bookkeeping), `on_raw(data, results)` each received message
+        holding results (`data` is the bytes as received, or None when the
+        results were re-packed: control records were mixed in, or they are
+        the error records of jobs lost with a worker), `on_idle()` runs
+        once per loop turn.  Raises NoWorkersError when every worker is
+        lost.  After `stop_requested` is set it sends nothing more and
+        returns once the in-flight results are in or drain_seconds have
+        passed.
         """
         stats = PhaseStats()
         jobs = iter(jobs)
         exhausted = False
-        pending = None           # (packed batch, jobs) the socket refused
+        pending = []          # [jobs of one message] the socket refused
         transport = self.transport
         tracker = self.tracker
-        batch_size = self.batch_size
+        clock = self.clock
         user_count = self.user_count
         outstanding = tracker.outstanding
-        next_check = self.clock() + self.poll_interval
+        pop_outstanding = outstanding.pop
+        sent = tracker.sent
+        seen = tracker.seen
+        pack = protocol.pack
+        unpack = protocol.unpack
+        recv = transport.recv
+        recv_nowait = transport.recv_nowait
+        poll_interval = self.poll_interval
+        next_check = clock() + poll_interval
         quiet_since = None
         drain_until = None
 
@@ -141,79 +186,98 @@ class Master(object):
             for result in results:
                 if 'exception' in result:
                     stats.errors += 1
-                if on_result is not None:
+            if on_results is not None:
+                on_results(results)
+            if on_result is not None:
+                for result in results:
                     on_result(result)
             if on_raw is not None:
                 on_raw(data, results)
 
-        def try_send(timeout):
-            if not transport.send(pending[0], timeout=timeout):
-                return False
-            tracker.sent(pending[1], self.clock())
-            stats.sent += len(pending[1])
+        def send_pending(timeout):
+            """Send queued messages in order; False if one was refused."""
+            while pending:
+                batch = pending[0]
+                if not transport.send(pack(batch), timeout=timeout):
+                    return False
+                del pending[0]
+                sent(batch, clock())
+                stats.sent += len(batch)
             return True
+
+        def receive(data, now):
+            records = unpack(data)
+            worker_id = _NOBODY
+            stale = None
+            control = False
+            for record in records:
+                if record.get('type') == HEARTBEAT:
+                    control = True
+                    continue
+                if record.get('worker_id') != worker_id:
+                    worker_id = record.get('worker_id')
+                    seen(worker_id, now)
+                if pop_outstanding(record.get('job_id'), None) is None:
+                    if stale is None:
+                        stale = []
+                    stale.append(record)
+            if control:
+                results = self._split(records, now)
+                data = None
+            else:
+                results = records
+            if stale is not None:
+                results = self._drop_stale(results, stale)
+                data = None
+            if results:
+                deliver(results, data)
 
         while True:
             if self.stop_requested and drain_until is None:
-                drain_until = self.clock() + self.drain_seconds
-                exhausted, pending = True, None
+                drain_until = clock() + self.drain_seconds
+                exhausted = True
+                del pending[:]
                 log.warning('Stopping: no more jobs are sent; waiting up to '
                             '%.0f s for %d in-flight results',
                             self.drain_seconds, len(outstanding))
             if drain_until is not None and (
-                    not outstanding or self.clock() > drain_until):
+                    not outstanding or clock() > drain_until):
                 stats.interrupted = True
                 return stats
-            while pending is None and not exhausted and \
-                    len(outstanding) < user_count:
-                room = min(batch_size, user_count - len(outstanding))
-                batch = []
-                for job in jobs:
-                    job['job_id'] = self.next_job_id
-                    self.next_job_id += 1
-                    batch.append(job)
-                    if len(batch) >= room:
-                        break
-                else:
-                    exhausted = True
-                if batch:
-                    pending = (protocol.pack(batch), batch)
-                    if try_send(0):
-                        pending = None
-            if exhausted and pending is None and not outstanding:
+            if not pending and not exhausted:
+                room = user_count - len(outstanding)
+                if room > 0:
+                    batch = list(islice(jobs, room))
+                    if len(batch) < room:
+                        exhausted = True
+                    if batch:
+                        job_id = self.next_job_id
+                        for job in batch:
+                            job['job_id'] = job_id
+                            job_id += 1
+                        self.next_job_id = job_id
+                        pending.extend(self._messages(batch))
+                        send_pending(0)
+            if exhausted and not pending and not outstanding:
                 return stats
-            if pending is not None and not outstanding:
+            if pending and not outstanding:
                 # Nothing out and nobody taking work: wait on the send.
-                if try_send(self.poll_interval):
-                    pending = None
+                send_pending(poll_interval)
                 data = None
             else:
-                data = transport.recv(self.poll_interval)
-            now = self.clock()
+                data = recv(poll_interval)
+            now = clock()
             while data is not None:
-                records = protocol.unpack(data)
-                results = self._split(records, now)
-                if results:
-                    fresh = [r for r in results
-                             if tracker.done(r.get('job_id'))]
-                    if len(fresh) != len(results):
-                        self.late_results += len(results) - len(fresh)
-                        log.warning('%d result(s) arrived for jobs already '
-                                    'counted as lost; not stored',
-                                    len(results) - len(fresh))
-                        deliver(fresh, None)
-                    else:
-                        deliver(results, data if len(results) ==
-                                len(records) else None)
-                data = transport.recv_nowait()
-            if pending is not None and outstanding and try_send(0):
-                pending = None
+                receive(data, now)
+                data = recv_nowait()
+            if pending and outstanding:
+                send_pending(0)
             if on_idle is not None:
                 on_idle()
             if now >= next_check:
-                next_check = now + self.poll_interval
+                next_check = now + poll_interval
                 self._check_liveness(now, deliver)
-                if tracker.workers or (exhausted and pending is None and
+                if tracker.workers or (exhausted and not pending and
                                        not outstanding):
                     quiet_since = None
                 elif tracker.lost_ids:
@@ -228,6 +292,14 @@ class Master(object):
                         'no worker heard from for %.0f s with %d jobs '
                         'outstanding' % (self.worker_timeout,
                                          len(outstanding)))
+
+    def _drop_stale(self, results, stale):
+        """Results of jobs already counted as lost are not stored."""
+        self.late_results += len(stale)
+        log.warning('%d result(s) arrived for jobs already counted as '
+                    'lost; not stored', len(stale))
+        stale_ids = set(id(record) for record in stale)
+        return [r for r in results if id(r) not in stale_ids]
 
     def _check_liveness(self, now, deliver):
         lost = self.tracker.check(now)

@@ -1,6 +1,8 @@
 """Progress characters printed during the benchmark phase (one per result)."""
 from __future__ import absolute_import, division, print_function
 
+from ssbench.compat import monotonic
+
 LEGEND = """Benchmark Run:
   X    work job raised an exception
   .  <  1s first-byte-latency
@@ -38,19 +40,42 @@ def progress_char(result):
     return _LAST_BYTE[_bucket(result.get('last_byte_latency') or 0.0)]
 
 
+def progress_chars(results):
+    """progress_char() of each record, joined; the common fast answers
+    (under a second) are decided inline."""
+    chars = []
+    append = chars.append
+    for result in results:
+        if 'exception' in result:
+            append('X')
+            continue
+        latency = result.get('first_byte_latency')
+        if latency is not None:
+            append('.' if latency < 1 else _FIRST_BYTE[_bucket(latency)])
+        else:
+            latency = result.get('last_byte_latency') or 0.0
+            append('_' if latency < 1 else _LAST_BYTE[_bucket(latency)])
+    return ''.join(chars)
+
+
 class ProgressPrinter(object):
     """Buffers progress characters and writes them in wrapped lines.
 
     Writing one character per result would cost a system call each at tens
-    of thousands of results per second, so callers add results and flush
-    once per loop iteration.
+    of thousands of results per second, so callers add results and call
+    tick() once per loop iteration, which writes at most every `interval`
+    seconds; flush() writes at once.
     """
 
-    def __init__(self, stream, width=LINE_WIDTH):
+    def __init__(self, stream, width=LINE_WIDTH, interval=0.1,
+                 clock=monotonic):
         self.stream = stream
         self.width = width
         self.column = 0
         self.pending = []
+        self.interval = interval
+        self.clock = clock
+        self._written_at = clock()
 
     def legend(self):
         self.stream.write(LEGEND)
@@ -59,7 +84,18 @@ class ProgressPrinter(object):
     def add(self, result):
         self.pending.append(progress_char(result))
 
+    def add_results(self, results):
+        self.pending.append(progress_chars(results))
+
+    def tick(self):
+        """Flush if anything waits and `interval` has passed."""
+        if self.pending:
+            now = self.clock()
+            if now - self._written_at >= self.interval:
+                self.flush()
+
     def flush(self):
+        self._written_at = self.clock()
         if not self.pending:
             return
         text = ''.join(self.pending)

@@ -136,7 +136,7 @@ class ScenarioRun(object):
                  'workers)', self.scenario.user_count)
         stats = self.master.run_jobs(
             jobs_mod.initial_jobs(self.scenario, self.rng),
-            on_result=self.ring.on_result)
+            on_results=self.ring.on_results)
         if stats.errors:
             log.warning('%d of %d initial objects could not be uploaded',
                         stats.errors, stats.sent)
@@ -150,16 +150,16 @@ class ScenarioRun(object):
         if options.progress_stream is not None:
             progress = ProgressPrinter(options.progress_stream)
             progress.legend()
-        ring_on_result = self.ring.on_result
+        ring_on_results = self.ring.on_results
         if progress is not None:
-            add = progress.add
+            add_results = progress.add_results
 
-            def on_result(result):
-                ring_on_result(result)
-                add(result)
-            on_idle = progress.flush
+            def on_results(results):
+                ring_on_results(results)
+                add_results(results)
+            on_idle = progress.tick
         else:
-            on_result, on_idle = ring_on_result, None
+            on_results, on_idle = ring_on_results, None
 
         writer = StatsWriter(self.stats_path,
                              scenario.stats_header(ssbench.version))
@@ -173,7 +173,7 @@ class ScenarioRun(object):
             stats = self.master.run_jobs(
                 jobs_mod.bench_jobs(scenario, self.rng, self.ring,
                                     noop=options.noop),
-                on_result=on_result, on_raw=store_raw(writer),
+                on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle)
         except NoWorkersError as exc:
             error = exc

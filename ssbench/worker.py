@@ -22,6 +22,7 @@ so a standalone worker waits for any number of runs as the original did.
 from __future__ import absolute_import, division, print_function
 
 import logging
+import time
 import traceback
 
 import gevent
@@ -45,6 +46,7 @@ CREATE_CONTAINER = 'create_container'
 DELETE_CONTAINER = 'delete_container'
 
 COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
+HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
 DRAIN_MAX = 256          # messages handled before giving others a turn
 CONFIGURE_WAIT = 30.0    # how long a Swift job waits for CONFIGURE
 
@@ -114,9 +116,15 @@ class Worker(object):
         self.pool = gevent.pool.Pool(self.concurrency)
         self.outbox = []
         self.pending = 0           # jobs taken whose result is not sent yet
-        # Ids of those jobs, listed in heartbeats so that the master knows
-        # exactly which jobs die with this worker (PUSH does not tell it).
+        # Ids of the jobs taken whose result is not in the outbox yet.
+        # Heartbeats list them and those of the outbox, so that the master
+        # knows exactly which jobs die with this worker (PUSH does not
+        # tell it).  Jobs answered inline go straight to the outbox.
         self.holding = set()
+        # What a no-op result adds to its job, in result_ok()'s key order.
+        self._noop_fields = protocol.result_ok({}, worker_id, 0.0, 0.0,
+                                               None, 0, 0.0)
+        del self._noop_fields['completed_at']
         self.jobs_done = 0
         self.stopping = False
         self.master_gone = False
@@ -185,23 +193,50 @@ class Worker(object):
             return
         if isinstance(jobs, dict):
             jobs = [jobs]
+        if not jobs:
+            return
+        if not jobs[0].get('noop'):
+            # Claim the whole message at once: spawning may wait for a
+            # free slot in the pool, and jobs still waiting are held too.
+            holding = self.holding
+            for job in jobs:
+                if isinstance(job, dict) and not job.get('noop'):
+                    job_id = job.get('job_id')
+                    if job_id is not None:
+                        holding.add(job_id)
+        # No-op jobs, the whole point of --noop runs, are answered here in
+        # bulk; anything else goes through handle_job().
+        outbox = self.outbox
+        fields = self._noop_fields
+        now = time.time
+        answered = 0
         for job in jobs:
             if self.stopping:
-                return
-            self.handle_job(job)
+                break
+            if job.get('noop'):
+                result = dict(job)
+                result.update(fields)
+                result['completed_at'] = now()
+                outbox.append(result)
+                answered += 1
+            else:
+                self.handle_job(job)
+        if answered:
+            self.pending += answered
+            self._added(answered)
 
     def handle_job(self, job):
         """Answer no-op and control jobs inline, spawn the others."""
         kind = job.get('type')
-        job_id = job.get('job_id')
-        if job_id is not None:
-            self.holding.add(job_id)
         if job.get('noop') or kind == PING:
             self.pending += 1
             self._add_result(protocol.result_ok(job, self.worker_id, 0.0,
                                                 0.0, None, 0))
         elif kind in self._handlers:
             self.pending += 1
+            job_id = job.get('job_id')
+            if job_id is not None:
+                self.holding.add(job_id)
             self.pool.spawn(self.run_job, job)
         elif kind == SUICIDE:
             log.info('worker %s told to exit', self.worker_id)
@@ -324,8 +359,13 @@ class Worker(object):
 
     def _add_result(self, result):
         self.outbox.append(result)
+        self.holding.discard(result.get('job_id'))
+        self._added(1)
+
+    def _added(self, count):
+        """Bookkeeping after `count` results joined the outbox."""
         self._last_result_at = self.clock()
-        self.jobs_done += 1
+        self.jobs_done += count
         if self._profiler is not None and \
                 self.jobs_done >= self.profile_count:
             self._stop_profile()
@@ -347,28 +387,48 @@ class Worker(object):
                     return False
                 del outbox[:len(batch)]
                 self.pending -= len(batch)
-                holding = self.holding
-                for result in batch:
-                    holding.discard(result.get('job_id'))
                 self._last_contact = self.clock()
             return True
         finally:
             self._sending = False
 
+    def held(self):
+        """Ids of the jobs this worker holds: running, waiting for a slot,
+        or done with their result not sent yet."""
+        held = set(self.holding)
+        for result in self.outbox:
+            job_id = result.get('job_id')
+            if job_id is not None:
+                held.add(job_id)
+        try:
+            return sorted(held)
+        except TypeError:    # ids of mixed types: not from our master
+            return sorted(held, key=str)
+
     def _heartbeat(self):
-        record = protocol.heartbeat(self.worker_id, sorted(self.holding))
+        """Send a heartbeat now; False if the socket refused it."""
+        record = protocol.heartbeat(self.worker_id, self.held())
         record['configured'] = self.configured.is_set()
         if self.transport.send(protocol.pack([record]), 0):
             self._last_contact = self.clock()
+            return True
+        return False
 
     def _write_loop(self):
         next_beat = self.clock()
+        retry = HEARTBEAT_RETRY
         while not self.stopping:
             now = self.clock()
             if now >= next_beat or self._heartbeat_soon:
                 self._heartbeat_soon = False
-                self._heartbeat()
-                next_beat = now + self.heartbeat_interval
+                if self._heartbeat():
+                    retry = HEARTBEAT_RETRY
+                    next_beat = now + self.heartbeat_interval
+                else:
+                    # Not connected (yet): the master waits for a first
+                    # heartbeat before it starts, so try again soon.
+                    next_beat = now + min(retry, self.heartbeat_interval)
+                    retry *= 2
                 if (self.master_timeout and
                         now - self._last_contact > self.master_timeout):
                     log.warning('no master for %g s', self.master_timeout)

@@ -232,6 +232,76 @@ def test_deletes_that_failed_or_never_answered_are_cleaned_up():
     assert ring.pop_created() == []
 
 
+def test_ring_packs_ssbench_names_and_keeps_odd_ones_as_they_are():
+    ring = ObjectRing()
+    ring.add('tiny', 'ssbench_000007_default_policy', 'tiny_000042')
+    ring.add('tiny', 'c', 'tiny_1234567', initial=True)   # 7 digits
+    ring.add('tiny', 'c', 'tiny_000001x')                 # not ours
+    ring.add('tiny', 'c', 'tiny_00042')                   # 5 digits
+    ring.add('tiny', 'c', 'small_000001')                 # other class
+    assert ring.objects('tiny') == [
+        ('ssbench_000007_default_policy', 'tiny_000042', False),
+        ('c', 'tiny_1234567', True), ('c', 'tiny_000001x', False),
+        ('c', 'tiny_00042', False), ('c', 'small_000001', False)]
+    codes = list(ring._rings['tiny'])
+    assert [code >= 0 for code in codes] == [True, True, False, False,
+                                             False]
+    assert ring.take('tiny', D) == ('ssbench_000007_default_policy',
+                                    'tiny_000042')
+    assert ring.take('tiny', R) == ('c', 'tiny_1234567')
+    assert ring.take('tiny', D) == ('c', 'tiny_000001x')
+    assert len(ring._odd) == 2
+    assert ring.pop_created() == [
+        ('tiny', 'c', 'tiny_00042'), ('tiny', 'c', 'small_000001'),
+        ('tiny', 'c', 'tiny_000001x'),
+        ('tiny', 'ssbench_000007_default_policy', 'tiny_000042')]
+    assert ring._odd == {}
+    assert ring.objects('tiny') == [('c', 'tiny_1234567', True)]
+
+
+def test_ring_memory_follows_the_live_objects():
+    """Rotating and deleting never lets the array grow without bound."""
+    ring = ObjectRing()
+    for n in range(1, 20001):
+        ring.add('a', 'c%d' % (n % 7), object_name('a', n))
+    for _ in range(100000):
+        ring.take('a', R)
+    assert len(ring._rings['a'].codes) <= 2 * 20000
+    for _ in range(19990):
+        ring.take('a', D)
+    assert ring.count('a') == 10
+    assert len(ring._rings['a'].codes) <= 10 + 4096
+    assert [e[1] for e in ring.objects('a')] == [
+        object_name('a', n) for n in range(19991, 20001)]
+    assert len(ring._containers) == 7
+
+
+def test_on_results_matches_on_result():
+    one, many = ObjectRing(), ObjectRing()
+    for ring in (one, many):
+        ring.load([('a', 'c', 'a_000001'), ('a', 'c', 'a_000002')])
+        ring.add('a', 'c', 'a_000003')
+    records = []
+    for ring in (one, many):
+        found = ring.take('a', D), ring.take('a', D), ring.take('a', D)
+    for container, name in found:
+        records.append(fail({'type': D, 'size_str': 'a',
+                             'container': container, 'name': name}))
+    records.append(succeed({'type': C, 'size_str': 'b', 'container': 'c',
+                            'name': 'b_000009'}))
+    records.append(fail({'type': C, 'size_str': 'b', 'container': 'c',
+                         'name': 'b_000010'}))
+    records.append(succeed({'type': C, 'size_str': 'b', 'container': 'c',
+                            'name': 'b_000011', 'head_first': True}))
+    for record in records:
+        one.on_result(record)
+    many.on_results(records)
+    assert one.objects('b') == many.objects('b') == [
+        ('c', 'b_000009', False), ('c', 'b_000011', True)]
+    assert one.pop_created() == many.pop_created() == [
+        ('b', 'c', 'b_000009'), ('a', 'c', 'a_000003')]
+
+
 def test_cleanup_jobs():
     ring = ObjectRing()
     ring.load([('a', 'c0', 'a_000001')])

@@ -95,8 +95,46 @@ def test_batches_respect_batch_size_and_user_count():
                     worker_timeout=3)
     with pytest.raises(NoWorkersError):
         master.run_jobs(jobs(20))
-    # 5 users, batches of 2: 2 + 2 + 1, then nothing until results come.
-    assert [len(b) for b in transport.sent] == [2, 2, 1]
+    # 5 users, batches of 2 (2 + 2 + 1) in at least two messages, each
+    # whole batches but the last; then nothing until results come.
+    assert [len(b) for b in transport.sent] == [4, 1]
+
+
+@pytest.mark.parametrize('users, batch, workers, sizes', [
+    (24, 1, 2, [12, 12]),
+    (24, 8, 2, [16, 8]),
+    (24, 8, 3, [8, 8, 8]),
+    (4, 1, 1, [2, 2]),
+    (5, 2, 1, [4, 1]),
+    (3, 1, 5, [1, 1, 1]),
+    (1, 1, 1, [1]),
+    (10, 4, 2, [8, 2]),
+])
+def test_room_that_opens_at_once_goes_out_in_few_whole_batches(
+        users, batch, workers, sizes):
+    transport = FakeTransport(respond=lambda job: [], hold=True)
+    clock = FakeClock()
+    transport.clock = clock
+    master = Master(transport, user_count=users, batch_size=batch,
+                    clock=clock, worker_timeout=3)
+    for worker_id in range(workers):
+        master.tracker.seen(worker_id, clock())
+    with pytest.raises(NoWorkersError):
+        master.run_jobs(jobs(100))
+    assert [len(b) for b in transport.sent] == sizes
+    ids = [job['job_id'] for b in transport.sent for job in b]
+    assert ids == list(range(1, users + 1))
+
+
+def test_results_coming_back_refill_only_the_room_they_free():
+    """Each result message frees room for exactly its jobs."""
+    transport = FakeTransport()
+    master = Master(transport, user_count=6, batch_size=1)
+    stats = master.run_jobs(jobs(40))
+    assert stats.sent == stats.received == 40
+    assert transport.max_outstanding <= 6
+    assert sum(len(b) for b in transport.sent) == 40
+    assert max(len(b) for b in transport.sent) <= 3
 
 
 def test_batch_size_is_capped_to_user_count():

@@ -2,7 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.progress import LEGEND, ProgressPrinter, progress_char
+from ssbench.progress import (LEGEND, ProgressPrinter, progress_char,
+                              progress_chars)
 
 
 class Stream(object):
@@ -52,3 +53,45 @@ def test_legend_matches_the_original_wording():
     assert out.getvalue() == LEGEND
     assert '  X    work job raised an exception' in LEGEND
     assert '  @ >= 10s last-byte-latency  (CREATE or UPDATE)' in LEGEND
+
+
+def test_progress_chars_match_progress_char_for_every_bucket():
+    results = [
+        {'exception': 'x', 'first_byte_latency': 0.1},
+        {'first_byte_latency': 0.0, 'last_byte_latency': 0.0},
+        {'first_byte_latency': 0.99}, {'first_byte_latency': 1.0},
+        {'first_byte_latency': 2.5}, {'first_byte_latency': 3.0},
+        {'first_byte_latency': 9.9}, {'first_byte_latency': 10.0},
+        {'first_byte_latency': None, 'last_byte_latency': None},
+        {'first_byte_latency': None, 'last_byte_latency': 0.5},
+        {'first_byte_latency': None, 'last_byte_latency': 1.5},
+        {'first_byte_latency': None, 'last_byte_latency': 3.5},
+        {'first_byte_latency': None, 'last_byte_latency': 10.5},
+        {'last_byte_latency': 0.1}, {}]
+    assert progress_chars(results) == ''.join(progress_char(r)
+                                              for r in results)
+    assert progress_chars(results) == 'X..ooOO*__|^@__'
+    assert progress_chars([]) == ''
+
+
+def test_tick_writes_at_most_once_per_interval():
+    now = [100.0]
+    out = Stream()
+    printer = ProgressPrinter(out, width=80, interval=0.5,
+                              clock=lambda: now[0])
+    printer.add_results([{'first_byte_latency': 0.1}] * 3)
+    printer.tick()
+    assert out.getvalue() == ''          # written at creation time
+    now[0] += 0.5
+    printer.tick()
+    assert out.getvalue() == '...'
+    printer.add_results([{'exception': 'e'}])
+    now[0] += 0.25
+    printer.tick()
+    assert out.getvalue() == '...'
+    now[0] += 0.25
+    printer.tick()
+    assert out.getvalue() == '...X'
+    printer.add({'first_byte_latency': 0.1})
+    printer.finish()
+    assert out.getvalue() == '...X.\n'

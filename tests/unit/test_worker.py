@@ -452,3 +452,32 @@ def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
     finally:
         worker.stopping = True
         runner.join(2)
+
+
+def test_undelivered_heartbeat_is_retried_soon():
+    """A worker not connected yet keeps trying, so the master, which waits
+    for a first heartbeat, can start at once instead of a second later."""
+
+    class LateTransport(FakeTransport):
+        refusals = 3
+
+        def send(self, data, timeout=None):
+            if self.refusals:
+                self.refusals -= 1
+                return False
+            return FakeTransport.send(self, data, timeout)
+
+    transport = LateTransport()
+    worker = make(transport, heartbeat_interval=10)
+    start = time.time()
+    run_until(worker, lambda: transport.sent, timeout=3)
+    beats = [r for r in results_of(transport, True) if r['type'] == HEARTBEAT]
+    assert beats and time.time() - start < 1.0
+    assert transport.refusals == 0
+
+
+def test_held_lists_running_jobs_and_unsent_results():
+    worker = make()
+    worker.holding.update([9, 3])
+    worker.outbox.extend([{'job_id': 5}, {'type': PING}])
+    assert worker.held() == [3, 5, 9]

@@ -1,0 +1,183 @@
+#!/usr/bin/env python
+"""Throughput of `run-scenario --noop` through the real CLI.
+
+    python bench/noop_throughput.py [--runs 5] [--cases u24w2b1,u24w2b8]
+
+Each case runs `python -m ssbench.cli.master -q run-scenario -f
+scenarios/very_small.scenario -u U -o OPS --workers W --batch-size B
+--noop` in a child process, on free ports (port 0) and with a stats file
+in a temporary directory (removed afterwards), parses the TOTAL "Average
+requests per second" of the printed report and prints one line per case:
+
+    noop u24 w2 b1: median 27,100 req/s (min ..., max ..., 5 runs) wall 1.9 s
+
+`wall` is the median wall time of the whole command, start to report
+printed (spawning workers, the run, gzip and the report included).
+Targets: u24 w2 b1 >= 25,000 req/s, u24 w2 b8 >= 45,000 req/s.  The
+machine is shared: compare medians and read the range as the noise.
+"""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
+DEFAULT_CASES = 'u24w2b1,u24w2b8,u4w1b1'
+RATE = re.compile(r'Average requests per second:\s*([0-9.]+|inf)')
+CASE = re.compile(r'^u(\d+)w(\d+)b(\d+)$')
+
+
+def parse_case(text):
+    match = CASE.match(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError('%r is not like u24w2b1' % (text,))
+    return tuple(int(g) for g in match.groups())
+
+
+# Runs the CLI's main() in this child so that its own CPU time (the master)
+# and its reaped children's (the local workers) can be told apart; the
+# report is rendered by a second main() call, as run-scenario would.
+WRAPPER = """
+import resource, sys
+from ssbench.cli.master import main
+argv, stats = sys.argv[1:], sys.argv[-1]
+status = main(argv + ['-R'])
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+if status == 0:
+    status = main(['-q', 'report-scenario', '-s', stats + '.gz'])
+sys.stderr.write('CPU %f %f\\n' % (me.ru_utime + me.ru_stime,
+                                   kids.ru_utime + kids.ru_stime))
+sys.exit(status)
+"""
+
+
+class Run(object):
+    def __init__(self, rate, wall, master_cpu, workers_cpu, ops):
+        self.rate = rate
+        self.wall = wall
+        # microseconds of CPU per request
+        self.master_us = master_cpu / ops * 1e6
+        self.workers_us = workers_cpu / ops * 1e6
+
+
+def run_once(python, users, workers, batch, ops, scenario, timeout,
+             root=ROOT, quiet=False, extra=()):
+    """One run; returns a Run."""
+    tmp = tempfile.mkdtemp(prefix='ssbench-noop-bench-')
+    try:
+        stats = os.path.join(tmp, 'noop.stat')
+        argv = [python, '-c', WRAPPER] + (['-q'] if quiet else []) + [
+                'run-scenario',
+                '-f', scenario, '-u', str(users), '-o', str(ops),
+                '--workers', str(workers), '--batch-size', str(batch),
+                '--noop', '--zmq-bind-ip', '127.0.0.1',
+                '--zmq-work-port', '0', '--zmq-results-port', '0'] + \
+            list(extra) + ['-s', stats]
+        # Files, not pipes: progress characters would fill a pipe.
+        out_path = os.path.join(tmp, 'stdout')
+        err_path = os.path.join(tmp, 'stderr')
+        with open(out_path, 'wb') as out_file:
+            with open(err_path, 'wb') as err_file:
+                began = time.time()
+                child = subprocess.Popen(argv, cwd=root, stdout=out_file,
+                                         stderr=err_file)
+                deadline = began + timeout
+                while child.poll() is None and time.time() < deadline:
+                    time.sleep(0.01)
+                wall = time.time() - began
+                if child.poll() is None:
+                    child.kill()
+                    child.wait()
+                    raise RuntimeError('run did not finish in %.0f s'
+                                       % timeout)
+        with open(out_path, 'rb') as out_file:
+            out = out_file.read().decode('utf-8', 'replace')
+        with open(err_path, 'rb') as err_file:
+            err = err_file.read().decode('utf-8', 'replace')
+        if child.returncode != 0:
+            raise RuntimeError('exit status %d: %s' % (
+                child.returncode, err[-2000:]))
+        match = RATE.search(out)   # the first one is TOTAL's
+        if match is None:
+            raise RuntimeError('no rate in the report:\n%s' % out[:2000])
+        cpu = re.search(r'CPU ([0-9.]+) ([0-9.]+)', err)
+        return Run(float(match.group(1)), wall, float(cpu.group(1)),
+                   float(cpu.group(2)), ops)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=5,
+                        help='runs per case (the median is reported)')
+    parser.add_argument('--cases', default=DEFAULT_CASES,
+                        help='comma-separated uUSERSwWORKERSbBATCH cases')
+    parser.add_argument('-o', '--ops', type=int, default=30000,
+                        help='operations per run')
+    parser.add_argument('--python', default=sys.executable)
+    parser.add_argument('--scenario', default=SCENARIO)
+    parser.add_argument('--timeout', type=float, default=120.0,
+                        help='seconds one run may take')
+    parser.add_argument('--root', default=ROOT,
+                        help='source tree to run (its ssbench package wins '
+                             'over the installed one), e.g. an old checkout')
+    parser.add_argument('-q', '--quiet', action='store_true',
+                        help='pass -q (no progress characters; by default '
+                             'they go to a file, as a user would see them)')
+    parser.add_argument('--verbose', action='store_true',
+                        help='print every run')
+    args = parser.parse_args(argv)
+    cases = [parse_case(c) for c in args.cases.split(',') if c.strip()]
+    status = 0
+    for users, workers, batch in cases:
+        runs = []
+        label = 'noop u%d w%d b%d' % (users, workers, batch)
+        for _ in range(args.runs):
+            try:
+                run = run_once(args.python, users, workers, batch, args.ops,
+                               args.scenario, args.timeout,
+                               os.path.abspath(args.root), args.quiet)
+            except RuntimeError as exc:
+                print('%s: FAILED: %s' % (label, exc))
+                status = 1
+                break
+            runs.append(run)
+            if args.verbose:
+                print('  %s: %.0f req/s, wall %.2f s, CPU/req master %.1f us'
+                      ' workers %.1f us' % (label, run.rate, run.wall,
+                                            run.master_us, run.workers_us))
+                sys.stdout.flush()
+        if runs:
+            rates = [r.rate for r in runs]
+            print('%s: median %s req/s (min %s, max %s, %d runs) wall %.1f s'
+                  '; CPU/req master %.1f us, workers %.1f us' % (
+                      label, '{:,.0f}'.format(median(rates)),
+                      '{:,.0f}'.format(min(rates)),
+                      '{:,.0f}'.format(max(rates)), len(runs),
+                      median([r.wall for r in runs]),
+                      median([r.master_us for r in runs]),
+                      median([r.workers_us for r in runs])))
+            sys.stdout.flush()
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main())
