@@ -14,7 +14,7 @@ from ssbench.swift import AuthOptions
 # (flags, dest, environment variables in order of preference, help)
 _OPTIONS = (
     (('-V', '--auth-version'), 'auth_version',
-     ('ST_AUTH_VERSION', 'OS_AUTH_VERSION'),
+     ('ST_AUTH_VERSION', 'OS_AUTH_VERSION', 'OS_IDENTITY_API_VERSION'),
      'Swift auth version: 1.0, 2.0 or 3 (default 1.0)'),
     (('-A', '--auth-url'), 'auth_url', ('ST_AUTH',), 'v1.0 auth URL'),
     (('-U', '--user'), 'user', ('ST_USER',), 'v1.0 user (account:user)'),

@@ -87,6 +87,15 @@ def test_auth_env_defaults():
     auth = auth_from_args(parser.parse_args([]), env={})
     assert auth.auth_version == '1.0' and not auth.has_credentials()
     assert auth.storage_urls == [] and auth.insecure is False
+    # OS_IDENTITY_API_VERSION (what `tools/keystone env` and openrc files
+    # set) picks the version too, after the ST_/OS_AUTH_ names.
+    auth = auth_from_args(parser.parse_args([]),
+                          env={'OS_IDENTITY_API_VERSION': '3'})
+    assert auth.auth_version == '3'
+    auth = auth_from_args(parser.parse_args([]),
+                          env={'OS_IDENTITY_API_VERSION': '3',
+                               'OS_AUTH_VERSION': '2.0'})
+    assert auth.auth_version == '2.0'
 
 
 def test_bad_host_is_one_error_line(capsys):
