@@ -155,6 +155,14 @@ class CurveError(TransportError):
     exit_status = 2
 
 
+# libzmq before 4.3.5 (4.3.2 is the one seen) gives a bound socket's pipe to
+# a connection before its handshake ends, so a job sent at that moment to
+# a worker that is then refused is dropped.  (Newer ones: never sent.)
+_OLD_LIBZMQ = '' if zmq.zmq_version_info() >= (4, 3, 5) else (
+    '; with libzmq %s a job sent during its handshake may be lost: use '
+    'libzmq 4.3.5 or later' % (zmq.zmq_version(),))
+
+
 def _check_curve_support():
     if not zmq.has('curve'):
         raise CurveError('this libzmq (%s) was built without CURVE support; '
@@ -359,6 +367,26 @@ def _key_name(raw_key):
         return repr(raw_key)
 
 
+def _monitor_handshakes(pairs):
+    """[(monitor socket, label)] watching the handshakes of each
+    (socket, label) pair; [] when this libzmq reports none."""
+    if not _HANDSHAKE_EVENTS:
+        return []
+    mask = 0
+    for event in _HANDSHAKE_EVENTS:
+        mask |= event
+    return [(sock.get_monitor_socket(mask), label) for sock, label in pairs]
+
+
+def _enforce_zap(sock):
+    """Fail closed: without this, libzmq lets every CURVE client in when
+    no ZAP handler answers (e.g. while the master shuts down)."""
+    try:
+        sock.setsockopt(getattr(zmq, 'ZAP_ENFORCE_DOMAIN', 93), 1)
+    except zmq.ZMQError:  # pragma: no cover - libzmq before 4.3
+        log.debug('this libzmq cannot enforce ZAP; relying on the handler')
+
+
 def _close_quietly(sock):
     """Close a socket, whatever state it and its context are in (pyzmq
     may raise ContextTerminated even from `closed` once term started)."""
@@ -422,14 +450,32 @@ class _ZapHandler(object):
             while True:
                 try:
                     frames = sock.recv_multipart()
-                    sock.send_multipart(self.answer(frames))
+                    try:
+                        reply = self.answer(frames)
+                    except Exception as exc:  # never leave REP half-way
+                        reply = [b'1.0', frames[1] if len(frames) > 1
+                                 else b'', b'500', b'internal error', b'',
+                                 b'']
+                        self.notes.append((logging.WARNING,
+                                           'CURVE authenticator: %r' % exc))
+                    sock.send_multipart(reply)
                 except zmq.ZMQError as exc:
                     if exc.errno in (zmq.ETERM, zmq.ENOTSOCK):
                         return
                     self.notes.append((logging.WARNING,
                                        'CURVE authenticator: %s' % (exc,)))
+                    self._pause()
         finally:
             _close_quietly(sock)
+
+    def _pause(self):
+        """Keep an unexpected error from spinning (never exit: handshakes
+        need an answer, and a refusal is the safe default)."""
+        if self._green:
+            import gevent
+            gevent.sleep(0.1)
+        else:
+            time.sleep(0.1)
 
     def answer(self, frames):
         """The ZAP reply frames (RFC 27) for one request's frames."""
@@ -451,12 +497,13 @@ class _ZapHandler(object):
             return [b'1.0', request_id, b'200', b'OK',
                     name.encode('utf-8'), b'']
         if key not in self.refused:
+            shown = _key_name(key) if key else mechanism.decode('ascii',
+                                                                'replace')
             self.notes.append((
                 logging.WARNING,
                 'CURVE: refused a worker at %s: its public key %s is not in '
                 '%s (it gets no job; further refusals of this key are not '
-                'logged)' % (where, _key_name(key) if key else mechanism.decode(
-                    'ascii', 'replace'), self.directory)))
+                'logged)%s' % (where, shown, self.directory, _OLD_LIBZMQ)))
         self.refused[key] = self.refused.get(key, 0) + 1
         return [b'1.0', request_id, b'400', b'unknown CURVE key', b'', b'']
 
@@ -474,6 +521,12 @@ class _ZapHandler(object):
             self._thread.join(timeout)
             self._thread = None
 
+
+# A worker gives up (CurveError) when the master refused its key or spoke
+# another protocol (no CURVE there): libzmq may not retry after those.  It
+# logs other failures once this many happened in a row (libzmq retries
+# every 100 ms).
+HANDSHAKE_FAILURES_LOGGED = 5
 
 _HANDSHAKE_EVENTS = dict(
     (getattr(zmq, name), kind) for name, kind in (
@@ -498,9 +551,10 @@ class _Sockets(object):
     _pull = None
     _context = None
     _zap = None            # master with CURVE: its _ZapHandler
-    _monitors = ()         # worker with CURVE: [(monitor socket, endpoint)]
+    _monitors = ()         # with CURVE: [(monitor socket, endpoint)]
     _watch_at = 0.0
     _curve_dir = None
+    _curve_failure = None
 
     def _flush(self):
         """Log what the CURVE machinery noticed, in the caller's thread."""
@@ -525,29 +579,19 @@ class _Sockets(object):
                 if not frames or len(frames[0]) < 6:
                     continue
                 event = struct.unpack('=H', frames[0][:2])[0]
-                self._handshake_seen(_HANDSHAKE_EVENTS.get(event), where)
+                kind = _HANDSHAKE_EVENTS.get(event)
+                if kind is not None:
+                    self._handshake_seen(kind, where)
 
     def _handshake_seen(self, kind, where):
-        said = self._handshakes_said
-        if kind == 'ok':
-            if where in said or not self._handshakes_ok:
-                log.info('CURVE handshake with %s succeeded', where)
-            said.pop(where, None)
-            self._handshakes_ok = True
-            return
-        if kind is None or said.get(where) == kind:
-            return
-        said[where] = kind
-        if kind == 'auth':
-            log.error('the master at %s refused this worker\'s CURVE key: '
-                      'copy %s to the master\'s --zmq-curve-dir (this '
-                      'worker gets no job until then)', where,
-                      curve_key_paths(self._curve_dir, CURVE_WORKER)[0])
-        else:
-            log.error('CURVE handshake with %s failed: is %s the public '
-                      'key of the master there, and does it run with '
-                      '--zmq-curve-dir?', where,
-                      curve_key_paths(self._curve_dir, CURVE_MASTER)[0])
+        """One handshake outcome ('ok', 'auth', 'protocol' or 'failed')
+        of the socket at `where`; see the subclasses."""
+
+    def _raise(self):
+        """Stop a worker whose CURVE handshakes cannot succeed: waiting
+        would only hide the problem."""
+        if self._curve_failure is not None:
+            raise self._curve_failure
 
     def send(self, data, timeout=None):
         """Queue one message; False when it could not go out in `timeout`
@@ -572,6 +616,7 @@ class _Sockets(object):
     def recv(self, timeout=None):
         """The next message, or None after `timeout` seconds (None: wait)."""
         self._flush()
+        self._raise()
         try:
             try:
                 return self._pull.recv(zmq.NOBLOCK)
@@ -598,6 +643,7 @@ class _Sockets(object):
     def poll(self, timeout=None):
         """True when a message can be received within `timeout` seconds."""
         self._flush()
+        self._raise()
         try:
             return bool(self._pull.poll(_timeout_ms(timeout), zmq.POLLIN))
         except zmq.ZMQError as exc:
@@ -605,14 +651,14 @@ class _Sockets(object):
 
     def close(self):
         """Close both sockets at once, discarding anything unsent."""
-        zap = self._zap
-        if zap is not None:
-            zap.stop_green()
         socks = [monitor for monitor, _ in self._monitors]
         for sock in socks + [self._push, self._pull]:
             if sock is not None and not sock.closed:
                 sock.close(linger=0)
         self._monitors = ()
+        zap = self._zap
+        if zap is not None:           # only now: no socket left to guard
+            zap.stop_green()
         if self._context is not None:
             self._context.term()      # ends an OS-thread ZAP handler too
             self._context = None
@@ -661,13 +707,30 @@ class MasterSockets(_Sockets):
                     sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
                     sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
                     sock.setsockopt(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
+                    _enforce_zap(sock)
             self.work_port = self._bind(self._push, 'work', address,
                                         is_ipv6, work_port)
             self.results_port = self._bind(self._pull, 'results', address,
                                            is_ipv6, results_port)
+            if keys is not None:
+                self._failure_said = False
+                self._monitors = _monitor_handshakes([
+                    (self._push, 'work port %d' % self.work_port),
+                    (self._pull, 'results port %d' % self.results_port)])
         except BaseException:
             self.close()
             raise
+
+    def _handshake_seen(self, kind, where):
+        """Hint (once) at workers without CURVE or set up for another
+        master; the ZAP handler speaks about refused keys."""
+        if kind in ('ok', 'auth') or self._failure_said:
+            return
+        self._failure_said = True
+        log.warning('CURVE: a handshake on the %s failed (%s): a worker '
+                    'without --zmq-curve-dir, or with another master\'s '
+                    'master.key?  Further failures are not logged', where,
+                    kind)
 
     @property
     def curve_refusals(self):
@@ -703,6 +766,11 @@ class WorkerSockets(_Sockets):
     The results socket only queues messages while the master is connected
     (ZMQ_IMMEDIATE), so a failed send(timeout=0) means "no master there";
     the worker uses that to notice a master that went away.
+
+    With CURVE, recv() and poll() raise CurveError once the master has
+    refused this worker's key or turned out to run without CURVE: such a
+    worker could never get a job.  (A wrong master.key is only logged: it
+    looks like a peer that hangs up, as a proxy without its master does.)
     """
 
     def __init__(self, host, work_port, results_port, green=True,
@@ -711,7 +779,7 @@ class WorkerSockets(_Sockets):
         address, is_ipv6 = resolve(host, 'master host')
         zmq_mod = _zmq_module(green)
         self._context = zmq_mod.Context()
-        self._handshakes_said = {}
+        self._failures = {}       # endpoint -> failed handshakes in a row
         self._handshakes_ok = False
         try:
             self._pull = self._context.socket(zmq.PULL)
@@ -726,18 +794,11 @@ class WorkerSockets(_Sockets):
             if keys is not None:
                 self._curve_dir = curve.directory
                 server_key, (public_key, secret_key) = keys
-                monitors = []
-                for sock, where in pairs:
+                for sock, _ in pairs:
                     sock.setsockopt(zmq.CURVE_SERVERKEY, server_key)
                     sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
                     sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
-                    if _HANDSHAKE_EVENTS:
-                        mask = 0
-                        for event in _HANDSHAKE_EVENTS:
-                            mask |= event
-                        monitors.append((sock.get_monitor_socket(mask),
-                                         where))
-                self._monitors = monitors
+                self._monitors = _monitor_handshakes(pairs)
             for sock, where in pairs:
                 try:
                     sock.connect(where)
@@ -747,3 +808,39 @@ class WorkerSockets(_Sockets):
         except BaseException:
             self.close()
             raise
+
+    def _handshake_seen(self, kind, where):
+        """A refusal by the master, or a protocol error (a master without
+        CURVE), becomes `_curve_failure`, raised by recv()/poll().
+        Other failures (a wrong master.key looks like a peer that hangs
+        up, as does a proxy whose master is down) are only logged."""
+        if kind == 'ok':
+            if self._failures.get(where) or not self._handshakes_ok:
+                log.info('CURVE handshake with %s succeeded', where)
+            self._failures[where] = 0
+            self._handshakes_ok = True
+            return
+        count = self._failures[where] = self._failures.get(where, 0) + 1
+        master_key = curve_key_paths(self._curve_dir, CURVE_MASTER)[0]
+        message = None
+        if kind == 'auth':
+            message = ('the master at %s refused this worker\'s CURVE key '
+                       '(%s): give the worker the worker.key_secret of the '
+                       'master\'s --zmq-curve-dir, or copy this public key '
+                       'there as NAME.key and restart the master'
+                       % (where, curve_key_paths(self._curve_dir,
+                                                 CURVE_WORKER)[0]))
+        elif kind == 'protocol':
+            message = ('CURVE handshake with %s failed with a protocol '
+                       'error: does the master there run with '
+                       '--zmq-curve-dir?' % (where,))
+        if message is not None:
+            if self._curve_failure is None:
+                self._curve_failure = CurveError(message)
+        elif count == HANDSHAKE_FAILURES_LOGGED:
+            log.warning('CURVE handshakes with %s keep failing: is %s the '
+                        'public key of the master there, and does it run '
+                        'with --zmq-curve-dir? (still trying)', where,
+                        master_key)
+        else:
+            log.debug('CURVE handshake with %s failed (%s)', where, kind)

@@ -1,0 +1,248 @@
+"""CURVE mode end to end, with real ssbench-master/ssbench-worker processes:
+runs complete, a worker without an accepted key gets no job and cannot
+inject results, and a Swift key handed to workers never crosses the wire
+in a readable form (each check also run without CURVE, to show it can
+fail)."""
+from __future__ import absolute_import, division, print_function
+
+import os
+import shutil
+import threading
+import time
+
+import pytest
+import zmq
+
+from ssbench import protocol
+from ssbench.transport import CurveError, CurveKeys, WorkerSockets
+from tests.e2e import support
+from tests.e2e.relay import Relay
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+USER2, KEY2 = 'test2:tester2', 'testing2'
+
+
+def key_dirs(tmpdir):
+    """(good, rogue): the rogue knows the master's public key but has a
+    worker key pair of its own, which the master never accepted."""
+    from ssbench.transport import create_curve_keys
+    good = str(tmpdir.join('good'))
+    rogue = str(tmpdir.join('rogue'))
+    create_curve_keys(good)
+    create_curve_keys(rogue)
+    os.remove(os.path.join(rogue, 'master.key'))
+    shutil.copy(os.path.join(good, 'master.key'), rogue)
+    return good, rogue
+
+
+def fixed_ports():
+    return support.free_port(), support.free_port()
+
+
+def port_args(ports):
+    return ['--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', str(ports[0]),
+            '--zmq-results-port', str(ports[1])]
+
+
+@pytest.fixture
+def workers(tmpdir):
+    """start(worker_id, work_port, results_port, *extra) -> Popen with a
+    .log_path; each is stopped (by pid) at teardown."""
+    started = []
+
+    def start(worker_id, work_port, results_port, *extra, **kwargs):
+        log_path = os.path.join(str(tmpdir), 'worker-%d.log' % worker_id)
+        proc = support.start_worker(worker_id, work_port, results_port,
+                                    log_path, extra=extra, **kwargs)
+        proc.log_path = log_path
+        started.append(proc)
+        return proc
+    yield start
+    for proc in started:
+        support.stop_process(proc)
+
+
+class Injector(object):
+    """A rogue in this process: connects like a worker (with the given
+    CURVE keys, or none) and keeps pushing fake result batches that name
+    job ids 1..MAX_ID, as if it had done those jobs."""
+
+    MAX_ID = 400
+    FAKE_WORKER = 99
+
+    def __init__(self, ports, curve=None):
+        # Its work socket goes nowhere: it must not take (and lose) jobs.
+        self.sockets = WorkerSockets('127.0.0.1', support.free_port(),
+                                     ports[1], green=False, curve=curve)
+        records = [protocol.result_ok(
+            {'type': 'upload_object', 'size_str': 'tiny', 'container':
+             'fake', 'name': 'fake_%06d' % i, 'size': 1, 'noop': True,
+             'job_id': i}, self.FAKE_WORKER, 0.001, 0.001, 'txFAKE', 0)
+            for i in range(1, self.MAX_ID + 1)]
+        self.batch = protocol.pack(records)
+        self.sent = 0
+        self.refused = None
+        self._stop = False
+        self._thread = threading.Thread(target=self._run)
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop:
+            try:
+                self.sockets.poll(0.005)       # notices a refusal
+            except CurveError as exc:
+                self.refused = str(exc)
+                time.sleep(0.005)
+            if self.sockets.send(self.batch, timeout=0):
+                self.sent += 1
+
+    def stop(self):
+        self._stop = True
+        self._thread.join(10)
+        self.sockets.close()
+
+
+def test_noop_run_with_local_workers(tmpdir):
+    good, _ = key_dirs(tmpdir)
+    path, _ = support.write_scenario(tmpdir)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    ran = support.master('run-scenario', '-f', path, '--noop',
+                         '--workers', '2', '--zmq-curve-dir', good,
+                         '-s', stats, *support.zmq_args())
+    assert ran.status == 0, ran
+    results = support.read_results(stats + '.gz')
+    assert len(results) == 120
+    # (With --noop, the first worker may finish before the second joins.)
+    assert set(r['worker_id'] for r in results) <= set([0, 1])
+    assert 'refused' not in ran.err and 'handshake' not in ran.err
+    assert '--zmq-curve-dir %s' % good in ran.err   # passed to local workers
+
+
+@pytest.mark.parametrize('use_curve', [True, False],
+                         ids=['curve', 'control-plain'])
+def test_rogue_gets_no_job_and_cannot_inject(tmpdir, workers, use_curve):
+    good, rogue = key_dirs(tmpdir)
+    ports = fixed_ports()
+    path, _ = support.write_scenario(tmpdir, operation_count=400)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    curve_args = ['--zmq-curve-dir', good] if use_curve else []
+    rogue_args = ['--zmq-curve-dir', rogue] if use_curve else []
+    # A rogue ssbench-worker waits for the master, and a rogue injector
+    # pushes fake results throughout the run.
+    rogue_worker = workers(77, ports[0], ports[1], *rogue_args)
+    injector = Injector(ports, CurveKeys(rogue) if use_curve else None)
+    try:
+        ran = support.master('run-scenario', '-f', path, '--noop',
+                             '--workers', '1', '-s', stats,
+                             *(curve_args + port_args(ports)))
+    finally:
+        injector.stop()
+    assert ran.status == 0, ran
+    results = support.read_results(stats + '.gz')
+    by_worker = set(r['worker_id'] for r in results)
+    rogue_log = support.read_text(rogue_worker.log_path)
+    if not use_curve:
+        # Without CURVE the rogue worker takes jobs like any other and
+        # the injector's fakes are stored: the check can fail.
+        assert 77 in by_worker
+        assert Injector.FAKE_WORKER in by_worker
+        return
+    assert by_worker == set([0]), by_worker
+    assert len(results) == 400
+    assert not [r for r in results if r.get('trans_id') == 'txFAKE']
+    if zmq.zmq_version_info() >= (4, 3, 5):
+        assert injector.sent == 0      # (4.3.2 queues one, never delivered)
+    assert injector.refused and 'refused this worker' in injector.refused
+    # The rogue worker was refused, said so in one line, and did nothing.
+    assert support.wait_exit(rogue_worker, 30) == 2, rogue_log
+    rogue_log = support.read_text(rogue_worker.log_path)
+    assert 'ERROR:the master at tcp://127.0.0.1:%d refused this worker\'s ' \
+        'CURVE key' % ports[0] in rogue_log or \
+        'ERROR:the master at tcp://127.0.0.1:%d refused this worker\'s ' \
+        'CURVE key' % ports[1] in rogue_log, rogue_log
+    assert 'Traceback' not in rogue_log
+    assert 'succeeded' not in rogue_log
+    # The master logged the refused key once (both rogues share it).
+    refusals = [l for l in ran.err.splitlines() if 'refused a worker' in l]
+    assert len(refusals) == 1, ran.err
+    assert good in refusals[0]
+
+
+def test_kill_workers_reaches_only_accepted_workers(tmpdir, workers):
+    """kill-workers runs without gevent: its CURVE authenticator is an OS
+    thread, where run-scenario's is a greenlet."""
+    good, rogue = key_dirs(tmpdir)
+    ports = fixed_ports()
+    friend = workers(5, ports[0], ports[1], '--zmq-curve-dir', good)
+    stranger = workers(6, ports[0], ports[1], '--zmq-curve-dir', rogue)
+    deadline = time.time() + 60
+    for proc in (friend, stranger):
+        while 'connecting to' not in support.read_text(proc.log_path):
+            assert proc.poll() is None, support.read_text(proc.log_path)
+            assert time.time() < deadline
+            time.sleep(0.1)
+    ran = support.master('kill-workers', '--zmq-curve-dir', good,
+                         '--timeout', '3', *port_args(ports), timeout=120)
+    assert ran.status == 0, ran
+    assert 'INFO:1 worker(s) told to exit' in ran.err, ran.err
+    assert support.wait_exit(friend, 30) == 0
+    assert support.wait_exit(stranger, 30) == 2
+    assert 'refused this worker\'s CURVE key' in support.read_text(
+        stranger.log_path)
+    assert 'refused a worker at 127.0.0.1' in ran.err
+
+
+# --- the Swift key on the wire (needs the local Swift) ----------------------
+
+class Account2View(support.SwiftView):
+    """The test2 account, whose key `testing2` is easy to recognise."""
+
+    def __init__(self):
+        from swiftclient import client
+        self.client = client
+        self.url, self.token = client.get_auth(support.AUTH_URL, USER2, KEY2,
+                                               timeout=10)
+
+
+@pytest.mark.parametrize('use_curve', [True, False],
+                         ids=['curve', 'control-plain'])
+def test_swift_key_never_crosses_the_wire(tmpdir, workers, use_curve):
+    support.require_swift()
+    good, _ = key_dirs(tmpdir)
+    ports = fixed_ports()
+    relays = [Relay(('127.0.0.1', port), record=True).start()
+              for port in ports]
+    path, data = support.write_scenario(tmpdir, operation_count=30)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    curve_args = ['--zmq-curve-dir', good] if use_curve else []
+    view = Account2View()
+    try:
+        # The worker reaches the master only through the relays, and has
+        # no credentials: the master hands it test2's in CONFIGURE.
+        worker = workers(3, relays[0].port, relays[1].port, *curve_args,
+                         env=support.no_auth_env())
+        ran = support.master(
+            'run-scenario', '-f', path, '-s', stats,
+            '-A', support.AUTH_URL, '-U', USER2, '-K', KEY2,
+            *(curve_args + port_args(ports)), env=support.no_auth_env())
+        assert ran.status == 0, ran
+        support.stop_process(worker)
+    finally:
+        for relay in relays:
+            relay.stop()
+        view.delete_everything(data['container_base'] + '_')
+    results = support.read_results(stats + '.gz')
+    assert len(results) == 30
+    assert [r for r in results if 'exception' in r] == []
+    assert set(r['worker_id'] for r in results) == set([3])
+    wire = b''.join(relay.bytes_seen() for relay in relays)
+    assert len(wire) > 10000, len(wire)       # the run went through
+    if use_curve:
+        for readable in (KEY2, USER2, 'AUTH_test2', 'upload_object',
+                         data['container_base']):
+            assert readable.encode('ascii') not in wire, readable
+    else:
+        assert KEY2.encode('ascii') in wire
+        assert data['container_base'].encode('ascii') in wire
