@@ -27,7 +27,7 @@ def build_parser():
     parser = ArgumentParser(
         prog='python -m ssbench.curve',
         description='Make the ZeroMQ CURVE keys that encrypt and '
-        'authenticate ssbench-master/ssbench-worker traffic.',
+        'authenticate\nssbench-master/ssbench-worker traffic.',
         epilog=USAGE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest='command', metavar='{keys}')
