@@ -168,9 +168,18 @@ class ObjectRing(object):
         DELETE removes the head.
         """
         ring = self._rings.get(size_str)
-        if not ring:
+        if ring is None:
             return None
-        code = ring.popleft()
+        codes = ring.codes
+        head = ring.head
+        if head >= len(codes):
+            return None
+        code = codes[head]
+        head += 1
+        if head >= _COMPACT_AT and head * 2 >= len(codes):
+            del codes[:head]
+            head = 0
+        ring.head = head
         if code >= 0:
             container = self._containers[(code >> 1) & _CONTAINER_MASK]
             name = '%s_%06d' % (size_str, code >> (CONTAINER_BITS + 1))
@@ -178,11 +187,12 @@ class ObjectRing(object):
         else:
             container, name, initial = self._odd[-code]
         if job_type == DELETE_OBJECT:
-            self._forget(code)
+            if code < 0:
+                del self._odd[-code]
             if not initial:
                 self._deleting[(container, name)] = size_str
         else:
-            ring.codes.append(code)
+            codes.append(code)
         return container, name
 
     def fill(self, job):
@@ -345,15 +355,23 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     if clock is None:
         clock = monotonic
     used = scenario.used_sizes
-    size_cum = _cumulative(size.initial_count for size in used)
-    size_total = size_cum[-1]
-    last_size = len(used) - 1
-    classes = []
+    # One draw picks the (size class, CRUD type) pair: the class's share of
+    # the initial files times the type's share of the class's profile.
+    pairs = []
+    weights = []
     for size in used:
-        crud_cum = _cumulative(size.crud_profile)
-        classes.append((size.name, size.size_min,
-                        size.size_max - size.size_min + 1,
-                        crud_cum, crud_cum[-1]))
+        profile = size.crud_profile
+        profile_total = float(sum(profile))
+        for kind, job_type in enumerate(CRUD_TYPES):
+            weight = size.initial_count * profile[kind] / profile_total
+            if weight > 0:
+                pairs.append((size.name, size.size_min,
+                              size.size_max - size.size_min + 1, job_type))
+                weights.append(weight)
+    pair_cum = _cumulative(weights)
+    pair_total = pair_cum[-1]
+    last_pair = len(pairs) - 1
+    class_names = [size.name for size in used]
     can_create = any(size.crud_profile[0] > 0 for size in used)
     containers = scenario.containers
     container_count = len(containers)
@@ -378,14 +396,10 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
             elif now - start >= run_seconds:
                 return
         while True:   # draw until a job can be made
-            index = bisect_right(size_cum, random() * size_total)
-            if index > last_size:   # float rounding at the very top
-                index = last_size
-            size_str, size_min, span, crud_cum, crud_total = classes[index]
-            kind = bisect_right(crud_cum, random() * crud_total)
-            if kind > 3:
-                kind = 3
-            job_type = CRUD_TYPES[kind]
+            index = bisect_right(pair_cum, random() * pair_total)
+            if index > last_pair:   # float rounding at the very top
+                index = last_pair
+            size_str, size_min, span, job_type = pairs[index]
             if job_type == CREATE_OBJECT:
                 container = containers[int(random() * container_count)]
                 name = None
@@ -400,14 +414,14 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
                 break
             ring.skipped += 1
             if not can_create and not any(
-                    ring.count(entry[0]) for entry in classes):
+                    ring.count(name) for name in class_names):
                 log.warning('no objects left to read, update or delete and '
                             'no size class creates any: stopping after %d '
                             'jobs', produced)
                 return
         number += 1
         if name is None:
-            name = object_name(size_str, number)
+            name = '%s_%06d' % (size_str, number)
         job = {'type': job_type, 'size_str': size_str,
                'container': container, 'name': name,
                'block_size': block_size}

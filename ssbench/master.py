@@ -119,24 +119,35 @@ class Master(object):
 
     # -- the loop -------------------------------------------------------
 
-    def _messages(self, batch):
-        """Split the jobs sent in one go into messages.
+    def message_cap(self):
+        """Most jobs one message carries: a whole number of --batch-size
+        batches, about user_count / max(live workers, MIN_MESSAGES).
 
-        Room for many jobs opens at once when a result message brings back
-        many results, and one ZMQ message per --batch-size jobs would then
-        cost the master most of its time.  The wire is ours, so the jobs
-        go out in as few messages as keep every live worker busy (PUSH
-        hands them round-robin) and the two ends working in parallel
-        (MIN_MESSAGES), each a whole number of --batch-size batches (a
-        worker sends its results once a batch is complete) except for a
-        short last one when no more room or jobs were left.
+        One ZMQ message per --batch-size jobs would cost the master (and
+        the workers) most of their time when room for many jobs opens at
+        once, so the master packs more into a message: the wire is ours,
+        and workers take any number of jobs per message.  It stops short
+        of one message for everything so that PUSH's round-robin keeps
+        every live worker busy, and so that a worker can start on one
+        message while the master still handles the results of another.
         """
         size = self.batch_size
+        batches = -(-self.user_count // size)
+        parts = max(self.MIN_MESSAGES, len(self.tracker.workers))
+        return -(-batches // parts) * size
+
+    def _messages(self, batch):
+        """Split jobs sent in one go into messages of at most
+        message_cap() jobs, evenly, each a whole number of batches (a
+        worker sends its results once a batch is complete) except for a
+        short last one when room or jobs ran out."""
+        size = self.batch_size
         count = len(batch)
-        batches = -(-count // size)
-        parts = min(batches, max(self.MIN_MESSAGES, len(self.tracker.workers)))
-        if parts <= 1:
+        cap = self.message_cap()
+        if count <= cap:
             return [batch]
+        batches = -(-count // size)
+        parts = -(-count // cap)
         per, extra = divmod(batches, parts)
         messages = []
         start = 0
@@ -160,83 +171,25 @@ class Master(object):
         returns once the in-flight results are in or drain_seconds have
         passed.
         """
-        stats = PhaseStats()
-        jobs = iter(jobs)
-        exhausted = False
-        pending = []          # [jobs of one message] the socket refused
-        transport = self.transport
+        phase = _Phase(self, jobs, on_result, on_raw, on_results)
+        stats = phase.stats
         tracker = self.tracker
-        clock = self.clock
-        user_count = self.user_count
         outstanding = tracker.outstanding
-        pop_outstanding = outstanding.pop
-        sent = tracker.sent
-        seen = tracker.seen
-        pack = protocol.pack
-        unpack = protocol.unpack
-        recv = transport.recv
-        recv_nowait = transport.recv_nowait
+        clock = self.clock
+        recv = self.transport.recv
+        recv_nowait = self.transport.recv_nowait
+        receive = phase.receive
+        fill = phase.fill
         poll_interval = self.poll_interval
         next_check = clock() + poll_interval
         quiet_since = None
         drain_until = None
 
-        def deliver(results, data):
-            stats.received += len(results)
-            for result in results:
-                if 'exception' in result:
-                    stats.errors += 1
-            if on_results is not None:
-                on_results(results)
-            if on_result is not None:
-                for result in results:
-                    on_result(result)
-            if on_raw is not None:
-                on_raw(data, results)
-
-        def send_pending(timeout):
-            """Send queued messages in order; False if one was refused."""
-            while pending:
-                batch = pending[0]
-                if not transport.send(pack(batch), timeout=timeout):
-                    return False
-                del pending[0]
-                sent(batch, clock())
-                stats.sent += len(batch)
-            return True
-
-        def receive(data, now):
-            records = unpack(data)
-            worker_id = _NOBODY
-            stale = None
-            control = False
-            for record in records:
-                if record.get('type') == HEARTBEAT:
-                    control = True
-                    continue
-                if record.get('worker_id') != worker_id:
-                    worker_id = record.get('worker_id')
-                    seen(worker_id, now)
-                if pop_outstanding(record.get('job_id'), None) is None:
-                    if stale is None:
-                        stale = []
-                    stale.append(record)
-            if control:
-                results = self._split(records, now)
-                data = None
-            else:
-                results = records
-            if stale is not None:
-                results = self._drop_stale(results, stale)
-                data = None
-            if results:
-                deliver(results, data)
-
         while True:
             if self.stop_requested and drain_until is None:
                 drain_until = clock() + self.drain_seconds
-                exhausted = True
-                del pending[:]
+                phase.exhausted = True
+                del phase.pending[:]
                 log.warning('Stopping: no more jobs are sent; waiting up to '
                             '%.0f s for %d in-flight results',
                             self.drain_seconds, len(outstanding))
@@ -244,40 +197,29 @@ class Master(object):
                     not outstanding or clock() > drain_until):
                 stats.interrupted = True
                 return stats
-            if not pending and not exhausted:
-                room = user_count - len(outstanding)
-                if room > 0:
-                    batch = list(islice(jobs, room))
-                    if len(batch) < room:
-                        exhausted = True
-                    if batch:
-                        job_id = self.next_job_id
-                        for job in batch:
-                            job['job_id'] = job_id
-                            job_id += 1
-                        self.next_job_id = job_id
-                        pending.extend(self._messages(batch))
-                        send_pending(0)
-            if exhausted and not pending and not outstanding:
+            fill()
+            if phase.exhausted and not phase.pending and not outstanding:
                 return stats
-            if pending and not outstanding:
+            if phase.pending and not outstanding:
                 # Nothing out and nobody taking work: wait on the send.
-                send_pending(poll_interval)
+                phase.send_pending(poll_interval)
                 data = None
             else:
                 data = recv(poll_interval)
             now = clock()
             while data is not None:
                 receive(data, now)
+                # Refill at once: the worker that sent these results may
+                # be idle until more jobs come.
+                fill()
                 data = recv_nowait()
-            if pending and outstanding:
-                send_pending(0)
             if on_idle is not None:
                 on_idle()
             if now >= next_check:
                 next_check = now + poll_interval
-                self._check_liveness(now, deliver)
-                if tracker.workers or (exhausted and not pending and
+                self._check_liveness(now, phase.deliver)
+                if tracker.workers or (phase.exhausted and
+                                       not phase.pending and
                                        not outstanding):
                     quiet_since = None
                 elif tracker.lost_ids:
@@ -314,6 +256,107 @@ class Master(object):
         log.error('%d job(s) counted as errors: their worker was lost',
                   len(records))
         deliver(records, None)
+
+
+class _Phase(object):
+    """The state of one run_jobs() call, and its per-message steps."""
+
+    def __init__(self, master, jobs, on_result, on_raw, on_results):
+        self.master = master
+        self.jobs = iter(jobs)
+        self.on_result = on_result
+        self.on_raw = on_raw
+        self.on_results = on_results
+        self.stats = PhaseStats()
+        self.exhausted = False
+        self.pending = []      # [jobs of one message] the socket refused
+        self.transport = master.transport
+        self.tracker = master.tracker
+        self.outstanding = master.tracker.outstanding
+
+    def deliver(self, results, data):
+        stats = self.stats
+        stats.received += len(results)
+        for result in results:
+            if 'exception' in result:
+                stats.errors += 1
+        if self.on_results is not None:
+            self.on_results(results)
+        if self.on_result is not None:
+            on_result = self.on_result
+            for result in results:
+                on_result(result)
+        if self.on_raw is not None:
+            self.on_raw(data, results)
+
+    def fill(self):
+        """Send jobs into whatever room there is (unless the socket still
+        holds back earlier ones)."""
+        if self.pending:
+            if self.outstanding:
+                self.send_pending(0)
+            return
+        if self.exhausted:
+            return
+        master = self.master
+        room = master.user_count - len(self.outstanding)
+        if room <= 0:
+            return
+        batch = list(islice(self.jobs, room))
+        if len(batch) < room:
+            self.exhausted = True
+        if not batch:
+            return
+        job_id = master.next_job_id
+        for job in batch:
+            job['job_id'] = job_id
+            job_id += 1
+        master.next_job_id = job_id
+        self.pending.extend(master._messages(batch))
+        self.send_pending(0)
+
+    def send_pending(self, timeout):
+        """Send queued messages in order; False if one was refused."""
+        pending = self.pending
+        send = self.transport.send
+        clock = self.master.clock
+        while pending:
+            batch = pending[0]
+            if not send(protocol.pack(batch), timeout=timeout):
+                return False
+            del pending[0]
+            self.tracker.sent(batch, clock())
+            self.stats.sent += len(batch)
+        return True
+
+    def receive(self, data, now):
+        """Account for one received message and deliver its results."""
+        records = protocol.unpack(data)
+        pop = self.outstanding.pop
+        seen = self.tracker.seen
+        worker_id = _NOBODY
+        stale = None
+        control = False
+        for record in records:
+            if record.get('type') == HEARTBEAT:
+                control = True
+                continue
+            if record.get('worker_id') != worker_id:
+                worker_id = record.get('worker_id')
+                seen(worker_id, now)
+            if pop(record.get('job_id'), None) is None:
+                if stale is None:
+                    stale = []
+                stale.append(record)
+        results = records
+        if control:
+            results = self.master._split(records, now)
+            data = None
+        if stale is not None:
+            results = self.master._drop_stale(results, stale)
+            data = None
+        if results:
+            self.deliver(results, data)
 
 
 def store_raw(writer):

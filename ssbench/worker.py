@@ -171,8 +171,9 @@ class Worker(object):
                     if self.stopping or count >= DRAIN_MAX:
                         break
                     data = transport.recv_nowait()
-                if len(self.outbox) >= self.batch_size:
-                    self._flush(0)
+                if len(self.outbox) >= self.batch_size and \
+                        not self._flush(0):
+                    self._wake.set()    # the writer retries
                 gevent.sleep(0)   # let job greenlets and the writer run
         finally:
             self.stopping = True
@@ -223,7 +224,9 @@ class Worker(object):
                 self.handle_job(job)
         if answered:
             self.pending += answered
-            self._added(answered)
+            # run() flushes after handling what it received: no need to
+            # wake the writer greenlet for these.
+            self._added(answered, wake=False)
 
     def handle_job(self, job):
         """Answer no-op and control jobs inline, spawn the others."""
@@ -362,14 +365,14 @@ class Worker(object):
         self.holding.discard(result.get('job_id'))
         self._added(1)
 
-    def _added(self, count):
+    def _added(self, count, wake=True):
         """Bookkeeping after `count` results joined the outbox."""
         self._last_result_at = self.clock()
         self.jobs_done += count
         if self._profiler is not None and \
                 self.jobs_done >= self.profile_count:
             self._stop_profile()
-        if len(self.outbox) >= self.batch_size:
+        if wake and len(self.outbox) >= self.batch_size:
             self._wake.set()
 
     def _flush(self, timeout, force=False):
