@@ -172,34 +172,6 @@ def test_process_noop_ping_suicide():
         master.close()
 
 
-def test_process_with_curve(tmpdir):
-    from ssbench.transport import CurveKeys, create_curve_keys
-    public, secret = create_curve_keys(str(tmpdir))
-    master = MasterSockets('127.0.0.1', 0, 0, green=False,
-                           curve=CurveKeys(secret_file=secret))
-    proc = _spawn(master, '--zmq-curve-server-key', public, '8')
-    try:
-        beats = _records(master, 15, lambda got: got)
-        assert beats and beats[0]['worker_id'] == 8
-        assert master.send(protocol.pack([{'type': 'SUICIDE'}]), timeout=5)
-        assert _wait(proc, 10) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stdout.close()
-        master.close()
-
-
-def test_missing_curve_key_file(capsys, tmpdir):
-    missing = str(tmpdir.join('master.key'))
-    status = cli.main(['--zmq-curve-server-key', missing, '1'], env={},
-                      patch=False)
-    assert status == 1
-    err = capsys.readouterr().err
-    assert 'ERROR:cannot read CURVE key file %s' % missing in err
-
-
 def test_process_exits_when_master_gone():
     master = MasterSockets('127.0.0.1', 0, 0, green=False)
     proc = _spawn(master, '--master-timeout', '1', '6')
