@@ -373,28 +373,34 @@ def store_raw(writer):
 def kill_workers(transport, timeout=5.0, clock=monotonic):
     """Tell every worker reachable through `transport` to exit.
 
-    Repeats PING then SUICIDE until a PING goes unanswered for `timeout`
-    seconds; returns the ids of the workers told to exit.
+    Each message is one batch [PING, SUICIDE]: PUSH hands it to a single
+    worker, which answers the PING with its id and exits, so the answer
+    names the worker that was told (separate messages would go to
+    different workers, round-robin).  Repeats while some worker is heard
+    from (a PING answer or a heartbeat) within `timeout` seconds; returns
+    the ids of the workers told to exit.
     """
     killed = set()
+    message = protocol.pack([protocol.ping_job(), protocol.suicide_job()])
     while True:
-        if not transport.send(protocol.pack([protocol.ping_job()]),
-                              timeout=timeout):
+        if not transport.send(message, timeout=timeout):
             return sorted(killed, key=str)   # no worker connected at all
         deadline = clock() + timeout
-        answered = None
-        while answered is None and clock() < deadline:
+        heard = False
+        while not heard and clock() < deadline:
             data = transport.recv(min(0.25, max(0.0, deadline - clock())))
             if data is None:
                 continue
             for record in protocol.unpack(data):
-                if record.get('type') in (PING, HEARTBEAT):
-                    answered = record.get('worker_id')
-                    break
-        if answered is None:
+                kind = record.get('type')
+                if kind == PING:
+                    worker_id = record.get('worker_id')
+                    if worker_id not in killed:
+                        log.info('Told worker %s to exit', worker_id)
+                        killed.add(worker_id)
+                    heard = True
+                elif kind == HEARTBEAT:
+                    heard = True
+        if not heard:
             return sorted(killed, key=str)
-        log.info('Telling worker %s to exit', answered)
-        killed.add(answered)
-        transport.send(protocol.pack([protocol.suicide_job()]),
-                       timeout=timeout)
         time.sleep(0.05)
