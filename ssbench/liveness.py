@@ -5,13 +5,20 @@ the jobs they hold in every heartbeat (about once a second).  A worker
 silent for `timeout` seconds is lost: the jobs its last heartbeat listed
 are lost with it.  Jobs no live worker claims (they sat in a dead worker's
 socket queue) are declared lost once every live worker has sent a
-heartbeat well after the job was sent without listing it.
+heartbeat well after the job was sent without listing it.  Jobs can also
+vanish with no worker lost (a peer that pulls jobs but never heartbeats,
+or a libzmq that drops a message during a failed CURVE handshake); those
+are declared lost after a longer grace, so that a run never waits forever.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 
 log = logging.getLogger(__name__)
+
+# With no worker lost, an unclaimed job is given this many timeouts before
+# it is declared lost: it may just be queued behind a busy worker.
+ORPHAN_GRACE_FACTOR = 3
 
 # A heartbeat must be this much newer than a job's send time before its
 # silence about the job counts: time for the job to reach the worker.
@@ -87,8 +94,7 @@ class LivenessTracker(object):
                 entry = self.outstanding.pop(job_id, None)
                 if entry is not None:
                     lost.append((worker.worker_id, entry[0]))
-        if self._last_lost is not None:
-            lost.extend(self._orphans(now))
+        lost.extend(self._orphans(now))
         return lost
 
     def _orphans(self, now):
@@ -101,10 +107,13 @@ class LivenessTracker(object):
         claimed = set()
         for worker in beats:
             claimed.update(worker.holds)
+        grace = self.timeout
+        if self._last_lost is None:
+            grace *= ORPHAN_GRACE_FACTOR
         orphans = []
         for job_id, (job, sent_at) in list(self.outstanding.items()):
             if sent_at + CLAIM_MARGIN <= oldest_beat and \
-                    now - sent_at > self.timeout and job_id not in claimed:
+                    now - sent_at > grace and job_id not in claimed:
                 del self.outstanding[job_id]
                 orphans.append((self._last_lost, job))
         return orphans

@@ -14,7 +14,7 @@ from ssbench import HEARTBEAT, PING
 from ssbench import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import NoWorkersError
-from ssbench.liveness import LivenessTracker
+from ssbench.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 
 log = logging.getLogger(__name__)
 
@@ -249,12 +249,18 @@ class Master(object):
             return
         records = []
         for worker_id, job in lost:
-            records.append(protocol.result_error(
-                job, worker_id, 'worker %s lost' % (worker_id,),
-                'the master heard nothing from worker %s for %.0f s' % (
-                    worker_id, self.worker_timeout), 0))
-        log.error('%d job(s) counted as errors: their worker was lost',
-                  len(records))
+            if worker_id is None:
+                why = ('job lost: no worker claimed it', 'no live worker '
+                       'listed the job in its heartbeats for %.0f s' % (
+                           self.worker_timeout * ORPHAN_GRACE_FACTOR))
+            else:
+                why = ('worker %s lost' % (worker_id,),
+                       'the master heard nothing from worker %s for %.0f s'
+                       % (worker_id, self.worker_timeout))
+            records.append(protocol.result_error(job, worker_id, why[0],
+                                                 why[1], 0))
+        log.error('%d job(s) counted as errors: lost with a worker or in '
+                  'transit', len(records))
         deliver(records, None)
 
 

@@ -48,12 +48,24 @@ def test_claimed_jobs_are_not_orphans():
     assert list(t.outstanding) == [1]
 
 
-def test_no_orphan_verdict_without_a_lost_worker():
+def test_unclaimed_jobs_are_lost_after_a_longer_grace_without_a_lost_worker():
+    """A job nobody ever claims (pulled by a peer that never heartbeats,
+    or dropped by libzmq) must not keep a run waiting forever."""
     t = LivenessTracker(timeout=5)
     t.heartbeat('a', [], now=0)
     t.sent([job(1)], now=0)
     t.heartbeat('a', [], now=9)
-    assert t.check(now=9) == []
+    assert t.check(now=9) == []          # within 3 x timeout: maybe queued
+    t.heartbeat('a', [], now=15.5)
+    assert t.check(now=15.5) == [(None, job(1))]
+    assert t.live() == ['a'] and t.outstanding == {}
+
+
+def test_queued_but_claimed_jobs_survive_the_grace():
+    t = LivenessTracker(timeout=5)
+    t.sent([job(1)], now=0)
+    t.heartbeat('a', [1], now=20)
+    assert t.check(now=20) == []
 
 
 def test_all_workers_lost_orphans_everything_old_enough():

@@ -332,3 +332,18 @@ def test_stop_request_gives_up_after_the_drain_period():
     stats = master.run_jobs(jobs(10), on_idle=on_idle)
     assert stats.interrupted and stats.sent == 2 and stats.received == 0
     assert clock.now - 1000.0 < 5
+
+
+def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
+    """E.g. pulled by a peer that never heartbeats: counted as lost after
+    3 x worker_timeout, and the phase ends."""
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock,
+                              beating=[1])
+    stored = []
+    master = Master(transport, user_count=1, worker_timeout=2, clock=clock)
+    stats = master.run_jobs(
+        jobs(1), on_raw=lambda data, results: stored.extend(results))
+    assert stats.errors == 1
+    assert stored[0]['exception'] == 'job lost: no worker claimed it'
+    assert clock.now - 1000.0 < 3 * 2 + 5
