@@ -13,7 +13,7 @@ from itertools import islice
 from ssbench import HEARTBEAT, PING
 from ssbench import protocol
 from ssbench.compat import monotonic
-from ssbench.errors import NoWorkersError
+from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 
 log = logging.getLogger(__name__)
@@ -89,9 +89,12 @@ class Master(object):
         return results
 
     def wait_for_workers(self, timeout):
-        """Block until at least one worker is heard from, or raise."""
+        """Block until at least one worker is heard from, or raise
+        (NoWorkersError after `timeout`, Interrupted on a stop request)."""
         deadline = self.clock() + timeout
         while not self.tracker.workers:
+            if self.stop_requested:
+                raise Interrupted('interrupted while waiting for workers')
             left = deadline - self.clock()
             if left <= 0:
                 raise NoWorkersError(

@@ -347,3 +347,13 @@ def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
     assert stats.errors == 1
     assert stored[0]['exception'] == 'job lost: no worker claimed it'
     assert clock.now - 1000.0 < 3 * 2 + 5
+
+
+def test_a_stop_request_ends_the_wait_for_workers():
+    from ssbench.errors import Interrupted
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    master.stop_requested = True
+    with pytest.raises(Interrupted):
+        master.wait_for_workers(60)
+    assert clock.now == 1000.0
