@@ -180,7 +180,6 @@ class Master(object):
         outstanding = tracker.outstanding
         clock = self.clock
         recv = self.transport.recv
-        recv_nowait = self.transport.recv_nowait
         receive = phase.receive
         fill = phase.fill
         poll_interval = self.poll_interval
@@ -208,14 +207,13 @@ class Master(object):
                 phase.send_pending(poll_interval)
                 data = None
             else:
+                # One message per turn: the turn's fill() then refills at
+                # once the worker that sent it, and a queued message is
+                # taken without waiting (recv tries that first).
                 data = recv(poll_interval)
             now = clock()
-            while data is not None:
+            if data is not None:
                 receive(data, now)
-                # Refill at once: the worker that sent these results may
-                # be idle until more jobs come.
-                fill()
-                data = recv_nowait()
             if on_idle is not None:
                 on_idle()
             if now >= next_check:

@@ -129,6 +129,7 @@ class Worker(object):
         self.stopping = False
         self.master_gone = False
         self._sending = False
+        self._flush_scheduled = False
         self._wake = gevent.event.Event()
         self._heartbeat_soon = False
         self._last_result_at = 0.0
@@ -174,7 +175,10 @@ class Worker(object):
                 if len(self.outbox) >= self.batch_size and \
                         not self._flush(0):
                     self._wake.set()    # the writer retries
-                gevent.sleep(0)   # let job greenlets and the writer run
+                if count >= DRAIN_MAX:
+                    # Job greenlets and the writer run whenever recv()
+                    # waits; messages that keep coming must not starve them.
+                    gevent.sleep(0)
         finally:
             self.stopping = True
             writer.kill()
@@ -372,7 +376,20 @@ class Worker(object):
         if self._profiler is not None and \
                 self.jobs_done >= self.profile_count:
             self._stop_profile()
-        if wake and len(self.outbox) >= self.batch_size:
+        if wake and len(self.outbox) >= self.batch_size and \
+                not self._flush_scheduled:
+            # Flush once the event loop has run every greenlet that is
+            # ready, so that results finishing together go as one
+            # message, without a trip through the writer greenlet.
+            self._flush_scheduled = True
+            gevent.get_hub().loop.run_callback(self._flush_now)
+
+    def _flush_now(self):
+        """Runs in the hub: a non-blocking flush, else the writer retries."""
+        self._flush_scheduled = False
+        if self.stopping or self._sending:
+            return
+        if not self._flush(0):
             self._wake.set()
 
     def _flush(self, timeout, force=False):
