@@ -649,12 +649,14 @@ class _Sockets(object):
         except zmq.ZMQError as exc:
             raise TransportError('cannot poll: %s' % (exc,))
 
-    def close(self):
-        """Close both sockets at once, discarding anything unsent."""
+    def close(self, linger=0):
+        """Close both sockets, discarding what is still unsent after
+        `linger` seconds on the PUSH socket (0: at once)."""
         socks = [monitor for monitor, _ in self._monitors]
         for sock in socks + [self._push, self._pull]:
             if sock is not None and not sock.closed:
-                sock.close(linger=0)
+                sock.close(linger=int(linger * 1000)
+                           if sock is self._push else 0)
         self._monitors = ()
         zap = self._zap
         if zap is not None:           # only now: no socket left to guard

@@ -48,6 +48,8 @@ DELETE_CONTAINER = 'delete_container'
 COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
 HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
 DRAIN_MAX = 256          # messages handled before giving others a turn
+# Seconds a worker told to exit gives its unsent results to leave.
+SUICIDE_LINGER = 1.0
 CONFIGURE_WAIT = 30.0    # how long a Swift job waits for CONFIGURE
 
 
@@ -128,6 +130,7 @@ class Worker(object):
         self.jobs_done = 0
         self.stopping = False
         self.master_gone = False
+        self.told_to_exit = False
         self._sending = False
         self._flush_scheduled = False
         self._wake = gevent.event.Event()
@@ -188,7 +191,10 @@ class Worker(object):
             self._stop_profile()
             if self.swift is not None:
                 self.swift.close()
-            transport.close()
+            # Told to exit: the last results (the PING answer that names
+            # this worker to kill-workers) may still sit in ZMQ's queue.
+            transport.close(linger=SUICIDE_LINGER if self.told_to_exit
+                            else 0)
 
     def handle_message(self, data):
         try:
@@ -247,6 +253,7 @@ class Worker(object):
             self.pool.spawn(self.run_job, job)
         elif kind == SUICIDE:
             log.info('worker %s told to exit', self.worker_id)
+            self.told_to_exit = True
             self.stopping = True
         elif kind == CONFIGURE:
             self.configure(job)

@@ -279,5 +279,6 @@ class FakeTransport(object):
         self.sent.append(data)
         return True
 
-    def close(self):
+    def close(self, linger=0):
         self.closed = True
+        self.linger = linger

@@ -148,6 +148,9 @@ def test_ping_answered_suicide_stops():
     assert len(results) == 1
     assert results[0]['type'] == PING and results[0]['worker_id'] == 7
     assert transport.closed
+    # Told to exit: unsent results get time to leave (kill-workers counts
+    # the PING answer).
+    assert transport.linger == 1.0
 
 
 def test_partial_batch_flushed_after_idle_interval():
