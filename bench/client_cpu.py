@@ -2,7 +2,7 @@
 """Client CPU per request against a real Swift: ssbench vs a swiftclient loop.
 
     python bench/client_cpu.py [--ops 600,3000] [-u 24] [--workers 2]
-                               [--runs 3] [-A URL -U USER -K KEY]
+                               [-b 1] [--runs 3] [-A URL -U USER -K KEY]
 
 Both clients run the same job mix (scenarios/very_small.scenario, under a
 container base of its own, `ssbcpu`, and 10 containers) with the same
@@ -21,7 +21,7 @@ difference in CPU over the difference in requests, so start-up, auth,
 container checks and the initial population (which only HEADs once it
 exists) cancel out.  Prints, per client, the median over --runs:
 
-    ssbench u24 w2: 412 us CPU/request (min ..., max ...; 3 runs)
+    ssbench u24 w2 b1: 412 us CPU/request (min ..., max ...; 3 runs)
     swiftclient u24: 1,530 us CPU/request (...)
     ssbench / swiftclient: 0.27
 
@@ -143,7 +143,8 @@ def measure(argv, env, cwd, timeout):
 def ssbench_cpu(args, scenario, ops, tmp):
     argv = [args.python, '-m', 'ssbench.cli.master', '-q', 'run-scenario',
             '-f', scenario, '-u', str(args.users), '-o', str(ops),
-            '--workers', str(args.workers), '-k', '-R',
+            '--workers', str(args.workers), '--batch-size',
+            str(args.batch_size), '-k', '-R',
             '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', '0',
             '--zmq-results-port', '0', '-s', os.path.join(tmp, 'run.stat')]
     cpu, _ = measure(argv, args.env, args.root, args.timeout)
@@ -174,6 +175,9 @@ def main(argv=None):
                         help='the two operation counts (small,large)')
     parser.add_argument('-u', '--users', type=int, default=24)
     parser.add_argument('--workers', type=int, default=2)
+    parser.add_argument('-b', '--batch-size', type=int, default=1,
+                        help="ssbench's --batch-size (the swiftclient loop "
+                             "has no such thing)")
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('-A', '--auth-url',
                         default='http://127.0.0.1:8080/auth/v1.0')
@@ -200,7 +204,8 @@ def main(argv=None):
         scenario = scenario_file(tmp, args.scenario)
         clients = []
         if args.skip != 'ssbench':
-            clients.append(('ssbench u%d w%d' % (args.users, args.workers),
+            clients.append(('ssbench u%d w%d b%d' % (args.users, args.workers,
+                                                     args.batch_size),
                             lambda ops: ssbench_cpu(args, scenario, ops,
                                                     tmp)))
         if args.skip != 'swiftclient':

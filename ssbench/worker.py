@@ -392,11 +392,16 @@ class Worker(object):
             gevent.get_hub().loop.run_callback(self._flush_now)
 
     def _flush_now(self):
-        """Runs in the hub: a non-blocking flush, else the writer retries."""
+        """Runs in the hub: a non-blocking flush, else the writer retries
+        (and meets any transport error itself)."""
         self._flush_scheduled = False
         if self.stopping or self._sending:
             return
-        if not self._flush(0):
+        try:
+            delivered = self._flush(0)
+        except Exception:  # the hub must not see it; the writer will
+            delivered = False
+        if not delivered:
             self._wake.set()
 
     def _flush(self, timeout, force=False):
