@@ -1,11 +1,11 @@
 """Swift access: auth options, keep-alive connection pools, timed requests.
 
 Authentication goes through python-swiftclient's `get_auth` (v1.0 tempauth,
-Keystone v2.0/v3).  Object and container requests use the standard library's
-HTTP client directly: it costs a fraction of the CPU of swiftclient's
-requests-based stack, and lets us time the first and the last byte and count
-retries ourselves (swiftclient's Connection hides both behind a sleeping
-back-off).
+Keystone v2.0/v3).  Object and container requests go through our own small
+HTTP/1.1 connection (ssbench.httpconn): it costs a fraction of the CPU of
+swiftclient's requests-based stack (and of the standard library's client),
+and lets us time the first and the last byte and count retries ourselves
+(swiftclient's Connection hides both behind a sleeping back-off).
 
 Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after re-authenticating)
 and socket-level failures are retried up to `retries` times with no pause,
@@ -25,13 +25,12 @@ import threading
 from ssbench import version
 from ssbench.compat import PY2, monotonic
 from ssbench.errors import AuthConfigError, SwiftAuthError, SwiftError
+from ssbench.httpconn import HTTPConnection, HTTPError, StaleConnection
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    import httplib as http_client
     from urllib import quote as _quote
     from urlparse import urlsplit
 else:
-    import http.client as http_client
     from urllib.parse import quote as _quote, urlsplit
 
 log = logging.getLogger(__name__)
@@ -270,41 +269,6 @@ class Timing(object):
                     self.last_byte_latency, self.trans_id, self.retries))
 
 
-class _HTTPConnection(http_client.HTTPConnection):
-    """Separate connect and network timeouts; no Nagle delays."""
-
-    reused = False
-
-    def __init__(self, host, port, connect_timeout, network_timeout):
-        http_client.HTTPConnection.__init__(self, host, port,
-                                            timeout=network_timeout)
-        self.connect_timeout = connect_timeout
-
-    def _open(self):
-        sock = socket.create_connection((self.host, self.port),
-                                        self.connect_timeout)
-        sock.settimeout(self.timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    def connect(self):
-        self.sock = self._open()
-
-
-class _HTTPSConnection(_HTTPConnection):
-    default_port = 443
-
-    def __init__(self, host, port, connect_timeout, network_timeout,
-                 ssl_context):
-        _HTTPConnection.__init__(self, host, port, connect_timeout,
-                                 network_timeout)
-        self.ssl_context = ssl_context
-
-    def connect(self):
-        self.sock = self.ssl_context.wrap_socket(self._open(),
-                                                 server_hostname=self.host)
-
-
 def _ssl_context(cacert=None, insecure=False):
     context = ssl.create_default_context(cafile=cacert)
     if insecure:
@@ -333,21 +297,16 @@ class ConnectionPool(object):
         self.idle = []
 
     def new(self):
+        context = None
         if self.scheme == 'https':
             if self.ssl_context is None:
                 self.ssl_context = _ssl_context()
-            return _HTTPSConnection(self.host, self.port,
-                                    self.connect_timeout,
-                                    self.network_timeout, self.ssl_context)
-        return _HTTPConnection(self.host, self.port, self.connect_timeout,
-                               self.network_timeout)
+            context = self.ssl_context
+        return HTTPConnection(self.host, self.port, self.connect_timeout,
+                              self.network_timeout, context)
 
     def get(self):
-        if self.idle:
-            conn = self.idle.pop()
-            conn.reused = True
-            return conn
-        return self.new()
+        return self.idle.pop() if self.idle else self.new()
 
     def put(self, conn):
         if len(self.idle) < self.size:
@@ -367,17 +326,13 @@ def quote(text):
 
 
 # Failures that mean "the request did not get through": retried.
-_NETWORK_ERRORS = (socket.error, IOError, http_client.HTTPException)
+_NETWORK_ERRORS = (socket.error, IOError, HTTPError)
 _STALE_LIMIT = 3
 
 
 def _is_stale(exc):
     """A reused connection the server had closed: no status line came."""
-    if isinstance(exc, socket.timeout):
-        return False
-    if isinstance(exc, http_client.BadStatusLine):
-        return True
-    return isinstance(exc, (socket.error, IOError))
+    return isinstance(exc, StaleConnection)
 
 
 class SwiftClient(object):
@@ -487,6 +442,11 @@ class SwiftClient(object):
                 path_tail += '/' + quote(name)
         if query:
             path_tail += '?' + query
+        send_headers = [('X-Auth-Token', None), ('User-Agent', USER_AGENT)]
+        if headers:
+            send_headers.extend(headers.items())
+        if method in ('PUT', 'POST'):
+            send_headers.append(('Content-Length', str(size)))
         retries = 0
         stale = 0
         block = self._block(fill, block_size) if size else None
@@ -495,53 +455,22 @@ class SwiftClient(object):
             pool = pools[0] if len(pools) == 1 else random.choice(pools)
             path = pool.path + path_tail
             token = self.token
+            send_headers[0] = ('X-Auth-Token', token)
             conn = pool.get() if stale == 0 else pool.new()
-            responded = False
             try:
                 start = monotonic()
-                conn.putrequest(method, path, skip_accept_encoding=True)
-                conn.putheader('X-Auth-Token', token)
-                conn.putheader('User-Agent', USER_AGENT)
-                if headers:
-                    for key, value in headers.items():
-                        conn.putheader(key, value)
-                if method in ('PUT', 'POST'):
-                    conn.putheader('Content-Length', str(size))
-                if size and size <= block_size:
-                    conn.endheaders(block if size == block_size
-                                    else block[:size])
-                else:
-                    conn.endheaders()
-                    left = size
-                    if left:
-                        view = memoryview(block)
-                        sock = conn.sock
-                        while left >= block_size:
-                            sock.sendall(view)
-                            left -= block_size
-                        if left:
-                            sock.sendall(view[:left])
-                resp = (conn.getresponse(buffering=True) if PY2
-                        else conn.getresponse())
+                conn.send(method, path, send_headers, size, block)
+                resp = conn.read_response()
                 first = monotonic()
-                responded = True
-                status = resp.status
                 body = None
                 if read == 'discard':
-                    if PY2:
-                        while resp.read(block_size):
-                            pass
-                    else:
-                        buf = memoryview(bytearray(block_size))
-                        while resp.readinto(buf):
-                            pass
+                    conn.discard_body(block_size)
                 else:
-                    body = resp.read()
+                    body = conn.read_body()
                 last = monotonic()
             except _NETWORK_ERRORS as exc:
                 conn.close()
-                if (conn.reused and not responded and stale < _STALE_LIMIT
-                        and _is_stale(exc)):
+                if stale < _STALE_LIMIT and _is_stale(exc):
                     stale += 1
                     continue
                 if retries < self.retries:
@@ -555,7 +484,8 @@ class SwiftClient(object):
             else:
                 pool.put(conn)
             stale = 0
-            trans_id = resp.getheader('x-trans-id')
+            status = resp.status
+            trans_id = resp.headers.get('x-trans-id')
             if 200 <= status < 300 or (status == 404 and missing_ok):
                 timing = Timing(status, first - start if read == 'discard'
                                 and method == 'GET' else None,
@@ -563,8 +493,7 @@ class SwiftClient(object):
                 if read != 'discard':
                     timing.body = body
                     if read == 'headers':
-                        timing.headers = dict(
-                            (k.lower(), v) for k, v in resp.getheaders())
+                        timing.headers = resp.headers
                 return timing
             if retries < self.retries and (
                     status == 503 or (status == 404 and retry_404) or

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ssbench import swift
+from ssbench import httpconn, swift
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError
 from tests.fakes import FakeSwift
@@ -179,51 +179,76 @@ def test_zero_byte_and_exact_block_objects(fake, client):
     assert client.get_object('c', 'empty').status == 200
 
 
-def test_keep_alive_reuses_one_connection(fake, client):
-    ports = set()
-    real = swift._HTTPConnection._open
+class _SpySocket(object):
+    """Wraps a connection's socket; records what goes through it."""
 
-    def spy(conn):
-        sock = real(conn)
-        ports.add(sock.getsockname()[1])
-        return sock
-    swift._HTTPConnection._open = spy
-    try:
-        for i in range(5):
-            client.put_object('c', 'o%d' % i, 10)
-            client.get_object('c', 'o%d' % i)
-    finally:
-        swift._HTTPConnection._open = real
-    assert len(ports) <= 1     # the fixture's connection, or one new one
+    def __init__(self, sock, log):
+        self.sock = sock
+        self.log = log
+
+    def sendall(self, data):
+        self.log.append(('sendall', data))
+        return self.sock.sendall(data)
+
+    def recv_into(self, buf, nbytes=0):
+        self.log.append(('recv_into', nbytes or len(buf)))
+        return self.sock.recv_into(buf, nbytes)
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
+@pytest.fixture
+def spy_connect(monkeypatch):
+    """Every new connection's (port, log) in a list; its socket is spied."""
+    opened = []
+    real = httpconn.HTTPConnection.connect
+
+    def connect(conn):
+        real(conn)
+        log = []
+        opened.append((conn.sock.getsockname()[1], log))
+        conn.sock = _SpySocket(conn.sock, log)
+    monkeypatch.setattr(httpconn.HTTPConnection, 'connect', connect)
+    return opened
+
+
+def test_keep_alive_reuses_one_connection(fake, client, spy_connect):
+    for i in range(5):
+        client.put_object('c', 'o%d' % i, 10)
+        client.get_object('c', 'o%d' % i)
+    assert len(spy_connect) <= 1   # the fixture's connection, or one new one
     assert len(client.pools[0].idle) == 1
+    assert len(fake.requests) == 10
 
 
-def test_put_body_reuses_one_block_buffer(fake, client):
-    sent = []
-
-    class Spy(object):
-        def __init__(self, sock):
-            self.sock = sock
-
-        def sendall(self, data):
-            sent.append(data)
-            return self.sock.sendall(data)
-
-        def __getattr__(self, name):
-            return getattr(self.sock, name)
-    orig_open = swift._HTTPConnection._open
-    swift._HTTPConnection._open = lambda conn: Spy(orig_open(conn))
+def test_small_put_is_one_send(fake, client, spy_connect):
     client.close()           # force a new (spied) connection
-    try:
-        client.put_object('c', 'big', 10 * 4096 + 100, block_size=4096)
-    finally:
-        swift._HTTPConnection._open = orig_open
+    client.put_object('c', 'small', 100, block_size=4096)
+    sent = [data for op, data in spy_connect[0][1] if op == 'sendall']
+    assert len(sent) == 1
+    head, body = bytes(sent[0]).split(b'\r\n\r\n', 1)
+    assert body == b'A' * 100
+    lines = head.split(b'\r\n')
+    assert lines[0].startswith(b'PUT /v1/AUTH_test/c/small HTTP/1.1')
+    assert b'Host: 127.0.0.1:%d' % fake.port in lines
+    assert b'Content-Length: 100' in lines
+    assert not [n for n in lines if n.lower().startswith(b'accept-enc')]
+    assert fake.containers['c']['small'] == (b'A', 100)
+
+
+def test_put_body_reuses_one_block_buffer(fake, client, spy_connect):
+    client.close()           # force a new (spied) connection
+    client.put_object('c', 'big', 10 * 4096 + 100, block_size=4096)
+    sent = [data for op, data in spy_connect[0][1] if op == 'sendall']
     bodies = [d for d in sent if isinstance(d, memoryview)]
+    assert len(sent) == 12 and not isinstance(sent[0], memoryview)
     assert len(bodies) == 11
     assert all(len(d) == 4096 for d in bodies[:10]) and len(bodies[10]) == 100
     if not swift.PY2:       # one shared buffer (py2 views hide it)
         assert len(set(id(d.obj) for d in bodies)) == 1
     assert list(client._blocks) == [(b'A', 4096)]
+    assert fake.containers['c']['big'] == (b'A', 10 * 4096 + 100)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 4), reason='needs tracemalloc')
@@ -241,31 +266,20 @@ def test_put_does_not_allocate_the_object(fake, client):
     assert fake.containers['c']['huge'] == (b'A', 20 * 1024 * 1024)
 
 
-def test_get_reads_in_block_size_chunks(fake, client):
-    client.put_object('c', 'o', 10000)
-    sizes = []
-    http_client = swift.http_client
-    if hasattr(http_client.HTTPResponse, 'readinto') and not swift.PY2:
-        real = http_client.HTTPResponse.readinto
-
-        def spy(resp, buf):
-            sizes.append(len(buf))
-            return real(resp, buf)
-        name = 'readinto'
-    else:
-        real = http_client.HTTPResponse.read
-
-        def spy(resp, amt=None):
-            sizes.append(amt)
-            return real(resp, amt)
-        name = 'read'
-    setattr(http_client.HTTPResponse, name, spy)
-    try:
-        timing = client.get_object('c', 'o', block_size=1000)
-    finally:
-        setattr(http_client.HTTPResponse, name, real)
+def test_get_reads_in_block_size_chunks(fake, client, spy_connect):
+    client.put_object('c', 'o', 200000)
+    client.close()           # force a new (spied) connection
+    timing = client.get_object('c', 'o', block_size=1000)
     assert timing.status == 200
-    assert len(sizes) >= 11 and set(sizes) == set([1000])
+    sizes = [n for op, n in spy_connect[0][1] if op == 'recv_into']
+    # The head is received into the free end of the connection's buffer
+    # (with whatever body came along); the rest of the body comes in
+    # block_size receives.
+    head = [n for n in sizes if n > 1000]
+    body = sizes[len(head):]
+    assert 1 <= len(head) <= 20 and sizes[0] == 65536
+    assert len(body) >= 100
+    assert set(body[:-1]) == set([1000]) and body[-1] <= 1000
 
 
 def test_retries_503_counted(fake, client):

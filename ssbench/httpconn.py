@@ -1,0 +1,384 @@
+"""A keep-alive HTTP/1.1 client connection, for the requests ssbench times.
+
+The standard library's client builds a message object per response (through
+the `email` package) and several layers of buffered files; that is most of
+the client CPU a small Swift request costs.  This connection does only what
+SwiftClient needs: one bytes buffer per request sent, one reusable bytearray
+per connection for everything received, and a status line and headers split
+with plain string operations.
+
+    conn = HTTPConnection('127.0.0.1', 8080, 10.0, 20.0)
+    conn.send('PUT', '/v1/a/c/o', [('X-Auth-Token', t)], size, block)
+    resp = conn.read_response()          # status, reason, headers, ...
+    conn.discard_body(65536)             # or: body = conn.read_body()
+
+Header names are lower-cased; header values are native strings (latin-1 on
+Python 3).  The socket module is looked up at connect time, so a caller that
+monkey-patched it with gevent gets cooperative sockets.
+
+Errors: socket errors (timeouts included) propagate as they are.
+`StaleConnection` means a reused keep-alive connection that the server had
+already closed: nothing of a response arrived, so the request may be re-sent
+on a new connection.  `ProtocolError` is a malformed or truncated response.
+"""
+from __future__ import absolute_import, division, print_function
+
+import socket
+
+from ssbench.compat import PY2
+
+BUFFER_SIZE = 65536
+MAX_HEAD = 1024 * 1024     # response head larger than this: not Swift
+
+
+class HTTPError(Exception):
+    """Base of this module's errors."""
+
+
+class ProtocolError(HTTPError):
+    """The response could not be parsed, or ended early."""
+
+
+class StaleConnection(HTTPError):
+    """A reused connection failed before any byte of a response came.
+
+    The server closed it while it sat idle (or reset it on our request);
+    `cause` is the socket error, or None for a clean end of stream.
+    """
+
+    def __init__(self, message, cause=None):
+        HTTPError.__init__(self, message)
+        self.cause = cause
+
+
+class Response(object):
+    """Status line, headers and body framing of one response."""
+
+    __slots__ = ('status', 'reason', 'version', 'headers', 'will_close',
+                 'length', 'chunked')
+
+    def __init__(self, status, reason, version, headers):
+        self.status = status
+        self.reason = reason
+        self.version = version
+        self.headers = headers
+        self.will_close = False
+        self.length = 0        # bytes of body left; None: read to close
+        self.chunked = False
+
+    def getheader(self, name, default=None):
+        return self.headers.get(name.lower(), default)
+
+
+def _is_timeout(exc):
+    return isinstance(exc, socket.timeout)
+
+
+class HTTPConnection(object):
+    """One keep-alive connection; `ssl_context` makes it HTTPS.
+
+    Connects lazily on the first send.  `connect_timeout` bounds the TCP
+    (and TLS) set-up, `network_timeout` every later send and receive.
+    """
+
+    def __init__(self, host, port, connect_timeout=None,
+                 network_timeout=None, ssl_context=None,
+                 buffer_size=BUFFER_SIZE):
+        self.host = host
+        self.port = port
+        self.connect_timeout = connect_timeout
+        self.network_timeout = network_timeout
+        self.ssl_context = ssl_context
+        default_port = 443 if ssl_context is not None else 80
+        name = '[%s]' % host if ':' in host else host
+        self.host_header = (name if port == default_port
+                            else '%s:%d' % (name, port))
+        self.sock = None
+        self.reused = False    # this exchange runs on an older socket
+        self._buf = bytearray(buffer_size)
+        self._view = memoryview(self._buf)
+        self._start = self._end = 0   # unread bytes are _buf[_start:_end]
+        self._method = None
+        self._resp = None     # the response whose body is still unread
+
+    def connect(self):
+        sock = socket.create_connection((self.host, self.port),
+                                        self.connect_timeout)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.ssl_context is not None:
+                sock.settimeout(self.connect_timeout)
+                sock = self.ssl_context.wrap_socket(
+                    sock, server_hostname=self.host)
+            sock.settimeout(self.network_timeout)
+        except Exception:
+            sock.close()
+            raise
+        self.sock = sock
+
+    def close(self):
+        sock, self.sock = self.sock, None
+        self._start = self._end = 0
+        self._resp = None
+        if sock is not None:
+            sock.close()
+
+    # -- sending ------------------------------------------------------------
+
+    def send(self, method, path, headers=(), size=0, block=None):
+        """Send a request whose body is `size` bytes taken from `block`.
+
+        `headers` is a sequence of (name, value) pairs.  Bodies longer
+        than `block` repeat it; they go out as memoryview slices of that
+        one buffer, so no object-sized string is ever built.
+        """
+        if self._resp is not None:   # the last body was left unread
+            self.close()
+        self.reused = self.sock is not None
+        if not self.reused:
+            self.connect()
+        self._start = self._end = 0
+        self._method = method
+        head = '%s %s HTTP/1.1\r\nHost: %s\r\n' % (method, path,
+                                                   self.host_header)
+        head += ''.join(['%s: %s\r\n' % pair for pair in headers]) + '\r\n'
+        if not (PY2 and isinstance(head, str)):
+            head = head.encode('latin-1')
+        sendall = self.sock.sendall
+        try:
+            if not size:
+                sendall(head)
+            elif size <= len(block):
+                # One segment for a small request: header and body together.
+                sendall(head + (block if size == len(block)
+                                else block[:size]))
+            else:
+                sendall(head)
+                view = memoryview(block)
+                step = len(block)
+                while size >= step:
+                    sendall(view)
+                    size -= step
+                if size:
+                    sendall(view[:size])
+        except socket.error as exc:
+            raise self._failed(exc)
+
+    def _failed(self, exc):
+        """Close after `exc` and return what to raise: on a reused socket
+        anything but a timeout means the server had dropped it."""
+        self.close()
+        if self.reused and not _is_timeout(exc):
+            return StaleConnection('kept-alive connection closed: %s'
+                                   % (exc,), exc)
+        return exc
+
+    # -- receiving ----------------------------------------------------------
+
+    def _fill(self):
+        """Receive more bytes at the end of the buffer; 0 at end of stream."""
+        if self._start == self._end:
+            self._start = self._end = 0
+        elif self._end == len(self._buf):
+            # Full: move the unread tail to the front, or (a head longer
+            # than the buffer) double it; a memoryview pins the old one.
+            left = self._end - self._start
+            if self._start:
+                self._buf[:left] = self._buf[self._start:self._end]
+            elif left >= MAX_HEAD:
+                raise ProtocolError('response head over %d bytes'
+                                    % MAX_HEAD)
+            else:
+                buf = bytearray(2 * len(self._buf))
+                buf[:left] = self._buf
+                self._buf, self._view = buf, memoryview(buf)
+            self._start, self._end = 0, left
+        got = self.sock.recv_into(self._view[self._end:])
+        self._end += got
+        return got
+
+    def read_response(self):
+        """Read and parse the response head; the body is left to read."""
+        while True:
+            resp = self._read_head()
+            if resp.status != 100:    # skip an interim 100 Continue
+                break
+        method = self._method
+        status = resp.status
+        headers = resp.headers
+        connection = headers.get('connection')
+        if connection is not None:
+            tokens = [t.strip() for t in connection.lower().split(',')]
+            resp.will_close = 'close' in tokens or (
+                resp.version == 'HTTP/1.0' and 'keep-alive' not in tokens)
+        else:
+            resp.will_close = resp.version == 'HTTP/1.0'
+        if method == 'HEAD' or status < 200 or status in (204, 304):
+            pass
+        elif 'chunked' in headers.get('transfer-encoding', '').lower():
+            resp.chunked = True
+        elif 'content-length' in headers:
+            try:
+                resp.length = int(headers['content-length'])
+            except ValueError:
+                resp.length = -1
+            if resp.length < 0:
+                self.close()
+                raise ProtocolError('bad Content-Length %r'
+                                    % headers['content-length'])
+        else:
+            resp.length = None
+            resp.will_close = True
+        if resp.chunked or resp.length != 0:
+            self._resp = resp
+        return resp
+
+    def _read_head(self):
+        while True:
+            end = self._buf.find(b'\r\n\r\n', self._start, self._end)
+            if end >= 0:
+                break
+            waiting = self._start == self._end   # nothing of it yet
+            try:
+                got = self._fill()
+            except ProtocolError:
+                self.close()
+                raise
+            except socket.error as exc:
+                if waiting:
+                    raise self._failed(exc)
+                self.close()
+                raise
+            if not got:
+                self.close()
+                if not waiting:
+                    raise ProtocolError('connection closed inside the '
+                                        'response head')
+                if self.reused:
+                    raise StaleConnection('kept-alive connection closed '
+                                          'by the server')
+                raise ProtocolError('connection closed without a response')
+        # One decode, then str operations: values must be native str anyway.
+        if PY2:
+            head = self._view[self._start:end].tobytes()
+        else:
+            head = str(self._view[self._start:end], 'latin-1')
+        self._start = end + 4
+        lines = head.split('\r\n')
+        parts = lines[0].split(None, 2)
+        try:
+            if len(parts) < 2 or not parts[0].startswith('HTTP/1.'):
+                raise ValueError
+            status = int(parts[1])
+            if not 100 <= status <= 999:
+                raise ValueError
+        except ValueError:
+            self.close()
+            raise ProtocolError('bad status line %r' % lines[0][:100])
+        headers = {}
+        name = None
+        for line in lines[1:]:
+            if line[:1] in (' ', '\t') and name is not None:
+                # obsolete line folding: continues the previous value
+                headers[name] += ' ' + line.strip()
+                continue
+            name, colon, value = line.partition(':')
+            name = name.strip().lower()
+            if not colon or not name:
+                self.close()
+                raise ProtocolError('bad header line %r' % line[:100])
+            value = value.strip()
+            if name in headers:
+                headers[name] += ', ' + value
+            else:
+                headers[name] = value
+        return Response(status, parts[2] if len(parts) > 2 else '',
+                        parts[0], headers)
+
+    # -- the body -------------------------------------------------------
+
+    def discard_body(self, chunk=BUFFER_SIZE):
+        """Read the body and drop it, in receives of at most `chunk` bytes
+        into the connection's buffer: nothing is allocated per chunk."""
+        self._body(None, max(1, min(chunk, len(self._buf))))
+
+    def read_body(self):
+        """The whole body, as bytes."""
+        parts = []
+        self._body(parts, len(self._buf))
+        return b''.join(parts)
+
+    def _body(self, parts, chunk):
+        resp, self._resp = self._resp, None
+        if resp is None:
+            return
+        try:
+            if resp.chunked:
+                self._chunked(parts, chunk)
+            elif resp.length is None:
+                self._exact(None, parts, chunk)
+            else:
+                self._exact(resp.length, parts, chunk)
+        except (socket.error, HTTPError):
+            self.close()
+            raise
+
+    def _exact(self, left, parts, chunk):
+        """Consume `left` body bytes (None: up to end of stream)."""
+        avail = self._end - self._start
+        if avail:
+            take = avail if left is None or avail < left else left
+            if parts is not None:
+                parts.append(self._view[self._start:self._start + take]
+                             .tobytes())
+            self._start += take
+            if left is not None:
+                left -= take
+        if left == 0:
+            return
+        self._start = self._end = 0
+        recv_into = self.sock.recv_into
+        view = self._view
+        while True:
+            want = chunk if left is None or left > chunk else left
+            got = recv_into(view, want)
+            if not got:
+                if left is None:
+                    return
+                raise ProtocolError('connection closed with %d body bytes '
+                                    'unread' % left)
+            if parts is not None:
+                parts.append(view[:got].tobytes())
+            if left is not None:
+                left -= got
+                if not left:
+                    return
+
+    def _line(self):
+        """One CRLF-terminated line from the stream, without the CRLF."""
+        while True:
+            end = self._buf.find(b'\r\n', self._start, self._end)
+            if end >= 0:
+                line = self._view[self._start:end].tobytes()
+                self._start = end + 2
+                return line
+            if not self._fill():
+                raise ProtocolError('connection closed inside a chunk '
+                                    'header')
+
+    def _chunked(self, parts, chunk):
+        while True:
+            line = self._line()
+            try:
+                size = int(line.split(b';', 1)[0].strip(), 16)
+                if size < 0:
+                    raise ValueError
+            except ValueError:
+                raise ProtocolError('bad chunk size line %r' % line[:100])
+            if not size:
+                while self._line():   # trailer fields, up to a blank line
+                    pass
+                return
+            self._exact(size, parts, chunk)
+            if self._line():
+                raise ProtocolError('chunk data longer than its size')
