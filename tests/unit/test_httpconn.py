@@ -270,6 +270,7 @@ def test_interim_100_skipped(server, conn):
     (b'Connection: close\r\n', b'1.1', True),
     (b'Connection: Keep-Alive, Close\r\n', b'1.1', True),
     (b'', b'1.0', True),
+    (b'Connection: TE\r\n', b'1.0', True),
     (b'Connection: keep-alive\r\n', b'1.0', False),
     (b'Connection: keep-alive\r\n', b'1.1', False)])
 def test_will_close(server, conn, extra, version, closes):
@@ -376,8 +377,10 @@ def test_large_bodies_and_split_head(server, conn):
 
 @pytest.mark.parametrize('interim', [b'', b'HTTP/1.1 100 Continue\r\n\r\n'])
 def test_long_head_grows_the_buffer(server, interim):
+    # After an interim response the head starts mid-buffer: moved first.
     conn = HTTPConnection('127.0.0.1', server.port, 5, 5, buffer_size=64)
-    server.replies.append(interim + ok(b'b', b'X-Long: %s\r\n' % (b'v' * 500)))
+    long_header = b'X-Long: %s\r\n' % (b'v' * 500)
+    server.replies.append(interim + ok(b'b', long_header))
     try:
         resp, body = exchange(conn)
         assert resp.headers['x-long'] == 'v' * 500 and body == b'b'

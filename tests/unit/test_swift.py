@@ -443,3 +443,74 @@ def test_unicode_names(fake, client):
     assert name in fake.containers['c']
     assert client.list_objects('c') == [name]
     assert client.get_object('c', name).status == 200
+
+
+# -- against canned responses (tests.unit.test_httpconn's server) -------------
+
+@pytest.fixture
+def canned():
+    from tests.unit.test_httpconn import CannedServer
+    server = CannedServer()
+    yield server
+    server.stop()
+
+
+def _canned_client(server, **kwargs):
+    auth = AuthOptions(storage_urls=['http://127.0.0.1:%d/v1/a' % server.port],
+                       token='t')
+    return SwiftClient(auth, retries=3, **kwargs)
+
+
+def _ok(body=b'', status=b'200 OK', extra=b''):
+    return (b'HTTP/1.1 %s\r\nX-Trans-Id: tx9\r\nContent-Length: %d\r\n%s\r\n'
+            % (status, len(body), extra)) + body
+
+
+def test_malformed_response_retried_and_counted(canned):
+    from tests.unit.test_httpconn import CLOSE
+    canned.replies.extend([b'garbage\r\n\r\n', (b'HTTP/1.1 200 OK\r\n\r\nab',
+                                                CLOSE), _ok(b'body')])
+    client = _canned_client(canned)
+    try:
+        timing = client.get_object('c', 'o')
+        assert timing.status == 200 and timing.retries == 1
+        assert timing.trans_id is None     # the read-to-close answer
+        timing = client.request('GET', 'c', 'o', read='keep')
+        assert timing.retries == 0 and timing.body == b'body'
+        assert timing.trans_id == 'tx9'
+    finally:
+        client.close()
+    assert canned.connections == 3   # the read-to-close one not reused
+
+
+def test_timeout_on_reused_connection_is_a_counted_retry(canned):
+    from tests.unit.test_httpconn import SILENT
+    canned.replies.extend([_ok(), SILENT, _ok(status=b'201 Created')])
+    client = _canned_client(canned, network_timeout=0.3)
+    try:
+        assert client.put_object('c', 'o', 10).retries == 0
+        timing = client.put_object('c', 'o', 10)
+        assert timing.status == 201 and timing.retries == 1
+    finally:
+        client.close()
+
+
+def test_chunked_listing_and_head_headers(canned):
+    listing = b'[{"name": "a"}, {"name": "b:c"}]'
+    canned.replies.extend([
+        b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
+        b'%x\r\n%s\r\n0\r\n\r\n' % (len(listing), listing),
+        b'HTTP/1.1 204 No Content\r\n\r\n',
+        _ok(status=b'204 No Content', extra=b'X-Container-Object-Count: 2'
+            b'\r\nX-Meta-Url: http://h:1/\r\n')])
+    client = _canned_client(canned)
+    try:
+        assert client.list_objects('c') == ['a', 'b:c']
+        head = client.head_container('c')
+        assert head.headers['x-container-object-count'] == '2'
+        assert head.headers['x-meta-url'] == 'http://h:1/'
+        assert head.headers['x-trans-id'] == 'tx9'
+    finally:
+        client.close()
+    assert canned.connections == 1
+    assert canned.requests[-1][1].startswith(b'HEAD /v1/a/c HTTP/1.1\r\n')
