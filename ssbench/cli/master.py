@@ -316,8 +316,10 @@ def cmd_run_scenario(args):
 
     from ssbench.localworkers import LocalWorkers
     from ssbench.transport import MasterSockets
+    # Plain (not green) sockets: the run loop is the master's only task,
+    # and a blocking poll costs far less per message than gevent's.
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
-                            args.zmq_results_port, curve=curve)
+                            args.zmq_results_port, green=False, curve=curve)
     local = None
     try:
         if args.workers:
@@ -400,7 +402,8 @@ def cmd_kill_workers(args):
     from ssbench.master import kill_workers
     from ssbench.transport import MasterSockets
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
-                            args.zmq_results_port, curve=_curve_keys(args))
+                            args.zmq_results_port, green=False,
+                            curve=_curve_keys(args))
     try:
         killed = kill_workers(sockets, timeout=args.timeout)
     finally:
