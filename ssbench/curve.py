@@ -64,16 +64,12 @@ def make_keys(directory, out):
 
 def main(argv=None, out=None):
     """Entry point; returns the exit status (2 on any error)."""
-    from ssbench.cli.common import UsageExit
     from ssbench.errors import SsbenchError
     argv = sys.argv[1:] if argv is None else list(argv)
     out = sys.stdout if out is None else out
-    try:
-        args = build_parser().parse_args(argv)
-    except UsageExit as exc:
-        if exc.message:
-            sys.stderr.write(exc.message + '\n')
-        return exc.status
+    args, status = build_parser().parse(argv)
+    if args is None:
+        return status
     try:
         make_keys(args.directory, out)
     except SsbenchError as exc:

@@ -32,6 +32,16 @@ class ArgumentParser(argparse.ArgumentParser):
             sys.stderr.write(message)
         raise UsageExit(status)
 
+    def parse(self, argv):
+        """(args, None), or (None, exit status) once the reason for
+        refusing the command line (or the help asked for) is printed."""
+        try:
+            return self.parse_args(argv), None
+        except UsageExit as exc:
+            if exc.message:
+                sys.stderr.write(exc.message + '\n')
+            return None, exc.status
+
 
 def positive_int(text):
     try:

@@ -7,7 +7,7 @@ import sys
 
 import ssbench
 from ssbench.cli import common
-from ssbench.cli.common import ArgumentParser, UsageExit
+from ssbench.cli.common import ArgumentParser
 
 log = logging.getLogger('ssbench')
 
@@ -430,12 +430,9 @@ def cmd_cleanup_containers(args):
 def main(argv=None):
     """Entry point; returns the exit status instead of exiting."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args = build_parser().parse_args(argv)
-    except UsageExit as exc:
-        if exc.message:
-            sys.stderr.write(exc.message + '\n')
-        return exc.status
+    args, status = build_parser().parse(argv)
+    if args is None:
+        return status
     if args.command in ('run-scenario', 'cleanup-containers'):
         # Swift calls run in greenlets; patch before anything opens sockets.
         from gevent import monkey

@@ -103,17 +103,14 @@ def main(argv=None, env=None, patch=True):
         if not gevent.monkey.is_module_patched('socket'):
             gevent.monkey.patch_all()
     import os
-    from ssbench.cli.common import UsageExit, run_command, setup_logging
+    from ssbench.cli.common import run_command, setup_logging
     if argv is None:
         argv = sys.argv[1:]
     if env is None:
         env = os.environ
-    try:
-        args = build_parser().parse_args(argv)
-    except UsageExit as exc:
-        if exc.message:
-            sys.stderr.write(exc.message + '\n')
-        return exc.status
+    args, status = build_parser().parse(argv)
+    if args is None:
+        return status
     setup_logging(verbose=args.verbose)
     return run_command(lambda a: _serve(a, env), args, args.verbose)
 

@@ -1,0 +1,38 @@
+"""The shared command-line plumbing: one-line usage errors, no exits."""
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from ssbench.cli.common import ArgumentParser, UsageExit
+
+
+def _parser():
+    parser = ArgumentParser(prog='tool')
+    parser.add_argument('--count', type=int, required=True)
+    return parser
+
+
+def test_parse_returns_args_and_no_status():
+    args, status = _parser().parse(['--count', '3'])
+    assert args.count == 3 and status is None
+
+
+def test_parse_prints_one_line_and_returns_2(capsys):
+    args, status = _parser().parse(['--count', 'many'])
+    assert args is None and status == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1
+    assert err.startswith('tool: error: ') and "'many'" in err
+    assert err.rstrip().endswith('(see tool -h)')
+
+
+def test_parse_help_returns_0_after_printing_it(capsys):
+    args, status = _parser().parse(['-h'])
+    assert args is None and status == 0
+    assert 'usage: tool' in capsys.readouterr().out
+
+
+def test_parse_args_raises_instead_of_exiting():
+    with pytest.raises(UsageExit) as info:
+        _parser().parse_args([])
+    assert info.value.status == 2 and '--count' in info.value.message
