@@ -39,9 +39,12 @@ class Ran(object):
             self.status, self.out[-3000:], self.err[-3000:])
 
 
-def run(argv, timeout, env=None):
-    """Run argv with a hard timeout (killed after it); returns Ran."""
-    full_env = dict(os.environ)
+def run(argv, timeout, env=None, drop_env=()):
+    """Run argv in the source tree with a hard timeout (killed after it);
+    returns Ran.  `env` adds to this process's environment, `drop_env`
+    names variables to leave out (credentials, say)."""
+    full_env = dict((k, v) for k, v in os.environ.items()
+                    if k not in drop_env)
     full_env.update(env or {})
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=full_env,

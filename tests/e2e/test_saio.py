@@ -9,8 +9,6 @@ from __future__ import absolute_import, division, print_function
 import hashlib
 import json
 import os
-import subprocess
-import threading
 import uuid
 
 import pytest
@@ -21,6 +19,8 @@ try:
 except ImportError:  # Python 2
     import httplib
     from urlparse import urlparse
+
+from tests.e2e import support
 
 pytestmark = pytest.mark.e2e
 
@@ -34,19 +34,6 @@ AUTH_URL_2 = 'http://127.0.0.1:8090/auth/v1.0'
 USER, KEY = 'test:tester', 'testing'
 REQUEST_TIMEOUT = 10
 STATUS_TIMEOUT = 30
-
-
-def run_bounded(argv, timeout):
-    """Run argv; kill it after `timeout` seconds. Returns (status, output)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out = proc.communicate()[0]
-    finally:
-        timer.cancel()
-    return proc.returncode, out.decode('utf-8', 'replace')
 
 
 def request(method, url, headers=None, body=None):
@@ -80,7 +67,8 @@ def require_up(tool, what):
     if not os.access(path, os.X_OK):
         reason = '%s not found' % path
     else:
-        status, out = run_bounded([path, 'status'], STATUS_TIMEOUT)
+        ran = support.run([path, 'status'], STATUS_TIMEOUT)
+        status, out = ran.status, ran.out + ran.err
         if status == 0:
             return
         lines = out.strip().splitlines() or ['(no output)']

@@ -9,13 +9,12 @@ import io
 import json
 import os
 import socket
-import subprocess
 import sys
-import threading
 
 import pytest
 
 from ssbench import protocol
+from tests.e2e import support
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(os.path.dirname(HERE), 'data')
@@ -28,18 +27,9 @@ NO_AUTH_ENV = ('ST_AUTH', 'ST_USER', 'ST_KEY', 'OS_USERNAME', 'OS_PASSWORD',
 
 
 def run_cli(module, args, timeout=60):
-    env = dict((k, v) for k, v in os.environ.items() if k not in NO_AUTH_ENV)
-    proc = subprocess.Popen([sys.executable, '-m', module] + list(args),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    return proc.returncode, out.decode('utf-8', 'replace'), \
-        err.decode('utf-8', 'replace')
+    ran = support.run([sys.executable, '-m', module] + list(args), timeout,
+                      drop_env=NO_AUTH_ENV)
+    return ran.status, ran.out, ran.err
 
 
 def error_lines(err):

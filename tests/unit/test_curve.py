@@ -21,6 +21,7 @@ from ssbench import transport
 from ssbench.transport import (CurveError, CurveKeys, MasterSockets,
                                WorkerSockets, create_curve_keys,
                                read_curve_key_file)
+from tests.e2e import support
 from tests.e2e.relay import Relay
 
 pytestmark = pytest.mark.timeout(60)
@@ -389,20 +390,10 @@ def test_master_kill_workers_missing_dir(tmpdir, capsys):
 
 
 def run_cli(module, args, timeout=60):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    for name in ('ST_AUTH', 'ST_USER', 'ST_KEY'):
-        env.pop(name, None)
-    proc = subprocess.Popen([sys.executable, '-m', module] + list(args),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env, cwd=ROOT)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    return proc.returncode, out.decode('utf-8', 'replace'), \
-        err.decode('utf-8', 'replace')
+    ran = support.run([sys.executable, '-m', module] + list(args), timeout,
+                      env={'PYTHONPATH': ROOT},
+                      drop_env=('ST_AUTH', 'ST_USER', 'ST_KEY'))
+    return ran.status, ran.out, ran.err
 
 
 def test_run_scenario_checks_keys_before_anything(tmpdir):
