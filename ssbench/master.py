@@ -19,6 +19,8 @@ from ssbench.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 log = logging.getLogger(__name__)
 
 _NOBODY = object()     # a worker id no record carries
+# Seconds kill-workers waits for a first heartbeat (workers beat each 1 s).
+KILL_HEARTBEAT_WAIT = 1.5
 
 
 class PhaseStats(object):
@@ -380,15 +382,20 @@ def store_raw(writer):
 def kill_workers(transport, timeout=5.0, clock=monotonic):
     """Tell every worker reachable through `transport` to exit.
 
-    Each message is one batch [PING, SUICIDE]: PUSH hands it to a single
-    worker, which answers the PING with its id and exits, so the answer
-    names the worker that was told (separate messages would go to
-    different workers, round-robin).  Repeats while some worker is heard
-    from (a PING answer or a heartbeat) within `timeout` seconds; returns
-    the ids of the workers told to exit.
+    Nothing is sent before a worker is heard from or KILL_HEARTBEAT_WAIT
+    seconds have passed.  Each message is one batch [PING, SUICIDE]: PUSH
+    hands it to a single worker, which answers the PING with its id and
+    exits, so the answer names the worker that was told (separate
+    messages would go to different workers, round-robin).  Repeats while
+    some worker is heard from (a PING answer or a heartbeat) within
+    `timeout` seconds; returns the ids of the workers told to exit.
     """
     killed = set()
     message = protocol.pack([protocol.ping_job(), protocol.suicide_job()])
+    # Wait for a first heartbeat: our workers send one as soon as their
+    # results connection is up, and one told to exit before that might
+    # never name itself.  Workers that never beat are told all the same.
+    transport.recv(min(timeout, KILL_HEARTBEAT_WAIT))
     while True:
         if not transport.send(message, timeout=timeout):
             return sorted(killed, key=str)   # no worker connected at all

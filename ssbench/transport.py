@@ -28,6 +28,7 @@ import time
 import zmq
 from zmq.utils import z85
 
+from ssbench.compat import monotonic
 from ssbench.errors import TransportError
 
 log = logging.getLogger(__name__)
@@ -537,6 +538,11 @@ _HANDSHAKE_EVENTS = dict(
     if hasattr(zmq, name))
 
 
+def _left(deadline):
+    """Seconds until `deadline` (None: no deadline)."""
+    return None if deadline is None else deadline - monotonic()
+
+
 def _timeout_ms(timeout):
     """zmq poll timeouts: milliseconds, -1 for forever."""
     if timeout is None:
@@ -597,19 +603,20 @@ class _Sockets(object):
         """Queue one message; False when it could not go out in `timeout`
         seconds (None: wait as long as it takes, 0: don't wait)."""
         self._flush()
+        deadline = None if timeout is None else monotonic() + timeout
         try:
-            try:
-                self._push.send(data, zmq.NOBLOCK)
-                return True
-            except zmq.Again:
-                if timeout is not None and timeout <= 0:
+            while True:
+                try:
+                    self._push.send(data, zmq.NOBLOCK)
+                    return True
+                except zmq.Again:
+                    pass
+                left = _left(deadline)
+                if left is not None and left <= 0:
                     return False
-            if not self._push.poll(_timeout_ms(timeout), zmq.POLLOUT):
-                return False
-            self._push.send(data, zmq.NOBLOCK)
-            return True
-        except zmq.Again:
-            return False
+                # POLLOUT may be reported while the send would still
+                # block (a peer that went away meanwhile): try again.
+                self._push.poll(_timeout_ms(left), zmq.POLLOUT)
         except zmq.ZMQError as exc:
             raise TransportError('cannot send: %s' % (exc,))
 
@@ -617,17 +624,17 @@ class _Sockets(object):
         """The next message, or None after `timeout` seconds (None: wait)."""
         self._flush()
         self._raise()
+        deadline = None if timeout is None else monotonic() + timeout
         try:
-            try:
-                return self._pull.recv(zmq.NOBLOCK)
-            except zmq.Again:
-                if timeout is not None and timeout <= 0:
+            while True:
+                try:
+                    return self._pull.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    pass
+                left = _left(deadline)
+                if left is not None and left <= 0:
                     return None
-            if not self._pull.poll(_timeout_ms(timeout), zmq.POLLIN):
-                return None
-            return self._pull.recv(zmq.NOBLOCK)
-        except zmq.Again:
-            return None
+                self._pull.poll(_timeout_ms(left), zmq.POLLIN)
         except zmq.ZMQError as exc:
             raise TransportError('cannot receive: %s' % (exc,))
 

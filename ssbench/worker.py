@@ -48,8 +48,9 @@ DELETE_CONTAINER = 'delete_container'
 COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
 HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
 DRAIN_MAX = 256          # messages handled before giving others a turn
-# Seconds a worker told to exit gives its unsent results to leave.
-SUICIDE_LINGER = 1.0
+# Seconds a worker told to exit gives its unsent results to leave (the
+# PING answer among them); closing returns as soon as they are gone.
+SUICIDE_LINGER = 5.0
 CONFIGURE_WAIT = 30.0    # how long a Swift job waits for CONFIGURE
 
 
@@ -187,7 +188,10 @@ class Worker(object):
             writer.kill()
             self.pool.kill(timeout=1)
             if self.outbox:
-                self._flush(1.0, force=True)
+                # Told to exit: the PING answer in there names this worker
+                # to kill-workers, so give the results connection time.
+                self._flush(SUICIDE_LINGER if self.told_to_exit else 1.0,
+                            force=True)
             self._stop_profile()
             if self.swift is not None:
                 self.swift.close()

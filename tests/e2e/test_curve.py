@@ -189,7 +189,8 @@ def test_kill_workers_reaches_only_accepted_workers(tmpdir, workers):
     ran = support.master('kill-workers', '--zmq-curve-dir', good,
                          '--timeout', '3', *port_args(ports), timeout=120)
     assert ran.status == 0, ran
-    assert 'INFO:1 worker(s) told to exit' in ran.err, ran.err
+    assert 'INFO:1 worker(s) told to exit' in ran.err, (
+        ran.err, support.read_text(friend.log_path))
     assert support.wait_exit(friend, 30) == 0
     assert support.wait_exit(stranger, 30) == 2
     assert 'refused this worker\'s CURVE key' in support.read_text(

@@ -6,7 +6,8 @@ import pytest
 
 from ssbench import HEARTBEAT, PING, SUICIDE, protocol
 from ssbench.errors import NoWorkersError
-from ssbench.master import Master, kill_workers, store_raw
+from ssbench.master import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
+                            store_raw)
 
 
 class FakeClock(object):
@@ -248,9 +249,29 @@ def test_kill_workers_pings_then_suicides_until_silence():
         return []
     clock = FakeClock()
     transport = FakeTransport(respond, clock=clock)
+    transport.inbox.append(protocol.pack([protocol.heartbeat(1, [])]))
     killed = kill_workers(transport, timeout=1.0, clock=clock)
     assert killed == [1, 2]
     assert alive == []
+
+
+def test_kill_workers_waits_a_little_for_a_first_heartbeat():
+    """A worker that never beats is told after KILL_HEARTBEAT_WAIT, not
+    before (one that beats would have been heard by then)."""
+    alive = [1]
+    sent_at = []
+
+    def respond(job):
+        sent_at.append(clock.now)
+        if job['type'] == SUICIDE and alive:
+            alive.pop()
+        return [{'type': PING, 'worker_id': 1}] if job['type'] == PING \
+            and alive else []
+    clock = FakeClock()
+    transport = FakeTransport(respond, clock=clock)
+    assert kill_workers(transport, timeout=5.0, clock=clock) == [1]
+    assert transport.sent[0] == [{'type': PING}, {'type': SUICIDE}]
+    assert sent_at[0] >= KILL_HEARTBEAT_WAIT
 
 
 def test_kill_workers_without_any_worker_returns_at_once():

@@ -10,8 +10,8 @@ import pytest
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
                      READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
 from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError, Timing
-from ssbench.worker import (CONFIGURE, CREATE_CONTAINER, MasterGone, Worker,
-                            configure_job)
+from ssbench.worker import (CONFIGURE, CREATE_CONTAINER, SUICIDE_LINGER,
+                            MasterGone, Worker, configure_job)
 from tests.fakes import FakeSwift, FakeTransport
 
 pytestmark = pytest.mark.timeout(30)
@@ -150,7 +150,7 @@ def test_ping_answered_suicide_stops():
     assert transport.closed
     # Told to exit: unsent results get time to leave (kill-workers counts
     # the PING answer).
-    assert transport.linger == 1.0
+    assert transport.linger == SUICIDE_LINGER
 
 
 def test_partial_batch_flushed_after_idle_interval():
