@@ -391,7 +391,7 @@ def _curve_keys(args, local_workers=False):
     if not args.zmq_curve_dir:
         return None
     import os
-    from ssbench.transport import CurveKeys
+    from ssbench.curvekeys import CurveKeys
     curve = CurveKeys(os.path.abspath(args.zmq_curve_dir))
     curve.check(master=True, worker=local_workers)
     return curve

@@ -66,7 +66,8 @@ def build_parser():
 
 def _serve(args, env):
     from ssbench.cli.auth import auth_from_args
-    from ssbench.transport import CurveKeys, WorkerSockets
+    from ssbench.curvekeys import CurveKeys
+    from ssbench.transport import WorkerSockets
     from ssbench.worker import Worker
     log = logging.getLogger('ssbench.worker')
     auth = auth_from_args(args, env)

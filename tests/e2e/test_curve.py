@@ -14,7 +14,8 @@ import pytest
 import zmq
 
 from ssbench import protocol
-from ssbench.transport import CurveError, CurveKeys, WorkerSockets
+from ssbench.curvekeys import CurveError, CurveKeys
+from ssbench.transport import WorkerSockets
 from tests.e2e import support
 from tests.e2e.relay import Relay
 
@@ -26,7 +27,7 @@ USER2, KEY2 = 'test2:tester2', 'testing2'
 def key_dirs(tmpdir):
     """(good, rogue): the rogue knows the master's public key but has a
     worker key pair of its own, which the master never accepted."""
-    from ssbench.transport import create_curve_keys
+    from ssbench.curvekeys import create_curve_keys
     good = str(tmpdir.join('good'))
     rogue = str(tmpdir.join('rogue'))
     create_curve_keys(good)

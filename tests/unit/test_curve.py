@@ -17,10 +17,10 @@ import zmq
 
 from ssbench import HEARTBEAT, protocol
 from ssbench import curve as curve_cli
-from ssbench import transport
-from ssbench.transport import (CurveError, CurveKeys, MasterSockets,
-                               WorkerSockets, create_curve_keys,
+from ssbench import zap
+from ssbench.curvekeys import (CurveError, CurveKeys, create_curve_keys,
                                read_curve_key_file)
+from ssbench.transport import MasterSockets, WorkerSockets
 from tests.e2e import support
 from tests.e2e.relay import Relay
 
@@ -259,7 +259,7 @@ def test_secret_readable_by_others_is_a_warning(tmpdir, caplog):
 
 def test_no_curve_in_libzmq(tmpdir, monkeypatch):
     path = make_keys(tmpdir)
-    monkeypatch.setattr(transport.zmq, 'has', lambda what: False)
+    monkeypatch.setattr(zmq, 'has', lambda what: False)
     for call in (lambda: CurveKeys(path).check(),
                  lambda: CurveKeys(path).check(master=False, worker=True),
                  lambda: create_curve_keys(str(tmpdir.join('more')))):
@@ -287,8 +287,7 @@ def test_zap_admits_listed_keys_only():
     allowed = z85.decode(allowed_public)
     other = z85.decode(other_public)
     context = zmq.Context()
-    handler = transport._ZapHandler(context, False, {allowed: 'worker'},
-                                    '/keys')
+    handler = zap.ZapHandler(context, False, {allowed: 'worker'}, '/keys')
     try:
         def ask(key, version=b'1.0', mechanism=b'CURVE'):
             return handler.answer([version, b'7', b'ssbench', b'10.0.0.9',

@@ -10,8 +10,8 @@ import pytest
 import zmq
 
 from ssbench.errors import TransportError
-from ssbench.transport import (CurveError, CurveKeys, MasterSockets,
-                               WorkerSockets, create_curve_keys, resolve)
+from ssbench.curvekeys import CurveError, CurveKeys, create_curve_keys
+from ssbench.transport import MasterSockets, WorkerSockets, resolve
 
 pytestmark = pytest.mark.timeout(30)
 
