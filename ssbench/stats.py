@@ -8,25 +8,21 @@ first result holding a series' largest latency.
 
 How it stays small: one pass over the stats file keeps counters per
 (type, size) *cell* and appends each cell's latencies to a buffer.  Full
-buffers are sorted and spilled to a temporary file as runs of doubles,
-with each run's count, exact sum and centred sum of squares.  A series (a
-group x size x first/last) is a union of cells, so its count, mean and
-std_dev combine from its runs, and an exact percentile is found by a
-binary search over the doubles' ordering, counting with bisect in each
-sorted run (every 512th value of a run stays in memory; the 4 kB block
-around a probe is read back from the file).  Memory is the buffer budget
-plus about 1/500 of the latencies, whatever the number of results.
+buffers are sorted and spilled to a temporary file as runs of doubles
+(ssbench.sortedruns), with each run's count, exact sum and centred sum of
+squares.  A series (a group x size x first/last) is a union of cells, so
+its count, mean and std_dev combine from its runs, and an exact
+percentile is found by a binary search over the doubles' ordering,
+counting with bisect in each sorted run (every 512th value of a run stays
+in memory; the 4 kB block around a probe is read back from the file).
+Memory is the buffer budget plus about 1/500 of the latencies, whatever
+the number of results.
 """
 from __future__ import absolute_import, division, print_function
 
-import bisect
 import logging
 import math
-import operator
-import struct
-import tempfile
 from array import array
-from itertools import repeat
 
 try:  # Python 2: a lazy map, so sums over big runs build no lists
     from itertools import imap
@@ -35,7 +31,7 @@ except ImportError:
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
                      UPDATE_OBJECT)
-from ssbench.compat import PY2
+from ssbench import sortedruns
 
 log = logging.getLogger(__name__)
 
@@ -60,27 +56,9 @@ GROUPS = (
 BUFFER_BUDGET = 1 << 18
 # Records between two checks of the buffer budget.
 BUDGET_CHECK = 1 << 14
-# A sorted run keeps every BLOCK-th value in memory (8 bytes per 4 kB).
-BLOCK = 512
-# Blocks of runs cached while searching percentiles (4 kB each).
-BLOCK_CACHE = 2048
 
 _INF = float('inf')
 _NINF = float('-inf')
-_D = struct.Struct('<d')
-_Q = struct.Struct('<Q')
-_SIGN = 1 << 63
-
-
-def _key(x):
-    """An int that orders like the float x (IEEE-754 bit trick)."""
-    bits = _Q.unpack(_D.pack(x))[0]
-    return bits if bits < _SIGN else _SIGN - 1 - bits
-
-
-def _unkey(k):
-    return _D.unpack(_Q.pack(k if k >= 0 else _SIGN - 1 - k))[0]
-
 
 class SeriesStats(object):
     """Summary of one latency series (or of the jobs-per-worker counts).
@@ -229,161 +207,6 @@ def series_stats(values, pctile=95, trans_ids=None):
                        percentile_of_sorted(data, pctile), worst, worst_txid)
 
 
-# --- spilled sorted runs -----------------------------------------------------
-
-class _Run(object):
-    """A sorted run of one cell's latencies, stored in the _RunStore."""
-    __slots__ = ('offset', 'n', 'total', 'residual', 'm2', 'lo', 'hi',
-                 'fences')
-
-    def __init__(self, offset, n, total, residual, m2, lo, hi, fences):
-        self.offset = offset
-        self.n = n
-        self.total = total
-        self.residual = residual
-        self.m2 = m2
-        self.lo = lo
-        self.hi = hi
-        self.fences = fences
-
-
-class _RunStore(object):
-    """Sorted runs of doubles in an anonymous temporary file.
-
-    Only every BLOCK-th value of a run (its fences) stays in memory;
-    blocks are read back on demand (and cached a little) to count or
-    fetch values.  An mmap would be simpler, but the kernel maps pages
-    around every fault, so bisecting hundreds of runs would pull most of
-    the file into the resident set.
-    """
-
-    def __init__(self):
-        self._fp = None
-        self._size = 0
-        self._blocks = {}
-
-    def add(self, values):
-        """Sort ``values`` (an array('d')) and store it; returns a _Run."""
-        ordered = sorted(values)
-        n = len(ordered)
-        total = math.fsum(ordered)
-        # total + residual is the exact sum to ~106 bits, so sums of many
-        # runs stay as exact as one fsum over all the values.
-        ordered.append(-total)
-        residual = math.fsum(ordered)
-        ordered.pop()
-        mean = total / n
-        # All in C and without a second list: sum of (x - mean) ** 2.
-        m2 = math.fsum(imap(pow, imap(operator.sub, ordered,
-                                      repeat(mean, n)), repeat(2, n)))
-        if self._fp is None:
-            self._fp = tempfile.TemporaryFile(prefix='ssbench-stats-')
-        data = array('d', ordered)
-        offset = self._size
-        self._fp.write(data.tostring() if PY2 else data.tobytes())
-        self._size += data.itemsize * n
-        return _Run(offset, n, total, residual, m2, ordered[0], ordered[-1],
-                    array('d', ordered[::BLOCK]))
-
-    def open(self):
-        """Prepare for reading; call after the last add()."""
-        if self._fp is not None:
-            self._fp.flush()
-
-    def _block(self, run, index):
-        key = (run.offset, index)
-        block = self._blocks.get(key)
-        if block is None:
-            if len(self._blocks) >= BLOCK_CACHE:
-                self._blocks.clear()
-            first = index * BLOCK
-            count = min(BLOCK, run.n - first)
-            block = array('d')
-            self._fp.seek(run.offset + block.itemsize * first)
-            data = self._fp.read(block.itemsize * count)
-            if PY2:
-                block.fromstring(data)
-            else:
-                block.frombytes(data)
-            self._blocks[key] = block
-        return block
-
-    def count_le(self, run, x):
-        """How many values of the run are <= x."""
-        if x < run.lo:
-            return 0
-        if x >= run.hi:
-            return run.n
-        index = bisect.bisect_right(run.fences, x) - 1
-        return index * BLOCK + bisect.bisect_right(self._block(run, index), x)
-
-    def value_at(self, run, i):
-        """The run's i-th smallest value (0-based)."""
-        return self._block(run, i // BLOCK)[i % BLOCK]
-
-    def close(self):
-        self._blocks = {}
-        if self._fp is not None:
-            self._fp.close()
-            self._fp = None
-
-
-def _count_le(store, runs, x):
-    count_le = store.count_le
-    return sum([count_le(run, x) for run in runs])
-
-
-def _kth(store, runs, k, lo, hi):
-    """The k-th smallest (1-based) value of sorted runs spanning lo..hi.
-
-    A binary search over the doubles' bit patterns: at most 64 rounds,
-    each counting with one bisect per run.
-    """
-    lo_key, hi_key = _key(lo), _key(hi)
-    while lo_key < hi_key:
-        mid = (lo_key + hi_key) // 2
-        if _count_le(store, runs, _unkey(mid)) >= k:
-            hi_key = mid
-        else:
-            lo_key = mid + 1
-    return _unkey(lo_key)
-
-
-def _next_after(store, runs, x):
-    """The smallest value greater than x in the runs (None if none)."""
-    best = None
-    for run in runs:
-        i = store.count_le(run, x)
-        if i < run.n:
-            value = store.value_at(run, i)
-            if best is None or value < best:
-                best = value
-    return best
-
-
-def _runs_percentile(store, runs, n, lo, hi, pctile):
-    """percentile_of_sorted() over the union of sorted runs, exactly."""
-    rank = n * pctile / 100
-    whole = rank == int(rank)
-    if whole:
-        first = min(max(int(rank), 1), n)
-        second = min(first + 1, n) if rank >= 1 else first
-    else:
-        first = second = min(int(math.ceil(rank)), n)
-    if first == 1:
-        a = lo
-    elif first == n:
-        a = hi
-    else:
-        a = _kth(store, runs, first, lo, hi)
-    if second == first:
-        b = a
-    elif _count_le(store, runs, a) >= second:
-        b = a
-    else:
-        b = _next_after(store, runs, a)
-    return (a + b) / 2 if whole else a
-
 
 class _Cell(object):
     """Counters of one (type, size_str) pair."""
@@ -411,7 +234,7 @@ def _combine(store, runs, pctile):
     lo = min(run.lo for run in runs)
     hi = max(run.hi for run in runs)
     return SeriesStats(n, lo, hi, mean, math.sqrt(max(m2, 0.0) / n),
-                       _runs_percentile(store, runs, n, lo, hi, pctile))
+                       sortedruns.runs_percentile(store, runs, n, lo, hi, pctile))
 
 
 def _text(value):
@@ -681,7 +504,7 @@ def compute(stats_file, pctile=95):
         from ssbench.statsfile import open_stats
         stats_file = open_stats(stats_file)
     header = stats_file.header
-    store = _RunStore()
+    store = sortedruns.RunStore()
     try:
         if getattr(stats_file, 'raw_strings', False):
             # Undecoded strings make msgpack ~40% faster; we only ever

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from ssbench import stats
+from ssbench import sortedruns, stats
 from ssbench.stats import (SeriesStats, compute, percentile_of_sorted,
                            series_stats)
 
@@ -319,8 +319,8 @@ def test_streaming_equals_naive(monkeypatch, pctile, budget, block):
     # block reads per run (and a cache that keeps overflowing).
     monkeypatch.setattr(stats, 'BUFFER_BUDGET', budget)
     monkeypatch.setattr(stats, 'BUDGET_CHECK', 5)
-    monkeypatch.setattr(stats, 'BLOCK', block)
-    monkeypatch.setattr(stats, 'BLOCK_CACHE', 7)
+    monkeypatch.setattr(sortedruns, 'BLOCK', block)
+    monkeypatch.setattr(sortedruns, 'BLOCK_CACHE', 7)
     results = random_results(random.Random(pctile * 1000 + budget + block),
                              900)
     rs = run(results, pctile, batch=3)
@@ -344,7 +344,7 @@ def test_streaming_equals_naive(monkeypatch, pctile, budget, block):
 
 
 def test_identical_values_have_zero_std_dev(monkeypatch):
-    monkeypatch.setattr(stats, 'BLOCK', 2)
+    monkeypatch.setattr(sortedruns, 'BLOCK', 2)
     monkeypatch.setattr(stats, 'BUFFER_BUDGET', 3)
     monkeypatch.setattr(stats, 'BUDGET_CHECK', 1)
     rs = run([res(last=0.1, at=100 + i) for i in range(20)])
@@ -357,10 +357,10 @@ def test_identical_values_have_zero_std_dev(monkeypatch):
 
 def test_key_order_matches_float_order():
     values = [-1e300, -2.5, -1e-300, 0.0, 1e-300, 0.001, 0.5, 1.0, 3.0e8]
-    keys = [stats._key(v) for v in values]
+    keys = [sortedruns._key(v) for v in values]
     assert keys == sorted(keys)
-    assert [stats._unkey(k) for k in keys] == values
-    assert math.copysign(1, stats._unkey(stats._key(-0.0))) == -1
+    assert [sortedruns._unkey(k) for k in keys] == values
+    assert math.copysign(1, sortedruns._unkey(sortedruns._key(-0.0))) == -1
 
 
 def test_compute_accepts_a_path(tmp_path):
