@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import median
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
@@ -159,14 +161,6 @@ def swiftclient_cpu(args, scenario, ops):
     if 'errors 0' not in text:
         sys.stderr.write('swiftclient loop: %s' % text[-500:])
     return cpu
-
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def main(argv=None):

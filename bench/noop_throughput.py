@@ -34,6 +34,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import median
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
@@ -121,14 +123,6 @@ def run_once(python, users, workers, batch, ops, scenario, timeout,
                    float(cpu.group(2)), ops)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def main(argv=None):

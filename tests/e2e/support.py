@@ -40,7 +40,8 @@ class Ran(object):
 
 
 def run(argv, timeout, env=None, drop_env=()):
-    """Run argv in the source tree with a hard timeout (killed after it);
+    """Run argv in the source tree with a hard timeout (killed after it,
+    and SIGTERMed should this process die first: see die_with_parent);
     returns Ran.  `env` adds to this process's environment, `drop_env`
     names variables to leave out (credentials, say)."""
     full_env = dict((k, v) for k, v in os.environ.items()
@@ -48,7 +49,7 @@ def run(argv, timeout, env=None, drop_env=()):
     full_env.update(env or {})
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=full_env,
-                            cwd=ROOT)
+                            cwd=ROOT, preexec_fn=die_with_parent)
     timer = threading.Timer(timeout, proc.kill)
     timer.start()
     try:
@@ -249,24 +250,6 @@ def start_worker(worker_id, work_port, results_port, log_path,
         return subprocess.Popen(argv, stdout=logfile,
                                 stderr=subprocess.STDOUT, env=full_env,
                                 cwd=ROOT, preexec_fn=die_with_parent)
-
-
-def run_tied(argv, timeout, env=None):
-    """run() for commands that must not outlive the test process either
-    (SIGTERMed if it dies: see die_with_parent)."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=full_env,
-                            cwd=ROOT, preexec_fn=die_with_parent)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    return Ran(proc.returncode, out.decode('utf-8', 'replace'),
-               err.decode('utf-8', 'replace'))
 
 
 def die_with_parent():

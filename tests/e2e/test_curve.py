@@ -46,24 +46,6 @@ def port_args(ports):
             '--zmq-results-port', str(ports[1])]
 
 
-@pytest.fixture
-def workers(tmpdir):
-    """start(worker_id, work_port, results_port, *extra) -> Popen with a
-    .log_path; each is stopped (by pid) at teardown."""
-    started = []
-
-    def start(worker_id, work_port, results_port, *extra, **kwargs):
-        log_path = os.path.join(str(tmpdir), 'worker-%d.log' % worker_id)
-        proc = support.start_worker(worker_id, work_port, results_port,
-                                    log_path, extra=extra, **kwargs)
-        proc.log_path = log_path
-        started.append(proc)
-        return proc
-    yield start
-    for proc in started:
-        support.stop_process(proc)
-
-
 class Injector(object):
     """A rogue in this process: connects like a worker (with the given
     CURVE keys, or none) and keeps pushing fake result batches that name

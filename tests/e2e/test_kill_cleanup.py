@@ -18,24 +18,6 @@ pytestmark = pytest.mark.e2e
 
 # --- kill-workers ------------------------------------------------------------
 
-@pytest.fixture
-def workers(tmpdir):
-    """start(worker_id, work_port, results_port, *extra) -> Popen; every
-    worker started is stopped (by pid) at teardown."""
-    started = []
-
-    def start(worker_id, work_port, results_port, *extra):
-        log_path = os.path.join(str(tmpdir), 'worker-%d.log' % worker_id)
-        proc = support.start_worker(worker_id, work_port, results_port,
-                                    log_path, extra=extra)
-        proc.log_path = log_path
-        started.append(proc)
-        return proc
-    yield start
-    for proc in started:
-        support.stop_process(proc)
-
-
 def wait_connecting(procs, timeout=60):
     """Wait until every worker logged that it is connecting (it imported
     gevent and zmq and made its sockets)."""

@@ -97,7 +97,7 @@ def test_master_workers_and_swift_on_separate_hosts(tmpdir, topology, relay,
             proc.log_path = log_path
             procs.append(proc)
         # Default ZMQ ports: each host has its own.
-        ran = support.run_tied(
+        ran = support.run(
             topology.prefix_argv('m') +
             support.python_module('ssbench.cli.master') +
             ['run-scenario', '-f', path, '-s', stats, '-o', str(OPS),
@@ -126,7 +126,7 @@ def test_master_workers_and_swift_on_separate_hosts(tmpdir, topology, relay,
                     if base in line]) >= OPS
 
         # kill-workers from the master host reaches both workers.
-        ran = support.run_tied(
+        ran = support.run(
             topology.prefix_argv('m') +
             support.python_module('ssbench.cli.master') +
             ['kill-workers', '--zmq-bind-ip', bind_ip], 120)
