@@ -4,6 +4,7 @@ from __future__ import absolute_import, division, print_function
 import collections
 import json
 import socket
+import struct
 import threading
 import time
 
@@ -282,3 +283,121 @@ class FakeTransport(object):
     def close(self, linger=0):
         self.closed = True
         self.linger = linger
+
+
+# --- a raw HTTP peer -------------------------------------------------------
+
+CLOSE = 'close'        # close the connection instead of answering
+SILENT = 'silent'      # never answer (the client times out)
+RESET = 'reset'        # abort the connection (RST) instead of answering
+
+
+class CannedServer(object):
+    """Answers each request it reads with the next item of `replies`.
+
+    An item is the bytes to send, a list of byte strings sent apart with a
+    short pause (one response in several segments), CLOSE, SILENT, RESET or
+    (bytes, CLOSE): answer, then close.  `requests` gets (connection
+    number, head, body) for every request read.
+    """
+
+    def __init__(self):
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen(16)
+        self.listener.settimeout(0.1)
+        self.port = self.listener.getsockname()[1]
+        self.replies = collections.deque()
+        self.requests = []
+        self.connections = 0
+        self.lock = threading.Lock()
+        self.socks = []
+        self.threads = []
+        self.stopping = False
+        self.acceptor = threading.Thread(target=self._accept)
+        self.acceptor.daemon = True
+        self.acceptor.start()
+
+    def _accept(self):
+        while not self.stopping:
+            try:
+                sock = self.listener.accept()[0]
+            except socket.timeout:
+                continue
+            except (socket.error, OSError):
+                return
+            with self.lock:
+                self.connections += 1
+                number = self.connections
+                self.socks.append(sock)
+            thread = threading.Thread(target=self._serve,
+                                      args=(sock, number))
+            thread.daemon = True
+            self.threads.append(thread)
+            thread.start()
+
+    def _serve(self, sock, number):
+        sock.settimeout(10)
+        data = b''
+        try:
+            while not self.stopping:
+                while b'\r\n\r\n' not in data:
+                    more = sock.recv(65536)
+                    if not more:
+                        return
+                    data += more
+                head, data = data.split(b'\r\n\r\n', 1)
+                length = 0
+                for line in head.split(b'\r\n')[1:]:
+                    name, _, value = line.partition(b':')
+                    if name.strip().lower() == b'content-length':
+                        length = int(value)
+                while len(data) < length:
+                    more = sock.recv(65536)
+                    if not more:
+                        return
+                    data += more
+                body, data = data[:length], data[length:]
+                with self.lock:
+                    self.requests.append((number, head, body))
+                    reply = self.replies.popleft()
+                close = False
+                if isinstance(reply, tuple):
+                    reply, close = reply[0], True
+                if reply == CLOSE:
+                    return
+                if reply == RESET:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                    struct.pack('ii', 1, 0))
+                    return
+                if reply == SILENT:
+                    while sock.recv(65536):
+                        pass
+                    return
+                if isinstance(reply, list):
+                    for part in reply:
+                        sock.sendall(part)
+                        time.sleep(0.02)
+                else:
+                    sock.sendall(reply)
+                if close:
+                    return
+        except (socket.error, OSError):
+            pass
+        finally:
+            sock.close()
+
+    def stop(self):
+        self.stopping = True
+        self.listener.close()
+        self.acceptor.join(5)
+        with self.lock:
+            socks = list(self.socks)
+        for sock in socks:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except (socket.error, OSError):
+                pass
+        for thread in self.threads:
+            thread.join(5)
+        assert not any(t.is_alive() for t in self.threads + [self.acceptor])

@@ -9,7 +9,7 @@ import pytest
 from ssbench import httpconn, swift
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError
-from tests.fakes import FakeSwift
+from tests.fakes import CannedServer, FakeSwift
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -449,7 +449,6 @@ def test_unicode_names(fake, client):
 
 @pytest.fixture
 def canned():
-    from tests.unit.test_httpconn import CannedServer
     server = CannedServer()
     yield server
     server.stop()
