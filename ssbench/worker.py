@@ -117,6 +117,10 @@ class Worker(object):
         if self.own_auth is not None:
             self.configured.set()
         self.pool = gevent.pool.Pool(self.concurrency)
+        # Jobs that came before CONFIGURE wait here, outside the pool: in
+        # it they could fill every slot, and the reader, blocked on a free
+        # slot, would never read the CONFIGURE queued behind them.
+        self.unconfigured = gevent.pool.Group()
         self.outbox = []
         self.pending = 0           # jobs taken whose result is not sent yet
         # Ids of the jobs taken whose result is not in the outbox yet.
@@ -186,6 +190,7 @@ class Worker(object):
         finally:
             self.stopping = True
             writer.kill()
+            self.unconfigured.kill(timeout=1)
             self.pool.kill(timeout=1)
             if self.outbox:
                 # Told to exit: the PING answer in there names this worker
@@ -254,7 +259,10 @@ class Worker(object):
             job_id = job.get('job_id')
             if job_id is not None:
                 self.holding.add(job_id)
-            self.pool.spawn(self.run_job, job)
+            if self.configured.is_set():
+                self.pool.spawn(self.run_job, job)
+            else:
+                self.unconfigured.spawn(self._run_when_configured, job)
         elif kind == SUICIDE:
             log.info('worker %s told to exit', self.worker_id)
             self.told_to_exit = True
@@ -292,16 +300,33 @@ class Worker(object):
             log.info('worker %s configured by the master', self.worker_id)
             self.configured.set()
 
+    def _wait_configured(self):
+        """Wait up to configure_wait for CONFIGURE (asking for it with a
+        prompt heartbeat); the error to report if it did not come."""
+        if self.configured.is_set():
+            return None
+        self._heartbeat_soon = True
+        self._wake.set()
+        if self.configured.wait(self.configure_wait):
+            return None
+        return SsbenchError(
+            'worker %s has no Swift credentials: give it -A/-U/-K (or ST_* '
+            'variables) or let the master configure it' % (self.worker_id,))
+
+    def _run_when_configured(self, job):
+        error = self._wait_configured()
+        if error is None:
+            self.pool.spawn(self.run_job, job)
+        else:
+            self._add_result(protocol.result_error(
+                job, self.worker_id, '%s: %s' % (type(error).__name__, error),
+                '', 0))
+
     def get_swift(self):
         if self.swift is None:
-            if not self.configured.is_set():
-                self._heartbeat_soon = True
-                self._wake.set()
-                if not self.configured.wait(self.configure_wait):
-                    raise SsbenchError(
-                        'worker %s has no Swift credentials: give it -A/-U/-K'
-                        ' (or ST_* variables) or let the master configure it'
-                        % (self.worker_id,))
+            error = self._wait_configured()
+            if error is not None:
+                raise error
             if self.swift is None:
                 self.swift = self.swift_factory(
                     self.auth, concurrency=self.concurrency,

@@ -322,6 +322,26 @@ def test_unconfigured_worker_waits_for_configure():
         runner.join(5)
 
 
+def test_configure_behind_more_jobs_than_slots_is_still_read():
+    """A worker that joined late gets jobs before its CONFIGURE.  They
+    must not fill the pool while waiting: the reader, blocked on a free
+    slot, would not read the CONFIGURE behind them until configure_wait
+    ran out (seen as population objects never written)."""
+    transport = FakeTransport()
+    for job_id in range(1, 7):
+        transport.inbox.append(protocol.pack([job(READ_OBJECT,
+                                                   job_id=job_id)]))
+    transport.inbox.append(protocol.pack([configure_job(AUTH)]))
+    worker = Worker(7, transport, concurrency=2, auth=None,
+                    swift_factory=FakeClient, heartbeat_interval=10,
+                    configure_wait=30)
+    # (Before the fix, nothing came for configure_wait, 30 s.)
+    run_until(worker, lambda: len(results_of(transport)) >= 6, timeout=10)
+    results = results_of(transport)
+    assert sorted(r['job_id'] for r in results) == list(range(1, 7))
+    assert not [r for r in results if 'exception' in r]
+
+
 def test_own_credentials_beat_configure():
     FakeClient.instances = []
     transport = FakeTransport()
