@@ -15,11 +15,9 @@ so it is sent no job and nothing it sends arrives.
 from __future__ import absolute_import, division, print_function
 
 import errno
-import importlib
 import logging
 import socket
 import struct
-import sys
 import time
 
 import zmq
@@ -28,6 +26,7 @@ from ssbench.compat import monotonic
 from ssbench.curvekeys import (CURVE_MASTER, CURVE_WORKER, CurveError,
                                curve_key_paths)
 from ssbench.errors import TransportError
+from ssbench.greenpoll import POLLIN, HubPoller, gevent_patched
 from ssbench.zap import ZAP_DOMAIN, ZapHandler, key_name
 
 log = logging.getLogger(__name__)
@@ -45,18 +44,15 @@ TCP_KEEPALIVE_INTVL_S = 10
 TCP_KEEPALIVE_CNT_S = 6
 
 
-def _green_wanted():
-    """True when this process has had gevent.monkey.patch_all() applied."""
-    monkey = sys.modules.get('gevent.monkey')
-    return bool(monkey is not None and monkey.is_module_patched('socket'))
-
-
-def _zmq_module(green):
+def _pollers(green, *socks):
+    """Each socket's poll(timeout_ms, flag): one that lets other greenlets
+    run while it waits when `green` (None: when gevent has patched this
+    process), else the socket's own blocking one."""
     if green is None:
-        green = _green_wanted()
+        green = gevent_patched()
     if green:
-        return importlib.import_module('zmq.green')
-    return zmq
+        return [HubPoller(sock).poll for sock in socks]
+    return [sock.poll for sock in socks]
 
 
 def resolve(host, what):
@@ -219,7 +215,7 @@ class _Sockets(object):
                     return False
                 # POLLOUT may be reported while the send would still
                 # block (a peer that went away meanwhile): try again.
-                self._push.poll(_timeout_ms(left), zmq.POLLOUT)
+                self._push_poll(_timeout_ms(left), zmq.POLLOUT)
         except zmq.ZMQError as exc:
             raise TransportError('cannot send: %s' % (exc,))
 
@@ -230,20 +226,25 @@ class _Sockets(object):
         deadline = None if timeout is None else monotonic() + timeout
         try:
             while True:
-                try:
-                    return self._pull.recv(zmq.NOBLOCK)
-                except zmq.Again:
-                    pass
+                # EVENTS first: a NOBLOCK recv with nothing queued raises,
+                # and the master and workers mostly find nothing queued.
+                if self._pull.getsockopt(zmq.EVENTS) & POLLIN:
+                    try:
+                        return self._pull.recv(zmq.NOBLOCK)
+                    except zmq.Again:
+                        pass
                 left = _left(deadline)
                 if left is not None and left <= 0:
                     return None
-                self._pull.poll(_timeout_ms(left), zmq.POLLIN)
+                self._pull_poll(_timeout_ms(left), zmq.POLLIN)
         except zmq.ZMQError as exc:
             raise TransportError('cannot receive: %s' % (exc,))
 
     def recv_nowait(self):
         """A message already queued, or None."""
         try:
+            if not self._pull.getsockopt(zmq.EVENTS) & POLLIN:
+                return None
             return self._pull.recv(zmq.NOBLOCK)
         except zmq.Again:
             return None
@@ -255,7 +256,7 @@ class _Sockets(object):
         self._flush()
         self._raise()
         try:
-            return bool(self._pull.poll(_timeout_ms(timeout), zmq.POLLIN))
+            return bool(self._pull_poll(_timeout_ms(timeout), zmq.POLLIN))
         except zmq.ZMQError as exc:
             raise TransportError('cannot poll: %s' % (exc,))
 
@@ -293,7 +294,8 @@ class MasterSockets(_Sockets):
     `bind_ip` may be an IPv4 or IPv6 literal (`::` binds every v6 address,
     and v4 too where the OS allows dual-stack) or a host name.  A port of 0
     binds a free port; `work_port` / `results_port` hold the real ones.
-    `green` selects zmq.green (None: when gevent has patched sockets).
+    `green` makes waits cooperate with gevent (None: when gevent has
+    patched this process).
     """
 
     def __init__(self, bind_ip, work_port, results_port, green=None,
@@ -301,15 +303,18 @@ class MasterSockets(_Sockets):
         keys = curve.master_keys() if curve is not None else None
         address, is_ipv6 = resolve(bind_ip, 'bind address')
         self.bind_ip = bind_ip
-        zmq_mod = _zmq_module(green)
-        self._context = zmq_mod.Context()
+        if green is None:
+            green = gevent_patched()
+        self._context = zmq.Context()
         try:
             if keys is not None:
                 # Bound before the sockets, so no handshake goes unchecked.
-                self._zap = ZapHandler(self._context, zmq_mod is not zmq,
-                                        keys[1], curve.directory)
+                self._zap = ZapHandler(self._context, green, keys[1],
+                                       curve.directory)
             self._push = self._context.socket(zmq.PUSH)
             self._pull = self._context.socket(zmq.PULL)
+            self._push_poll, self._pull_poll = _pollers(
+                green, self._push, self._pull)
             _set_options(self._push, is_ipv6, WORK_HWM)
             _set_options(self._pull, is_ipv6, RESULTS_HWM)
             if keys is not None:
@@ -389,8 +394,7 @@ class WorkerSockets(_Sockets):
                  curve=None):
         keys = curve.worker_keys() if curve is not None else None
         address, is_ipv6 = resolve(host, 'master host')
-        zmq_mod = _zmq_module(green)
-        self._context = zmq_mod.Context()
+        self._context = zmq.Context()
         self._failures = {}       # endpoint -> failed handshakes in a row
         self._handshakes_ok = False
         try:
@@ -399,6 +403,8 @@ class WorkerSockets(_Sockets):
             _set_options(self._pull, is_ipv6, WORK_HWM)
             _set_options(self._push, is_ipv6, RESULTS_HWM)
             self._push.setsockopt(zmq.IMMEDIATE, 1)
+            self._push_poll, self._pull_poll = _pollers(
+                green, self._push, self._pull)
             self.work_endpoint = endpoint(address, is_ipv6, work_port)
             self.results_endpoint = endpoint(address, is_ipv6, results_port)
             pairs = ((self._pull, self.work_endpoint),

@@ -2,8 +2,8 @@
 key is in its key directory and refuses everyone else during the handshake.
 
 It serves libzmq's ZAP requests (RFC 27) on the master's context, from a
-greenlet on a zmq.green context and from an OS thread otherwise, and
-queues what it has to say for the owner's thread to log.
+greenlet for a gevent master and from an OS thread otherwise, and queues
+what it has to say for the owner's thread to log.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -17,6 +17,7 @@ import zmq
 from zmq.utils import z85
 
 from ssbench.errors import TransportError
+from ssbench.greenpoll import HubPoller
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +70,8 @@ class ZapHandler(object):
     """Answers libzmq's ZAP requests for one context: CURVE clients whose
     public key is in `accepted` get in, everything else is refused.
 
-    It serves from a greenlet on a zmq.green context (so it cooperates
-    with a gevent master) and from an OS thread otherwise (so it runs
+    It serves from a greenlet when `green` (so it cooperates with a
+    gevent master) and from an OS thread otherwise (so it runs
     whatever the master's thread is doing).  Log lines are queued in
     `notes` and written by the owner's thread (see _Sockets._flush()).
     """
@@ -99,9 +100,12 @@ class ZapHandler(object):
 
     def _serve(self):
         sock = self.sock
+        wait = HubPoller(sock).poll if self._green else None
         try:
             while True:
                 try:
+                    if wait is not None:
+                        wait()
                     frames = sock.recv_multipart()
                     try:
                         reply = self.answer(frames)
