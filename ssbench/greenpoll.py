@@ -53,7 +53,7 @@ class HubPoller(object):
             watcher = self._io
             if watcher.active:     # another greenlet waits on this socket
                 watcher = self._hub.loop.io(self._fd, 1)
+            # The hub's clock may lag (it is updated once per loop turn), so
+            # the timeout can fire early: the loop checks the real deadline.
             with self._timeout(left, False):
                 self._hub.wait(watcher)
-                continue
-            return 0
