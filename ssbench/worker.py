@@ -1,8 +1,8 @@
-"""The worker: pull job batches, run them in a gevent pool, push results.
+"""The worker: pull job batches, run them in greenlets, push results.
 
 One reader greenlet (run()) pulls every message already queued, answers
-no-op and control jobs inline and spawns Swift jobs into a pool of
-`concurrency` greenlets.  Results collect in an outbox; whatever is ready
+no-op and control jobs inline and hands Swift jobs to `concurrency`
+runner greenlets (ssbench.runners).  Results collect in an outbox; whatever is ready
 at the same moment goes out as one message once `batch_size` results are
 waiting, and a partial batch goes out after `flush_interval` (~1 s) with no
 new result.  A writer greenlet does the asynchronous flushing and sends a
@@ -33,6 +33,7 @@ from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
                      READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
+from ssbench.runners import Runners
 from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                            DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
                            AuthOptions, SwiftClient, SwiftRequestError)
@@ -116,10 +117,10 @@ class Worker(object):
         self.configured = gevent.event.Event()
         if self.own_auth is not None:
             self.configured.set()
-        self.pool = gevent.pool.Pool(self.concurrency)
-        # Jobs that came before CONFIGURE wait here, outside the pool: in
-        # it they could fill every slot, and the reader, blocked on a free
-        # slot, would never read the CONFIGURE queued behind them.
+        self.runners = Runners(self.concurrency, self.run_job)
+        # Jobs that came before CONFIGURE wait here, outside the runners:
+        # there they would hold every runner, waiting, while later jobs
+        # queued behind them.
         self.unconfigured = gevent.pool.Group()
         self.outbox = []
         self.pending = 0           # jobs taken whose result is not sent yet
@@ -191,7 +192,7 @@ class Worker(object):
             self.stopping = True
             writer.kill()
             self.unconfigured.kill(timeout=1)
-            self.pool.kill(timeout=1)
+            self.runners.kill(timeout=1)
             if self.outbox:
                 # Told to exit: the PING answer in there names this worker
                 # to kill-workers, so give the results connection time.
@@ -215,15 +216,6 @@ class Worker(object):
             jobs = [jobs]
         if not jobs:
             return
-        if not jobs[0].get('noop'):
-            # Claim the whole message at once: spawning may wait for a
-            # free slot in the pool, and jobs still waiting are held too.
-            holding = self.holding
-            for job in jobs:
-                if isinstance(job, dict) and not job.get('noop'):
-                    job_id = job.get('job_id')
-                    if job_id is not None:
-                        holding.add(job_id)
         # No-op jobs, the whole point of --noop runs, are answered here in
         # bulk; anything else goes through handle_job().
         outbox = self.outbox
@@ -260,7 +252,7 @@ class Worker(object):
             if job_id is not None:
                 self.holding.add(job_id)
             if self.configured.is_set():
-                self.pool.spawn(self.run_job, job)
+                self.runners.put(job)
             else:
                 self.unconfigured.spawn(self._run_when_configured, job)
         elif kind == SUICIDE:
@@ -316,7 +308,7 @@ class Worker(object):
     def _run_when_configured(self, job):
         error = self._wait_configured()
         if error is None:
-            self.pool.spawn(self.run_job, job)
+            self.runners.put(job)
         else:
             self._add_result(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),

@@ -504,3 +504,33 @@ def test_held_lists_running_jobs_and_unsent_results():
     worker.holding.update([9, 3])
     worker.outbox.extend([{'job_id': 5}, {'type': PING}])
     assert worker.held() == [3, 5, 9]
+
+
+class SlowClient(FakeClient):
+    """Each GET takes 20 ms; counts how many run at once."""
+
+    running = 0
+    most = 0
+
+    def get_object(self, *args):
+        SlowClient.running += 1
+        SlowClient.most = max(SlowClient.most, SlowClient.running)
+        try:
+            gevent.sleep(0.02)
+            return self._op('get_object', *args)
+        finally:
+            SlowClient.running -= 1
+
+
+def test_at_most_concurrency_jobs_run_at_once_and_all_finish():
+    SlowClient.running = SlowClient.most = 0
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, job_id=i, name='tiny_%06d' % i)
+         for i in range(1, 21)]))
+    worker = make(transport, swift_factory=SlowClient)   # concurrency 4
+    run_until(worker, lambda: len(results_of(transport)) >= 20)
+    results = results_of(transport)
+    assert sorted(r['job_id'] for r in results) == list(range(1, 21))
+    assert SlowClient.most == 4
+    assert not worker.holding
