@@ -47,9 +47,13 @@ def test_two_workers_complete_with_the_expected_mix(tmpdir, scenario, swift):
     assert [r for r in results if 'exception' in r] == []
     assert set(r['worker_id'] for r in results) == set([0, 1])
     counts = collections.Counter(r['type'] for r in results)
-    # Expected mix: tiny 2/3 of ops at 25/50/15/10, small 1/3 at 20/60/15/5.
-    assert counts['get_object'] > counts['upload_object'] > \
-        counts['delete_object']
+    # Every CRUD type runs.  The shares themselves are checked on seeded
+    # generation in tests/unit/test_jobs.py: on 120 unseeded jobs, with the
+    # master generating ahead of results (deletes shrink the 12-object
+    # population at once, creates join only when answered), an ordering
+    # such as reads > creates > deletes fails about one run in 16.
+    assert sorted(counts) == sorted(
+        ['upload_object', 'get_object', 'update_object', 'delete_object'])
     for r in results:
         assert r['trans_id'].startswith('tx')
         assert r['last_byte_latency'] > 0
