@@ -91,6 +91,27 @@ def test_recv_times_out():
         master.close()
 
 
+def test_master_recv_honours_each_calls_timeout():
+    # The master's recv() lets libzmq wait (RCVTIMEO, set only when the
+    # timeout changes): a short timeout must not stick to later calls.
+    import threading
+    master, worker = pair()
+    try:
+        assert master.recv(0) is None
+        assert master.recv(0.05) is None
+        later = threading.Timer(0.3, worker.send, (b'late', 5))
+        later.start()
+        assert master.recv(5) == b'late'
+        later = threading.Timer(0.3, worker.send, (b'later', 5))
+        later.start()
+        assert master.recv(None) == b'later'
+        later.join()
+        assert master.recv(0) is None
+    finally:
+        worker.close()
+        master.close()
+
+
 def test_send_without_worker_times_out():
     master = MasterSockets('127.0.0.1', 0, 0, green=False)
     try:
