@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Client CPU per request against a real Swift: ssbench vs a swiftclient loop.
 
-    python bench/client_cpu.py [--ops 600,3000] [-u 24] [--workers 2]
+    python bench/client_cpu.py [--ops 600,6000] [-u 24] [--workers 2]
                                [-b 1] [--runs 3] [-A URL -U USER -K KEY]
 
 Both clients run the same job mix (scenarios/very_small.scenario, under a
@@ -19,11 +19,12 @@ concurrency against the Swift at -A (default: tools/saio's on
 Each client runs at two operation counts; the CPU per request is the
 difference in CPU over the difference in requests, so start-up, auth,
 container checks and the initial population (which only HEADs once it
-exists) cancel out.  Prints, per client, the median over --runs:
+exists) cancel out.  The clients take turns run by run.  Prints, per client,
+the median over --runs, then the ratio of the medians and of each run:
 
     ssbench u24 w2 b1: 412 us CPU/request (min ..., max ...; 3 runs)
     swiftclient u24: 1,530 us CPU/request (...)
-    ssbench / swiftclient: 0.27
+    ssbench / swiftclient: 0.27 (run by run: 0.26, 0.27, 0.30)
 
 and at the end deletes the `ssbcpu_*` containers it used.
 """
@@ -165,7 +166,7 @@ def swiftclient_cpu(args, scenario, ops):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--ops', default='600,3000',
+    parser.add_argument('--ops', default='600,6000',
                         help='the two operation counts (small,large)')
     parser.add_argument('-u', '--users', type=int, default=24)
     parser.add_argument('--workers', type=int, default=2)
@@ -208,25 +209,31 @@ def main(argv=None):
                                                         ops)))
         # Create the containers and the population once, untimed.
         ssbench_cpu(args, scenario, 1, tmp)
-        for label, run in clients:
-            per_request = []
-            for _ in range(args.runs):
+        # The clients take turns, run by run, so that whatever else the
+        # machine (and the Swift) does meanwhile weighs on both alike.
+        for label, _ in clients:
+            results[label] = []
+        for _ in range(args.runs):
+            for label, run in clients:
                 # Restore the population the previous run's DELETEs took,
                 # so both measured runs only HEAD it.
                 ssbench_cpu(args, scenario, 1, tmp)
                 low = run(small)
                 ssbench_cpu(args, scenario, 1, tmp)
                 high = run(large)
-                per_request.append((high - low) / (large - small) * 1e6)
-            results[label] = per_request
+                results[label].append((high - low) / (large - small) * 1e6)
+        for label, _ in clients:
+            per_request = results[label]
             print('%s: %s us CPU/request (min %s, max %s; %d runs)' % (
                 label, '{:,.0f}'.format(median(per_request)),
                 '{:,.0f}'.format(min(per_request)),
                 '{:,.0f}'.format(max(per_request)), len(per_request)))
-            sys.stdout.flush()
         if len(results) == 2:
-            ours, theirs = [median(results[label]) for label, _ in clients]
-            print('ssbench / swiftclient: %.2f' % (ours / theirs))
+            ours, theirs = [results[label] for label, _ in clients]
+            paired = [a / b for a, b in zip(ours, theirs)]
+            print('ssbench / swiftclient: %.2f (run by run: %s)' % (
+                median(ours) / median(theirs),
+                ', '.join('%.2f' % ratio for ratio in paired)))
     finally:
         try:
             subprocess.call(
