@@ -246,7 +246,7 @@ class _Sockets(object):
 
     def _recv_blocking(self, timeout):
         # libzmq waits itself: a poll per message (pyzmq builds a Poller
-        # each time) cost the master about 30 us of CPU per job at b1.
+        # each time) cost the master about 20 us of CPU per job at b1.
         timeout_ms = _timeout_ms(timeout)
         try:
             if timeout_ms != self._rcvtimeo:
