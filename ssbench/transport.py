@@ -44,17 +44,6 @@ TCP_KEEPALIVE_INTVL_S = 10
 TCP_KEEPALIVE_CNT_S = 6
 
 
-def _pollers(green, *socks):
-    """Each socket's poll(timeout_ms, flag): one that lets other greenlets
-    run while it waits when `green` (None: when gevent has patched this
-    process), else the socket's own blocking one."""
-    if green is None:
-        green = gevent_patched()
-    if green:
-        return [HubPoller(sock).poll for sock in socks]
-    return [sock.poll for sock in socks]
-
-
 def resolve(host, what):
     """Return (address, is_ipv6) for a host name or literal; IPv4 wins."""
     host = (host or '').strip()
@@ -162,6 +151,20 @@ class _Sockets(object):
     _curve_failure = None
     _blocking = False      # recv() may block the thread (no gevent here)
     _rcvtimeo = -1         # the PULL socket's RCVTIMEO as last set
+
+    def _wait_with(self, green):
+        """Choose how the sockets wait: letting other greenlets run when
+        `green` (None: when gevent has patched this process), else
+        blocking the thread.  Returns the choice."""
+        if green is None:
+            green = gevent_patched()
+        if green:
+            self._push_poll = HubPoller(self._push).poll
+            self._pull_poll = HubPoller(self._pull).poll
+        else:
+            self._push_poll, self._pull_poll = self._push.poll, self._pull.poll
+        self._blocking = not green
+        return green
 
     def _flush(self):
         """Log what the CURVE machinery noticed, in the caller's thread."""
@@ -321,19 +324,15 @@ class MasterSockets(_Sockets):
         keys = curve.master_keys() if curve is not None else None
         address, is_ipv6 = resolve(bind_ip, 'bind address')
         self.bind_ip = bind_ip
-        if green is None:
-            green = gevent_patched()
         self._context = zmq.Context()
         try:
-            if keys is not None:
-                # Bound before the sockets, so no handshake goes unchecked.
-                self._zap = ZapHandler(self._context, green, keys[1],
-                                       curve.directory)
             self._push = self._context.socket(zmq.PUSH)
             self._pull = self._context.socket(zmq.PULL)
-            self._push_poll, self._pull_poll = _pollers(
-                green, self._push, self._pull)
-            self._blocking = not green
+            green = self._wait_with(green)
+            if keys is not None:
+                # Before binding, so no handshake goes unchecked.
+                self._zap = ZapHandler(self._context, green, keys[1],
+                                       curve.directory)
             _set_options(self._push, is_ipv6, WORK_HWM)
             _set_options(self._pull, is_ipv6, RESULTS_HWM)
             if keys is not None:
@@ -422,8 +421,7 @@ class WorkerSockets(_Sockets):
             _set_options(self._pull, is_ipv6, WORK_HWM)
             _set_options(self._push, is_ipv6, RESULTS_HWM)
             self._push.setsockopt(zmq.IMMEDIATE, 1)
-            self._push_poll, self._pull_poll = _pollers(
-                green, self._push, self._pull)
+            self._wait_with(green)
             self.work_endpoint = endpoint(address, is_ipv6, work_port)
             self.results_endpoint = endpoint(address, is_ipv6, results_port)
             pairs = ((self._pull, self.work_endpoint),
