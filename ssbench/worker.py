@@ -5,8 +5,9 @@ no-op and control jobs inline and hands Swift jobs to `concurrency`
 runner greenlets (ssbench.runners).  Results collect in an outbox;
 whatever is ready at the same moment goes out as one message once
 `batch_size` results are waiting, and a partial batch goes out after
-`flush_interval` (~1 s) with no new result.  A writer greenlet does the asynchronous flushing and sends a
-heartbeat (a one-element control batch) every `heartbeat_interval`.
+`flush_interval` (~1 s) with no new result.  A writer greenlet does the
+asynchronous flushing and sends a heartbeat (a one-element control batch)
+every `heartbeat_interval`.
 
 Control jobs: PING is answered like a no-op; SUICIDE stops the worker;
 CONFIGURE (see configure_job) hands over auth and timeouts once, for workers
