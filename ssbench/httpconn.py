@@ -10,7 +10,7 @@ with plain string operations.
     conn = HTTPConnection('127.0.0.1', 8080, 10.0, 20.0)
     conn.send('PUT', '/v1/a/c/o', [('X-Auth-Token', t)], size, block)
     resp = conn.read_response()          # status, reason, headers, ...
-    conn.discard_body(65536)             # or: body = conn.read_body()
+    got = conn.discard_body(65536)       # or: body = conn.read_body()
 
 Header names are lower-cased; header values are native strings (latin-1 on
 Python 3).  The socket module is looked up at connect time, so a caller that
@@ -299,8 +299,9 @@ class HTTPConnection(object):
 
     def discard_body(self, chunk=BUFFER_SIZE):
         """Read the body and drop it, in receives of at most `chunk` bytes
-        into the connection's buffer: nothing is allocated per chunk."""
-        self._body(None, max(1, min(chunk, len(self._buf))))
+        into the connection's buffer: nothing is allocated per chunk.
+        Returns the number of body bytes read."""
+        return self._body(None, max(1, min(chunk, len(self._buf))))
 
     def read_body(self):
         """The whole body, as bytes."""
@@ -309,22 +310,24 @@ class HTTPConnection(object):
         return b''.join(parts)
 
     def _body(self, parts, chunk):
+        """Consume the pending body (into `parts` if not None); returns
+        its length in bytes."""
         resp, self._resp = self._resp, None
         if resp is None:
-            return
+            return 0
         try:
             if resp.chunked:
-                self._chunked(parts, chunk)
-            elif resp.length is None:
-                self._exact(None, parts, chunk)
-            else:
-                self._exact(resp.length, parts, chunk)
+                return self._chunked(parts, chunk)
+            return self._exact(resp.length, parts, chunk)
         except (socket.error, HTTPError):
             self.close()
             raise
 
     def _exact(self, left, parts, chunk):
-        """Consume `left` body bytes (None: up to end of stream)."""
+        """Consume `left` body bytes (None: up to end of stream); returns
+        how many were consumed."""
+        size = left
+        read = 0      # counted only when reading up to end of stream
         avail = self._end - self._start
         if avail:
             take = avail if left is None or avail < left else left
@@ -332,10 +335,12 @@ class HTTPConnection(object):
                 parts.append(self._view[self._start:self._start + take]
                              .tobytes())
             self._start += take
-            if left is not None:
+            if left is None:
+                read = take
+            else:
                 left -= take
         if left == 0:
-            return
+            return size
         self._start = self._end = 0
         recv_into = self.sock.recv_into
         view = self._view
@@ -344,15 +349,17 @@ class HTTPConnection(object):
             got = recv_into(view, want)
             if not got:
                 if left is None:
-                    return
+                    return read
                 raise ProtocolError('connection closed with %d body bytes '
                                     'unread' % left)
             if parts is not None:
                 parts.append(view[:got].tobytes())
-            if left is not None:
+            if left is None:
+                read += got
+            else:
                 left -= got
                 if not left:
-                    return
+                    return size
 
     def _line(self):
         """One CRLF-terminated line from the stream, without the CRLF."""
@@ -367,6 +374,7 @@ class HTTPConnection(object):
                                     'header')
 
     def _chunked(self, parts, chunk):
+        total = 0
         while True:
             line = self._line()
             try:
@@ -378,7 +386,7 @@ class HTTPConnection(object):
             if not size:
                 while self._line():   # trailer fields, up to a blank line
                     pass
-                return
-            self._exact(size, parts, chunk)
+                return total
+            total += self._exact(size, parts, chunk)
             if self._line():
                 raise ProtocolError('chunk data longer than its size')

@@ -34,6 +34,7 @@ def ok(body=b'', extra=b''):
 
 
 def exchange(conn, method='GET', path='/x', headers=(), keep=True):
+    """(response, body), or (response, bytes discarded) if not `keep`."""
     conn.send(method, path, headers)
     resp = conn.read_response()
     body = conn.read_body() if keep else conn.discard_body(1000)
@@ -84,7 +85,7 @@ def test_chunked_body_then_reuse(server, conn):
     resp, body = exchange(conn)
     assert resp.chunked and body == b'hello world'
     resp, body = exchange(conn, keep=False)
-    assert body is None
+    assert body == 11          # discarded: the count of bytes read
     assert exchange(conn)[1] == b'next'
     assert server.connections == 1
 
@@ -121,7 +122,29 @@ def test_read_to_close_discarded(server, conn):
     server.replies.append((b'HTTP/1.1 200 OK\r\n\r\n' + b'z' * 100000,
                            CLOSE))
     resp, body = exchange(conn, keep=False)
-    assert resp.will_close and body is None
+    assert resp.will_close and body == 100000
+
+
+def test_discard_body_returns_the_bytes_read(server):
+    # A small buffer: part of each body comes with the head, the rest in
+    # receives of its own.
+    conn = HTTPConnection('127.0.0.1', server.port, 5, 5, buffer_size=256)
+    chunked = (b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
+               b'3e8\r\n' + b'c' * 1000 + b'\r\n5\r\nhello\r\n0\r\n\r\n')
+    server.replies.extend([
+        ok(b'x' * 5000), ok(), chunked,
+        b'HTTP/1.1 204 No Content\r\n\r\n',
+        (b'HTTP/1.1 200 OK\r\n\r\n' + b'z' * 3000, CLOSE)])
+    try:
+        sizes = []
+        for _ in range(5):
+            conn.send('GET', '/')
+            conn.read_response()
+            sizes.append(conn.discard_body(100))
+        assert sizes == [5000, 0, 1005, 0, 3000]
+        assert server.connections == 1
+    finally:
+        conn.close()
 
 
 @pytest.mark.parametrize('status', [204, 304])
@@ -250,7 +273,7 @@ def test_large_bodies_and_split_head(server, conn):
             return getattr(real, name)
     conn.sock = Spy()
     resp, body = exchange(conn, keep=False)     # 1000-byte receives
-    assert body is None and len(sizes) > 100
+    assert body == len(big) and len(sizes) > 100
     assert max(sizes[1:]) <= 1000
     conn.sock = real
     assert exchange(conn)[1] == b'end'
