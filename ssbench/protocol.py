@@ -62,8 +62,14 @@ def heartbeat(worker_id, in_flight):
 
 
 def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
-              trans_id, retries, completed_at=None):
-    """The record of a job that succeeded (SPEC section 3)."""
+              trans_id, retries, completed_at=None, status=None,
+              reconnects=None, size=None):
+    """The record of a job that succeeded (SPEC section 3).
+
+    Jobs that reached Swift also give the final HTTP `status` and the
+    `reconnects`, and reads the body bytes as `size`; each is left out
+    when None (no-op and PING answers stay as they were).
+    """
     result = dict(job)
     result['worker_id'] = worker_id
     result['first_byte_latency'] = first_byte_latency
@@ -72,12 +78,24 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
     result['retries'] = retries
     result['completed_at'] = (time.time() if completed_at is None
                               else completed_at)
+    if status is not None:
+        result['status'] = status
+    if reconnects is not None:
+        result['reconnects'] = reconnects
+    if size is not None:
+        result['size'] = size
     return result
 
 
 def result_error(job, worker_id, exception, traceback_text, retries,
-                 trans_id=None, completed_at=None):
-    """The record of a job that failed: no latencies, an exception string."""
+                 trans_id=None, completed_at=None, status=None,
+                 error_class=None, reconnects=None):
+    """The record of a job that failed: no latencies, an exception string.
+
+    Its cause: the final HTTP `status`, or without a response the
+    `error_class` (see ssbench.swift.error_class); both keys are always
+    there, `reconnects` when given.
+    """
     result = dict(job)
     result['worker_id'] = worker_id
     result['exception'] = exception
@@ -86,6 +104,10 @@ def result_error(job, worker_id, exception, traceback_text, retries,
     result['trans_id'] = trans_id
     result['completed_at'] = (time.time() if completed_at is None
                               else completed_at)
+    result['status'] = status
+    result['error_class'] = error_class
+    if reconnects is not None:
+        result['reconnects'] = reconnects
     return result
 
 

@@ -10,11 +10,13 @@ and lets us time the first and the last byte and count retries ourselves
 Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after re-authenticating)
 and socket-level failures are retried up to `retries` times with no pause,
 and counted.  A pooled keep-alive connection that the server has closed is
-replaced and the request re-sent on a new connection without counting it.
-The latencies reported are those of the attempt that succeeded.
+replaced and the request re-sent on a new connection: counted apart, as a
+reconnect, not as a retry.  The latencies reported are those of the attempt
+that succeeded.
 """
 from __future__ import absolute_import, division, print_function
 
+import errno
 import json
 import logging
 import random
@@ -225,16 +227,19 @@ def authenticate(auth, timeout=None):
 
 class SwiftRequestError(SwiftError):
     """A request that failed for good: carries the HTTP status (None for a
-    socket-level failure), the transaction id and the retries spent."""
+    socket-level failure, whose error_class() is in `error_class`), the
+    transaction id, the retries and the reconnects spent."""
 
     def __init__(self, method, path, http_status, reason, trans_id=None,
-                 retries=0):
+                 retries=0, reconnects=0, error_class=None):
         self.method = method
         self.path = path
         self.http_status = http_status
         self.reason = reason
         self.trans_id = trans_id
         self.retries = retries
+        self.reconnects = reconnects
+        self.error_class = error_class
         if http_status is None:
             text = '%s %s failed: %s' % (method, path, reason)
         else:
@@ -247,26 +252,36 @@ class SwiftRequestError(SwiftError):
 
 
 class Timing(object):
-    """What one (possibly retried) request measured."""
+    """What one (possibly retried) request measured.
+
+    `reconnects`: stale keep-alive connections replaced (not retries);
+    `size`: bytes of the response body read (None when not known).
+    """
 
     __slots__ = ('status', 'first_byte_latency', 'last_byte_latency',
-                 'trans_id', 'retries', 'headers', 'body')
+                 'trans_id', 'retries', 'reconnects', 'size', 'headers',
+                 'body')
 
     def __init__(self, status, first_byte_latency, last_byte_latency,
-                 trans_id, retries, headers=None, body=None):
+                 trans_id, retries, reconnects=0, size=None, headers=None,
+                 body=None):
         self.status = status
         self.first_byte_latency = first_byte_latency
         self.last_byte_latency = last_byte_latency
         self.trans_id = trans_id
         self.retries = retries
+        self.reconnects = reconnects
+        self.size = size
         self.headers = headers
         self.body = body
 
     def __repr__(self):
         return ('Timing(status=%r, first_byte_latency=%r, '
-                'last_byte_latency=%r, trans_id=%r, retries=%r)' % (
+                'last_byte_latency=%r, trans_id=%r, retries=%r, '
+                'reconnects=%r, size=%r)' % (
                     self.status, self.first_byte_latency,
-                    self.last_byte_latency, self.trans_id, self.retries))
+                    self.last_byte_latency, self.trans_id, self.retries,
+                    self.reconnects, self.size))
 
 
 def _ssl_context(cacert=None, insecure=False):
@@ -333,6 +348,35 @@ _STALE_LIMIT = 3
 def _is_stale(exc):
     """A reused connection the server had closed: no status line came."""
     return isinstance(exc, StaleConnection)
+
+
+# Python 3's names for the socket errors 2.7 raises as socket.error, so
+# that result records name a cause alike whichever Python ran the worker.
+_PY3_ERRNO_NAMES = {
+    errno.ECONNREFUSED: 'ConnectionRefusedError',
+    errno.ECONNRESET: 'ConnectionResetError',
+    errno.ECONNABORTED: 'ConnectionAbortedError',
+    errno.EPIPE: 'BrokenPipeError',
+    errno.ESHUTDOWN: 'BrokenPipeError',
+}
+
+
+def error_class(exc):
+    """The name result records give the exception that ended a job.
+
+    Its class name, except that timeouts are 'timeout' on every Python
+    (3.10 renamed socket.timeout TimeoutError, and a TCP-level ETIMEDOUT is
+    yet another class), and 2.7's socket errors get the name Python 3
+    gives their errno.
+    """
+    if isinstance(exc, socket.timeout) or \
+            getattr(exc, 'errno', None) == errno.ETIMEDOUT:
+        return 'timeout'
+    if PY2 and isinstance(exc, EnvironmentError):
+        name = _PY3_ERRNO_NAMES.get(exc.errno)
+        if name is not None:
+            return name
+    return type(exc).__name__
 
 
 class SwiftClient(object):
@@ -448,6 +492,7 @@ class SwiftClient(object):
         if method in ('PUT', 'POST'):
             send_headers.append(('Content-Length', str(size)))
         retries = 0
+        reconnects = 0
         stale = 0
         block = self._block(fill, block_size) if size else None
         while True:
@@ -464,21 +509,25 @@ class SwiftClient(object):
                 first = monotonic()
                 body = None
                 if read == 'discard':
-                    conn.discard_body(block_size)
+                    got = conn.discard_body(block_size)
                 else:
                     body = conn.read_body()
+                    got = len(body)
                 last = monotonic()
             except _NETWORK_ERRORS as exc:
                 conn.close()
                 if stale < _STALE_LIMIT and _is_stale(exc):
                     stale += 1
+                    reconnects += 1
                     continue
                 if retries < self.retries:
                     retries += 1
                     continue
                 raise SwiftRequestError(method, pool.url + path_tail, None,
                                         '%s: %s' % (type(exc).__name__, exc),
-                                        retries=retries)
+                                        retries=retries,
+                                        reconnects=reconnects,
+                                        error_class=error_class(exc))
             if resp.will_close:
                 conn.close()
             else:
@@ -489,7 +538,8 @@ class SwiftClient(object):
             if 200 <= status < 300 or (status == 404 and missing_ok):
                 timing = Timing(status, first - start if read == 'discard'
                                 and method == 'GET' else None,
-                                last - start, trans_id, retries)
+                                last - start, trans_id, retries, reconnects,
+                                got)
                 if read != 'discard':
                     timing.body = body
                     if read == 'headers':
@@ -503,7 +553,8 @@ class SwiftClient(object):
                     self.authenticate(stale_token=token)
                 continue
             raise SwiftRequestError(method, pool.url + path_tail, status,
-                                    resp.reason, trans_id, retries)
+                                    resp.reason, trans_id, retries,
+                                    reconnects)
 
     # -- operations ---------------------------------------------------
 

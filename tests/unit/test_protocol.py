@@ -52,7 +52,29 @@ def test_result_records_copy_the_job_and_add_spec_keys():
     bad = protocol.result_error(job, 1, 'boom', 'tb', 3, completed_at=9.0)
     assert bad['exception'] == 'boom' and bad['traceback'] == 'tb'
     assert 'first_byte_latency' not in bad and 'last_byte_latency' not in bad
+    assert bad['status'] is None and bad['error_class'] is None
+    assert 'reconnects' not in bad
     assert 'size' in job and job.get('worker_id') is None   # not mutated
+
+
+def test_result_records_carry_the_cause_keys_when_given():
+    job = {'type': 'get_object', 'size_str': 'tiny', 'container': 'c',
+           'name': 'tiny_000001'}
+    ok = protocol.result_ok(job, 1, 0.1, 0.5, 'tx1', 0, 9.0, status=200,
+                            reconnects=1, size=1234)
+    assert (ok['status'], ok['reconnects'], ok['size']) == (200, 1, 1234)
+    plain = protocol.result_ok(job, 1, 0.0, 0.0, None, 0, 9.0)
+    assert not set(['status', 'reconnects', 'size']) & set(plain)
+    http = protocol.result_error(job, 1, 'GET: 404', 'tb', 10, 'tx2', 9.0,
+                                 status=404, reconnects=0)
+    assert (http['status'], http['error_class'], http['reconnects']) == (
+        404, None, 0)
+    refused = protocol.result_error(job, 1, 'refused', 'tb', 10,
+                                    error_class='ConnectionRefusedError',
+                                    reconnects=2)
+    assert refused['status'] is None and refused['reconnects'] == 2
+    assert refused['error_class'] == 'ConnectionRefusedError'
+    assert protocol.unpack(protocol.pack([refused])) == [refused]
 
 
 def test_a_python2_era_reader_decodes_our_messages():

@@ -1,6 +1,7 @@
 """swift.py against an in-process fake Swift over real HTTP."""
 from __future__ import absolute_import, division, print_function
 
+import errno
 import socket
 import sys
 
@@ -9,7 +10,7 @@ import pytest
 from ssbench import httpconn, swift
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError
-from tests.fakes import CannedServer, FakeSwift
+from tests.fakes import CLOSE, SILENT, CannedServer, FakeSwift
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -151,7 +152,8 @@ def test_put_get_head_delete(fake, client):
     assert fake.containers['c']['o1'] == (b'A', 100000)
 
     get = client.get_object('c', 'o1', block_size=4096)
-    assert get.status == 200 and get.retries == 0
+    assert get.status == 200 and get.retries == 0 and get.reconnects == 0
+    assert get.size == 100000
     assert 0 < get.first_byte_latency <= get.last_byte_latency
     assert get.trans_id.startswith('tx') and get.trans_id != put.trans_id
 
@@ -295,6 +297,7 @@ def test_retries_exhausted_raise_with_status_and_trans_id(fake, client):
     exc = info.value
     assert exc.http_status == 503 and exc.retries == 3
     assert exc.trans_id.startswith('tx') and exc.trans_id in str(exc)
+    assert exc.error_class is None and exc.reconnects == 0
 
 
 def test_404_retried_for_get_and_delete_only(fake, client):
@@ -310,6 +313,7 @@ def test_404_retried_for_get_and_delete_only(fake, client):
     with pytest.raises(SwiftRequestError) as info:
         client.get_object('c', 'missing')
     assert info.value.http_status == 404 and info.value.retries == 3
+    assert info.value.error_class is None
 
 
 def test_other_errors_not_retried(fake, client):
@@ -378,6 +382,9 @@ def test_socket_errors_exhausted(fake):
         client.get_object('c', 'o')
     assert info.value.http_status is None and info.value.retries == 2
     assert 'refused' in str(info.value).lower()
+    # The same name on 2.7, where the class is socket.error.
+    assert info.value.error_class == 'ConnectionRefusedError'
+    assert info.value.reconnects == 0
 
 
 def test_closed_keep_alive_replaced_without_retry(fake, client):
@@ -396,6 +403,7 @@ def test_closed_keep_alive_replaced_without_retry(fake, client):
     finally:
         swift._is_stale = real
     assert timing.retries == 0 and timing.status == 200
+    assert timing.reconnects == 1 and timing.size == 10
     assert len(stale) == 1
     assert len([r for r in fake.requests if r['method'] == 'GET']) == 1
 
@@ -457,7 +465,8 @@ def canned():
 def _canned_client(server, **kwargs):
     auth = AuthOptions(storage_urls=['http://127.0.0.1:%d/v1/a' % server.port],
                        token='t')
-    return SwiftClient(auth, retries=3, **kwargs)
+    kwargs.setdefault('retries', 3)
+    return SwiftClient(auth, **kwargs)
 
 
 def _ok(body=b'', status=b'200 OK', extra=b''):
@@ -476,6 +485,7 @@ def test_malformed_response_retried_and_counted(canned):
         assert timing.trans_id is None     # the read-to-close answer
         timing = client.request('GET', 'c', 'o', read='keep')
         assert timing.retries == 0 and timing.body == b'body'
+        assert timing.size == 4
         assert timing.trans_id == 'tx9'
     finally:
         client.close()
@@ -490,8 +500,58 @@ def test_timeout_on_reused_connection_is_a_counted_retry(canned):
         assert client.put_object('c', 'o', 10).retries == 0
         timing = client.put_object('c', 'o', 10)
         assert timing.status == 201 and timing.retries == 1
+        assert timing.reconnects == 0
     finally:
         client.close()
+
+
+def test_timeouts_exhausted_are_named_timeout(canned):
+    canned.replies.extend([SILENT] * 4)
+    client = _canned_client(canned, network_timeout=0.2)
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.get_object('c', 'o')
+    finally:
+        client.close()
+    exc = info.value
+    assert exc.http_status is None and exc.error_class == 'timeout'
+    assert exc.retries == 3 and exc.reconnects == 0
+
+
+def test_server_closing_after_a_503_is_a_reconnect_not_a_retry(canned):
+    """The retry after a 503 reuses the connection the server closed
+    behind it: re-sent on a new one, counted apart."""
+    canned.replies.extend([(_ok(status=b'503 Unavailable'), CLOSE),
+                           _ok(b'abc'), (_ok(status=b'503 Unavailable'),
+                                         CLOSE),
+                           _ok(status=b'503 Unavailable')])
+    client = _canned_client(canned, retries=1)
+    try:
+        timing = client.get_object('c', 'o')
+        assert (timing.status, timing.retries, timing.reconnects,
+                timing.size) == (200, 1, 1, 3)
+        with pytest.raises(SwiftRequestError) as info:
+            client.get_object('c', 'o')
+    finally:
+        client.close()
+    exc = info.value
+    assert (exc.http_status, exc.retries, exc.reconnects) == (503, 1, 1)
+    assert exc.error_class is None
+    assert canned.connections == 3
+
+
+def test_error_class_names():
+    assert swift.error_class(socket.timeout('timed out')) == 'timeout'
+    assert swift.error_class(socket.error(errno.ETIMEDOUT, 'x')) == \
+        'timeout'
+    assert swift.error_class(socket.error(errno.ECONNRESET, 'x')) == \
+        'ConnectionResetError'
+    assert swift.error_class(socket.error(errno.EPIPE, 'x')) == \
+        'BrokenPipeError'
+    assert swift.error_class(httpconn.StaleConnection('x')) == \
+        'StaleConnection'
+    assert swift.error_class(SwiftAuthError('x')) == 'SwiftAuthError'
+    assert swift.error_class(ValueError('x')) == 'ValueError'
 
 
 def test_chunked_listing_and_head_headers(canned):
