@@ -8,11 +8,10 @@ import subprocess
 import sys
 import time
 
+from ssbench import safefiles
 from ssbench.errors import SsbenchError
 
 log = logging.getLogger(__name__)
-
-LOG_PATH = '/tmp/ssbench-worker-local-%d.log'
 
 # Local workers exit by themselves this long after their master vanished
 # (e.g. it was killed with SIGKILL and could not reap them).
@@ -43,27 +42,37 @@ def _scrubbed_env():
 
 
 class LocalWorkers(object):
-    """Context manager owning N worker processes; always reaps them."""
+    """Context manager owning N worker processes; always reaps them.
+
+    Their logs go to `log_dir`/worker-N.log; by default `log_dir` is a new
+    private directory per run, so concurrent runs never share a log and
+    nothing planted in /tmp can redirect one.
+    """
 
     def __init__(self, count, zmq_host, work_port, results_port,
-                 concurrency, batch_size, extra_args=(),
-                 log_path=LOG_PATH):
+                 concurrency, batch_size, extra_args=(), log_dir=None):
         self.commands = [
             worker_command(i, zmq_host, work_port, results_port,
                            concurrency, batch_size, extra_args)
             for i in range(count)]
-        self.log_path = log_path
+        self.log_dir = log_dir
         self.procs = []
 
+    def log_path(self, worker_id):
+        return os.path.join(self.log_dir, 'worker-%d.log' % worker_id)
+
     def start(self):
+        if self.log_dir is None:
+            self.log_dir = safefiles.private_directory('ssbench-workers-')
         for worker_id, argv in enumerate(self.commands):
-            path = self.log_path % worker_id
+            path = self.log_path(worker_id)
             log.info('Spawning local ssbench-worker (logging to %s) with '
                      '%s', path, ' '.join(['ssbench-worker'] + argv[3:]))
             try:
-                with open(path, 'wb') as logfile:
+                with safefiles.create_new(path) as logfile, \
+                        open(os.devnull, 'rb') as devnull:
                     proc = subprocess.Popen(
-                        argv, stdin=open(os.devnull, 'rb'), stdout=logfile,
+                        argv, stdin=devnull, stdout=logfile,
                         stderr=subprocess.STDOUT, env=_scrubbed_env(),
                         close_fds=True)
             except (OSError, IOError) as exc:

@@ -9,7 +9,7 @@ import sys
 
 import ssbench
 from ssbench import jobs as jobs_mod
-from ssbench.errors import Interrupted, NoWorkersError, SwiftError
+from ssbench.errors import Interrupted, SsbenchError, SwiftError
 from ssbench.master import Master, store_raw
 from ssbench.progress import ProgressPrinter
 from ssbench.statsfile import StatsWriter
@@ -78,14 +78,15 @@ def ensure_containers(client, scenario, pool_size):
 class ScenarioRun(object):
     """Runs `scenario` through `transport` (ssbench.transport.MasterSockets).
 
-    `swift` is a SwiftClient for the master's own container work (None with
-    --noop) and `worker_config` the CONFIGURE job handed to workers once.
+    `stats_paths` is a checked ssbench.safefiles.StatsPaths, `swift` a
+    SwiftClient for the master's own container work (None with --noop) and
+    `worker_config` the CONFIGURE job handed to workers once.
     """
 
-    def __init__(self, scenario, transport, stats_path, options,
+    def __init__(self, scenario, transport, stats_paths, options,
                  swift=None, worker_config=None):
         self.scenario = scenario
-        self.stats_path = stats_path
+        self.stats_paths = stats_paths
         self.options = options
         self.swift = swift
         self.worker_config = worker_config
@@ -161,8 +162,10 @@ class ScenarioRun(object):
         else:
             on_results, on_idle = ring_on_results, None
 
-        writer = StatsWriter(self.stats_path,
-                             scenario.stats_header(ssbench.version))
+        paths = self.stats_paths
+        writer = StatsWriter(paths.plain,
+                             scenario.stats_header(ssbench.version),
+                             paths.final)
         profiler = None
         if options.profile_path:
             import cProfile
@@ -175,14 +178,19 @@ class ScenarioRun(object):
                                     noop=options.noop),
                 on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle)
-        except NoWorkersError as exc:
-            error = exc
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.
             writer.close()
             log.warning('Interrupted again: results so far are in %s (not '
-                        'compressed)', self.stats_path)
-            return RunOutcome(self.stats_path, True, finalized=False)
+                        'compressed)', paths.plain)
+            return RunOutcome(paths.plain, True, finalized=False)
+        except Exception as exc:
+            # Whatever ended the phase (every worker lost, a bug), the
+            # results received so far are finalized below and the run
+            # ends with one line.
+            log.debug('benchmark phase failed', exc_info=True)
+            error = exc if isinstance(exc, SsbenchError) else SsbenchError(
+                'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
         finally:
             if profiler is not None:
                 profiler.disable()

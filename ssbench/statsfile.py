@@ -14,6 +14,7 @@ import io
 import logging
 import os
 import re
+import tempfile
 import threading
 import time
 import zlib
@@ -59,8 +60,9 @@ class StatsWriter(object):
     system call per batch while keeping the file readable after a crash.
     """
 
-    def __init__(self, path, header):
+    def __init__(self, path, header, final_path=None):
         self.path = path
+        self.final_path = final_path or path + '.gz'
         parent = os.path.dirname(path)
         if parent and not os.path.isdir(parent):
             try:
@@ -69,8 +71,11 @@ class StatsWriter(object):
                 if exc.errno != errno.EEXIST:
                     raise StatsFileError('%s: cannot create directory: %s' % (
                         parent, exc.strerror))
+        # O_NOFOLLOW: a link planted at our path can't redirect the write.
+        flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC |
+                 getattr(os, 'O_NOFOLLOW', 0))
         try:
-            self._fp = io.open(path, 'wb')
+            self._fp = io.open(os.open(path, flags, 0o644), 'wb')
         except (IOError, OSError) as exc:
             raise StatsFileError('%s: %s' % (path, exc.strerror))
         self._fp.write(protocol.pack(header))
@@ -97,20 +102,28 @@ class StatsWriter(object):
             self._fp.close()
 
     def finalize(self, level=GZIP_LEVEL):
-        """Close, gzip to ``path + '.gz'``, remove the plain file.
+        """Close, gzip to `final_path`, remove the plain file.
 
         Streams in chunks, so memory stays flat whatever the file size.
-        The .gz is written under a temporary name and renamed, so an
+        The .gz is written under a fresh temporary name and renamed, so an
         interrupted finalize leaves the plain file intact.  Returns the
         path of the .gz file.
         """
         self.close()
-        gz_path = self.path + '.gz'
-        tmp_path = gz_path + '.tmp'
+        gz_path = self.final_path
+        tmp_path = None
         try:
+            fd, tmp_path = tempfile.mkstemp(
+                dir=os.path.dirname(os.path.abspath(gz_path)),
+                prefix='.%s.' % os.path.basename(gz_path)[:200],
+                suffix='.tmp')
+            os.close(fd)
             gzip_file(self.path, tmp_path, level)
+            os.chmod(tmp_path, 0o644)
             os.rename(tmp_path, gz_path)
         except (IOError, OSError) as exc:
+            if tmp_path is not None and os.path.exists(tmp_path):
+                os.unlink(tmp_path)
             raise StatsFileError('%s: cannot compress: %s' % (
                 self.path, exc.strerror or exc))
         os.remove(self.path)

@@ -43,6 +43,16 @@ class ArgumentParser(argparse.ArgumentParser):
             return None, exc.status
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, unless its help already says it."""
+
+    def _get_help_string(self, action):
+        if '(default' in (action.help or ''):
+            return action.help
+        return argparse.ArgumentDefaultsHelpFormatter._get_help_string(
+            self, action)
+
+
 def positive_int(text):
     try:
         value = int(text)

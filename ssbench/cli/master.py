@@ -1,12 +1,12 @@
 """`ssbench-master`: run, report, kill-workers, cleanup-containers."""
 from __future__ import absolute_import, division, print_function
 
-import argparse
 import logging
 import sys
 
 import ssbench
 from ssbench.cli import common
+from ssbench.cli import report as report_cli
 from ssbench.cli.common import ArgumentParser
 
 log = logging.getLogger('ssbench')
@@ -35,15 +35,6 @@ def _add_zmq_options(parser):
         'ssbench.curve keys DIR)')
 
 
-def _add_report_options(parser):
-    parser.add_argument(
-        '--pctile', metavar='PERCENTILE', type=common.pctile, default=95,
-        help='Report on the N-th percentile, if generating a report')
-    parser.add_argument(
-        '--csv', action='store_true', default=False,
-        help='Output the report in CSV format')
-
-
 def _add_liveness_options(parser):
     parser.add_argument(
         '--worker-wait', metavar='SECONDS', type=common.positive_float,
@@ -69,7 +60,7 @@ def build_parser():
         prog='ssbench-master',
         description='SwiftStack Benchmark (ssbench) version %s'
         % ssbench.version,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=common.HelpFormatter)
     parser.add_argument('-v', '--verbose', action='store_true',
                         default=False, help='Enable more verbose output.')
     parser.add_argument('-q', '--quiet', action='store_true', default=False,
@@ -82,7 +73,7 @@ def build_parser():
 
     kill = subparsers.add_parser(
         'kill-workers', help='Tell all workers to exit.',
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=common.HelpFormatter)
     _add_zmq_options(kill)
     kill.add_argument(
         '--timeout', metavar='SECONDS', type=common.positive_float,
@@ -95,7 +86,7 @@ def build_parser():
         help='Run CRUD scenario, saving statistics. You must supply a valid '
         'set of v1.0, v2.0 or v3 auth credentials (unless --noop). See '
         'usage message for run-scenario for more details.',
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=common.HelpFormatter)
     run.add_argument('-f', '--scenario-file', required=True,
                      help='Scenario file (JSON) to run')
     _add_zmq_options(run)
@@ -150,12 +141,18 @@ def build_parser():
         help='Timeout for socket operations after connecting.')
     run.add_argument(
         '-s', '--stats-file',
-        help='File into which benchmarking statistics will be saved')
+        help='File into which benchmarking statistics will be saved: a '
+        'path ending in .gz is the gzip file itself, any other path P '
+        'gives P.gz (default: a new file in /tmp/ssbench-results)')
+    run.add_argument(
+        '--force', action='store_true', default=False,
+        help='Let --stats-file replace an existing regular file that is not '
+        'an ssbench stats file')
     run.add_argument(
         '-R', '--no-default-report', action='store_true', default=False,
         help="Suppress the default action of generating a report after "
         "running a scenario.")
-    _add_report_options(run)
+    report_cli.add_report_options(run)
     run.add_argument(
         '--delete-after', type=common.non_negative_int, default=None,
         help='Override the delete_after specified in the scenario file '
@@ -166,35 +163,12 @@ def build_parser():
     _add_liveness_options(run)
     run.set_defaults(func=cmd_run_scenario)
 
-    report = subparsers.add_parser(
-        'report-scenario',
-        help='Generate a report from saved scenario statistics. Various '
-        'types of reports may be generated, with the default being a '
-        '"textual summary".',
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    report.add_argument(
-        '-s', '--stats-file', required=True,
-        help='An existing stats file from a previous --run-scenario '
-        'invocation')
-    report.add_argument(
-        '-f', '--report-file', default=None,
-        help='The file to which the report should be written (default: '
-        'standard output)')
-    _add_report_options(report)
-    report.add_argument(
-        '-r', '--rps-histogram', metavar='RPS_HISTOGRAM', default=None,
-        help='Also write a CSV file with requests completed per second '
-        'histogram data')
-    report.add_argument(
-        '--profile', action='store_true', default=False,
-        help='Profile the report generation (cProfile, written to '
-        '/tmp/ssbench-report.prof).')
-    report.set_defaults(func=cmd_report_scenario)
+    report_cli.add_report_parser(subparsers, common.HelpFormatter)
 
     cleanup = subparsers.add_parser(
         'cleanup-containers',
         help='Recursively delete all ssbench containers and their objects.',
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=common.HelpFormatter)
     cleanup.add_argument(
         '-b', '--container-base', default='ssbench',
         help='Base name of the containers to delete')
@@ -209,57 +183,6 @@ def build_parser():
     return parser
 
 
-def write_reports(stats_path, report_path=None, pctile=95, csv_output=False,
-                  rps_histogram=None, profile_path=None):
-    """Compute the statistics of a stats file once and render the report
-    (stdout or `report_path`) and, optionally, the rps histogram CSV."""
-    from ssbench import report, stats
-
-    profiler = None
-    if profile_path:
-        import cProfile
-        profiler = cProfile.Profile()
-        profiler.enable()
-    try:
-        run_stats = stats.compute(stats_path, pctile=pctile)
-        render = report.render_csv if csv_output else report.render_text
-        if report_path:
-            with _open_output(report_path, csv_output) as out:
-                render(run_stats, out)
-        else:
-            render(run_stats, sys.stdout)
-            sys.stdout.flush()
-        if rps_histogram:
-            with _open_output(rps_histogram, True) as out:
-                report.render_rps_histogram(run_stats, out)
-    finally:
-        if profiler is not None:
-            profiler.disable()
-            profiler.dump_stats(profile_path)
-            log.info('Report profile written to %s', profile_path)
-
-
-def _open_output(path, for_csv):
-    """Open a report file, turning failure into a one-line error."""
-    from ssbench.compat import open_csv, open_text_out
-    from ssbench.errors import UsageError
-    try:
-        if for_csv:
-            return open_csv(path)
-        return open_text_out(path)
-    except (IOError, OSError) as exc:
-        raise UsageError('cannot write %s: %s' % (
-            path, exc.strerror or exc))
-
-
-def cmd_report_scenario(args):
-    """Render the report of an existing stats file."""
-    write_reports(args.stats_file, args.report_file, args.pctile, args.csv,
-                  args.rps_histogram,
-                  '/tmp/ssbench-report.prof' if args.profile else None)
-    return 0
-
-
 def _worker_host(bind_ip):
     """Where local workers connect: loopback when bound to every address."""
     return {'0.0.0.0': '127.0.0.1', '::': '::1', '': '127.0.0.1'}.get(
@@ -271,6 +194,7 @@ def cmd_run_scenario(args):
     import math
     from ssbench import scenario as scenario_mod
     from ssbench.runner import (RunOptions, ScenarioRun, progress_stream)
+    from ssbench.safefiles import StatsPaths
     from ssbench.statsfile import default_stats_path
 
     scenario = scenario_mod.load_scenario(args.scenario_file, {
@@ -287,6 +211,13 @@ def cmd_run_scenario(args):
                     scenario.user_count)
         batch_size = scenario.user_count
 
+    # Every path is checked before anything touches Swift.
+    stats_paths = StatsPaths(args.stats_file or default_stats_path(
+        scenario.name, scenario.user_count, scenario.operation_count,
+        scenario.run_seconds)).check(force=args.force)
+    report_request = report_cli.ReportRequest(pctile=args.pctile,
+                                              csv_output=args.csv)
+    report_request.check(stats_paths.final)
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
@@ -301,9 +232,6 @@ def cmd_run_scenario(args):
         worker_config = configure_job(auth, args.connect_timeout,
                                       args.network_timeout, args.block_size)
 
-    stats_path = args.stats_file or default_stats_path(
-        scenario.name, scenario.user_count, scenario.operation_count,
-        scenario.run_seconds)
     options = RunOptions(
         batch_size=batch_size, noop=args.noop,
         keep_objects=args.keep_objects,
@@ -311,7 +239,8 @@ def cmd_run_scenario(args):
         network_timeout=args.network_timeout,
         worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
         drain_seconds=args.drain_seconds,
-        profile_path=(stats_path + '.prof') if args.profile else None,
+        profile_path=(stats_paths.plain + '.prof') if args.profile
+        else None,
         progress_stream=progress_stream(args.verbose, args.quiet))
 
     from ssbench.localworkers import LocalWorkers
@@ -331,7 +260,7 @@ def cmd_run_scenario(args):
             local = LocalWorkers(args.workers, _worker_host(args.zmq_bind_ip),
                                  sockets.work_port, sockets.results_port,
                                  concurrency, batch_size, extra).start()
-        run = ScenarioRun(scenario, sockets, stats_path, options,
+        run = ScenarioRun(scenario, sockets, stats_paths, options,
                           swift=swift, worker_config=worker_config)
         with _stop_on_signals(run):
             outcome = run.run()
@@ -342,13 +271,14 @@ def cmd_run_scenario(args):
         if swift is not None:
             swift.close()
 
-    if not args.no_default_report and outcome.finalized:
-        log.info('Calculating statistics...')
-        write_reports(outcome.stats_path, pctile=args.pctile,
-                      csv_output=args.csv)
+    # Where the results are comes first: a report that fails (a full
+    # disk, a second Ctrl-C) must not hide it.
     log.info('Scenario run results saved to %s', outcome.stats_path)
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)
+    if not args.no_default_report and outcome.finalized:
+        log.info('Calculating statistics...')
+        report_cli.write_reports(outcome.stats_path, report_request)
     if outcome.error is not None:
         log.error('%s', outcome.error)
         return outcome.error.exit_status

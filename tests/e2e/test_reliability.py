@@ -5,6 +5,7 @@ from __future__ import absolute_import, division, print_function
 import gzip
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -282,8 +283,10 @@ def test_a_recognisable_key_is_never_written_anywhere(tmpdir, procs):
     with gzip.open(stats + '.gz', 'rb') as fp:
         content = fp.read()
     logs = [err.encode('utf-8'), out.encode('utf-8')]
-    for i in (0, 1):
-        with open('/tmp/ssbench-worker-local-%d.log' % i, 'rb') as fp:
+    log_paths = re.findall(r'logging to (\S+)\)', err)
+    assert len(log_paths) == 2, err
+    for path in log_paths:
+        with open(path, 'rb') as fp:
             logs.append(fp.read())
     for blob in [content] + logs:
         assert key.encode() not in blob

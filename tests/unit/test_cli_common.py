@@ -36,3 +36,17 @@ def test_parse_args_raises_instead_of_exiting():
     with pytest.raises(UsageExit) as info:
         _parser().parse_args([])
     assert info.value.status == 2 and '--count' in info.value.message
+
+
+def test_help_shows_a_default_once(capsys):
+    import argparse
+    from ssbench.cli.common import HelpFormatter
+    parser = ArgumentParser(prog='tool', formatter_class=HelpFormatter)
+    parser.add_argument('-f', help='out (default: standard output)')
+    parser.add_argument('-n', type=int, default=3, help='how many')
+    parser.parse(['-h'])
+    out = capsys.readouterr().out
+    assert out.count('(default:') == 2
+    assert 'out (default: standard output)' in out
+    assert 'how many (default: 3)' in out
+    assert issubclass(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter)

@@ -1,8 +1,12 @@
 from __future__ import absolute_import, division, print_function
 
 import os
+import shutil
 import sys
 
+import pytest
+
+from ssbench.errors import SsbenchError
 from ssbench.localworkers import LocalWorkers, worker_command, _scrubbed_env
 
 
@@ -27,8 +31,7 @@ def test_credentials_are_scrubbed_from_the_worker_environment(monkeypatch):
 
 
 def test_start_and_stop_real_processes(tmpdir):
-    log_path = os.path.join(str(tmpdir), 'w-%d.log')
-    workers = LocalWorkers(2, '127.0.0.1', 1, 2, 1, 1, log_path=log_path)
+    workers = LocalWorkers(2, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
     # A worker pointed at closed ports keeps retrying; stop must reap it.
     with workers:
         assert len(workers.alive()) == 2
@@ -41,4 +44,33 @@ def test_start_and_stop_real_processes(tmpdir):
         except OSError:
             alive = False
         assert not alive
-    assert os.path.exists(log_path % 0) and os.path.exists(log_path % 1)
+    assert os.path.exists(str(tmpdir.join('worker-0.log')))
+    assert os.path.exists(str(tmpdir.join('worker-1.log')))
+
+
+def test_logs_go_to_a_new_private_directory_per_run():
+    first = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1)
+    second = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1)
+    try:
+        with first, second:
+            assert first.log_dir != second.log_dir
+            for workers in (first, second):
+                mode = os.stat(workers.log_dir).st_mode & 0o777
+                assert mode == 0o700
+                assert os.path.exists(workers.log_path(0))
+    finally:
+        for workers in (first, second):
+            if workers.log_dir:
+                shutil.rmtree(workers.log_dir)
+
+
+def test_a_planted_link_is_never_followed(tmpdir):
+    victim = tmpdir.join('victim')
+    victim.write('precious')
+    logs = tmpdir.mkdir('logs')
+    os.symlink(str(victim), str(logs.join('worker-0.log')))
+    workers = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1, log_dir=str(logs))
+    with pytest.raises(SsbenchError):
+        workers.start()
+    assert workers.procs == []
+    assert victim.read() == 'precious'

@@ -131,6 +131,39 @@ def test_finalize_returns_gz_and_removes_plain(tmp_path):
     assert results(gz_path) == [ok(1)]
 
 
+def test_finalize_writes_exactly_the_final_path(tmp_path):
+    path = str(tmp_path / 'run.stat')
+    writer = StatsWriter(path, HEADER, str(tmp_path / 'chosen.gz'))
+    writer.write_batch([ok(1)])
+    assert writer.finalize() == str(tmp_path / 'chosen.gz')
+    assert os.listdir(str(tmp_path)) == ['chosen.gz']
+    assert results(str(tmp_path / 'chosen.gz')) == [ok(1)]
+
+
+def test_a_failed_finalize_keeps_the_plain_file(tmp_path, monkeypatch):
+    path = str(tmp_path / 'run.stat')
+    writer = StatsWriter(path, HEADER)
+    writer.write_batch([ok(1)])
+
+    def full_disk(src, dst, level):
+        raise IOError(28, 'No space left on device')
+    monkeypatch.setattr(statsfile, 'gzip_file', full_disk)
+    with pytest.raises(StatsFileError) as info:
+        writer.finalize()
+    assert 'No space left' in str(info.value)
+    assert os.listdir(str(tmp_path)) == ['run.stat']
+    assert results(path) == [ok(1)]
+
+
+def test_the_writer_does_not_follow_a_planted_link(tmp_path):
+    victim = tmp_path / 'victim'
+    victim.write_text(u'precious')
+    os.symlink(str(victim), str(tmp_path / 'run.stat'))
+    with pytest.raises(StatsFileError):
+        StatsWriter(str(tmp_path / 'run.stat'), HEADER)
+    assert victim.read_text() == u'precious'
+
+
 def test_write_raw_stores_bytes_verbatim(tmp_path):
     path = str(tmp_path / 'run.stat')
     raw = protocol.pack([ok(7)])
