@@ -472,8 +472,10 @@ def check_rule(result, rule):
     what = '%s %s' % (rule.operation, row['label'] if row else '%s %s' % (
         _KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
     if row is None or row['base'] is None or row['this'] is None:
-        side = 'both runs' if row is None else (
-            'the base run' if row['base'] is None else 'this run')
+        if row is None or (row['base'] is None and row['this'] is None):
+            side = 'both runs'
+        else:
+            side = 'the base run' if row['base'] is None else 'this run'
         return '%s: %s is missing in %s' % (rule.text, what, side)
     if row['change'] is None:
         return ('%s: %s is 0 in the base run, so it has no relative change'

@@ -582,3 +582,11 @@ def test_only_failing_rules_are_listed_in_rule_order():
                   [operation('total', rps=50.0, last=latency(3.0))],
                   'p50>+1000%,rps<-10%,p50>+10%,rps>+1%')
     assert [line.split(':')[0] for line in lines] == ['rps<-10%', 'p50>+10%']
+
+
+def test_a_value_missing_in_both_runs_fails():
+    no_max = latency(0.5, max=None)
+    lines = check([operation('total', first=no_max)],
+                  [operation('total', first=no_max)], 'first_byte.max>+1%')
+    assert lines == ['first_byte.max>+1%: total first-byte max is missing '
+                     'in both runs']
