@@ -44,6 +44,13 @@ EXTRAS_REQUIRE = {
         'pytest>=6; ' + PY3,
         'pytest-timeout>=1.3,<2; ' + PY2,
         'pytest-timeout>=1.4; ' + PY3,
+        # The browser test of the HTML report (Debian's chromedriver).
+        'selenium>=4.11; python_version >= "3.8"',
+    ],
+    # report-scenario --html: plotly.js, inlined in the page.
+    'html': [
+        'plotly>=4.14.3,<5; ' + PY2,
+        'plotly>=5; ' + PY3,
     ],
 }
 

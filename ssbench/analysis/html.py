@@ -1,0 +1,379 @@
+"""The HTML report: one self-contained page (plotly.js inlined, nothing
+fetched) from an analysis document (see ssbench.analysis.analyze).
+
+Every text taken from the document is escaped: a stats file is untrusted
+input.  Needs the optional extra ssbench[html] (plotly)."""
+from __future__ import absolute_import, division, print_function
+
+import json
+
+from ssbench.analysis import htmlcharts
+from ssbench.compat import text_type, write_text
+from ssbench.errors import UsageError
+from ssbench.report import format_bytes, format_time
+
+EXTRA_HINT = ("--html needs the optional extra: pip install 'ssbench[html]' "
+              "(plotly)")
+NA = 'N/A'
+NOT_RECORDED = 'not recorded'
+_HTML_ESCAPES = (('&', '&amp;'), ('<', '&lt;'), ('>', '&gt;'),
+                 ('"', '&quot;'), ("'", '&#x27;'))
+# Inside <script>, JSON must not be able to close the element.
+_SCRIPT_ESCAPES = (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'))
+
+
+class MissingExtraError(UsageError):
+    """The optional plotting library (ssbench[html]) is not installed."""
+
+
+def plotly_js():
+    """(plotly.js source, its version), or MissingExtraError."""
+    try:
+        from plotly.offline import get_plotlyjs, get_plotlyjs_version
+    except ImportError:
+        raise MissingExtraError(EXTRA_HINT)
+    return get_plotlyjs(), get_plotlyjs_version()
+
+
+def esc(value):
+    """HTML-escaped text of value ('' for None), ASCII only (other
+    characters as character references)."""
+    if value is None:
+        return ''
+    if isinstance(value, bytes):
+        value = value.decode('utf-8', 'replace')
+    text = value if isinstance(value, text_type) else text_type(value)
+    for char, entity in _HTML_ESCAPES:
+        text = text.replace(char, entity)
+    return text.encode('ascii', 'xmlcharrefreplace').decode('ascii')
+
+
+def script_json(value):
+    """JSON of value that is safe inside a <script> element."""
+    text = json.dumps(value, sort_keys=True, separators=(',', ':'))
+    for char, escape in _SCRIPT_ESCAPES:
+        text = text.replace(char, escape)
+    return text
+
+
+def pct_key(percentile):
+    """99.9 -> ('99.9', 'p99_9'): the column label and the document key."""
+    label = ('%f' % percentile).rstrip('0').rstrip('.')
+    return label, 'p' + label.replace('.', '_')
+
+
+def fmt_int(value):
+    return NA if value is None else '{:,}'.format(int(value))
+
+
+def fmt_float(value, form='%.3f'):
+    return NA if value is None else form % value
+
+
+def fmt_duration(seconds):
+    return NA if seconds is None else '%.0f s' % seconds
+
+
+def table(headers, rows, numeric=()):
+    """An HTML table; headers and cells are already-escaped HTML; the
+    columns whose index is in `numeric` are right-aligned."""
+    out = ['<table><thead><tr>']
+    for i, head in enumerate(headers):
+        out.append('<th%s>%s</th>' % (' class="num"' if i in numeric
+                                      else '', head))
+    out.append('</tr></thead><tbody>')
+    for row in rows:
+        out.append('<tr>')
+        for i, cell in enumerate(row):
+            out.append('<td%s>%s</td>' % (' class="num"' if i in numeric
+                                          else '', cell))
+        out.append('</tr>')
+    out.append('</tbody></table>')
+    return ''.join(out)
+
+
+def facts_html(doc):
+    """The run's header facts as a two-column table."""
+    run = doc.get('run') or {}
+    header = doc.get('header') or {}
+    length = NA
+    if header.get('run_seconds'):
+        length = '%s s' % esc(header['run_seconds'])
+    elif header.get('operation_count'):
+        length = '%s operations' % esc(header['operation_count'])
+    records = fmt_int(run.get('records'))
+    if run.get('skipped'):
+        records += ' (%s skipped)' % fmt_int(run['skipped'])
+    expiration = header.get('delete_after')
+    rows = [
+        ('Scenario', esc(run.get('name'))),
+        ('Stats file', '<code>%s</code>' % esc(doc.get('stats_file'))),
+        ('Written by', 'ssbench %s' % esc(run.get('version'))),
+        ('Workers', fmt_int(run.get('worker_count'))),
+        ('Concurrency', fmt_int(run.get('concurrency'))),
+        ('Started', esc(format_time(run.get('start_time')))),
+        ('Stopped', esc(format_time(run.get('stop_time')))),
+        ('Duration', fmt_duration(run.get('duration'))),
+        ('Run length', length),
+        ('Containers', '%s (%s_*)' % (esc(header.get('container_count')),
+                                      esc(header.get('container_base')))),
+        ('Object expiration', ('%s s' % esc(expiration)) if expiration
+         else 'off'),
+        ('Result records', records),
+    ]
+    return table(['Fact', 'Value'], rows)
+
+
+def _percentages(weights):
+    total = sum(weights)
+    return [100.0 * w / total if total else 0.0 for w in weights]
+
+
+def sizes_html(scenario):
+    """The scenario's size classes: range, initial files, share of the
+    operations and CRUD mix ('' when the scenario has no usable sizes)."""
+    sizes = scenario.get('sizes') if isinstance(scenario, dict) else None
+    if not isinstance(sizes, list):
+        return ''
+    initial = scenario.get('initial_files')
+    initial = initial if isinstance(initial, dict) else {}
+    counts = [initial.get(s.get('name'), 0) if isinstance(s, dict) else 0
+              for s in sizes]
+    try:
+        shares = _percentages([float(c or 0) for c in counts])
+    except (TypeError, ValueError):
+        return ''
+    rows = []
+    for size, count, share in zip(sizes, counts, shares):
+        if not isinstance(size, dict):
+            continue
+        profile = size.get('crud_profile') or scenario.get('crud_profile')
+        try:
+            mix = ['%.0f' % p for p in _percentages(
+                [float(w) for w in profile])]
+            low, high = int(size['size_min']), int(size['size_max'])
+        except (TypeError, ValueError, KeyError):
+            return ''
+        span = format_bytes(low).strip()
+        if high != low:
+            span += ' - ' + format_bytes(high).strip()
+        rows.append([esc(size.get('name')), esc(span), fmt_int(count),
+                     '%.0f%%' % share] + mix)
+    return table(['Size', 'Range', 'Initial files', 'Ops', 'C %', 'R %',
+                  'U %', 'D %'], rows, numeric=range(2, 8))
+
+
+def summary_html(operations):
+    """Per operation: successes, errors, retries, bytes, request rates."""
+    rows = []
+    for op in operations:
+        reconnects = op.get('reconnects')
+        bytes_done = op.get('bytes')
+        speed = op.get('throughput') or {}
+        rows.append([
+            esc(op.get('operation')), fmt_int(op.get('count')),
+            fmt_int(op.get('errors')), fmt_int(op.get('retries')),
+            NOT_RECORDED if reconnects is None else fmt_int(reconnects),
+            NOT_RECORDED if bytes_done is None else
+            esc(format_bytes(bytes_done).strip()),
+            fmt_float(op.get('req_per_s'), '%.1f'),
+            fmt_float(speed.get('slowest'), '%.0f'),
+            fmt_float(speed.get('median'), '%.0f'),
+            fmt_float(speed.get('fastest'), '%.0f')])
+    return table(['Operation', 'Successes', 'Errors', 'Retries',
+                  'Reconnects', 'Bytes', 'Req/s (average)',
+                  'Req/s (slowest second)', 'Req/s (median second)',
+                  'Req/s (fastest second)'],
+                 rows, numeric=range(1, 10))
+
+
+def percentiles_html(operations, percentiles):
+    """The exact latency statistics per operation, byte and size class."""
+    keys = [pct_key(p) for p in percentiles]
+    rows = []
+    for op in operations:
+        latency = op.get('latency') or {}
+        for kind, label in (('first_byte', 'first byte'),
+                            ('last_byte', 'last byte')):
+            for row in latency.get(kind) or []:
+                if not row.get('count'):
+                    continue
+                size = row.get('size')
+                rows.append(
+                    [esc(op.get('operation')), label,
+                     'all sizes' if size is None else esc(size),
+                     fmt_int(row['count']), fmt_float(row.get('min'))] +
+                    [fmt_float(row.get(key)) for _, key in keys] +
+                    [fmt_float(row.get('max')), fmt_float(row.get('avg')),
+                     fmt_float(row.get('std_dev')),
+                     '<code>%s</code>' % esc(row.get('worst_trans_id'))])
+    headers = (['Operation', 'Latency', 'Size', 'Count', 'Min'] +
+               ['p%s' % label for label, _ in keys] +
+               ['Max', 'Average', 'Std dev', 'Worst trans id'])
+    return table(headers, rows, numeric=range(3, len(headers) - 1))
+
+
+def errors_html(errors):
+    """The error breakdown, 'No errors.' or what the file did not record."""
+    errors = errors or {}
+    if not errors.get('total'):
+        return '<p>No errors.</p>'
+    parts = []
+    if not errors.get('recorded'):
+        parts.append(
+            '<p class="note">This stats file does not record the HTTP '
+            'status or exception class of failed requests (it was written '
+            'by an older ssbench): their causes are %s.</p>' % NOT_RECORDED)
+    total = errors['total']
+    rows = []
+    for cause in errors.get('causes') or []:
+        count = cause.get('count') or 0
+        rows.append([
+            esc(cause.get('operation')), esc(cause.get('cause')),
+            fmt_int(count), '%.1f%%' % (100.0 * count / total),
+            esc(format_time(cause.get('first_seen'))),
+            esc(format_time(cause.get('last_seen'))),
+            '<code>%s</code>' % esc(cause.get('example_trans_id')),
+            esc(cause.get('example_message'))])
+    parts.append('<p>%s failed requests.</p>' % fmt_int(total))
+    parts.append(table(['Operation', 'Cause', 'Count', 'Share',
+                        'First seen', 'Last seen', 'Example trans id',
+                        'Example message'], rows, numeric=(2, 3)))
+    return ''.join(parts)
+
+
+def chart_specs(doc):
+    """[(section, [(div id, figure)])] of every chart the page shows."""
+    operations = doc.get('operations') or []
+    if not operations:
+        return []
+    timeseries = doc.get('timeseries') or {}
+    sections = []
+    throughput = htmlcharts.throughput_figure(timeseries, esc)
+    if throughput:
+        sections.append(('throughput', [('chart-throughput', throughput)]))
+    over_time = htmlcharts.latency_time_figures(timeseries, esc)
+    if over_time:
+        sections.append(('latency-time', [
+            ('chart-latency-%d' % i, fig)
+            for i, (_, fig) in enumerate(over_time)]))
+    distribution = htmlcharts.distribution_figures(operations, esc)
+    if distribution:
+        sections.append(('distribution', [
+            ('chart-distribution-%d' % i, fig)
+            for i, (_, fig) in enumerate(distribution)]))
+    return sections
+
+
+SECTION_TITLES = {
+    'throughput': ('Throughput', 'Requests completed per second, by the '
+                   'second in which they completed.'),
+    'latency-time': ('Latency over time', 'Median (p50) and p99 latency '
+                     'of the requests completed in each time bucket: '
+                     'first byte (response headers) and last byte (whole '
+                     'request).'),
+    'distribution': ('Latency distribution', 'Share of the successful '
+                     'requests done within a given latency, per object '
+                     'size class; click a legend entry to show or hide '
+                     'a curve (first-byte curves are dotted).'),
+}
+
+
+def _section(anchor, title, body, intro=''):
+    return ('<section id="%s"><h2>%s</h2>%s%s</section>\n' % (
+        anchor, title, '<p class="intro">%s</p>' % intro if intro else '',
+        body))
+
+
+def render_html(doc, stream):
+    """Write the HTML report of an analysis document to a text stream
+    (UTF-8 when it is a file).  MissingExtraError without plotly."""
+    js_source, js_version = plotly_js()
+    run = doc.get('run') or {}
+    operations = doc.get('operations') or []
+    charts = chart_specs(doc)
+    name = esc(run.get('name')) or 'ssbench run'
+    body = ['<header><h1>%s</h1><p class="sub">ssbench benchmark report'
+            '</p></header>\n' % name]
+    body.append(_section('run', 'Run', '<div class="pair">%s%s</div>' % (
+        facts_html(doc), sizes_html(doc.get('scenario')))))
+    if operations:
+        body.append(_section('summary', 'Summary',
+                             summary_html(operations)))
+    else:
+        body.append(_section('summary', 'Summary',
+                             '<p>This stats file holds no results.</p>'))
+    figures = []
+    for anchor, items in charts:
+        title, intro = SECTION_TITLES[anchor]
+        grid = ' grid' if anchor != 'throughput' else ''
+        divs = ''.join('<div class="chart" id="%s"></div>' % div_id
+                       for div_id, _ in items)
+        body.append(_section(anchor, title, '<div class="charts%s">%s</div>'
+                             % (grid, divs), intro))
+        figures.extend({'id': div_id, 'data': fig['data'],
+                        'layout': fig['layout']} for div_id, fig in items)
+    if operations:
+        body.append(_section('percentiles', 'Latency percentiles',
+                             percentiles_html(operations,
+                                              doc.get('percentiles') or []),
+                             'Exact values in seconds, over every '
+                             'successful request.'))
+    body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
+    body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
+                'plotly.js %s, included in this file.</footer>\n' % (
+                    esc(doc.get('generator')), esc(doc.get('stats_file')),
+                    esc(js_version)))
+    scripts = ''
+    if figures:
+        scripts = ('<script>%s</script>\n<script>%s</script>\n' % (
+            js_source, DRAW_JS % script_json(figures)))
+    write_text(stream, text_type(PAGE) % {'title': name, 'style': STYLE,
+                               'body': ''.join(body), 'scripts': scripts})
+
+
+DRAW_JS = """(function () {
+  var config = {responsive: true, displaylogo: false};
+  var charts = %s;
+  for (var i = 0; i < charts.length; i++) {
+    Plotly.newPlot(charts[i].id, charts[i].data, charts[i].layout, config);
+  }
+})();"""
+
+STYLE = """
+body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial,
+       sans-serif; margin: 0 auto; padding: 0 24px 24px; max-width: 1500px;
+       color: #222; background: #fff; font-size: 14px; }
+header h1 { margin: 20px 0 0; font-size: 24px; }
+.sub { margin: 2px 0 0; color: #666; }
+h2 { font-size: 18px; border-bottom: 2px solid #ddd; padding-bottom: 4px;
+     margin-top: 28px; }
+.intro, .note { color: #555; margin: 4px 0 10px; }
+.note { background: #fff6dd; border-left: 4px solid #e6b800;
+        padding: 6px 10px; }
+.pair { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+table { border-collapse: collapse; margin: 4px 0 12px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left;
+         vertical-align: top; }
+th { background: #f2f4f7; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+code { font-size: 12px; word-break: break-all; }
+.charts.grid { display: grid; gap: 12px;
+               grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); }
+.chart { border: 1px solid #e4e4e4; min-height: 380px; }
+footer { margin-top: 28px; color: #777; font-size: 12px; }
+"""
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ssbench: %(title)s</title>
+<style>%(style)s</style>
+</head>
+<body>
+%(body)s%(scripts)s</body>
+</html>
+"""

@@ -1,0 +1,217 @@
+"""Plotly figure specs (plain dicts) for the HTML report of an analysis
+document: throughput and latency over time, latency distributions.
+
+Pure functions of the document; every text taken from it goes through
+the caller's `esc` (plotly.js shows HTML entities as the characters)."""
+from __future__ import absolute_import, division, print_function
+
+import itertools
+import math
+import time
+
+CRUD_ORDER = ('total', 'create', 'read', 'update', 'delete')
+OP_COLORS = {'total': '#333333', 'create': '#1f77b4', 'read': '#2ca02c',
+             'update': '#ff7f0e', 'delete': '#9467bd'}
+SIZE_COLORS = ('#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
+               '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf')
+LATENCY_TRACES = (('last_byte_p50', 'last byte p50', 'solid', '#1f77b4'),
+                  ('last_byte_p99', 'last byte p99', 'solid', '#d62728'),
+                  ('first_byte_p50', 'first byte p50', 'dot', '#17becf'),
+                  ('first_byte_p99', 'first byte p99', 'dot', '#ff7f0e'))
+# Below this many points a line also gets markers, so that a short run
+# (even a single bucket) still draws something.
+MARKERS_UP_TO = 100
+
+
+def utc_stamp(epoch):
+    """A plotly date string (UTC, milliseconds)."""
+    whole = int(epoch // 1)
+    millis = int(round((epoch - whole) * 1000))
+    if millis == 1000:
+        whole, millis = whole + 1, 0
+    return '%s.%03d' % (time.strftime('%Y-%m-%d %H:%M:%S',
+                                      time.gmtime(whole)), millis)
+
+
+def _layout(title, x_title, y_title, x_type='date', y_type='linear'):
+    return {
+        'title': {'text': title, 'x': 0.01, 'xanchor': 'left',
+                  'font': {'size': 15}},
+        'xaxis': {'title': {'text': x_title}, 'type': x_type,
+                  'automargin': True},
+        'yaxis': {'title': {'text': y_title}, 'type': y_type,
+                  'automargin': True, 'rangemode': 'tozero'},
+        'height': 380, 'autosize': True,
+        'margin': {'l': 60, 'r': 20, 't': 50, 'b': 50},
+        'legend': {'font': {'size': 11}},
+        'hovermode': 'closest',
+    }
+
+
+def _mode(points):
+    return 'lines+markers' if points <= MARKERS_UP_TO else 'lines'
+
+
+def _series_ops(timeseries):
+    ops = timeseries.get('operations') or {}
+    known = [op for op in CRUD_ORDER if op in ops]
+    return known + sorted(op for op in ops if op not in CRUD_ORDER)
+
+
+def _bucket_times(timeseries):
+    """Midpoints of the buckets as UTC date strings."""
+    width = timeseries['bucket_seconds']
+    start = timeseries['start']
+    return [utc_stamp(start + (i + 0.5) * width)
+            for i in range(timeseries['count'])]
+
+
+def throughput_figure(timeseries, esc):
+    """Requests completed per second, per operation, over the run (None
+    when there is no bucket)."""
+    if not timeseries or not timeseries.get('count'):
+        return None
+    width = timeseries['bucket_seconds']
+    times = _bucket_times(timeseries)
+    traces = []
+    for op in _series_ops(timeseries):
+        series = timeseries['operations'][op]
+        traces.append({
+            'type': 'scatter', 'mode': _mode(len(times)), 'name': esc(op),
+            'x': times, 'y': [n / width for n in series['requests']],
+            'line': {'color': OP_COLORS.get(op, '#7f7f7f'),
+                     'width': 2.5 if op == 'total' else 1.5},
+            'marker': {'size': 4}})
+    total = timeseries['operations'].get('total')
+    if total and any(total.get('errors') or ()):
+        traces.append({
+            'type': 'scatter', 'mode': _mode(len(times)),
+            'name': 'errors (all operations)',
+            'x': times, 'y': [n / width for n in total['errors']],
+            'line': {'color': '#d62728', 'width': 1.5, 'dash': 'dot'},
+            'marker': {'size': 4}})
+    title = ('Throughput: requests completed per second '
+             '(%d s buckets)' % width)
+    return {'data': traces,
+            'layout': _layout(title, 'Time (UTC)', 'Requests per second')}
+
+
+def latency_time_figures(timeseries, esc):
+    """[(operation, figure)]: p50 and p99 first- and last-byte latency per
+    bucket, one figure per operation (TOTAL left out: it mixes them)."""
+    if not timeseries or not timeseries.get('count'):
+        return []
+    width = timeseries['bucket_seconds']
+    times = _bucket_times(timeseries)
+    error = timeseries.get('percentile_relative_error')
+    note = '' if error is None else ', within %.1f%%' % (100 * error)
+    figures = []
+    for op in _series_ops(timeseries):
+        if op == 'total':
+            continue
+        series = timeseries['operations'][op]
+        traces = []
+        for key, name, dash, color in LATENCY_TRACES:
+            values = series.get(key) or []
+            if not any(v is not None for v in values):
+                continue
+            traces.append({
+                'type': 'scatter', 'mode': _mode(len(times)), 'name': name,
+                'x': times, 'y': values,
+                'line': {'color': color, 'width': 1.5, 'dash': dash},
+                'marker': {'size': 4}})
+        if not traces:
+            continue
+        title = '%s latency per %d s bucket%s' % (esc(op.upper()), width,
+                                                  note)
+        layout = _layout(title, 'Time (UTC)', 'Latency (s)')
+        figures.append((op, {'data': traces, 'layout': layout}))
+    return figures
+
+
+def log_ticks(low, high):
+    """(values, labels) of the 1-2-5 sequence from the last value at or
+    below low to the first at or above high, at least two (0 < low <=
+    high): round labels instead of plotly's bare log-axis digits."""
+    exponent = int(math.floor(math.log10(low)))
+    values = []
+    while len(values) < 2 or values[-1] < high * 0.9999:
+        for step in (1, 2, 5):
+            value = float('%.12g' % (step * 10.0 ** exponent))
+            if value <= low * 1.0001:
+                values = [value]
+            elif len(values) < 2 or values[-1] < high * 0.9999:
+                values.append(value)
+        exponent += 1
+    return values, ['%g' % v for v in values]
+
+
+def cdf_points(histogram):
+    """(x, y): the upper edge of each bucket and the percentage of
+    requests at or below it, starting at (first lower edge, 0)."""
+    total = sum(row[2] for row in histogram)
+    if not total:
+        return [], []
+    xs, ys = [histogram[0][0]], [0.0]
+    seen = 0
+    for _lo, hi, count in histogram:
+        seen += count
+        xs.append(hi)
+        ys.append(100.0 * seen / total)
+    return xs, ys
+
+
+def _cdf_trace(row, name, color, first_byte):
+    xs, ys = cdf_points(row.get('histogram') or [])
+    if not xs:
+        return None
+    everything = row.get('size') is None
+    trace = {
+        'type': 'scatter', 'mode': _mode(len(xs)),
+        'name': name + (' (first byte)' if first_byte else ''),
+        'x': xs, 'y': ys,
+        'line': {'color': color, 'width': 2.5 if everything else 1.5,
+                 'dash': 'dot' if first_byte else 'solid'},
+        'marker': {'size': 4},
+        'hovertemplate': '%{y:.1f}% within %{x:.4f} s'}
+    if first_byte and not everything:
+        # Only the all-sizes first-byte curve shows at first; the
+        # legend brings back the others.
+        trace['visible'] = 'legendonly'
+    return trace
+
+
+def distribution_figures(operations, esc):
+    """[(operation, figure)]: cumulative distribution of the latency of
+    each operation, one curve per size class (from the log histograms)."""
+    figures = []
+    for entry in operations:
+        op = entry.get('operation')
+        if op == 'total':
+            continue
+        latency = entry.get('latency') or {}
+        traces = []
+        for kind in ('last_byte', 'first_byte'):
+            colors = itertools.cycle(SIZE_COLORS)
+            for row in latency.get(kind) or []:
+                if row.get('size') is None:
+                    name, color = 'all sizes', '#333333'
+                else:
+                    name, color = esc(row['size']), next(colors)
+                trace = _cdf_trace(row, name, color, kind == 'first_byte')
+                if trace:
+                    traces.append(trace)
+        if not traces:
+            continue
+        title = '%s latency distribution by object size' % esc(
+            op.upper())
+        layout = _layout(title, 'Latency (s, log scale)',
+                         'Requests done within (%)', x_type='log')
+        layout['yaxis']['range'] = [0, 101]
+        edges = [x for trace in traces for x in trace['x']]
+        values, labels = log_ticks(min(edges), max(edges))
+        layout['xaxis'].update(
+            tickvals=values, ticktext=labels,
+            range=[math.log10(values[0]), math.log10(values[-1])])
+        figures.append((op, {'data': traces, 'layout': layout}))
+    return figures
