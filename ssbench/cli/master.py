@@ -153,6 +153,7 @@ def build_parser():
         help="Suppress the default action of generating a report after "
         "running a scenario.")
     report_cli.add_report_options(run)
+    report_cli.add_analysis_outputs(run)
     run.add_argument(
         '--delete-after', type=common.non_negative_int, default=None,
         help='Override the delete_after specified in the scenario file '
@@ -215,8 +216,9 @@ def cmd_run_scenario(args):
     stats_paths = StatsPaths(args.stats_file or default_stats_path(
         scenario.name, scenario.user_count, scenario.operation_count,
         scenario.run_seconds)).check(force=args.force)
-    report_request = report_cli.ReportRequest(pctile=args.pctile,
-                                              csv_output=args.csv)
+    report_request = report_cli.ReportRequest(
+        pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
+        html_path=args.html_file, main_report=not args.no_default_report)
     report_request.check(stats_paths.final)
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
@@ -276,13 +278,15 @@ def cmd_run_scenario(args):
     log.info('Scenario run results saved to %s', outcome.stats_path)
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)
-    if not args.no_default_report and outcome.finalized:
+    status = 0
+    if outcome.finalized and (report_request.main_report or
+                              report_request.needs_analysis()):
         log.info('Calculating statistics...')
-        report_cli.write_reports(outcome.stats_path, report_request)
+        status = report_cli.write_reports(outcome.stats_path, report_request)
     if outcome.error is not None:
         log.error('%s', outcome.error)
         return outcome.error.exit_status
-    return 130 if outcome.interrupted else 0
+    return 130 if outcome.interrupted else status
 
 
 class _stop_on_signals(object):

@@ -27,6 +27,18 @@ def add_report_options(parser):
         help='Output the report in CSV format')
 
 
+def add_analysis_outputs(parser):
+    """--json and --html, shared by run-scenario and report-scenario."""
+    parser.add_argument(
+        '--json', metavar='FILE', dest='json_file', default=None,
+        help='Also write the full analysis (every percentile, per-second '
+        'series, errors by cause) as one JSON document to FILE')
+    parser.add_argument(
+        '--html', metavar='FILE', dest='html_file', default=None,
+        help="Also write a self-contained HTML report with charts to FILE "
+        "(needs the extra: pip install 'ssbench[html]')")
+
+
 def add_report_parser(subparsers, formatter_class):
     """The report-scenario sub-command."""
     report = subparsers.add_parser(
@@ -48,6 +60,16 @@ def add_report_parser(subparsers, formatter_class):
         '-r', '--rps-histogram', metavar='RPS_HISTOGRAM', default=None,
         help='Also write a CSV file with requests completed per second '
         'histogram data')
+    add_analysis_outputs(report)
+    report.add_argument(
+        '--compare', metavar='BASE_STATS_FILE', default=None,
+        help='Instead of the report, compare this run with the base run '
+        'BASE_STATS_FILE side by side (throughput and percentiles per '
+        'operation, with the relative change and run-to-run spread)')
+    report.add_argument(
+        '--fail-if', metavar='RULES', default=None,
+        help="With --compare: exit with status 3 when a rule is crossed, "
+        "e.g. 'p99>+10%%,rps<-5%%' (see README: Comparing runs)")
     report.add_argument(
         '--profile', action='store_true', default=False,
         help='Profile the report generation (cProfile, written to a new '
@@ -58,35 +80,58 @@ def add_report_parser(subparsers, formatter_class):
 
 class ReportRequest(object):
     """What to write for one stats file: the text/CSV report (stdout or
-    `report_path`) and the optional extra outputs."""
+    `report_path`; none when not `main_report`), or instead a comparison
+    with `compare_base`, and the optional JSON and HTML files."""
 
     def __init__(self, report_path=None, pctile=95, csv_output=False,
-                 rps_histogram=None, profile=False):
+                 rps_histogram=None, profile=False, json_path=None,
+                 html_path=None, compare_base=None, fail_if=None,
+                 main_report=True):
+        self.main_report = main_report
         self.report_path = report_path
         self.pctile = pctile
         self.csv_output = csv_output
         self.rps_histogram = rps_histogram
         self.profile = profile
+        self.json_path = json_path
+        self.html_path = html_path
+        self.compare_base = compare_base
+        self.rules = None
+        if fail_if is not None:
+            from ssbench.analysis.compare import parse_fail_if
+            from ssbench.errors import UsageError
+            if compare_base is None:
+                raise UsageError('--fail-if needs --compare BASE_STATS_FILE')
+            self.rules = parse_fail_if(fail_if)
 
     def outputs(self):
         """(what, path) of every file this request writes."""
         return [('report file', self.report_path),
-                ('rps histogram', self.rps_histogram)]
+                ('rps histogram', self.rps_histogram),
+                ('JSON file', self.json_path),
+                ('HTML file', self.html_path)]
 
     def check(self, stats_path=None):
-        """Refuse unusable or clashing output paths before any work."""
+        """Refuse unusable or clashing output paths, and a missing extra,
+        before any work."""
         outputs = [(what, path) for what, path in self.outputs() if path]
         for what, path in outputs:
             safefiles.check_output(path, what)
+        inputs = [('stats file', stats_path),
+                  ('base stats file', self.compare_base)]
         safefiles.refuse_overwriting_inputs(
-            outputs, [('stats file', stats_path)] if stats_path else [])
+            outputs, [(what, path) for what, path in inputs if path])
+        if self.html_path:
+            from ssbench.analysis.html import plotly_js
+            plotly_js()
+
+    def needs_analysis(self):
+        return bool(self.json_path or self.html_path or self.compare_base)
 
 
 def write_reports(stats_path, request):
-    """Compute the statistics of a stats file once and write what
-    `request` asks for."""
-    from ssbench import report, stats
-
+    """Compute what `request` asks for from a stats file and write it;
+    returns the exit status (3 when a --fail-if rule was crossed)."""
     profiler = profile_path = None
     if request.profile:
         import cProfile
@@ -97,22 +142,7 @@ def write_reports(stats_path, request):
         profiler = cProfile.Profile()
         profiler.enable()
     try:
-        run_stats = stats.compute(stats_path, pctile=request.pctile)
-        if request.csv_output:
-            render, mode = report.render_csv, 'csv'
-        else:
-            render, mode = report.render_text, 'w'
-        if request.report_path:
-            with safefiles.atomic_output(request.report_path, 'report file',
-                                         mode) as out:
-                render(run_stats, out)
-        else:
-            render(run_stats, sys.stdout)
-            sys.stdout.flush()
-        if request.rps_histogram:
-            with safefiles.atomic_output(request.rps_histogram,
-                                         'rps histogram', 'csv') as out:
-                report.render_rps_histogram(run_stats, out)
+        return _write(stats_path, request)
     finally:
         if profiler is not None:
             profiler.disable()
@@ -120,10 +150,59 @@ def write_reports(stats_path, request):
             log.info('Report profile written to %s', profile_path)
 
 
+def _write(stats_path, request):
+    from ssbench import report, stats
+
+    doc = None
+    if request.needs_analysis():
+        from ssbench.analysis import analyze
+        doc = analyze(stats_path)
+    status = 0
+    if request.compare_base:
+        from ssbench.analysis import analyze, compare
+        result = compare.compare(analyze(request.compare_base), doc)
+        _write_main(request, compare.render_compare, result, 'w')
+        if request.rules:
+            for line in compare.failed_checks(result, request.rules):
+                log.error('%s', line)
+                status = compare.THRESHOLD_EXIT
+    elif request.main_report:
+        run_stats = stats.compute(stats_path, pctile=request.pctile)
+        if request.csv_output:
+            _write_main(request, report.render_csv, run_stats, 'csv')
+        else:
+            _write_main(request, report.render_text, run_stats, 'w')
+        if request.rps_histogram:
+            with safefiles.atomic_output(request.rps_histogram,
+                                         'rps histogram', 'csv') as out:
+                report.render_rps_histogram(run_stats, out)
+    if request.json_path:
+        from ssbench.analysis.jsonreport import write_json
+        with safefiles.atomic_output(request.json_path, 'JSON file') as out:
+            write_json(doc, out)
+    if request.html_path:
+        from ssbench.analysis.html import render_html
+        with safefiles.atomic_output(request.html_path, 'HTML file') as out:
+            render_html(doc, out)
+    return status
+
+
+def _write_main(request, render, data, mode):
+    """The main report goes to -f (through a rename) or to stdout."""
+    if request.report_path:
+        with safefiles.atomic_output(request.report_path, 'report file',
+                                     mode) as out:
+            render(data, out)
+    else:
+        render(data, sys.stdout)
+        sys.stdout.flush()
+
+
 def cmd_report_scenario(args):
     """Render the report of an existing stats file."""
     request = ReportRequest(args.report_file, args.pctile, args.csv,
-                            args.rps_histogram, args.profile)
+                            args.rps_histogram, args.profile,
+                            args.json_file, args.html_file, args.compare,
+                            args.fail_if)
     request.check(args.stats_file)
-    write_reports(args.stats_file, request)
-    return 0
+    return write_reports(args.stats_file, request)
