@@ -1,7 +1,8 @@
 """Sorted runs of doubles spilled to a temporary file, and exact order
 statistics over a union of them.
 
-ssbench.stats spills each full latency buffer here as one sorted run,
+ssbench.stats and ssbench.analysis buffer latencies per cell in
+LatencyBuffers, which spills each full buffer here as one sorted run,
 keeping in memory only every BLOCK-th value (its fences) and the run's
 count, exact sum and centred sum of squares.  An exact percentile of any
 union of runs is then a binary search over the doubles' bit patterns,
@@ -140,6 +141,77 @@ class RunStore(object):
         if self._fp is not None:
             self._fp.close()
             self._fp = None
+
+
+class LatencyBuffers(object):
+    """First- and last-byte latency buffers of each cell, in memory until
+    their total passes ``budget`` values, then spilled as sorted runs.
+
+    ``first``/``last`` are lists of array('d') indexed by cell (a spill
+    replaces a cell's array in place, so callers may keep the lists);
+    ``first_runs``/``last_runs`` hold each cell's spilled Runs.
+    """
+
+    def __init__(self, store, budget):
+        self.store = store
+        self.budget = budget
+        self.first = []
+        self.last = []
+        self.first_runs = []
+        self.last_runs = []
+
+    def add_cell(self):
+        """Make room for one more cell; returns its index."""
+        self.first.append(array('d'))
+        self.last.append(array('d'))
+        self.first_runs.append([])
+        self.last_runs.append([])
+        return len(self.first) - 1
+
+    def _spill(self, cell, last):
+        bufs = self.last if last else self.first
+        values = bufs[cell]
+        if values:
+            runs = self.last_runs if last else self.first_runs
+            runs[cell].append(self.store.add(values))
+            bufs[cell] = array('d')
+
+    def enforce_budget(self):
+        """Spill the largest buffers until the total fits the budget."""
+        sizes = [(len(buf), cell, False)
+                 for cell, buf in enumerate(self.first)]
+        sizes.extend((len(buf), cell, True)
+                     for cell, buf in enumerate(self.last))
+        total = sum(size for size, _, _ in sizes)
+        sizes.sort(reverse=True)
+        for size, cell, last in sizes:
+            if total <= self.budget:
+                break
+            self._spill(cell, last)
+            total -= size
+
+    def finish(self):
+        """Spill every buffer and make the store readable."""
+        for cell in range(len(self.first)):
+            self._spill(cell, False)
+            self._spill(cell, True)
+        self.store.open()
+
+
+def moments(runs):
+    """(n, min, max, mean, population std_dev) of the union of runs, or
+    None when they hold no value."""
+    n = sum(run.n for run in runs)
+    if not n:
+        return None
+    total = math.fsum([run.total for run in runs] +
+                      [run.residual for run in runs])
+    mean = total / n
+    # Parallel-axis theorem: exact combination of centred sums of squares.
+    m2 = math.fsum([run.m2 for run in runs] +
+                   [run.n * (run.total / run.n - mean) ** 2 for run in runs])
+    return (n, min(run.lo for run in runs), max(run.hi for run in runs),
+            mean, math.sqrt(max(m2, 0.0) / n))
 
 
 def count_le(store, runs, x):

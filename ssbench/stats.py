@@ -22,12 +22,6 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 import math
-from array import array
-
-try:  # Python 2: a lazy map, so sums over big runs build no lists
-    from itertools import imap
-except ImportError:
-    imap = map
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
                      UPDATE_OBJECT)
@@ -216,28 +210,20 @@ class _Cell(object):
         self.type = type_
         self.size = size
         self.first_seen = seq
-        self.first_runs = []
-        self.last_runs = []
 
 
 def _combine(store, runs, pctile):
     """SeriesStats (without worst) of the union of runs."""
-    n = sum(run.n for run in runs)
-    if not n:
+    moments = sortedruns.moments(runs)
+    if moments is None:
         return SeriesStats()
-    total = math.fsum([run.total for run in runs] +
-                      [run.residual for run in runs])
-    mean = total / n
-    # Parallel-axis theorem: exact combination of centred sums of squares.
-    m2 = math.fsum([run.m2 for run in runs] +
-                   [run.n * (run.total / run.n - mean) ** 2 for run in runs])
-    lo = min(run.lo for run in runs)
-    hi = max(run.hi for run in runs)
-    return SeriesStats(n, lo, hi, mean, math.sqrt(max(m2, 0.0) / n),
-                       sortedruns.runs_percentile(store, runs, n, lo, hi, pctile))
+    n, lo, hi, mean, std_dev = moments
+    return SeriesStats(n, lo, hi, mean, std_dev,
+                       sortedruns.runs_percentile(store, runs, n, lo, hi,
+                                                  pctile))
 
 
-def _text(value):
+def as_text(value):
     """Names and trans ids as text, whatever the decoding left them."""
     if isinstance(value, bytes):
         return value.decode('utf-8', 'replace')
@@ -258,8 +244,7 @@ class _Scanner(object):
         self.retries = []
         self.start = []
         self.stop = []
-        self.first_buf = []
-        self.last_buf = []
+        self.buffers = sortedruns.LatencyBuffers(store, BUFFER_BUDGET)
         self.worst_first = []
         self.worst_first_id = []
         self.worst_last = []
@@ -271,7 +256,7 @@ class _Scanner(object):
         self.skipped = 0
 
     def _new_cell(self, type_, size, seq):
-        cell = _Cell(len(self.cells), _text(type_), _text(size), seq)
+        cell = _Cell(len(self.cells), as_text(type_), as_text(size), seq)
         self.cells.append(cell)
         self.cell_map[type_, size] = cell.index
         for column, init in ((self.count, 0), (self.errors, 0),
@@ -281,8 +266,7 @@ class _Scanner(object):
                              (self.worst_last, _NINF),
                              (self.worst_last_id, None)):
             column.append(init)
-        self.first_buf.append(array('d'))
-        self.last_buf.append(array('d'))
+        self.buffers.add_cell()
         return cell.index
 
     def _slow(self, result, seq):
@@ -330,8 +314,8 @@ class _Scanner(object):
         retries = self.retries
         start = self.start
         stop = self.stop
-        first_buf = self.first_buf
-        last_buf = self.last_buf
+        first_buf = self.buffers.first
+        last_buf = self.buffers.last
         worst_first = self.worst_first
         worst_first_id = self.worst_first_id
         worst_last = self.worst_last
@@ -414,45 +398,20 @@ class _Scanner(object):
                     workers[worker] = 1
             if seq >= check_at:
                 check_at = seq + BUDGET_CHECK
-                self._enforce_budget()
+                self.buffers.enforce_budget()
         if in_second:
             rps[second] = rps.get(second, 0) + in_second
         self.min_second = min_second
         self.start_time = start_time
         self.records = seq
 
-    def _spill(self, cell, last):
-        bufs = self.last_buf if last else self.first_buf
-        values = bufs[cell]
-        if values:
-            run = self.store.add(values)
-            cell_obj = self.cells[cell]
-            (cell_obj.last_runs if last else cell_obj.first_runs).append(run)
-            bufs[cell] = array('d')
 
-    def _enforce_budget(self):
-        sizes = [(len(buf), cell, False)
-                 for cell, buf in enumerate(self.first_buf)]
-        sizes.extend((len(buf), cell, True)
-                     for cell, buf in enumerate(self.last_buf))
-        total = sum(size for size, _, _ in sizes)
-        sizes.sort(reverse=True)
-        for size, cell, last in sizes:
-            if total <= BUFFER_BUDGET:
-                break
-            self._spill(cell, last)
-            total -= size
+def worst_of(values, ids, cells):
+    """(latency, trans_id) of the first result holding the max, or None.
 
-    def finish(self):
-        for cell in range(len(self.cells)):
-            self._spill(cell, False)
-            self._spill(cell, True)
-
-
-def _worst(scanner, cells, last):
-    """(latency, trans_id) of the first result holding the max, or None."""
-    values = scanner.worst_last if last else scanner.worst_first
-    ids = scanner.worst_last_id if last else scanner.worst_first_id
+    ``values[cell]`` is a cell's largest latency and ``ids[cell]`` the
+    (sequence number, trans_id) of the first result holding it, or None.
+    """
     best = None
     for cell in cells:
         if ids[cell] is None:
@@ -464,15 +423,17 @@ def _worst(scanner, cells, last):
 
 
 def _series(scanner, cells, last, pctile):
-    runs = []
-    for cell in cells:
-        cell_obj = scanner.cells[cell]
-        runs.extend(cell_obj.last_runs if last else cell_obj.first_runs)
+    cell_runs = (scanner.buffers.last_runs if last
+                 else scanner.buffers.first_runs)
+    runs = [run for cell in cells for run in cell_runs[cell]]
     stats = _combine(scanner.store, runs, pctile)
-    worst = _worst(scanner, cells, last)
+    if last:
+        worst = worst_of(scanner.worst_last, scanner.worst_last_id, cells)
+    else:
+        worst = worst_of(scanner.worst_first, scanner.worst_first_id, cells)
     if worst is not None:
         stats.worst_latency = worst[0]
-        stats.worst_txid = _text(worst[1])
+        stats.worst_txid = as_text(worst[1])
     return stats
 
 
@@ -515,18 +476,17 @@ def compute(stats_file, pctile=95):
             scanner = _Scanner(store, TEXT_KEYS)
             batches = stats_file.iter_batches()
         scanner.scan(batches)
-        scanner.finish()
-        store.open()
+        scanner.buffers.finish()
         return _build(header, scanner, pctile)
     finally:
         store.close()
 
 
-def _size_order(scenario_sizes, scanner, cells):
-    """Sizes present among cells: scenario order, then first appearance."""
+def size_order(scenario_sizes, cells):
+    """Sizes present among cells (objects with ``size`` and ``first_seen``):
+    scenario order, then first appearance."""
     present = {}
-    for cell in cells:
-        cell_obj = scanner.cells[cell]
+    for cell_obj in cells:
         seen = present.get(cell_obj.size)
         if seen is None or cell_obj.first_seen < seen:
             present[cell_obj.size] = cell_obj.first_seen
@@ -552,10 +512,11 @@ def _build(header, scanner, pctile):
         ok_cells = [c for c in cells if scanner.count[c]]
         series = [SizeSeries(None, _series(scanner, cells, False, pctile),
                              _series(scanner, cells, True, pctile))]
-        for size in _size_order(scenario_sizes, scanner, cells):
+        for size in size_order(scenario_sizes,
+                               [scanner.cells[c] for c in cells]):
             size_cells = [c for c in cells if scanner.cells[c].size == size]
             series.append(SizeSeries(
-                _text(size), _series(scanner, size_cells, False, pctile),
+                as_text(size), _series(scanner, size_cells, False, pctile),
                 _series(scanner, size_cells, True, pctile)))
         groups.append(GroupStats(
             label, key, count, sum(scanner.errors[c] for c in cells),
@@ -580,8 +541,8 @@ def _build(header, scanner, pctile):
         log.warning('Total number of results skipped: %d', scanner.skipped)
     return RunStats(
         header=header,
-        name=_text(header.get('name', '')),
-        version=_text(header.get('version', '')),
+        name=as_text(header.get('name', '')),
+        version=as_text(header.get('version', '')),
         pctile=pctile,
         worker_count=len(worker_counts),
         concurrency=header.get('user_count') or 0,
