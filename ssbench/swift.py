@@ -240,15 +240,21 @@ class SwiftRequestError(SwiftError):
         self.retries = retries
         self.reconnects = reconnects
         self.error_class = error_class
-        if http_status is None:
-            text = '%s %s failed: %s' % (method, path, reason)
+        SwiftError.__init__(self, str(self))
+
+    def __str__(self):
+        # Built when shown: a caller may add the retries of an earlier
+        # request of the same job.
+        if self.http_status is None:
+            text = '%s %s failed: %s' % (self.method, self.path, self.reason)
         else:
-            text = '%s %s: %s %s' % (method, path, http_status, reason)
-        if trans_id:
-            text += ' (%s)' % trans_id
-        if retries:
-            text += ' after %d retries' % retries
-        SwiftError.__init__(self, text)
+            text = '%s %s: %s %s' % (self.method, self.path,
+                                     self.http_status, self.reason)
+        if self.trans_id:
+            text += ' (%s)' % self.trans_id
+        if self.retries:
+            text += ' after %d retries' % self.retries
+        return text
 
 
 class Timing(object):

@@ -9,6 +9,11 @@ whatever is ready at the same moment goes out as one message once
 asynchronous flushing and sends a heartbeat (a one-element control batch)
 every `heartbeat_interval`.
 
+Results of jobs that reached Swift also carry `status` (the final HTTP
+status), `reconnects` (stale keep-alive connections replaced, not retries),
+on failures `error_class` (the cause when no response came) and on reads
+`size` (the body bytes read).  No-op results keep the original keys only.
+
 Control jobs: PING is answered like a no-op; SUICIDE stops the worker;
 CONFIGURE (see configure_job) hands over auth and timeouts once, for workers
 started without credentials of their own.  Jobs never carry credentials.
@@ -37,7 +42,8 @@ from ssbench.errors import SsbenchError
 from ssbench.runners import Runners
 from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                            DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                           AuthOptions, SwiftClient, SwiftRequestError)
+                           AuthOptions, SwiftClient, SwiftRequestError,
+                           error_class)
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +80,21 @@ def configure_job(auth=None, connect_timeout=None, network_timeout=None,
     if block_size is not None:
         job['block_size'] = block_size
     return job
+
+
+def _after(head, request, *args):
+    """request(*args), a job's second request after the HEAD `head`: its
+    Timing, or its SwiftRequestError, counts the HEAD's retries and
+    reconnects too."""
+    try:
+        timing = request(*args)
+    except SwiftRequestError as exc:
+        exc.retries += head.retries
+        exc.reconnects += head.reconnects
+        raise
+    timing.retries += head.retries
+    timing.reconnects += head.reconnects
+    return timing
 
 
 class Worker(object):
@@ -267,7 +288,8 @@ class Worker(object):
         else:
             self.pending += 1
             self._add_result(protocol.result_error(
-                job, self.worker_id, 'unknown job type %r' % (kind,), '', 0))
+                job, self.worker_id, 'unknown job type %r' % (kind,), '', 0,
+                error_class='ValueError'))
 
     # -- configuration ------------------------------------------------
 
@@ -313,7 +335,7 @@ class Worker(object):
         else:
             self._add_result(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),
-                '', 0))
+                '', 0, error_class=error_class(error), reconnects=0))
 
     def get_swift(self):
         if self.swift is None:
@@ -331,21 +353,25 @@ class Worker(object):
     # -- jobs ---------------------------------------------------------
 
     def run_job(self, job):
-        handler = self._handlers[job['type']]
+        kind = job['type']
         try:
-            timing = handler(job)
+            timing = self._handlers[kind](job)
         except SwiftRequestError as exc:
             result = protocol.result_error(
                 job, self.worker_id, str(exc), traceback.format_exc(),
-                exc.retries, exc.trans_id)
+                exc.retries, exc.trans_id, status=exc.http_status,
+                error_class=exc.error_class, reconnects=exc.reconnects)
         except Exception as exc:  # a failed job is data, never raised
             result = protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
-                traceback.format_exc(), 0)
+                traceback.format_exc(), 0, error_class=error_class(exc),
+                reconnects=0)
         else:
             result = protocol.result_ok(
                 job, self.worker_id, timing.first_byte_latency,
-                timing.last_byte_latency, timing.trans_id, timing.retries)
+                timing.last_byte_latency, timing.trans_id, timing.retries,
+                status=timing.status, reconnects=timing.reconnects,
+                size=timing.size if kind == READ_OBJECT else None)
         self._add_result(result)
 
     def _block_size(self, job):
@@ -353,18 +379,17 @@ class Worker(object):
 
     def handle_upload_object(self, job):
         swift = self.get_swift()
-        retries = 0
-        if job.get('head_first'):
-            head = swift.head_object(job['container'], job['name'],
-                                     missing_ok=True)
-            if head.status != 404:
-                return head
-            retries = head.retries
-        timing = swift.put_object(job['container'], job['name'],
-                                  job['size'], b'A', self._block_size(job),
-                                  job.get('delete_after'))
-        timing.retries += retries
-        return timing
+        if not job.get('head_first'):
+            return swift.put_object(job['container'], job['name'],
+                                    job['size'], b'A', self._block_size(job),
+                                    job.get('delete_after'))
+        head = swift.head_object(job['container'], job['name'],
+                                 missing_ok=True)
+        if head.status != 404:
+            return head
+        return _after(head, swift.put_object, job['container'], job['name'],
+                      job['size'], b'A', self._block_size(job),
+                      job.get('delete_after'))
 
     def handle_get_object(self, job):
         return self.get_swift().get_object(job['container'], job['name'],
@@ -383,9 +408,8 @@ class Worker(object):
         head = swift.head_container(job['container'], missing_ok=True)
         if head.status != 404:
             return head
-        timing = swift.put_container(job['container'], job.get('policy'))
-        timing.retries += head.retries
-        return timing
+        return _after(head, swift.put_container, job['container'],
+                      job.get('policy'))
 
     def handle_delete_container(self, job):
         return self.get_swift().delete_container(job['container'],

@@ -14,6 +14,7 @@ from tests.fakes import CLOSE, RESET, SILENT, CannedServer
 
 pytestmark = pytest.mark.timeout(60)
 
+
 @pytest.fixture
 def server():
     srv = CannedServer()

@@ -38,8 +38,9 @@ class FakeClient(object):
         self.calls.append((name,) + args)
         if name in self.fail:
             raise self.fail[name]
-        return Timing(200, 0.01 if name == 'get_object' else None, 0.02,
-                      'tx-%s' % name, 1)
+        read = name == 'get_object'
+        return Timing(200, 0.01 if read else None, 0.02, 'tx-%s' % name, 1,
+                      0, 321 if read else 0)
 
     def put_object(self, *args):
         return self._op('put_object', *args)
@@ -53,7 +54,7 @@ class FakeClient(object):
     def head_object(self, container, name, missing_ok=False):
         self.calls.append(('head_object', container, name))
         if name in self.missing:
-            return Timing(404, None, 0.01, 'tx-head', 2)
+            return Timing(404, None, 0.01, 'tx-head', 2, 1)
         return Timing(200, None, 0.01, 'tx-head', 0)
 
     def head_container(self, container, missing_ok=False):
@@ -129,6 +130,11 @@ def test_noop_jobs_answered_inline_and_coalesced():
         assert result['last_byte_latency'] == 0.0
         assert result['trans_id'] is None and result['completed_at'] > 0
         assert result['type'] == CREATE_OBJECT and result['noop'] is True
+    # Exactly the keys of 0.3.x no-op results: no status, reconnects, ...
+    assert set(results[0]) == set([
+        'type', 'size_str', 'container', 'name', 'size', 'noop',
+        'worker_id', 'first_byte_latency', 'last_byte_latency', 'trans_id',
+        'retries', 'completed_at'])
     # Everything was queued at once: one message despite batch size 1.
     assert len(messages_of(transport)) == 1
     assert FakeClient.instances == [] or not worker.swift
@@ -147,6 +153,7 @@ def test_ping_answered_suicide_stops():
     results = results_of(transport)
     assert len(results) == 1
     assert results[0]['type'] == PING and results[0]['worker_id'] == 7
+    assert not set(['status', 'reconnects', 'error_class']) & set(results[0])
     assert transport.closed
     # Told to exit: unsent results get time to leave (kill-workers counts
     # the PING answer).
@@ -218,7 +225,13 @@ def test_crud_handlers():
         assert result['last_byte_latency'] == 0.02
         assert result['retries'] == 1 and result['worker_id'] == 7
         assert result['trans_id'].startswith('tx-')
-        assert 'exception' not in result
+        assert 'exception' not in result and 'error_class' not in result
+        assert result['status'] == 200 and result['reconnects'] == 0
+    # Reads record the body bytes read; the others keep the job's size.
+    assert by_type[READ_OBJECT]['size'] == 321
+    assert by_type[CREATE_OBJECT]['size'] == 10
+    assert by_type[UPDATE_OBJECT]['size'] == 20
+    assert by_type[DELETE_OBJECT]['size'] == 10
     assert client.closed
 
 
@@ -241,6 +254,24 @@ def test_head_first_uploads_only_missing_objects():
     assert by_name['present']['trans_id'] == 'tx-head'
     assert by_name['absent']['trans_id'] == 'tx-put_object'
     assert by_name['absent']['retries'] == 3      # HEAD's 2 + PUT's 1
+    assert by_name['absent']['reconnects'] == 1   # HEAD's
+    assert by_name['absent']['status'] == 200
+    assert by_name['present']['status'] == 200
+    assert by_name['present']['reconnects'] == 0
+
+
+def test_head_first_failure_counts_the_head_too():
+    worker = make()
+    client = worker.get_swift()
+    client.missing.add('absent')
+    client.fail['put_object'] = SwiftRequestError(
+        'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 4, 1)
+    results = run_direct(worker, job(CREATE_OBJECT, name='absent',
+                                     head_first=True))
+    result = results[0]
+    assert (result['retries'], result['reconnects'], result['status']) == (
+        6, 2, 503)
+    assert result['exception'].endswith('after 6 retries')
 
 
 def test_container_jobs():
@@ -274,10 +305,16 @@ def test_failures_are_results():
     assert '500' in read['exception'] and read['trans_id'] == 'tx-bad'
     assert read['retries'] == 4 and 'Traceback' in read['traceback']
     assert 'first_byte_latency' not in read
+    assert read['size'] == 10           # the job's: nothing was read
+    assert read['status'] == 500 and read['error_class'] is None
+    assert read['reconnects'] == 0
     delete = by_type[DELETE_OBJECT]
     assert delete['exception'] == 'ValueError: boom'
-    assert delete['retries'] == 0
-    assert 'unknown job type' in by_type['bogus']['exception']
+    assert delete['retries'] == 0 and delete['reconnects'] == 0
+    assert delete['status'] is None and delete['error_class'] == 'ValueError'
+    bogus = by_type['bogus']
+    assert 'unknown job type' in bogus['exception']
+    assert bogus['status'] is None and bogus['error_class'] == 'ValueError'
 
 
 def test_configure_job_builder():
@@ -330,7 +367,7 @@ def test_configure_behind_more_jobs_than_slots_is_still_read():
     transport = FakeTransport()
     for job_id in range(1, 7):
         transport.inbox.append(protocol.pack([job(READ_OBJECT,
-                                                   job_id=job_id)]))
+                                                  job_id=job_id)]))
     transport.inbox.append(protocol.pack([configure_job(AUTH)]))
     worker = Worker(7, transport, concurrency=2, auth=None,
                     swift_factory=FakeClient, heartbeat_interval=10,
@@ -362,6 +399,8 @@ def test_no_configure_in_time_is_an_error_result():
     run_until(worker, lambda: len(results_of(transport)) >= 1)
     result = results_of(transport)[0]
     assert 'no Swift credentials' in result['exception']
+    assert result['error_class'] == 'SsbenchError'
+    assert result['status'] is None
 
 
 def test_incomplete_own_auth_means_unconfigured():
@@ -452,6 +491,87 @@ def test_against_fake_swift_over_http():
         assert [p['body_length'] for p in puts] == [5000, 7]
     finally:
         server.stop()
+
+
+def run_direct(worker, *jobs):
+    """Run `jobs` one after the other in this greenlet; their results."""
+    results = []
+    worker._add_result = results.append
+    for one in jobs:
+        worker.run_job(one)
+    return results
+
+
+def test_results_over_http_carry_their_cause():
+    server = FakeSwift()
+    try:
+        server.containers['c'] = {}
+        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                           key='testing')
+        worker = Worker(3, FakeTransport(), auth=auth, retries=2,
+                        swift_factory=SwiftClient)
+        created, read, missing = run_direct(
+            worker, job(CREATE_OBJECT, size=5000, block_size=1000),
+            job(READ_OBJECT, block_size=1000),
+            job(READ_OBJECT, name='missing'))
+        assert (created['status'], created['size']) == (201, 5000)
+        assert (read['status'], read['size'], read['retries'],
+                read['reconnects']) == (200, 5000, 0, 0)
+        assert 'exception' not in read and 'error_class' not in read
+        assert '404' in missing['exception']
+        assert (missing['status'], missing['error_class'],
+                missing['retries'], missing['reconnects']) == (
+                    404, None, 2, 0)
+        server.script.extend([503] * 3)
+        busy = run_direct(worker, job(UPDATE_OBJECT, size=7))[0]
+        assert (busy['status'], busy['error_class'], busy['retries'],
+                busy['size']) == (503, None, 2, 7)
+        # The server closes the connection after this read; the next job
+        # finds it closed: a reconnect, not a retry.
+        server.close_after_response = True
+        run_direct(worker, job(READ_OBJECT))
+        server.close_after_response = False
+        time.sleep(0.1)
+        again = run_direct(worker, job(READ_OBJECT))[0]
+        assert (again['status'], again['retries'], again['reconnects'],
+                again['size']) == (200, 0, 1, 5000)
+        worker.swift.close()
+        bad_key = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                              key='wrong')
+        denied = run_direct(Worker(4, FakeTransport(), auth=bad_key,
+                                   swift_factory=SwiftClient),
+                            job(READ_OBJECT))[0]
+        assert denied['status'] is None
+        assert denied['error_class'] == 'SwiftAuthError'
+    finally:
+        server.stop()
+
+
+def test_connection_refused_and_timeout_results():
+    from tests.fakes import SILENT, CannedServer
+    port = CannedServer()
+    port.stop()             # nothing listens there any more
+    refused = Worker(5, FakeTransport(), retries=1, swift_factory=SwiftClient,
+                     auth=AuthOptions(storage_urls=[
+                         'http://127.0.0.1:%d/v1/a' % port.port], token='t'))
+    result = run_direct(refused, job(READ_OBJECT))[0]
+    assert (result['status'], result['error_class'], result['retries'],
+            result['reconnects']) == (None, 'ConnectionRefusedError', 1, 0)
+    assert 'refused' in result['exception'].lower()
+    refused.swift.close()
+    server = CannedServer()
+    try:
+        server.replies.extend([SILENT, SILENT])
+        silent = Worker(6, FakeTransport(), retries=1, network_timeout=0.2,
+                        swift_factory=SwiftClient, auth=AuthOptions(
+                            storage_urls=['http://127.0.0.1:%d/v1/a'
+                                          % server.port], token='t'))
+        result = run_direct(silent, job(READ_OBJECT))[0]
+        silent.swift.close()
+    finally:
+        server.stop()
+    assert (result['status'], result['error_class'], result['retries'],
+            result['reconnects']) == (None, 'timeout', 1, 0)
 
 
 def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
