@@ -98,7 +98,7 @@ class ReportRequest(object):
         self.compare_base = compare_base
         self.rules = None
         if fail_if is not None:
-            from ssbench.analysis.compare import parse_fail_if
+            from ssbench.analysis.gate import parse_fail_if
             from ssbench.errors import UsageError
             if compare_base is None:
                 raise UsageError('--fail-if needs --compare BASE_STATS_FILE')
@@ -159,13 +159,13 @@ def _write(stats_path, request):
         doc = analyze(stats_path)
     status = 0
     if request.compare_base:
-        from ssbench.analysis import analyze, compare
+        from ssbench.analysis import analyze, compare, gate
         result = compare.compare(analyze(request.compare_base), doc)
         _write_main(request, compare.render_compare, result, 'w')
         if request.rules:
-            for line in compare.failed_checks(result, request.rules):
-                log.error('%s', line)
-                status = compare.THRESHOLD_EXIT
+            for line in gate.failed_checks(result, request.rules):
+                log.error('--fail-if %s', line)
+                status = gate.THRESHOLD_EXIT
     elif request.main_report:
         run_stats = stats.compute(stats_path, pctile=request.pctile)
         if request.csv_output:
