@@ -35,7 +35,7 @@ def plotly_js():
     return get_plotlyjs(), get_plotlyjs_version()
 
 
-def esc(value):
+def esc(value, escapes=_HTML_ESCAPES):
     """HTML-escaped text of value ('' for None), ASCII only (other
     characters as character references)."""
     if value is None:
@@ -43,9 +43,15 @@ def esc(value):
     if isinstance(value, bytes):
         value = value.decode('utf-8', 'replace')
     text = value if isinstance(value, text_type) else text_type(value)
-    for char, entity in _HTML_ESCAPES:
+    for char, entity in escapes:
         text = text.replace(char, entity)
     return text.encode('ascii', 'xmlcharrefreplace').decode('ascii')
+
+
+def chart_esc(value):
+    """Text for plotly.js labels: it reads tags in them, and decodes
+    numeric references and &amp; &lt; &gt; (not &quot;) back."""
+    return esc(value, _HTML_ESCAPES[:3])
 
 
 def script_json(value):
@@ -249,15 +255,16 @@ def chart_specs(doc):
         return []
     timeseries = doc.get('timeseries') or {}
     sections = []
-    throughput = htmlcharts.throughput_figure(timeseries, esc)
+    throughput = htmlcharts.throughput_figure(timeseries, chart_esc)
     if throughput:
         sections.append(('throughput', [('chart-throughput', throughput)]))
-    over_time = htmlcharts.latency_time_figures(timeseries, esc)
+    over_time = htmlcharts.latency_time_figures(timeseries, chart_esc)
     if over_time:
         sections.append(('latency-time', [
             ('chart-latency-%d' % i, fig)
             for i, (_, fig) in enumerate(over_time)]))
-    distribution = htmlcharts.distribution_figures(operations, esc)
+    distribution = htmlcharts.distribution_figures(operations,
+                                                   chart_esc)
     if distribution:
         sections.append(('distribution', [
             ('chart-distribution-%d' % i, fig)

@@ -1,0 +1,182 @@
+"""The HTML report in a real browser: headless Chromium loads the page
+from a file:// URL with the network unusable; no console error, nothing
+fetched, every chart drawn, no injected markup run, a non-blank
+screenshot."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import os
+import struct
+import time
+import zlib
+
+import pytest
+
+from tests import analysis_docs
+from tests.e2e import browser
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+# Per chart div: is it a plotly plot, how many traces it shows (legend-only
+# ones are not drawn), and how many trace groups have a drawn line or
+# point (an SVG path with real coordinates).
+CHARTS_JS = """
+return Array.prototype.map.call(
+    document.querySelectorAll('div.chart'), function (div) {
+  var shown = (div.data || []).filter(function (trace) {
+    return trace.visible !== 'legendonly';
+  }).length;
+  var drawn = 0;
+  var groups = div.querySelectorAll('.scatterlayer .trace');
+  Array.prototype.forEach.call(groups, function (group) {
+    var paths = group.querySelectorAll('path.js-line, path.point');
+    var ok = Array.prototype.some.call(paths, function (path) {
+      var d = path.getAttribute('d') || '';
+      return /^M[-0-9.]+,[-0-9.]+/.test(d) && d.indexOf('NaN') < 0;
+    });
+    if (ok) { drawn += 1; }
+  });
+  return {id: div.id, plot: div.classList.contains('js-plotly-plot'),
+          shown: shown, drawn: drawn};
+});
+"""
+FETCHED_JS = """
+return performance.getEntriesByType('resource').map(function (entry) {
+  return entry.name;
+});
+"""
+LEGENDS_JS = """
+return Array.prototype.map.call(
+    document.querySelectorAll('.legendtext'), function (text) {
+  return text.textContent;
+});
+"""
+# Markup that would run if any document text reached the page unescaped.
+PAYLOAD = '</script><img src=x onerror="window.pwned=1"><script>pwned=2'
+
+
+def render_page(doc, directory):
+    from ssbench.analysis.html import render_html
+    path = os.path.join(str(directory), 'report.html')
+    with io.open(path, 'w', encoding='utf-8') as out:
+        render_html(doc, out)
+    return path
+
+
+def wait_for_charts(driver, count, timeout=30):
+    deadline = time.time() + timeout
+    while True:
+        charts = driver.execute_script(CHARTS_JS)
+        if (len(charts) == count and
+                all(c['plot'] and c['drawn'] == c['shown'] for c in charts)):
+            return charts
+        if time.time() > deadline:
+            return charts
+        time.sleep(0.2)
+
+
+def hostile_doc():
+    doc = analysis_docs.sample_doc(name=PAYLOAD, sizes=(PAYLOAD, 'b&"'),
+                                   trans_id=PAYLOAD, message=PAYLOAD)
+    doc['stats_file'] = PAYLOAD
+    return doc
+
+
+def long_run_doc():
+    """2,000 one-second buckets: lines without markers."""
+    return analysis_docs.sample_doc(buckets=2000)
+
+
+@pytest.mark.parametrize('make_doc', [analysis_docs.sample_doc, hostile_doc,
+                                      long_run_doc])
+def test_report_draws_offline(make_doc, tmpdir):
+    pytest.importorskip('plotly')
+    browser.require_browser()
+    path = render_page(make_doc(), tmpdir)
+    with browser.headless_chromium(width=1400, height=1000) as driver:
+        driver.get('file://' + path)
+        charts = wait_for_charts(driver, 5)
+        assert len(charts) == 5, charts
+        for chart in charts:
+            assert chart['plot'] and chart['shown'] > 0, chart
+            assert chart['drawn'] == chart['shown'], chart
+        fetched = [name for name in driver.execute_script(FETCHED_JS)
+                   if not name.startswith(('data:', 'blob:'))]
+        assert fetched == []
+        assert driver.execute_script('return window.pwned') is None
+        if make_doc is hostile_doc:
+            # shown as written, in the page and in the chart legends
+            assert driver.find_element('tag name', 'h1').text == PAYLOAD
+            legends = driver.execute_script(LEGENDS_JS)
+            assert PAYLOAD in legends and 'b&"' in legends
+        severe = [entry for entry in driver.get_log('browser')
+                  if entry['level'] == 'SEVERE']
+        assert severe == []
+        height = driver.execute_script(
+            'return document.documentElement.scrollHeight')
+        driver.set_window_size(1400, min(height, 6000))
+        png = driver.get_screenshot_as_png()
+    shot = tmpdir.join('report.png')
+    shot.write_binary(png)
+    print('screenshot: %s' % shot)
+    colours, saturated = browser.colour_census(png)
+    # Text, tables and coloured chart lines, not a blank page.
+    assert colours > 100 and saturated > 1000, (colours, saturated)
+
+
+def test_empty_run_loads_without_errors(tmpdir):
+    pytest.importorskip('plotly')
+    browser.require_browser()
+    path = render_page(analysis_docs.empty_doc(), tmpdir)
+    with browser.headless_chromium() as driver:
+        driver.get('file://' + path)
+        text = driver.find_element('tag name', 'body').text
+        assert 'This stats file holds no results.' in text
+        assert [e for e in driver.get_log('browser')
+                if e['level'] == 'SEVERE'] == []
+
+
+def _png(width, rows, filters):
+    """An RGB PNG of `rows` (lists of (r, g, b)), each row stored with the
+    given filter type, encoded as the PNG specification says."""
+    def paeth(a, b, c):
+        p = a + b - c
+        pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+        return a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+
+    raw, prev = bytearray(), bytearray(width * 3)
+    for pixels, kind in zip(rows, filters):
+        line = bytearray(v for pixel in pixels for v in pixel)
+        out = bytearray()
+        for i, value in enumerate(line):
+            left = line[i - 3] if i >= 3 else 0
+            corner = prev[i - 3] if i >= 3 else 0
+            pred = [0, left, prev[i], (left + prev[i]) // 2,
+                    paeth(left, prev[i], corner)][kind]
+            out.append((value - pred) & 255)
+        raw += bytearray([kind]) + out
+        prev = line
+
+    def chunk(kind, body):
+        return (struct.pack('>I', len(body)) + kind + body +
+                struct.pack('>I', zlib.crc32(kind + body) & 0xffffffff))
+    return (b'\x89PNG\r\n\x1a\n' +
+            chunk(b'IHDR', struct.pack('>IIBBBBB', width, len(rows), 8, 2,
+                                       0, 0, 0)) +
+            chunk(b'IDAT', zlib.compress(bytes(raw))) + chunk(b'IEND', b''))
+
+
+def test_png_decoder_undoes_every_filter():
+    rows = [[(200, 10, 30), (7, 250, 128), (255, 255, 255)],
+            [(0, 0, 0), (90, 91, 92), (13, 200, 7)],
+            [(255, 0, 255), (1, 2, 3), (250, 250, 1)],
+            [(128, 128, 128), (255, 1, 0), (40, 50, 60)],
+            [(9, 99, 199), (0, 255, 0), (77, 66, 55)]]
+    data = _png(3, rows, [0, 1, 2, 3, 4])
+    width, height, channels, decoded = browser.decode_png(data)
+    assert (width, height, channels) == (3, 5, 3)
+    assert [list(row) for row in decoded] == [
+        [v for pixel in row for v in pixel] for row in rows]
+    assert browser.colour_census(data) == (15, 8)
+    blank = _png(3, [[(255, 255, 255)] * 3] * 2, [1, 2])
+    assert browser.colour_census(blank) == (1, 0)
