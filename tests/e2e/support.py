@@ -296,3 +296,50 @@ def read_text(path):
             return fp.read().decode('utf-8', 'replace')
     except (IOError, OSError):
         return ''
+
+
+# --- a run with real errors (issue 10) -------------------------------------
+
+def run_with_errors(directory, run_seconds=4, extra=(), timeout=240):
+    """Run a short real `run-scenario` (2 local workers) against the local
+    Swift whose stats file holds both successes and real errors; returns
+    the path of that (gzipped) stats file, in `directory`.
+
+    The objects the benchmark creates expire after 1 s (delete_after), so
+    reads and deletes that draw one later fail with 404 after retries,
+    while the initial population stays readable.  The run's containers are
+    removed afterwards.  Skips (or fails) like require_swift(); a failed
+    run raises AssertionError with its output.
+    """
+    require_swift()
+    path, data = write_scenario(
+        directory, name='error causes', delete_after=1,
+        sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 2000}],
+        initial_files={'tiny': 10}, crud_profile=[40, 40, 0, 20],
+        user_count=4, container_count=2, container_concurrency=2)
+    stats = os.path.join(str(directory), data['container_base'] + '.stat')
+    try:
+        ran = master('run-scenario', '-f', path, '-s', stats,
+                     '--workers', '2', '-k', '-r', str(run_seconds),
+                     *(zmq_args() + auth_args() + list(extra)),
+                     timeout=timeout)
+        assert ran.status == 0, ran
+    finally:
+        delete_expired(data['container_base'] + '_')
+    return stats + '.gz'
+
+
+def delete_expired(prefix):
+    """SwiftView.delete_everything for containers that may list expired
+    objects: Swift answers their DELETE 404 but still unlists them."""
+    from swiftclient.exceptions import ClientException
+    view = SwiftView()
+    for container in view.containers(prefix):
+        for name in view.objects(container):
+            try:
+                view.client.delete_object(view.url, view.token, container,
+                                          name)
+            except ClientException as exc:
+                if exc.http_status != 404:
+                    raise
+        view.client.delete_container(view.url, view.token, container)
