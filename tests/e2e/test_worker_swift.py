@@ -147,9 +147,14 @@ def crud(master, container, worker_id, names, size=100000):
         assert result['last_byte_latency'] > 0
         assert result['completed_at'] > time.time() - 120
         assert 'key' not in result and 'auth' not in result
+        assert result['status'] in (200, 201, 204)
+        assert result['reconnects'] >= 0 and 'error_class' not in result
         if result['type'] == READ_OBJECT:
             assert 0 < result['first_byte_latency'] <= \
                 result['last_byte_latency']
+            # names[0] may be read after its update, sent alongside.
+            assert result['size'] == size or (
+                result['name'] == names[0] and result['size'] == size // 2)
         else:
             assert result['first_byte_latency'] is None
     sizes = sorted((r['name'], r['size']) for r in creates)
@@ -221,6 +226,7 @@ def test_failed_job_is_a_result(master, swift):
         result = collect(master, 1)[0][0]
         assert '404' in result['exception']
         assert result['retries'] == 2
+        assert result['status'] == 404 and result['error_class'] is None
         assert result['trans_id'].startswith('tx')
         assert 'first_byte_latency' not in result
         send(master, [{'type': SUICIDE}])
