@@ -1,0 +1,59 @@
+"""The analysis document as JSON (report-scenario --json)."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import math
+
+from ssbench.compat import PY2, text_type, write_text
+
+try:  # Python 2
+    _INTS = (int, long)  # noqa: F821
+except NameError:
+    _INTS = (int,)
+
+
+def jsonable(obj):
+    """A copy of obj that json.dumps takes and strict parsers accept.
+
+    Map keys and bytes become text (undecodable bytes replaced), tuples
+    lists, non-finite floats None (JSON has no NaN or Infinity); anything
+    else unknown becomes its text.  Stats file headers are msgpack and may
+    hold any of those.
+    """
+    if obj is None or isinstance(obj, (bool, text_type)):
+        return obj
+    if isinstance(obj, _INTS):
+        return obj
+    if isinstance(obj, float):
+        return obj if not (math.isnan(obj) or math.isinf(obj)) else None
+    if isinstance(obj, bytes):
+        return obj.decode('utf-8', 'replace')
+    if isinstance(obj, dict):
+        return dict((_key(k), jsonable(v)) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    return u'%s' % (obj,)
+
+
+def _key(key):
+    if isinstance(key, bytes):
+        return key.decode('utf-8', 'replace')
+    if isinstance(key, text_type):
+        return key
+    return u'%s' % (jsonable(key),)
+
+
+def dumps(doc):
+    """The document as one line of JSON text (ASCII, unicode escaped)."""
+    text = json.dumps(jsonable(doc), allow_nan=False, separators=(',', ':'))
+    return text if isinstance(text, text_type) else text.decode('ascii')
+
+
+def write_json(doc, stream):
+    """Write the document and a newline to a text or binary stream."""
+    text = dumps(doc) + u'\n'
+    if not PY2 and isinstance(stream, (io.RawIOBase, io.BufferedIOBase)):
+        stream.write(text.encode('ascii'))
+    else:
+        write_text(stream, text)
