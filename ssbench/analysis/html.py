@@ -80,6 +80,10 @@ def fmt_duration(seconds):
     return NA if seconds is None else '%.0f s' % seconds
 
 
+def _trans_id(trans_id):
+    return NA if trans_id is None else '<code>%s</code>' % esc(trans_id)
+
+
 def table(headers, rows, numeric=()):
     """An HTML table; headers and cells are already-escaped HTML; the
     columns whose index is in `numeric` are right-aligned."""
@@ -165,8 +169,15 @@ def sizes_html(scenario):
             span += ' - ' + format_bytes(high).strip()
         rows.append([esc(size.get('name')), esc(span), fmt_int(count),
                      '%.0f%%' % share] + mix)
-    return table(['Size', 'Range', 'Initial files', 'Ops', 'C %', 'R %',
-                  'U %', 'D %'], rows, numeric=range(2, 8))
+    return table(['Size', 'Range', 'Initial files', 'Share of ops', 'C %',
+                  'R %', 'U %', 'D %'], rows, numeric=range(2, 8))
+
+
+def _bytes(operation, count):
+    if count is not None:
+        return esc(format_bytes(count).strip())
+    # A DELETE moves no object bytes; others lack sizes in 0.3.x files.
+    return NA if operation == 'delete' else NOT_RECORDED
 
 
 def summary_html(operations):
@@ -180,8 +191,7 @@ def summary_html(operations):
             esc(op.get('operation')), fmt_int(op.get('count')),
             fmt_int(op.get('errors')), fmt_int(op.get('retries')),
             NOT_RECORDED if reconnects is None else fmt_int(reconnects),
-            NOT_RECORDED if bytes_done is None else
-            esc(format_bytes(bytes_done).strip()),
+            _bytes(op.get('operation'), bytes_done),
             fmt_float(op.get('req_per_s'), '%.1f'),
             fmt_float(speed.get('slowest'), '%.0f'),
             fmt_float(speed.get('median'), '%.0f'),
@@ -212,7 +222,7 @@ def percentiles_html(operations, percentiles):
                     [fmt_float(row.get(key)) for _, key in keys] +
                     [fmt_float(row.get('max')), fmt_float(row.get('avg')),
                      fmt_float(row.get('std_dev')),
-                     '<code>%s</code>' % esc(row.get('worst_trans_id'))])
+                     _trans_id(row.get('worst_trans_id'))])
     headers = (['Operation', 'Latency', 'Size', 'Count', 'Min'] +
                ['p%s' % label for label, _ in keys] +
                ['Max', 'Average', 'Std dev', 'Worst trans id'])
@@ -228,8 +238,8 @@ def errors_html(errors):
     if not errors.get('recorded'):
         parts.append(
             '<p class="note">This stats file does not record the HTTP '
-            'status or exception class of failed requests (it was written '
-            'by an older ssbench): their causes are %s.</p>' % NOT_RECORDED)
+            'status or exception class of failed requests (ssbench 0.3.x '
+            'did not), so their causes are %s.</p>' % NOT_RECORDED)
     total = errors['total']
     rows = []
     for cause in errors.get('causes') or []:
@@ -239,7 +249,7 @@ def errors_html(errors):
             fmt_int(count), '%.1f%%' % (100.0 * count / total),
             esc(format_time(cause.get('first_seen'))),
             esc(format_time(cause.get('last_seen'))),
-            '<code>%s</code>' % esc(cause.get('example_trans_id')),
+            _trans_id(cause.get('example_trans_id')),
             esc(cause.get('example_message'))])
     parts.append('<p>%s failed requests.</p>' % fmt_int(total))
     parts.append(table(['Operation', 'Cause', 'Count', 'Share',
@@ -273,8 +283,9 @@ def chart_specs(doc):
 
 
 SECTION_TITLES = {
-    'throughput': ('Throughput', 'Requests completed per second, by the '
-                   'second in which they completed.'),
+    'throughput': ('Throughput', 'Requests completed per second in each '
+                   'time bucket, by completion time (the first and last '
+                   'buckets are partial).'),
     'latency-time': ('Latency over time', 'Median (p50) and p99 latency '
                      'of the requests completed in each time bucket: '
                      'first byte (response headers) and last byte (whole '
@@ -292,34 +303,32 @@ def _section(anchor, title, body, intro=''):
         body))
 
 
-def render_html(doc, stream):
-    """Write the HTML report of an analysis document to a text stream
-    (UTF-8 when it is a file).  MissingExtraError without plotly."""
-    js_source, js_version = plotly_js()
-    run = doc.get('run') or {}
-    operations = doc.get('operations') or []
-    charts = chart_specs(doc)
-    name = esc(run.get('name')) or 'ssbench run'
-    body = ['<header><h1>%s</h1><p class="sub">ssbench benchmark report'
-            '</p></header>\n' % name]
-    body.append(_section('run', 'Run', '<div class="pair">%s%s</div>' % (
-        facts_html(doc), sizes_html(doc.get('scenario')))))
-    if operations:
-        body.append(_section('summary', 'Summary',
-                             summary_html(operations)))
-    else:
-        body.append(_section('summary', 'Summary',
-                             '<p>This stats file holds no results.</p>'))
-    figures = []
+def charts_html(charts):
+    """(chart sections' HTML, [figure with its div id]) of chart_specs."""
+    parts, figures = [], []
     for anchor, items in charts:
         title, intro = SECTION_TITLES[anchor]
         grid = ' grid' if anchor != 'throughput' else ''
         divs = ''.join('<div class="chart" id="%s"></div>' % div_id
                        for div_id, _ in items)
-        body.append(_section(anchor, title, '<div class="charts%s">%s</div>'
-                             % (grid, divs), intro))
+        parts.append(_section(anchor, title, '<div class="charts%s">%s'
+                              '</div>' % (grid, divs), intro))
         figures.extend({'id': div_id, 'data': fig['data'],
                         'layout': fig['layout']} for div_id, fig in items)
+    return ''.join(parts), figures
+
+
+def page_body(doc, charts, js_version):
+    """The page's HTML from its title down to the footer."""
+    operations = doc.get('operations') or []
+    body = ['<header><h1>%s</h1><p class="sub">ssbench benchmark report'
+            '</p></header>\n' % page_title(doc)]
+    body.append(_section('run', 'Run', '<div class="pair">%s%s</div>' % (
+        facts_html(doc), sizes_html(doc.get('scenario')))))
+    body.append(_section('summary', 'Summary', summary_html(operations)
+                         if operations else
+                         '<p>This stats file holds no results.</p>'))
+    body.append(charts)
     if operations:
         body.append(_section('percentiles', 'Latency percentiles',
                              percentiles_html(operations,
@@ -331,12 +340,25 @@ def render_html(doc, stream):
                 'plotly.js %s, included in this file.</footer>\n' % (
                     esc(doc.get('generator')), esc(doc.get('stats_file')),
                     esc(js_version)))
+    return ''.join(body)
+
+
+def page_title(doc):
+    return esc((doc.get('run') or {}).get('name')) or 'ssbench run'
+
+
+def render_html(doc, stream):
+    """Write the HTML report of an analysis document to a text stream
+    (UTF-8 when it is a file).  MissingExtraError without plotly."""
+    js_source, js_version = plotly_js()
+    charts, figures = charts_html(chart_specs(doc))
     scripts = ''
     if figures:
         scripts = ('<script>%s</script>\n<script>%s</script>\n' % (
             js_source, DRAW_JS % script_json(figures)))
-    write_text(stream, text_type(PAGE) % {'title': name, 'style': STYLE,
-                               'body': ''.join(body), 'scripts': scripts})
+    write_text(stream, text_type(PAGE) % {
+        'title': page_title(doc), 'style': STYLE, 'scripts': scripts,
+        'body': page_body(doc, charts, js_version)})
 
 
 DRAW_JS = """(function () {

@@ -33,13 +33,14 @@ def utc_stamp(epoch):
                                       time.gmtime(whole)), millis)
 
 
-def _layout(title, x_title, y_title, x_type='date', y_type='linear'):
+def _layout(title, x_title, y_title):
+    """A time (x) by linear value (y) chart."""
     return {
         'title': {'text': title, 'x': 0.01, 'xanchor': 'left',
                   'font': {'size': 15}},
-        'xaxis': {'title': {'text': x_title}, 'type': x_type,
+        'xaxis': {'title': {'text': x_title}, 'type': 'date',
                   'automargin': True},
-        'yaxis': {'title': {'text': y_title}, 'type': y_type,
+        'yaxis': {'title': {'text': y_title}, 'type': 'linear',
                   'automargin': True, 'rangemode': 'tozero'},
         'height': 380, 'autosize': True,
         'margin': {'l': 60, 'r': 20, 't': 50, 'b': 50},
@@ -98,33 +99,38 @@ def throughput_figure(timeseries, esc):
 
 def latency_time_figures(timeseries, esc):
     """[(operation, figure)]: p50 and p99 first- and last-byte latency per
-    bucket, one figure per operation (TOTAL left out: it mixes them)."""
+    bucket, one figure per operation (TOTAL left out: it mixes them).
+    Lines go across buckets without a request of their kind."""
     if not timeseries or not timeseries.get('count'):
         return []
     width = timeseries['bucket_seconds']
     times = _bucket_times(timeseries)
     error = timeseries.get('percentile_relative_error')
-    note = '' if error is None else ', within %.1f%%' % (100 * error)
+    note = '' if error is None else ' (percentiles within %.1f%%)' % (
+        100 * error)
     figures = []
     for op in _series_ops(timeseries):
         if op == 'total':
             continue
         series = timeseries['operations'][op]
-        traces = []
+        traces, seen = [], []
         for key, name, dash, color in LATENCY_TRACES:
             values = series.get(key) or []
-            if not any(v is not None for v in values):
+            positive = [v for v in values if v is not None and v > 0]
+            if not positive:
                 continue
+            seen.extend((min(positive), max(positive)))
             traces.append({
                 'type': 'scatter', 'mode': _mode(len(times)), 'name': name,
-                'x': times, 'y': values,
+                'x': times, 'y': values, 'connectgaps': True,
                 'line': {'color': color, 'width': 1.5, 'dash': dash},
                 'marker': {'size': 4}})
         if not traces:
             continue
         title = '%s latency per %d s bucket%s' % (esc(op.upper()), width,
                                                   note)
-        layout = _layout(title, 'Time (UTC)', 'Latency (s)')
+        layout = _layout(title, 'Time (UTC)', 'Latency (s, log scale)')
+        _log_axis(layout['yaxis'], seen)
         figures.append((op, {'data': traces, 'layout': layout}))
     return figures
 
@@ -144,6 +150,15 @@ def log_ticks(low, high):
                 values.append(value)
         exponent += 1
     return values, ['%g' % v for v in values]
+
+
+def _log_axis(axis, values):
+    """Make `axis` logarithmic over the (positive) values, with round
+    tick labels at its ends."""
+    ticks, labels = log_ticks(min(values), max(values))
+    axis.update(type='log', tickvals=ticks, ticktext=labels,
+                range=[math.log10(ticks[0]), math.log10(ticks[-1])])
+    axis.pop('rangemode', None)
 
 
 def cdf_points(histogram):
@@ -206,12 +221,8 @@ def distribution_figures(operations, esc):
         title = '%s latency distribution by object size' % esc(
             op.upper())
         layout = _layout(title, 'Latency (s, log scale)',
-                         'Requests done within (%)', x_type='log')
+                         'Requests done within (%)')
         layout['yaxis']['range'] = [0, 101]
-        edges = [x for trace in traces for x in trace['x']]
-        values, labels = log_ticks(min(edges), max(edges))
-        layout['xaxis'].update(
-            tickvals=values, ticktext=labels,
-            range=[math.log10(values[0]), math.log10(values[-1])])
+        _log_axis(layout['xaxis'], [x for t in traces for x in t['x']])
         figures.append((op, {'data': traces, 'layout': layout}))
     return figures

@@ -13,7 +13,7 @@ import zlib
 import pytest
 
 from tests import analysis_docs
-from tests.e2e import browser
+from tests.e2e import browser, support
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -55,12 +55,18 @@ return Array.prototype.map.call(
 PAYLOAD = '</script><img src=x onerror="window.pwned=1"><script>pwned=2'
 
 
+GOLDEN = os.path.join(support.ROOT, 'tests', 'data', 'golden',
+                      'swift_u8_o2000_c10.stat.gz')
+
+
 def render_page(doc, directory):
+    """Write doc's page to directory/report.html; (path, chart count)."""
     from ssbench.analysis.html import render_html
     path = os.path.join(str(directory), 'report.html')
     with io.open(path, 'w', encoding='utf-8') as out:
         render_html(doc, out)
-    return path
+    with io.open(path, encoding='utf-8') as page:
+        return path, page.read().count('<div class="chart" ')
 
 
 def wait_for_charts(driver, count, timeout=30):
@@ -75,43 +81,56 @@ def wait_for_charts(driver, count, timeout=30):
         time.sleep(0.2)
 
 
-def hostile_doc():
+def hostile_doc(directory):
     doc = analysis_docs.sample_doc(name=PAYLOAD, sizes=(PAYLOAD, 'b&"'),
                                    trans_id=PAYLOAD, message=PAYLOAD)
     doc['stats_file'] = PAYLOAD
     return doc
 
 
-def long_run_doc():
+def long_run_doc(directory):
     """2,000 one-second buckets: lines without markers."""
     return analysis_docs.sample_doc(buckets=2000)
 
 
-@pytest.mark.parametrize('make_doc', [analysis_docs.sample_doc, hostile_doc,
-                                      long_run_doc])
+def golden_doc(directory):
+    """The analysis of a real 0.3.9 run against Swift."""
+    from ssbench.analysis import analyze
+    return analyze(GOLDEN)
+
+
+def check_page(driver, path, charts_expected):
+    """Load the page; assert every chart drew, nothing was fetched, no
+    injected markup ran and the console has no error."""
+    driver.get('file://' + path)
+    charts = wait_for_charts(driver, charts_expected)
+    assert len(charts) == charts_expected > 0, charts
+    for chart in charts:
+        assert chart['plot'] and chart['shown'] > 0, chart
+        assert chart['drawn'] == chart['shown'], chart
+    fetched = [name for name in driver.execute_script(FETCHED_JS)
+               if not name.startswith(('data:', 'blob:'))]
+    assert fetched == []
+    assert driver.execute_script('return window.pwned') is None
+    severe = [entry for entry in driver.get_log('browser')
+              if entry['level'] == 'SEVERE']
+    assert severe == []
+
+
+@pytest.mark.parametrize('make_doc', [
+    lambda directory: analysis_docs.sample_doc(), hostile_doc, long_run_doc,
+    golden_doc], ids=['sample', 'hostile', 'long', 'golden'])
 def test_report_draws_offline(make_doc, tmpdir):
     pytest.importorskip('plotly')
     browser.require_browser()
-    path = render_page(make_doc(), tmpdir)
+    path, expected = render_page(make_doc(tmpdir), tmpdir)
     with browser.headless_chromium(width=1400, height=1000) as driver:
-        driver.get('file://' + path)
-        charts = wait_for_charts(driver, 5)
-        assert len(charts) == 5, charts
-        for chart in charts:
-            assert chart['plot'] and chart['shown'] > 0, chart
-            assert chart['drawn'] == chart['shown'], chart
-        fetched = [name for name in driver.execute_script(FETCHED_JS)
-                   if not name.startswith(('data:', 'blob:'))]
-        assert fetched == []
-        assert driver.execute_script('return window.pwned') is None
+        check_page(driver, path, expected)
         if make_doc is hostile_doc:
             # shown as written, in the page and in the chart legends
             assert driver.find_element('tag name', 'h1').text == PAYLOAD
             legends = driver.execute_script(LEGENDS_JS)
             assert PAYLOAD in legends and 'b&"' in legends
-        severe = [entry for entry in driver.get_log('browser')
-                  if entry['level'] == 'SEVERE']
-        assert severe == []
         height = driver.execute_script(
             'return document.documentElement.scrollHeight')
         driver.set_window_size(1400, min(height, 6000))
@@ -124,10 +143,25 @@ def test_report_draws_offline(make_doc, tmpdir):
     assert colours > 100 and saturated > 1000, (colours, saturated)
 
 
+def test_real_run_with_errors(tmpdir):
+    """A real run against the local Swift, with real 404s: its page."""
+    pytest.importorskip('plotly')
+    browser.require_browser()
+    from ssbench.analysis import analyze
+    doc = analyze(support.run_with_errors(tmpdir))
+    assert doc['errors']['recorded'] and doc['errors']['total'] > 0
+    path, expected = render_page(doc, tmpdir)
+    with browser.headless_chromium() as driver:
+        check_page(driver, path, expected)
+        errors = driver.find_element('id', 'errors').text
+        assert 'HTTP 404' in errors and 'not recorded' not in errors
+
+
 def test_empty_run_loads_without_errors(tmpdir):
     pytest.importorskip('plotly')
     browser.require_browser()
-    path = render_page(analysis_docs.empty_doc(), tmpdir)
+    path, expected = render_page(analysis_docs.empty_doc(), tmpdir)
+    assert expected == 0
     with browser.headless_chromium() as driver:
         driver.get('file://' + path)
         text = driver.find_element('tag name', 'body').text

@@ -2,6 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 import io
 import json
+import os
 import re
 import sys
 
@@ -236,3 +237,30 @@ def test_distribution_curves_per_size_class():
         ('tiny (first byte)', 'legendonly'),
         ('large (first byte)', 'legendonly')]
     assert read[0]['y'][-1] == 100.0
+
+
+def test_summary_says_why_bytes_are_missing():
+    ops = [{'operation': 'read', 'bytes': None, 'reconnects': None},
+           {'operation': 'delete', 'bytes': None, 'reconnects': 0},
+           {'operation': 'create', 'bytes': 2500000, 'reconnects': 2}]
+    cells = re.findall(r'<td[^>]*>([^<]*)</td>', html.summary_html(ops))
+    assert cells[0:6] == ['read', 'N/A', 'N/A', 'N/A', 'not recorded',
+                          'not recorded']
+    assert cells[10:16] == ['delete', 'N/A', 'N/A', 'N/A', '0', 'N/A']
+    assert cells[20:26] == ['create', 'N/A', 'N/A', 'N/A', '2', '2 MB']
+
+
+@needs_plotly
+def test_page_of_a_real_0_3_9_run():
+    from ssbench.analysis import analyze
+    golden = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'data',
+                          'golden', 'swift_u8_o2000_c10.stat.gz')
+    page = render(analyze(golden))
+    assert '<h1>Small test scenario</h1>' in page
+    assert '<p>No errors.</p>' in page
+    charts = figures(page)
+    # throughput; each of the 4 operations over time and distributed
+    assert len(charts) == 9
+    for chart in charts:
+        graph_objects.Figure({'data': chart['data'],
+                              'layout': chart['layout']})
