@@ -30,14 +30,15 @@ def cause_of(status, error_class):
 
 
 def first_line(message):
-    """The first line of an exception text, at most MESSAGE_CHARS long."""
+    """The first line of an exception text, stripped, at most
+    MESSAGE_CHARS long."""
     if message is None:
         return ''
     text = as_text(message)
     if not isinstance(text, type(u'')):
         text = u'%s' % (text,)
     lines = text.strip().splitlines()
-    return lines[0][:MESSAGE_CHARS] if lines else u''
+    return lines[0].strip()[:MESSAGE_CHARS] if lines else u''
 
 
 class _Cause(object):

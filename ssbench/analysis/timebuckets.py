@@ -41,9 +41,10 @@ class Row(object):
 class TimeBuckets(object):
     """Rows by absolute bucket index; see the module docstring."""
 
-    def __init__(self, slots, max_buckets=MAX_BUCKETS):
+    def __init__(self, slots, max_buckets=None):
         self.slots = slots
-        self.max_buckets = max_buckets
+        self.max_buckets = (MAX_BUCKETS if max_buckets is None
+                            else max_buckets)
         self.width = 1
         self.rows = {}
         self.lo = None
