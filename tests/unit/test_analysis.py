@@ -234,7 +234,7 @@ def test_zero_span_has_no_rate():
     assert total['latency']['last_byte'][0]['worst_trans_id'] is None
 
 
-# --- warm-up ------------------------------------------------------------------
+# --- warm-up -----------------------------------------------------------------
 
 @pytest.mark.parametrize('skip', [0.5, 30, 200.25])
 def test_warm_up_leaves_results_out(skip):
@@ -279,7 +279,7 @@ def test_warm_up_covers_failures():
     assert operation(doc, 'total')['count'] == 1
 
 
-# --- arguments ----------------------------------------------------------------
+# --- arguments ---------------------------------------------------------------
 
 def test_percentile_keys_follow_the_argument():
     doc = run([res()], pctiles=[50.0, 99.9, 50, 99.99])
