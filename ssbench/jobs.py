@@ -34,7 +34,7 @@ from array import array
 from bisect import bisect_right
 
 from ssbench import CREATE_OBJECT, UPDATE_OBJECT, DELETE_OBJECT, CRUD_TYPES
-from ssbench.compat import monotonic
+from ssbench.compat import monotonic, range
 
 log = logging.getLogger(__name__)
 

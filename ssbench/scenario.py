@@ -17,7 +17,7 @@ import re
 from collections import OrderedDict, namedtuple
 
 import ssbench
-from ssbench.compat import PY2, string_types
+from ssbench.compat import PY2, range, string_types
 from ssbench.errors import ScenarioError
 
 DEFAULT_CONTAINER_BASE = 'ssbench'
@@ -25,6 +25,24 @@ DEFAULT_CONTAINER_COUNT = 100
 DEFAULT_CONTAINER_CONCURRENCY = 10
 DEFAULT_BLOCK_SIZE = 65536
 DEFAULT_POLICY_LABEL = 'default_policy'
+
+# Upper bounds, checked before anything starts, so that no input can make
+# the master's memory or work grow without bound (the master keeps 8 bytes
+# per live object and a map per job in flight) or fail mid-run.
+MAX_USER_COUNT = 100000
+MAX_OPERATION_COUNT = 10 ** 9
+MAX_RUN_SECONDS = 10 ** 7            # about 16 weeks
+MAX_CONTAINER_COUNT = 10 ** 6
+MAX_CONTAINER_CONCURRENCY = 1000
+MAX_INITIAL_FILES = 10 ** 7          # all size classes together
+MAX_BLOCK_SIZE = 64 * 1024 * 1024
+# Swift's default max_file_size (5 GiB + 2): larger objects need segments.
+MAX_OBJECT_SIZE = 5 * 1024 ** 3 + 2
+# X-Delete-At must stay a 10-digit timestamp; this is about 31 years.
+MAX_DELETE_AFTER = 10 ** 9
+MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
+MAX_SIZE_CLASSES = 1000
+MAX_SCENARIO_BYTES = 1024 * 1024
 
 # Keys an `overrides` dict may carry (None values mean "not given").
 OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
@@ -91,10 +109,14 @@ def load_scenario(path, overrides=None):
     """
     try:
         with io.open(path, 'rb') as handle:
-            raw = handle.read()
+            # Bounded: -f /dev/zero must not fill the memory.
+            raw = handle.read(MAX_SCENARIO_BYTES + 1)
     except (IOError, OSError) as exc:
         raise ScenarioError('%s: cannot read the scenario file: %s' % (
             path, exc.strerror or exc))
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError('%s: larger than %d bytes: not a scenario file'
+                            % (path, MAX_SCENARIO_BYTES))
     try:
         # utf-8-sig: be generous about a byte-order mark editors may add.
         text = raw.decode('utf-8-sig')
@@ -210,17 +232,25 @@ class _Checker(object):
         message = ' '.join(str(message).split('\n'))
         raise ScenarioError('%s: %s' % (self.source, message))
 
-    def int_at_least(self, value, minimum, what):
+    def int_at_least(self, value, minimum, what, maximum):
         number = _as_int(value)
         if number is None or number < minimum:
             self.fail('%s must be an integer >= %d, not %s' % (
                 what, minimum, _show(value)))
+        if number > maximum:
+            self.too_large(value, maximum, what)
         return number
 
-    def positive_number(self, value, what):
+    def positive_number(self, value, what, maximum):
         if not _is_number(value) or value <= 0:
             self.fail('%s must be a number > 0, not %s' % (what, _show(value)))
+        if value > maximum:
+            self.too_large(value, maximum, what)
         return value
+
+    def too_large(self, value, maximum, what):
+        self.fail('%s must be at most %d, not %s' % (
+            what, maximum, _show(value)))
 
     def text(self, value, what, allow_none=False):
         if value is None and allow_none:
@@ -235,6 +265,10 @@ class _Checker(object):
                 not all(_is_number(w) and w >= 0 for w in value)):
             self.fail('%s must be a list of 4 non-negative numbers '
                       '[C, R, U, D], not %s' % (what, _show(value)))
+        if max(value) > MAX_CRUD_WEIGHT:
+            self.fail('%s: each weight must be at most %d (only their '
+                      'ratios matter), not %s' % (
+                          what, MAX_CRUD_WEIGHT, _show(max(value))))
         return tuple(value)
 
 
@@ -302,6 +336,9 @@ class Scenario(object):
         if not isinstance(sizes, list) or not sizes:
             check.fail('"sizes" must be a non-empty list of size classes, '
                        'not %s' % _show(sizes))
+        if len(sizes) > MAX_SIZE_CLASSES:
+            check.fail('"sizes" has %d size classes; at most %d are '
+                       'supported' % (len(sizes), MAX_SIZE_CLASSES))
         initial = data['initial_files']
         if not isinstance(initial, dict):
             check.fail('"initial_files" must be an object mapping size names '
@@ -323,16 +360,19 @@ class Scenario(object):
             if name in self._by_name:
                 check.fail('duplicate size name %s in "sizes"' % _show(name))
             size_min = check.int_at_least(entry['size_min'], 0,
-                                          '%s: "size_min"' % where)
+                                          '%s: "size_min"' % where,
+                                          MAX_OBJECT_SIZE)
             size_max = check.int_at_least(entry['size_max'], 0,
-                                          '%s: "size_max"' % where)
+                                          '%s: "size_max"' % where,
+                                          MAX_OBJECT_SIZE)
             if size_min > size_max:
                 check.fail('%s: "size_min" %d is larger than "size_max" %d' % (
                     where, size_min, size_max))
             count = 0
             if name in initial:
                 count = check.int_at_least(
-                    initial[name], 0, '"initial_files" for %s' % _show(name))
+                    initial[name], 0, '"initial_files" for %s' % _show(name),
+                    MAX_INITIAL_FILES)
             own = entry.get('crud_profile')
             if own is not None:
                 own = check.crud_profile(
@@ -357,9 +397,13 @@ class Scenario(object):
             if name not in self._by_name:
                 check.fail('"initial_files" names unknown size %s' %
                            _show(name))
-        if not any(size.initial_count for size in self.sizes):
+        total = sum(size.initial_count for size in self.sizes)
+        if not total:
             check.fail('"initial_files" has no size with a count > 0, so no '
                        'size class can be used')
+        if total > MAX_INITIAL_FILES:
+            check.fail('"initial_files" add up to %d objects; at most %d '
+                       'are supported' % (total, MAX_INITIAL_FILES))
 
     def _load_counts(self, check, data, overrides):
         def pick(key, default, validate):
@@ -371,43 +415,50 @@ class Scenario(object):
                 return validate(data[key], _key(key))
             return default
 
-        def at_least(minimum):
+        def between(minimum, maximum):
             return lambda value, what: check.int_at_least(value, minimum,
-                                                          what)
+                                                          what, maximum)
 
-        self.user_count = pick('user_count', None, at_least(1))
+        self.user_count = pick('user_count', None, between(1, MAX_USER_COUNT))
         self.container_base = pick(
             'container_base', DEFAULT_CONTAINER_BASE, check.text)
         self.container_count = pick(
-            'container_count', DEFAULT_CONTAINER_COUNT, at_least(1))
+            'container_count', DEFAULT_CONTAINER_COUNT,
+            between(1, MAX_CONTAINER_COUNT))
         self.container_concurrency = pick(
             'container_concurrency', DEFAULT_CONTAINER_CONCURRENCY,
-            at_least(1))
-        self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE, at_least(1))
+            between(1, MAX_CONTAINER_CONCURRENCY))
+        self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE,
+                               between(1, MAX_BLOCK_SIZE))
         self.policy = pick('policy', None, lambda value, what: check.text(
             value, what, allow_none=True))
         # X-Delete-After takes whole seconds; 0 (like null) means off.
         delete_after = pick('delete_after', None, lambda value, what: (
-            None if value is None else check.int_at_least(value, 0, what)))
+            None if value is None else check.int_at_least(
+                value, 0, what, MAX_DELETE_AFTER)))
         self.delete_after = delete_after or None
 
         # Validate both file values even if one loses, so typos surface.
         file_ops = file_secs = None
         if 'operation_count' in data:
             file_ops = check.int_at_least(data['operation_count'], 1,
-                                          _key('operation_count'))
+                                          _key('operation_count'),
+                                          MAX_OPERATION_COUNT)
         if 'run_seconds' in data:
             file_secs = check.positive_number(data['run_seconds'],
-                                              _key('run_seconds'))
+                                              _key('run_seconds'),
+                                              MAX_RUN_SECONDS)
         # run_seconds beats operation_count at each level, and any
         # command-line value beats both file values.
         if 'run_seconds' in overrides:
             ops, secs = None, check.positive_number(
-                overrides['run_seconds'], 'run_seconds from the command line')
+                overrides['run_seconds'], 'run_seconds from the command line',
+                MAX_RUN_SECONDS)
         elif 'operation_count' in overrides:
             ops, secs = check.int_at_least(
                 overrides['operation_count'], 1,
-                'operation_count from the command line'), None
+                'operation_count from the command line',
+                MAX_OPERATION_COUNT), None
         elif file_secs is not None:
             ops, secs = None, file_secs
         else:
@@ -466,12 +517,9 @@ class Scenario(object):
 
     @property
     def containers(self):
-        """All container names, index 0 .. container_count - 1."""
-        cached = getattr(self, '_containers', None)
-        if cached is None:
-            cached = self._containers = [
-                self.container_name(i) for i in range(self.container_count)]
-        return cached
+        """All container names, index 0 .. container_count - 1, as a
+        sequence that makes each name when asked for it."""
+        return ContainerNames(self.container_name, self.container_count)
 
     # -- report numbers --
 
@@ -509,6 +557,32 @@ class Scenario(object):
 
     def __repr__(self):
         return '<Scenario %r from %s>' % (self.name, self.source)
+
+
+class ContainerNames(object):
+    """A read-only sequence of `count` names made by `name(index)` on
+    demand: a million containers cost no memory until used."""
+
+    __slots__ = ('_name', '_count')
+
+    def __init__(self, name, count):
+        self._name = name
+        self._count = count
+
+    def __len__(self):
+        return self._count
+
+    def __getitem__(self, index):
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError('container index out of range')
+        return self._name(index)
+
+    def __iter__(self):
+        name = self._name
+        for index in range(self._count):
+            yield name(index)
 
 
 def scenario_from_header(header, source='<stats file>'):

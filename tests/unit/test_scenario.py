@@ -141,6 +141,47 @@ def test_integral_floats_are_integers():
     assert isinstance(scenario.size('tiny').size_max, int)
 
 
+def test_every_upper_bound_is_itself_accepted():
+    from ssbench import scenario as mod
+    data = minimal(container_count=mod.MAX_CONTAINER_COUNT,
+                   container_concurrency=mod.MAX_CONTAINER_CONCURRENCY,
+                   block_size=mod.MAX_BLOCK_SIZE,
+                   delete_after=mod.MAX_DELETE_AFTER,
+                   crud_profile=[mod.MAX_CRUD_WEIGHT, 1, 1, 1],
+                   initial_files={'zero': mod.MAX_INITIAL_FILES - 1,
+                                  'tiny': 1})
+    data['sizes'][1]['size_max'] = mod.MAX_OBJECT_SIZE
+    scenario = Scenario.from_dict(data, {
+        'user_count': mod.MAX_USER_COUNT,
+        'operation_count': mod.MAX_OPERATION_COUNT})
+    assert scenario.operation_count == mod.MAX_OPERATION_COUNT
+    assert scenario.container_count == mod.MAX_CONTAINER_COUNT
+    secs = Scenario.from_dict(minimal(run_seconds=mod.MAX_RUN_SECONDS))
+    assert secs.run_seconds == mod.MAX_RUN_SECONDS
+
+
+def test_too_many_size_classes():
+    from ssbench.scenario import MAX_SIZE_CLASSES
+    sizes = [{'name': 's%d' % i, 'size_min': 0, 'size_max': 0}
+             for i in range(MAX_SIZE_CLASSES + 1)]
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(minimal(sizes=sizes, initial_files={'s0': 1}))
+    assert '"sizes" has %d size classes; at most %d are supported' % (
+        MAX_SIZE_CLASSES + 1, MAX_SIZE_CLASSES) in str(info.value)
+    Scenario.from_dict(minimal(sizes=sizes[:-1], initial_files={'s0': 1}))
+
+
+def test_an_oversized_file_is_not_read_whole(tmpdir):
+    from ssbench.scenario import MAX_SCENARIO_BYTES
+    path = str(tmpdir.join('big.scenario'))
+    with io.open(path, 'wb') as fp:
+        fp.write(b' ' * (MAX_SCENARIO_BYTES + 1))
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert str(info.value) == '%s: larger than %d bytes: not a scenario ' \
+        'file' % (path, MAX_SCENARIO_BYTES)
+
+
 def test_required_counts_may_come_from_the_command_line():
     data = minimal(user_count=None, operation_count=None)
     scenario = Scenario.from_dict(data, {'user_count': 3, 'run_seconds': 5})
@@ -239,18 +280,32 @@ def test_losing_file_count_is_still_validated():
 
 def test_container_names():
     scenario = Scenario.from_dict(minimal(container_count=3))
-    assert scenario.containers == ['ssbench_000000_default_policy',
-                                   'ssbench_000001_default_policy',
-                                   'ssbench_000002_default_policy']
+    assert list(scenario.containers) == ['ssbench_000000_default_policy',
+                                         'ssbench_000001_default_policy',
+                                         'ssbench_000002_default_policy']
     assert scenario.container_name(61) == 'ssbench_000061_default_policy'
+
+
+def test_container_names_are_made_on_demand():
+    scenario = Scenario.from_dict(minimal(container_count=1000000))
+    names = scenario.containers
+    assert len(names) == 1000000
+    assert names[999999] == 'ssbench_999999_default_policy'
+    assert names[-1] == names[999999]
+    assert names[0] == 'ssbench_000000_default_policy'
+    with pytest.raises(IndexError):
+        names[1000000]
+    with pytest.raises(IndexError):
+        names[-1000001]
 
 
 def test_container_names_with_base_and_policy():
     scenario = Scenario.from_dict(minimal(container_base='bench'),
                                   {'policy': 'ec', 'container_count': 2})
-    assert scenario.containers == ['bench_000000_ec', 'bench_000001_ec']
+    assert list(scenario.containers) == ['bench_000000_ec',
+                                         'bench_000001_ec']
     scenario = Scenario.from_dict(minimal(policy='gold', container_count=1))
-    assert scenario.containers == ['ssbench_000000_gold']
+    assert list(scenario.containers) == ['ssbench_000000_gold']
 
 
 # -- sizes and the report numbers ----------------------------------------
