@@ -56,6 +56,8 @@ def object_name(size_name, number):
 # under a negative code.
 CONTAINER_BITS = 20
 _CONTAINER_MASK = (1 << CONTAINER_BITS) - 1
+# Object numbers from here on would not fit a signed 64-bit code.
+_NUMBER_LIMIT = 1 << (63 - CONTAINER_BITS - 1)
 _TYPECODE = 'q' if 'q' in getattr(array, 'typecodes', '') else 'l'
 _COMPACT_AT = 4096
 
@@ -130,7 +132,7 @@ class ObjectRing(object):
         if (index is not None and name[prefix - 1:prefix] == '_' and
                 name.startswith(size_str) and digits.isdigit()):
             number = int(digits)
-            if '%06d' % number == digits:
+            if '%06d' % number == digits and number < _NUMBER_LIMIT:
                 return ((number << CONTAINER_BITS | index) << 1 |
                         (1 if initial else 0))
         code = self._next_odd

@@ -259,6 +259,16 @@ def test_ring_packs_ssbench_names_and_keeps_odd_ones_as_they_are():
     assert ring.objects('tiny') == [('c', 'tiny_1234567', True)]
 
 
+def test_ring_keeps_numbers_too_large_to_pack():
+    ring = ObjectRing()
+    huge = 'tiny_%d' % (1 << 60)
+    ring.add('tiny', 'c', huge)
+    ring.add('tiny', 'c', 'tiny_%d' % ((1 << 42) - 1))
+    assert [code >= 0 for code in ring._rings['tiny']] == [False, True]
+    assert ring.take('tiny', D) == ('c', huge)
+    assert ring.take('tiny', D) == ('c', 'tiny_%d' % ((1 << 42) - 1))
+
+
 def test_ring_memory_follows_the_live_objects():
     """Rotating and deleting never lets the array grow without bound."""
     ring = ObjectRing()
