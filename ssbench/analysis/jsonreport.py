@@ -41,13 +41,20 @@ def _key(key):
         return key.decode('utf-8', 'replace')
     if isinstance(key, text_type):
         return key
+    if key is None or isinstance(key, (bool, float) + _INTS):
+        # As JSON spells them: true, null, 1.5.
+        return u'%s' % (_dumps(jsonable(key)),)
     return u'%s' % (jsonable(key),)
 
 
 def dumps(doc):
     """The document as one line of JSON text (ASCII, unicode escaped)."""
-    text = json.dumps(jsonable(doc), allow_nan=False, separators=(',', ':'))
+    text = _dumps(jsonable(doc))
     return text if isinstance(text, text_type) else text.decode('ascii')
+
+
+def _dumps(obj):
+    return json.dumps(obj, allow_nan=False, separators=(',', ':'))
 
 
 def write_json(doc, stream):

@@ -32,7 +32,8 @@ SHIFT = 1 << 14
 RELATIVE_ERROR = 0.0288
 
 # Count types, narrowest first: a bin overflowing one moves to the next.
-_TYPECODES = ('H', 'I', 'L')
+# Most bins of a time bucket hold a few hundred values at most.
+_TYPECODES = ('B', 'H', 'I', 'L')
 
 DECADE_BUCKETS = 20
 # The decade histogram stops at 1e300 s (past it 10 ** x overflows).

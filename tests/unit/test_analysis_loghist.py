@@ -55,9 +55,12 @@ def test_hist_grows_both_ways():
 
 def test_counts_overflowing_their_type_widen_it():
     hist = LogHist(5)
-    hist.add(5, 65535)
+    hist.add(5, 255)
+    assert hist.counts.typecode == 'B'
+    hist.add(5)
     assert hist.counts.typecode == 'H'
-    hist.counts[0] += 0
+    hist.add(5, 65535 - 256)
+    assert hist.counts.typecode == 'H'
     hist.add(5)
     assert hist.counts.typecode == 'I'
     assert hist.counts.tolist() == [65536]
