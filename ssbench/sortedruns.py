@@ -98,7 +98,7 @@ class RunStore(object):
         self._fp.write(data.tostring() if PY2 else data.tobytes())
         self._size += data.itemsize * n
         return Run(offset, n, total, residual, m2, ordered[0], ordered[-1],
-                    array('d', ordered[::BLOCK]))
+                   array('d', ordered[::BLOCK]))
 
     def open(self):
         """Prepare for reading; call after the last add()."""

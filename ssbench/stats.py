@@ -54,6 +54,7 @@ BUDGET_CHECK = 1 << 14
 _INF = float('inf')
 _NINF = float('-inf')
 
+
 class SeriesStats(object):
     """Summary of one latency series (or of the jobs-per-worker counts).
 
@@ -199,7 +200,6 @@ def series_stats(values, pctile=95, trans_ids=None):
     std_dev = math.sqrt(sum((x - avg) ** 2 for x in data) / n)
     return SeriesStats(n, data[0], data[-1], avg, std_dev,
                        percentile_of_sorted(data, pctile), worst, worst_txid)
-
 
 
 class _Cell(object):

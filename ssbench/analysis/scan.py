@@ -403,4 +403,3 @@ class Scan(object):
         if self.skipped:
             log.warning('Total number of results skipped: %d', self.skipped)
         self.buffers.finish()
-
