@@ -1,4 +1,4 @@
-"""cleanup-containers: what it deletes, and how it reports what it could not."""
+"""cleanup-containers: what it deletes, and how it reports failures."""
 from __future__ import absolute_import, division, print_function
 
 import logging
