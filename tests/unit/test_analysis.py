@@ -395,3 +395,17 @@ def test_golden_bytes_where_the_file_has_them():
     assert bytes_of['read'] is None and bytes_of['delete'] is None
     assert bytes_of['create'] > 0 and bytes_of['update'] >= 0
     assert bytes_of['total'] == bytes_of['create'] + bytes_of['update']
+
+
+def test_a_written_stats_file_gives_the_same_document(tmp_path):
+    from ssbench.statsfile import StatsWriter
+    results = naive.random_run(9)
+    writer = StatsWriter(str(tmp_path / 'run.stat'), naive.HEADER)
+    for i in range(0, len(results), 50):
+        writer.write_batch(results[i:i + 50])
+        writer.write_batch([{'kind': 'worker_health', 'worker_id': 1}])
+    path = writer.finalize()
+    doc = analyze(path, PCTILES)
+    assert doc['stats_file'] == path
+    doc['stats_file'] = 'fake.stat'
+    assert doc == run(results)
