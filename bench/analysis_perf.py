@@ -2,14 +2,16 @@
 """Time and peak RSS of the JSON analysis on big generated stats files.
 
     python bench/analysis_perf.py [--sizes 1000000,10000000] [--report]
+                                  [--html]
 
 For each size, generates (once, cached in --dir) a stats file with
 bench/genstat.py, then runs ssbench.analysis.analyze() and
-jsonreport.write_json() to /dev/null in a child process, and with
---report also the text report (stats.compute + report.render_text) for
-comparison.  Prints one line per case: wall time, CPU time (the child's,
-from wait4: other load on the machine stretches wall time, much less
-CPU time), the child's peak RSS, and the JSON size.
+jsonreport.write_json() in a child process; with --html also analyze()
+and html.render_html() (needs ssbench[html]), and with --report the text
+report (stats.compute + report.render_text) for comparison.  Prints one
+line per case: wall time, CPU time (the child's, from wait4: other load
+on the machine stretches wall time, much less CPU time), the child's peak
+RSS, and the output's size.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -31,6 +33,15 @@ with open(sys.argv[2], 'w') as out:
     write_json(doc, out)
 '''
 
+HTML_RUN = '''
+import io, sys
+from ssbench.analysis import analyze
+from ssbench.analysis.html import render_html
+doc = analyze(sys.argv[1])
+with io.open(sys.argv[2], 'w', encoding='utf-8') as out:
+    render_html(doc, out)
+'''
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -39,6 +50,8 @@ def main(argv=None):
     parser.add_argument('--python', default=sys.executable)
     parser.add_argument('--report', action='store_true',
                         help='also time the text report')
+    parser.add_argument('--html', action='store_true',
+                        help='also time the HTML report')
     parser.add_argument('--repeat', type=int, default=1)
     args = parser.parse_args(argv)
     if not os.path.isdir(args.dir):
@@ -46,8 +59,13 @@ def main(argv=None):
     for count in [int(n) for n in args.sizes.split(',')]:
         path = ensure_stats_file(args.dir, count, args.python)
         json_path = os.path.join(args.dir, 'genstat-%d.json' % count)
+        html_path = os.path.join(args.dir, 'genstat-%d.html' % count)
+        outputs = {'json': json_path, 'html': html_path}
         cases = [('json', [args.python, '-c', ANALYSIS_RUN, path,
                            json_path])]
+        if args.html:
+            cases.append(('html', [args.python, '-c', HTML_RUN, path,
+                                   html_path]))
         if args.report:
             cases.append(('text', [args.python, '-c', LIBRARY_RUN, path,
                                    '95']))
@@ -55,9 +73,9 @@ def main(argv=None):
             for name, command in cases:
                 status, wall, cpu, rss = measure(command)
                 extra = ''
-                if name == 'json' and os.path.exists(json_path):
-                    extra = ', JSON %.2f MB' % (
-                        os.path.getsize(json_path) / 1e6)
+                if name in outputs and os.path.exists(outputs[name]):
+                    extra = ', %s %.2f MB' % (
+                        name.upper(), os.path.getsize(outputs[name]) / 1e6)
                 print('%s: %d results (%.0f MB gz): wall %.2f s, cpu %.2f '
                       's, peak RSS %.1f MB, exit %d%s' % (
                           name, count, os.path.getsize(path) / 1e6, wall,
