@@ -218,7 +218,8 @@ def cmd_run_scenario(args):
         scenario.run_seconds)).check(force=args.force)
     report_request = report_cli.ReportRequest(
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
-        html_path=args.html_file, main_report=not args.no_default_report)
+        html_path=args.html_file, main_report=not args.no_default_report,
+        errors=args.errors)
     report_request.check(stats_paths.final)
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None

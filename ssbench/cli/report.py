@@ -37,6 +37,11 @@ def add_analysis_outputs(parser):
         '--html', metavar='FILE', dest='html_file', default=None,
         help="Also write a self-contained HTML report with charts to FILE "
         "(needs the extra: pip install 'ssbench[html]')")
+    parser.add_argument(
+        '--errors', action='store_true', default=False,
+        help='After the text report, print the failed requests by '
+        'operation and cause (HTTP status or exception class), with first '
+        'and last time seen and an example TX ID')
 
 
 def add_report_parser(subparsers, formatter_class):
@@ -86,7 +91,12 @@ class ReportRequest(object):
     def __init__(self, report_path=None, pctile=95, csv_output=False,
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
-                 main_report=True):
+                 main_report=True, errors=False):
+        from ssbench.errors import UsageError
+        if errors and csv_output:
+            raise UsageError('--errors adds a table to the text report; '
+                             'with --csv, use --json for the causes')
+        self.errors = errors
         self.main_report = main_report
         self.report_path = report_path
         self.pctile = pctile
@@ -99,7 +109,6 @@ class ReportRequest(object):
         self.rules = None
         if fail_if is not None:
             from ssbench.analysis.gate import parse_fail_if
-            from ssbench.errors import UsageError
             if compare_base is None:
                 raise UsageError('--fail-if needs --compare BASE_STATS_FILE')
             self.rules = parse_fail_if(fail_if)
@@ -126,7 +135,8 @@ class ReportRequest(object):
             plotly_js()
 
     def needs_analysis(self):
-        return bool(self.json_path or self.html_path or self.compare_base)
+        return bool(self.json_path or self.html_path or self.compare_base or
+                    self.errors)
 
 
 def write_reports(stats_path, request):
@@ -158,24 +168,28 @@ def _write(stats_path, request):
         from ssbench.analysis import analyze
         doc = analyze(stats_path)
     status = 0
+    parts = []
     if request.compare_base:
         from ssbench.analysis import analyze, compare, gate
         result = compare.compare(analyze(request.compare_base), doc)
-        _write_main(request, compare.render_compare, result, 'w')
+        parts.append((compare.render_compare, result))
         if request.rules:
             for line in gate.failed_checks(result, request.rules):
                 log.error('--fail-if %s', line)
                 status = gate.THRESHOLD_EXIT
     elif request.main_report:
         run_stats = stats.compute(stats_path, pctile=request.pctile)
-        if request.csv_output:
-            _write_main(request, report.render_csv, run_stats, 'csv')
-        else:
-            _write_main(request, report.render_text, run_stats, 'w')
+        parts.append((report.render_csv if request.csv_output
+                      else report.render_text, run_stats))
         if request.rps_histogram:
             with safefiles.atomic_output(request.rps_histogram,
                                          'rps histogram', 'csv') as out:
                 report.render_rps_histogram(run_stats, out)
+    if request.errors:
+        from ssbench.analysis.errortable import render_error_table
+        parts.append((render_error_table, doc))
+    if parts:
+        _write_main(request, parts, 'csv' if request.csv_output else 'w')
     if request.json_path:
         from ssbench.analysis.jsonreport import write_json
         with safefiles.atomic_output(request.json_path, 'JSON file') as out:
@@ -187,14 +201,17 @@ def _write(stats_path, request):
     return status
 
 
-def _write_main(request, render, data, mode):
-    """The main report goes to -f (through a rename) or to stdout."""
+def _write_main(request, parts, mode):
+    """The main output, [(render, data)], goes to -f (through a rename) or
+    to stdout."""
     if request.report_path:
         with safefiles.atomic_output(request.report_path, 'report file',
                                      mode) as out:
-            render(data, out)
+            for render, data in parts:
+                render(data, out)
     else:
-        render(data, sys.stdout)
+        for render, data in parts:
+            render(data, sys.stdout)
         sys.stdout.flush()
 
 
@@ -203,6 +220,6 @@ def cmd_report_scenario(args):
     request = ReportRequest(args.report_file, args.pctile, args.csv,
                             args.rps_histogram, args.profile,
                             args.json_file, args.html_file, args.compare,
-                            args.fail_if)
+                            args.fail_if, errors=args.errors)
     request.check(args.stats_file)
     return write_reports(args.stats_file, request)

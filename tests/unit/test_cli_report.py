@@ -129,3 +129,18 @@ def test_a_failing_analysis_writes_no_output(tmpdir, capsys):
     assert status == 1, err
     assert json_path.read() == '{"kept": true}'
     assert sorted(os.listdir(str(tmpdir))) == ['corrupt.stat.gz', 'old.json']
+
+
+def test_errors_table_follows_the_unchanged_report(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--errors')
+    assert status == 0, err
+    with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
+                 encoding='utf-8') as fp:
+        report = fp.read()
+    assert out.startswith(report)
+    assert out[len(report):] == '\nErrors by cause\n       No errors.\n'
+
+
+def test_errors_table_is_not_for_csv(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--errors', '--csv')
+    assert status == 2 and '--errors' in err and out == ''
