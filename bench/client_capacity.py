@@ -179,12 +179,19 @@ def swift_case(args, port, tmp):
     # Containers and the initial objects: HEADs on a canned server.
     clients(args)[0].run(args, tmp, extra, 1)
     results = dict((label, []) for label, _ in turns)
+    # Start-up: the tree's CPU for a 1-operation run (processes, imports,
+    # auth, the population's HEADs, gzip), to tell it from the per-request
+    # part.
+    startup = dict((c.label, []) for c in clients(args))
     for _ in range(args.runs):
         for label, run in turns:
             results[label].append(run())
             if args.verbose:
                 print('  %s: %.0f req/s %.0f us' % ((label,) +
                                                     results[label][-1]))
+        for client in clients(args):
+            startup[client.label].append(
+                client.run(args, tmp, extra, 1)[1] / 1e6)
     wrk = median([r for r, _ in results[turns[-1][0]]]) if args.wrk \
         else None
     for label, _ in turns:
@@ -192,6 +199,11 @@ def swift_case(args, port, tmp):
             line('swift ' + label, results[label])
         else:
             line('swift %s u64 w2 b1' % label, results[label], wrk)
+            fixed = median(startup[label])
+            print('  start-up %.2f s CPU (median of -o 1 runs); net of it '
+                  '%s us CPU/req' % (fixed, '{:,.0f}'.format(median(
+                      [c - fixed / args.ops * 1e6
+                       for _, c in results[label]]))))
     if not args.original:
         print(RECORDED_ORIGINAL)
 
