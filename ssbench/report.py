@@ -101,6 +101,7 @@ def text_lines(run_stats):
         'Worker count: %3d   Concurrency: %3d  Ran %s to %s (%ds)' % (
             rs.worker_count, rs.concurrency, format_time(rs.start_time),
             format_time(rs.stop_time), _duration_seconds(rs.duration)),
+    ] + list(getattr(rs, 'notes', ())) + [
         'Object expiration (X-Delete-After): %s (sec)' % (rs.delete_after,),
         '',
         '% Ops    C   R   U   D       Size Range       Size Name',

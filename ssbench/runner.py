@@ -4,11 +4,11 @@ the report; everything in between lives here so tests can call it."""
 from __future__ import absolute_import, division, print_function
 
 import logging
-import random
 import sys
 
 import ssbench
 from ssbench import jobs as jobs_mod
+from ssbench import seeds
 from ssbench.errors import Interrupted, SsbenchError, SwiftError
 from ssbench.master import Master, store_raw
 from ssbench.progress import ProgressPrinter
@@ -23,7 +23,8 @@ class RunOptions(object):
     def __init__(self, batch_size=1, noop=False, keep_objects=False,
                  connect_timeout=10.0, network_timeout=20.0,
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
-                 profile_path=None, progress_stream=None, rng=None):
+                 profile_path=None, progress_stream=None, rng=None,
+                 seed=None):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -35,6 +36,8 @@ class RunOptions(object):
         self.profile_path = profile_path
         self.progress_stream = progress_stream
         self.rng = rng
+        # None: draw one (ssbench.seeds); stored in the stats header.
+        self.seed = seed
 
 
 class RunOutcome(object):
@@ -90,7 +93,11 @@ class ScenarioRun(object):
         self.options = options
         self.swift = swift
         self.worker_config = worker_config
-        self.rng = options.rng or random.Random()
+        self.seed = options.seed if options.seed is not None \
+            else seeds.draw_seed()
+        self.rng = options.rng or seeds.stream(self.seed, seeds.BENCH)
+        self.population_rng = options.rng or seeds.stream(
+            self.seed, seeds.POPULATION)
         self.ring = jobs_mod.ObjectRing()
         self.master = Master(transport, scenario.user_count,
                              options.batch_size,
@@ -136,7 +143,7 @@ class ScenarioRun(object):
         log.info('Initializing cluster with stock data (up to %d concurrent '
                  'workers)', self.scenario.user_count)
         stats = self.master.run_jobs(
-            jobs_mod.initial_jobs(self.scenario, self.rng),
+            jobs_mod.initial_jobs(self.scenario, self.population_rng),
             on_results=self.ring.on_results)
         if stats.errors:
             log.warning('%d of %d initial objects could not be uploaded',
@@ -163,9 +170,9 @@ class ScenarioRun(object):
             on_results, on_idle = ring_on_results, None
 
         paths = self.stats_paths
-        writer = StatsWriter(paths.plain,
-                             scenario.stats_header(ssbench.version),
-                             paths.final)
+        header = scenario.stats_header(ssbench.version)
+        header['seed'] = self.seed
+        writer = StatsWriter(paths.plain, header, paths.final)
         profiler = None
         if options.profile_path:
             import cProfile

@@ -5,7 +5,7 @@ import logging
 import sys
 
 import ssbench
-from ssbench.cli import common
+from ssbench.cli import common, loadopts
 from ssbench.cli import report as report_cli
 from ssbench.cli.common import ArgumentParser
 
@@ -162,6 +162,7 @@ def build_parser():
         '-p', '--policy', default=None,
         help='Storage policy for the containers (overrides the scenario).')
     _add_liveness_options(run)
+    loadopts.add_run_options(run)
     run.set_defaults(func=cmd_run_scenario)
 
     report_cli.add_report_parser(subparsers, common.HelpFormatter)
@@ -219,7 +220,7 @@ def cmd_run_scenario(args):
     report_request = report_cli.ReportRequest(
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
-        errors=args.errors)
+        errors=args.errors, skip=args.warmup)
     report_request.check(stats_paths.final)
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
@@ -244,7 +245,8 @@ def cmd_run_scenario(args):
         drain_seconds=args.drain_seconds,
         profile_path=(stats_paths.plain + '.prof') if args.profile
         else None,
-        progress_stream=progress_stream(args.verbose, args.quiet))
+        progress_stream=progress_stream(args.verbose, args.quiet),
+        **loadopts.run_options(args))
 
     from ssbench.localworkers import LocalWorkers
     from ssbench.transport import MasterSockets

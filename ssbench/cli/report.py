@@ -12,7 +12,7 @@ import os
 import sys
 
 from ssbench import safefiles
-from ssbench.cli import common
+from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
 
@@ -62,6 +62,10 @@ def add_report_parser(subparsers, formatter_class):
         'standard output)')
     add_report_options(report)
     report.add_argument(
+        '--skip', metavar='SECONDS', type=loadopts.seconds, default=0,
+        help='Leave the first SECONDS of the run (from its first request '
+        'start) out of every statistic, as a warm-up')
+    report.add_argument(
         '-r', '--rps-histogram', metavar='RPS_HISTOGRAM', default=None,
         help='Also write a CSV file with requests completed per second '
         'histogram data')
@@ -91,12 +95,13 @@ class ReportRequest(object):
     def __init__(self, report_path=None, pctile=95, csv_output=False,
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
-                 main_report=True, errors=False):
+                 main_report=True, errors=False, skip=0):
         from ssbench.errors import UsageError
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
                              'with --csv, use --json for the causes')
         self.errors = errors
+        self.skip = skip
         self.main_report = main_report
         self.report_path = report_path
         self.pctile = pctile
@@ -161,24 +166,26 @@ def write_reports(stats_path, request):
 
 
 def _write(stats_path, request):
-    from ssbench import report, stats
+    from ssbench import report, textreport
 
     doc = None
     if request.needs_analysis():
         from ssbench.analysis import analyze
-        doc = analyze(stats_path)
+        doc = analyze(stats_path, skip=request.skip)
     status = 0
     parts = []
     if request.compare_base:
         from ssbench.analysis import analyze, compare, gate
-        result = compare.compare(analyze(request.compare_base), doc)
+        result = compare.compare(
+            analyze(request.compare_base, skip=request.skip), doc)
         parts.append((compare.render_compare, result))
         if request.rules:
             for line in gate.failed_checks(result, request.rules):
                 log.error('--fail-if %s', line)
                 status = gate.THRESHOLD_EXIT
     elif request.main_report:
-        run_stats = stats.compute(stats_path, pctile=request.pctile)
+        run_stats = textreport.compute(stats_path, request.pctile,
+                                       request.skip)
         parts.append((report.render_csv if request.csv_output
                       else report.render_text, run_stats))
         if request.rps_histogram:
@@ -220,6 +227,7 @@ def cmd_report_scenario(args):
     request = ReportRequest(args.report_file, args.pctile, args.csv,
                             args.rps_histogram, args.profile,
                             args.json_file, args.html_file, args.compare,
-                            args.fail_if, errors=args.errors)
+                            args.fail_if, errors=args.errors,
+                            skip=args.skip)
     request.check(args.stats_file)
     return write_reports(args.stats_file, request)

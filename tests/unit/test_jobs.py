@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from ssbench import seeds
 from ssbench import (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT,
                      DELETE_OBJECT, CRUD_TYPES)
 from ssbench.jobs import (ObjectRing, bench_jobs, cleanup_jobs,
@@ -654,3 +655,51 @@ def test_generation_draws_a_bounded_number_per_job(noop, most):
     assert count == 50000
     assert rng.draws / count <= most
     assert (ring.skipped > 20000) == (not noop)
+
+
+def _kinds(jobs):
+    return [(job['type'], job['size_str'], job.get('size')) for job in jobs]
+
+
+def test_noop_job_stream_depends_on_the_seed_alone():
+    # Whatever the ring holds and whenever results come back, a --noop
+    # stream of (type, size class, size) is the seed's.
+    scenario = make(collections.OrderedDict([('a', (1, 100)),
+                                             ('b', (500, 900))]),
+                    initial={'a': 3, 'b': 2}, operation_count=400)
+    quiet = _kinds(bench_jobs(scenario, seeds.stream(7, seeds.BENCH),
+                              ObjectRing(), noop=True))
+    ring = populated(scenario)
+    busy = []
+    held = []
+    for job in bench_jobs(scenario, seeds.stream(7, seeds.BENCH), ring,
+                          noop=True):
+        busy.append(job)
+        held.append(job)
+        if len(held) == 5:       # results back in a scrambled order
+            for result in reversed(held):
+                ring.on_result(succeed(result))
+            del held[:]
+    assert _kinds(busy) == quiet
+    other = _kinds(bench_jobs(scenario, seeds.stream(8, seeds.BENCH),
+                              ObjectRing(), noop=True))
+    assert other != quiet and len(other) == len(quiet) == 400
+
+
+def test_seed_streams_are_separate_and_reproducible():
+    draws = dict((purpose, seeds.stream(5, purpose).random())
+                 for purpose in (seeds.BENCH, seeds.POPULATION,
+                                 seeds.ARRIVALS))
+    assert len(set(draws.values())) == 3
+    assert seeds.stream(5, seeds.BENCH).random() == draws[seeds.BENCH]
+    # Neighbouring seeds do not share a stream either.
+    assert seeds.stream(6, seeds.BENCH).random() not in draws.values()
+    assert 0 <= seeds.draw_seed() < seeds.DRAWN_SEED_LIMIT
+
+
+def test_population_sizes_follow_their_own_stream():
+    scenario = make(collections.OrderedDict([('a', (1, 10 ** 6))]),
+                    initial={'a': 20})
+    sizes = [[job['size'] for job in initial_jobs(
+        scenario, seeds.stream(seed, seeds.POPULATION))] for seed in (3, 3, 4)]
+    assert sizes[0] == sizes[1] != sizes[2]

@@ -1,0 +1,107 @@
+"""What the text report reads: a stats file's results, with the warm-up
+left out and control records dropped.
+
+ssbench.stats.compute() takes any object with ``header`` and
+``iter_batches()``; RecordView is one over an open stats file.  It drops
+control records (maps without ``completed_at``, e.g. worker health; they
+are stored in batches of their own, so a look at a batch's first record
+finds them) and, with ``skip`` > 0, every record that completed before
+the run's first request start + ``skip`` seconds.  That start and that
+threshold are those of ssbench.analysis.analyze(skip=...): the earliest
+completion less its last-byte latency (a failure's completion itself).
+"""
+from __future__ import absolute_import, division, print_function
+
+_INF = float('inf')
+
+
+def _keys(raw):
+    names = ('completed_at', 'last_byte_latency', 'exception')
+    return tuple(name.encode('ascii') for name in names) if raw else names
+
+
+def first_request_start(batches, raw=False):
+    """The earliest request start over every result of `batches`, or None
+    when there is none."""
+    k_completed, k_last, k_exc = _keys(raw)
+    first = _INF
+    for batch in batches:
+        for record in batch:
+            try:
+                began = record[k_completed]
+            except (KeyError, TypeError, IndexError):
+                continue
+            if k_exc not in record:
+                last = record.get(k_last)
+                if last:
+                    began -= last
+            if began < first:
+                first = began
+    return None if first == _INF else first
+
+
+class RecordView(object):
+    """A stats file seen without its warm-up and control records.
+
+    ``skipped`` counts the results left out as warm-up once
+    iter_batches() has been consumed.
+    """
+
+    def __init__(self, stats_file, skip=0):
+        self.stats_file = stats_file
+        self.header = stats_file.header
+        self.raw_strings = getattr(stats_file, 'raw_strings', False)
+        self.path = getattr(stats_file, 'path', '')
+        self.skip = skip
+        self.skipped = 0
+        self.skip_until = None
+
+    def iter_batches(self, raw=False):
+        raw = raw and self.raw_strings
+        batches = self._source(raw)
+        if not self.skip:
+            return self._results(batches, raw)
+        if self.skip_until is None:
+            start = first_request_start(self._results(self._source(raw),
+                                                      raw), raw)
+            self.skip_until = (start + self.skip if start is not None
+                               else _INF)
+        return self._after(self._results(batches, raw), raw)
+
+    def _source(self, raw):
+        if raw:
+            return self.stats_file.iter_batches(raw=True)
+        return self.stats_file.iter_batches()
+
+    @staticmethod
+    def _results(batches, raw):
+        """Batches without the control ones (see the module docstring)."""
+        k_completed = _keys(raw)[0]
+        for batch in batches:
+            if batch and isinstance(batch[0], dict) and \
+                    k_completed not in batch[0]:
+                batch = [record for record in batch
+                         if not isinstance(record, dict) or
+                         k_completed in record]
+                if not batch:
+                    continue
+            yield batch
+
+    def _after(self, batches, raw):
+        k_completed = _keys(raw)[0]
+        until = self.skip_until
+        skipped = 0
+        for batch in batches:
+            kept = [record for record in batch
+                    if not _before(record, k_completed, until)]
+            skipped += len(batch) - len(kept)
+            if kept:
+                yield kept
+        self.skipped = skipped
+
+
+def _before(record, key, until):
+    try:
+        return record[key] < until
+    except (KeyError, TypeError, IndexError):
+        return False

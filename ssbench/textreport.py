@@ -1,0 +1,31 @@
+"""The text report's numbers: ssbench.stats.compute() over a RecordView
+(warm-up and control records left out), with the header lines that say
+how to read them (RunStats.notes, printed under the "Ran" line).
+
+Without a warm-up, and for a closed-loop run, there are no notes and the
+report is the one ssbench 0.3.9 prints."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench import stats
+from ssbench.recordview import RecordView
+
+
+def compute(stats_file, pctile=95, skip=0):
+    """RunStats of a stats file (path or open_stats() object), leaving out
+    the first `skip` seconds; its `notes` are extra header lines."""
+    if not hasattr(stats_file, 'iter_batches'):
+        from ssbench.statsfile import open_stats
+        stats_file = open_stats(stats_file)
+    view = RecordView(stats_file, skip)
+    run_stats = stats.compute(view, pctile=pctile)
+    run_stats.notes = notes(view)
+    return run_stats
+
+
+def notes(view):
+    """The extra header lines of a report read through `view`."""
+    lines = []
+    if view.skip:
+        lines.append('Warm-up: the first %g s of the run left out (%d '
+                     'results)' % (view.skip, view.skipped))
+    return lines

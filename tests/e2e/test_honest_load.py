@@ -1,0 +1,66 @@
+"""The load model with real processes: --seed, --warmup, --rate and the
+client saturation guard (--noop: no Swift needed unless said)."""
+from __future__ import absolute_import, division, print_function
+
+import collections
+import os
+
+import pytest
+
+from ssbench.statsfile import open_stats
+from tests.e2e import support
+
+pytestmark = pytest.mark.e2e
+
+
+def noop_run(tmpdir, name, *extra, **kwargs):
+    """A --noop run-scenario with 2 local workers; (Ran, StatsFile)."""
+    path, _ = support.write_scenario(tmpdir, **kwargs.pop('changes', {}))
+    stats = os.path.join(str(tmpdir), name + '.stat')
+    ran = support.master('run-scenario', '-f', path, '--noop', '-s', stats,
+                         '--workers', '2', *(support.zmq_args() +
+                                             list(extra)),
+                         timeout=kwargs.pop('timeout', 120))
+    assert ran.status == 0, ran
+    return ran, open_stats(stats + '.gz')
+
+
+def job_multiset(stats):
+    return collections.Counter(
+        (r['type'], r['size_str'], r.get('size'))
+        for r in stats.iter_results() if 'completed_at' in r)
+
+
+def test_one_seed_gives_the_same_jobs(tmpdir):
+    runs = [noop_run(tmpdir, 'seed%d' % i, '-o', '600', '--seed', '42',
+                     '-R')[1] for i in range(2)]
+    assert [stats.header['seed'] for stats in runs] == [42, 42]
+    first, second = [job_multiset(stats) for stats in runs]
+    assert sum(first.values()) == 600
+    assert first == second
+    other = noop_run(tmpdir, 'seed43', '-o', '600', '--seed', '43',
+                     '-R')[1]
+    assert job_multiset(other) != first
+
+
+def test_a_run_without_seed_stores_the_one_it_drew(tmpdir):
+    _, stats = noop_run(tmpdir, 'drawn', '-o', '50', '-R')
+    seed = stats.header['seed']
+    assert isinstance(seed, int) and seed >= 0
+
+
+def report_count(out):
+    """The TOTAL count of a text report."""
+    lines = out.splitlines()
+    return int(lines[lines.index('TOTAL') + 1].split()[1])
+
+
+def test_warmup_leaves_the_first_seconds_out(tmpdir):
+    ran, stats = noop_run(tmpdir, 'warm', '-r', '3', '--warmup', '1.5',
+                          changes={'user_count': 2})
+    stored = sum(1 for _ in stats.iter_results())
+    header = ran.out.splitlines()[3]
+    assert header.startswith('Warm-up: the first 1.5 s of the run left out')
+    left_out = int(header.split('(')[1].split()[0])
+    assert 0 < left_out < stored
+    assert report_count(ran.out) == stored - left_out
