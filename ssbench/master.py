@@ -62,6 +62,10 @@ class Master(object):
         # phase then collects in-flight results for drain_seconds and
         # returns with stats.interrupted set.
         self.stop_requested = False
+        # A --rate run's ssbench.schedule.Schedule for the next run_jobs():
+        # jobs then go out when due (and room allows), each stamped with
+        # its `intended_start`; None: closed loop.
+        self.schedule = None
 
     @property
     def worker_timeout(self):
@@ -212,7 +216,7 @@ class Master(object):
                 # One message per turn: the turn's fill() then refills at
                 # once the worker that sent it, and a queued message is
                 # taken without waiting (recv tries that first).
-                data = recv(poll_interval)
+                data = recv(phase.wait(poll_interval))
             now = clock()
             if data is not None:
                 receive(data, now)
@@ -282,6 +286,7 @@ class _Phase(object):
         self.transport = master.transport
         self.tracker = master.tracker
         self.outstanding = master.tracker.outstanding
+        self.schedule = master.schedule
 
     def deliver(self, results, data):
         stats = self.stats
@@ -309,11 +314,17 @@ class _Phase(object):
             return
         master = self.master
         room = master.user_count - len(self.outstanding)
+        schedule = self.schedule
+        if schedule is not None:
+            intended = schedule.take(master.clock(), room)
+            room = len(intended)
         if room <= 0:
             return
         batch = list(islice(self.jobs, room))
         if len(batch) < room:
             self.exhausted = True
+            if schedule is not None:
+                schedule.unused(room - len(batch))
         if not batch:
             return
         job_id = master.next_job_id
@@ -321,8 +332,22 @@ class _Phase(object):
             job['job_id'] = job_id
             job_id += 1
         master.next_job_id = job_id
+        if schedule is not None:
+            epoch = schedule.epoch
+            for job, when in zip(batch, intended):
+                job['intended_start'] = epoch(when)
         self.pending.extend(master._messages(batch))
         self.send_pending(0)
+
+    def wait(self, longest):
+        """How long the loop may wait for a message: `longest`, or in a
+        --rate run with room for a job, until the next one is due."""
+        schedule = self.schedule
+        if schedule is None or self.exhausted or self.pending or \
+                len(self.outstanding) >= self.master.user_count:
+            return longest
+        return min(longest, max(0.0, schedule.next_send() -
+                                self.master.clock()))
 
     def send_pending(self, timeout):
         """Send queued messages in order; False if one was refused."""
@@ -334,7 +359,10 @@ class _Phase(object):
             if not send(protocol.pack(batch), timeout=timeout):
                 return False
             del pending[0]
-            self.tracker.sent(batch, clock())
+            now = clock()
+            self.tracker.sent(batch, now)
+            if self.schedule is not None:
+                self.schedule.sent(batch, now)
             self.stats.sent += len(batch)
         return True
 

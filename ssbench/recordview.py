@@ -1,14 +1,23 @@
-"""What the text report reads: a stats file's results, with the warm-up
-left out and control records dropped.
+"""What the reports read: a stats file's results, with the warm-up left
+out, control records dropped and, for an open-loop (--rate) run, the
+latencies turned into response times.
 
-ssbench.stats.compute() takes any object with ``header`` and
-``iter_batches()``; RecordView is one over an open stats file.  It drops
-control records (maps without ``completed_at``, e.g. worker health; they
-are stored in batches of their own, so a look at a batch's first record
-finds them) and, with ``skip`` > 0, every record that completed before
-the run's first request start + ``skip`` seconds.  That start and that
-threshold are those of ssbench.analysis.analyze(skip=...): the earliest
-completion less its last-byte latency (a failure's completion itself).
+ssbench.stats.compute() and the analysis scan take any object with
+``header`` and ``iter_batches()``; RecordView is one over an open stats
+file.  It drops control records (maps without ``completed_at``, e.g.
+worker health; they are stored in batches of their own, so a look at a
+batch's first record finds them) and, with ``skip`` > 0, every record that
+completed before the run's first request start + ``skip`` seconds.  That
+start and that threshold are those of ssbench.analysis.analyze(skip=...):
+the earliest completion less its last-byte latency (a failure's
+completion itself).
+
+With ``response=True``, a result with an ``intended_start`` (epoch
+seconds, set by the master of a --rate run) gets the time from then to its
+actual start added to both latencies: its response time, which counts
+every wait (in the master, on the wire, for a free greenlet) the service
+time (from the actual send) leaves out.  A negative difference (clocks of
+two hosts out of step) counts as none.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -16,14 +25,15 @@ _INF = float('inf')
 
 
 def _keys(raw):
-    names = ('completed_at', 'last_byte_latency', 'exception')
+    names = ('completed_at', 'last_byte_latency', 'exception',
+             'first_byte_latency', 'intended_start')
     return tuple(name.encode('ascii') for name in names) if raw else names
 
 
 def first_request_start(batches, raw=False):
     """The earliest request start over every result of `batches`, or None
     when there is none."""
-    k_completed, k_last, k_exc = _keys(raw)
+    k_completed, k_last, k_exc = _keys(raw)[:3]
     first = _INF
     for batch in batches:
         for record in batch:
@@ -43,18 +53,20 @@ def first_request_start(batches, raw=False):
 class RecordView(object):
     """A stats file seen without its warm-up and control records.
 
-    ``skipped`` counts the results left out as warm-up once
-    iter_batches() has been consumed.
+    Once iter_batches() has been consumed, ``skipped`` counts the results
+    left out as warm-up and ``controls`` holds the control records.
     """
 
-    def __init__(self, stats_file, skip=0):
+    def __init__(self, stats_file, skip=0, response=False):
         self.stats_file = stats_file
+        self.response = response
         self.header = stats_file.header
         self.raw_strings = getattr(stats_file, 'raw_strings', False)
         self.path = getattr(stats_file, 'path', '')
         self.skip = skip
         self.skipped = 0
         self.skip_until = None
+        self.controls = []
 
     def iter_batches(self, raw=False):
         raw = raw and self.raw_strings
@@ -70,21 +82,31 @@ class RecordView(object):
 
     def _source(self, raw):
         if raw:
-            return self.stats_file.iter_batches(raw=True)
-        return self.stats_file.iter_batches()
+            batches = self.stats_file.iter_batches(raw=True)
+        else:
+            batches = self.stats_file.iter_batches()
+        if self.response:
+            return _response_times(batches, raw)
+        return batches
 
-    @staticmethod
-    def _results(batches, raw):
-        """Batches without the control ones (see the module docstring)."""
+    def _results(self, batches, raw):
+        """Batches without the control ones (see the module docstring);
+        the control records of the last pass are kept in `controls`."""
         k_completed = _keys(raw)[0]
+        controls = self.controls = []
         for batch in batches:
             if batch and isinstance(batch[0], dict) and \
                     k_completed not in batch[0]:
-                batch = [record for record in batch
-                         if not isinstance(record, dict) or
-                         k_completed in record]
-                if not batch:
+                kept = []
+                for record in batch:
+                    if isinstance(record, dict) and \
+                            k_completed not in record:
+                        controls.append(record)
+                    else:
+                        kept.append(record)
+                if not kept:
                     continue
+                batch = kept
             yield batch
 
     def _after(self, batches, raw):
@@ -105,3 +127,25 @@ def _before(record, key, until):
         return record[key] < until
     except (KeyError, TypeError, IndexError):
         return False
+
+
+def _response_times(batches, raw):
+    """Batches with the latencies of open-loop results made response
+    times (see the module docstring); records are changed in place."""
+    k_completed, k_last, k_exc, k_first, k_intended = _keys(raw)
+    for batch in batches:
+        for record in batch:
+            try:
+                intended = record[k_intended]
+                if k_exc in record:
+                    continue
+                last = record[k_last] or 0.0
+                wait = record[k_completed] - last - intended
+            except (KeyError, TypeError, IndexError, AttributeError):
+                continue
+            if wait > 0:
+                record[k_last] = last + wait
+                first = record.get(k_first)
+                if first is not None:
+                    record[k_first] = first + wait
+        yield batch

@@ -5,10 +5,12 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 import sys
+import time
 
 import ssbench
 from ssbench import jobs as jobs_mod
 from ssbench import seeds
+from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, SwiftError
 from ssbench.master import Master, store_raw
 from ssbench.progress import ProgressPrinter
@@ -24,7 +26,7 @@ class RunOptions(object):
                  connect_timeout=10.0, network_timeout=20.0,
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
                  profile_path=None, progress_stream=None, rng=None,
-                 seed=None):
+                 seed=None, rate=None, arrival='uniform'):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -38,6 +40,10 @@ class RunOptions(object):
         self.rng = rng
         # None: draw one (ssbench.seeds); stored in the stats header.
         self.seed = seed
+        # Jobs per second (ssbench.schedule); None: the scenario's `rate`,
+        # if any, else closed loop.
+        self.rate = rate
+        self.arrival = arrival
 
 
 class RunOutcome(object):
@@ -172,6 +178,7 @@ class ScenarioRun(object):
         paths = self.stats_paths
         header = scenario.stats_header(ssbench.version)
         header['seed'] = self.seed
+        schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
         profiler = None
         if options.profile_path:
@@ -185,6 +192,8 @@ class ScenarioRun(object):
                                     noop=options.noop),
                 on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle)
+            if schedule is not None:
+                writer.write_batch([schedule.record()])
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.
             writer.close()
@@ -199,6 +208,7 @@ class ScenarioRun(object):
             error = exc if isinstance(exc, SsbenchError) else SsbenchError(
                 'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
         finally:
+            self.master.schedule = None
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(options.profile_path)
@@ -215,6 +225,26 @@ class ScenarioRun(object):
             log.debug('%d jobs skipped for lack of an object',
                       self.ring.skipped)
         return RunOutcome(writer.finalize(), interrupted, stats, error)
+
+    def open_loop(self, header):
+        """For a --rate run, the benchmark's Schedule, handed to the
+        master and named in the stats `header`; else None."""
+        rate = self.options.rate or self.scenario.rate
+        if not rate:
+            return None
+        from ssbench.schedule import SEND_WINDOW, Schedule
+        arrival = self.options.arrival
+        now = monotonic()
+        schedule = Schedule(rate, arrival,
+                            seeds.stream(self.seed, seeds.ARRIVALS),
+                            start=now, epoch_offset=time.time() - now,
+                            window=SEND_WINDOW)
+        header['rate'] = rate
+        header['arrival'] = arrival
+        self.master.schedule = schedule
+        log.info('Open loop: %g jobs/s, %s arrivals, at most %d in flight',
+                 rate, arrival, self.scenario.user_count)
+        return schedule
 
     def cleanup(self):
         created = jobs_mod.cleanup_jobs(self.ring)

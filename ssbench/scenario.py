@@ -43,6 +43,7 @@ MAX_DELETE_AFTER = 10 ** 9
 MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
 MAX_SIZE_CLASSES = 1000
 MAX_SCENARIO_BYTES = 1024 * 1024
+MAX_RATE = 10 ** 7                   # jobs per second, in all
 
 # Keys an `overrides` dict may carry (None values mean "not given").
 OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
@@ -428,6 +429,11 @@ class Scenario(object):
         self.container_concurrency = pick(
             'container_concurrency', DEFAULT_CONTAINER_CONCURRENCY,
             between(1, MAX_CONTAINER_CONCURRENCY))
+        # Open loop (see ssbench.schedule): jobs per second in all; None
+        # (the default): closed loop, user_count requests at all times.
+        self.rate = pick('rate', None, lambda value, what: (
+            None if value is None else check.positive_number(
+                value, what, MAX_RATE)))
         self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE,
                                between(1, MAX_BLOCK_SIZE))
         self.policy = pick('policy', None, lambda value, what: check.text(

@@ -1,6 +1,7 @@
 """The text report's numbers: ssbench.stats.compute() over a RecordView
-(warm-up and control records left out), with the header lines that say
-how to read them (RunStats.notes, printed under the "Ran" line).
+(warm-up and control records left out, response times in an open-loop
+run), with the header lines that say how to read them (RunStats.notes,
+printed under the "Ran" line).
 
 Without a warm-up, and for a closed-loop run, there are no notes and the
 report is the one ssbench 0.3.9 prints."""
@@ -16,15 +17,27 @@ def compute(stats_file, pctile=95, skip=0):
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.statsfile import open_stats
         stats_file = open_stats(stats_file)
-    view = RecordView(stats_file, skip)
+    view = RecordView(stats_file, skip, response=open_loop(
+        stats_file.header))
     run_stats = stats.compute(view, pctile=pctile)
     run_stats.notes = notes(view)
     return run_stats
 
 
+def open_loop(header):
+    """True for the stats file of a --rate run."""
+    rate = header.get('rate')
+    return isinstance(rate, (int, float)) and rate > 0
+
+
 def notes(view):
     """The extra header lines of a report read through `view`."""
     lines = []
+    if view.response:
+        header = view.header
+        lines.append('Open loop at %g jobs/s (%s arrivals): latency is '
+                     'response time, from each job\'s intended start' % (
+                         header['rate'], header.get('arrival', 'uniform')))
     if view.skip:
         lines.append('Warm-up: the first %g s of the run left out (%d '
                      'results)' % (view.skip, view.skipped))

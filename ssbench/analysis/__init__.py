@@ -10,9 +10,11 @@ from __future__ import absolute_import, division, print_function
 import numbers
 
 from ssbench import sortedruns
-from ssbench.analysis import document
+from ssbench.analysis import document, openloop
 from ssbench.analysis.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import UsageError
+from ssbench.recordview import RecordView
+from ssbench.textreport import open_loop
 
 DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
 
@@ -68,6 +70,21 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
         stats_file = open_stats(stats_file)
     else:
         path = getattr(stats_file, 'path', '')
+    path = '%s' % (path,)
+    if not open_loop(stats_file.header):
+        return _document(stats_file, pctiles, skip, path)
+    # Open loop: the document's latencies are response times; the
+    # service times (as measured from the actual send) go under
+    # "open_loop" (see ssbench.analysis.openloop).
+    view = RecordView(stats_file, response=True)
+    doc = _document(view, pctiles, skip, path)
+    service = _document(stats_file, pctiles, skip, path)
+    doc['open_loop'] = openloop.section(stats_file.header, service,
+                                        view.controls)
+    return doc
+
+
+def _document(stats_file, pctiles, skip, path):
     store = sortedruns.RunStore()
     try:
         scan = _scan(stats_file, store, skip, None)
@@ -78,7 +95,6 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
             store = sortedruns.RunStore()
             scan = _scan(stats_file, store, skip, scan.skip_until)
         scan.finish()
-        return document.build(stats_file.header, scan, pctiles,
-                              '%s' % (path,), skip)
+        return document.build(stats_file.header, scan, pctiles, path, skip)
     finally:
         store.close()

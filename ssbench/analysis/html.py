@@ -229,6 +229,23 @@ def percentiles_html(operations, percentiles):
     return table(headers, rows, numeric=range(3, len(headers) - 1))
 
 
+def open_loop_html(open_loop, percentiles):
+    """The schedule's facts and the service-time percentiles."""
+    schedule = open_loop.get('schedule') or {}
+    lag = schedule.get('send_lag') or {}
+    facts = [('Rate', '%s jobs/s, %s arrivals' % (
+        esc(open_loop.get('rate')), esc(open_loop.get('arrival')))),
+        ('Jobs sent', fmt_int(schedule.get('sent'))),
+        ('Jobs that waited for the user count', fmt_int(
+            schedule.get('cap_waits'))),
+        ('Send lag p50 / p99 / max', ' / '.join(
+            fmt_float(lag.get(key), '%.4f') for key in ('p50', 'p99', 'max')
+        ) + ' s')]
+    service = (open_loop.get('service_time') or {}).get('operations') or []
+    return table(['Fact', 'Value'], facts) + percentiles_html(
+        service, percentiles)
+
+
 def errors_html(errors):
     """The error breakdown, 'No errors.' or what the file did not record."""
     errors = errors or {}
@@ -334,7 +351,18 @@ def page_body(doc, charts, js_version):
                              percentiles_html(operations,
                                               doc.get('percentiles') or []),
                              'Exact values in seconds, over every '
-                             'successful request.'))
+                             'successful request.' + (
+                                 ' Open loop: response times, from each '
+                                 'job\'s intended start.'
+                                 if doc.get('open_loop') else '')))
+    if doc.get('open_loop'):
+        body.append(_section('open-loop', 'Open loop: service time',
+                             open_loop_html(doc['open_loop'],
+                                            doc.get('percentiles') or []),
+                             'The schedule, and the latencies from each '
+                             'request\'s actual send (service time): they '
+                             'leave out the waits the response times '
+                             'above count.'))
     body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
     body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
                 'plotly.js %s, included in this file.</footer>\n' % (

@@ -1,10 +1,11 @@
 """Command-line options of the load model: --seed, --warmup (and the
-report's --skip), with their parsers."""
+report's --skip), --rate and --arrival, with their parsers."""
 from __future__ import absolute_import, division, print_function
 
 import argparse
 
-from ssbench import seeds
+from ssbench import schedule, seeds
+from ssbench.scenario import MAX_RATE
 
 
 def seed(text):
@@ -35,6 +36,18 @@ def seconds(text):
     return int(value) if value == int(value) else value
 
 
+def rate(text):
+    """A --rate value: jobs per second, more than 0 and up to MAX_RATE."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not a number' % (text,))
+    if not 0 < value <= MAX_RATE:
+        raise argparse.ArgumentTypeError(
+            '%r must be more than 0 and at most %d' % (text, MAX_RATE))
+    return int(value) if value == int(value) else value
+
+
 def add_run_options(parser):
     """The load-model options of run-scenario."""
     parser.add_argument(
@@ -47,8 +60,18 @@ def add_run_options(parser):
         help='Leave the first SECONDS of the benchmark (from its first '
         'request start) out of the report\'s statistics; the stats file '
         'keeps every result (report-scenario --skip SECONDS)')
+    parser.add_argument(
+        '--rate', metavar='JOBS_PER_S', type=rate, default=None,
+        help='Open loop: start jobs at this rate in total, whatever the '
+        'latencies (the user count caps the jobs in flight; a job that '
+        'finds the cap full waits, and its wait counts). Latencies are '
+        'then response times, from each job\'s intended start. Overrides '
+        'the scenario\'s "rate"; default: closed loop')
+    parser.add_argument(
+        '--arrival', choices=schedule.ARRIVALS, default=schedule.UNIFORM,
+        help='With --rate: evenly spaced jobs, or a Poisson process')
 
 
 def run_options(args):
     """RunOptions keyword arguments of the load-model options."""
-    return {'seed': args.seed}
+    return {'seed': args.seed, 'rate': args.rate, 'arrival': args.arrival}

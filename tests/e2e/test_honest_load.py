@@ -64,3 +64,34 @@ def test_warmup_leaves_the_first_seconds_out(tmpdir):
     left_out = int(header.split('(')[1].split()[0])
     assert 0 < left_out < stored
     assert report_count(ran.out) == stored - left_out
+
+
+def test_rate_run_stamps_intended_starts_and_reports_response_time(tmpdir):
+    ran, stats = noop_run(tmpdir, 'rate', '-o', '800', '--rate', '400',
+                          '--seed', '5', changes={'user_count': 20})
+    assert stats.header['rate'] == 400
+    assert stats.header['arrival'] == 'uniform'
+    assert ran.out.splitlines()[3].startswith(
+        'Open loop at 400 jobs/s (uniform arrivals): latency is response '
+        'time')
+    records = [r for batch in stats.iter_batches() for r in batch]
+    results = [r for r in records if 'completed_at' in r]
+    controls = [r for r in records if 'completed_at' not in r]
+    assert len(results) == 800
+    starts = sorted(r['intended_start'] for r in results)
+    assert starts[-1] - starts[0] == pytest.approx(799 / 400.0, abs=1e-5)
+    assert [c['kind'] for c in controls] == ['schedule']
+    assert controls[0]['sent'] == 800
+    assert controls[0]['send_lag']['count'] == 800
+
+
+def test_poisson_rate_from_the_scenario_file(tmpdir):
+    ran, stats = noop_run(tmpdir, 'poisson', '-o', '300', '--arrival',
+                          'poisson', changes={'rate': 300,
+                                              'user_count': 20})
+    assert stats.header['rate'] == 300
+    assert stats.header['arrival'] == 'poisson'
+    starts = sorted(r['intended_start'] for r in stats.iter_results()
+                    if 'completed_at' in r)
+    gaps = set(round(b - a, 6) for a, b in zip(starts, starts[1:]))
+    assert len(gaps) > 100       # not evenly spaced
