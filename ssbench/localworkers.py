@@ -1,4 +1,10 @@
-"""Spawn and reap the local ssbench-worker processes of `--workers N`."""
+"""Spawn and reap the local ssbench-worker processes of `--workers N`.
+
+They stay in the master's process group, so a terminal's Ctrl-Z or hangup
+reaches them with it, but they ignore SIGINT: a Ctrl-C is the master's to
+handle, and it drains their in-flight results before it stops them (with
+SIGTERM, on which a worker flushes its results and exits quietly).
+"""
 from __future__ import absolute_import, division, print_function
 
 import logging
@@ -41,6 +47,11 @@ def _scrubbed_env():
     return env
 
 
+def _ignore_sigint():
+    """preexec_fn: the child ignores SIGINT (inherited across exec)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalWorkers(object):
     """Context manager owning N worker processes; always reaps them.
 
@@ -56,6 +67,7 @@ class LocalWorkers(object):
                            concurrency, batch_size, extra_args)
             for i in range(count)]
         self.log_dir = log_dir
+        self.ids = list(range(count))
         self.procs = []
 
     def log_path(self, worker_id):
@@ -74,7 +86,7 @@ class LocalWorkers(object):
                     proc = subprocess.Popen(
                         argv, stdin=devnull, stdout=logfile,
                         stderr=subprocess.STDOUT, env=_scrubbed_env(),
-                        close_fds=True)
+                        close_fds=True, preexec_fn=_ignore_sigint)
             except (OSError, IOError) as exc:
                 self.stop()
                 raise SsbenchError('cannot start local worker %d: %s'
@@ -85,24 +97,38 @@ class LocalWorkers(object):
     def alive(self):
         return [p for p in self.procs if p.poll() is None]
 
+    def exited(self):
+        """None while a worker runs (or none was started), else one line
+        saying that every one of them exited, with their statuses."""
+        if not self.procs or self.alive():
+            return None
+        how = sorted(set('signal %d' % -p.returncode if p.returncode < 0
+                         else 'status %d' % p.returncode
+                         for p in self.procs))
+        return 'every local ssbench-worker exited (%s; logs in %s)' % (
+            ', '.join(how), self.log_dir)
+
     def stop(self, grace=3.0):
-        """Terminate, wait up to `grace` seconds, then kill what is left."""
-        for proc in self.alive():
-            try:
-                proc.send_signal(signal.SIGTERM)
-            except OSError:
-                pass
-        deadline = time.time() + grace
-        while self.alive() and time.time() < deadline:
-            time.sleep(0.05)
-        for proc in self.alive():
-            try:
-                proc.kill()
-            except OSError:
-                pass
-        for proc in self.procs:
-            proc.wait()
-        self.procs = []
+        """Terminate, wait up to `grace` seconds, then kill what is left
+        (also when interrupted while waiting)."""
+        try:
+            for proc in self.alive():
+                try:
+                    proc.send_signal(signal.SIGTERM)
+                except OSError:
+                    pass
+            deadline = time.time() + grace
+            while self.alive() and time.time() < deadline:
+                time.sleep(0.05)
+        finally:
+            for proc in self.alive():
+                try:
+                    proc.kill()
+                except OSError:
+                    pass
+            for proc in self.procs:
+                proc.wait()
+            self.procs = []
 
     def __enter__(self):
         return self.start()

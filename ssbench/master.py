@@ -66,6 +66,13 @@ class Master(object):
         # jobs then go out when due (and room allows), each stamped with
         # its `intended_start`; None: closed loop.
         self.schedule = None
+        # None, or a callable that returns why no worker can ever answer
+        # again (e.g. every local worker process exited), else None: the
+        # master then stops waiting at once instead of for timeouts.
+        self.workers_gone = None
+        # Ids of jobs recorded as lost, so that a late result is told
+        # apart from a duplicate.
+        self.lost_job_ids = set()
 
     @property
     def worker_timeout(self):
@@ -101,18 +108,39 @@ class Master(object):
         while not self.tracker.workers:
             if self.stop_requested:
                 raise Interrupted('interrupted while waiting for workers')
+            gone = self._gone()
+            if gone:
+                raise NoWorkersError('%s before connecting' % gone)
             left = deadline - self.clock()
             if left <= 0:
                 raise NoWorkersError(
-                    'no ssbench-worker connected within %.0f s; start '
-                    'workers (or use --workers N) and check --zmq-host and '
-                    'the ports' % timeout)
+                    'no ssbench-worker connected within %.0f s%s' % (
+                        timeout, self._no_worker_hint()))
             data = self.transport.recv(min(left, self.poll_interval))
             if data is not None:
                 results = self._split(protocol.unpack(data), self.clock())
                 if results:
                     log.debug('ignoring %d stale results', len(results))
         return self.tracker.live()
+
+    def _gone(self):
+        return self.workers_gone() if self.workers_gone is not None \
+            else None
+
+    def _no_worker_hint(self):
+        """What to check when no worker came: CURVE refusals if any."""
+        refused = getattr(self.transport, 'curve_refusals', None) or {}
+        if not refused:
+            return ('; start workers (or use --workers N) and check '
+                    '--zmq-host and the ports')
+        keys = sorted(key or 'no CURVE key' for key in refused)
+        return ('; the master refused %d CURVE handshake(s) from worker '
+                'key(s) not in %s (%s): copy such a worker\'s public key '
+                'there as NAME.key and restart the master, or give the '
+                'worker that directory\'s worker.key_secret' % (
+                    sum(refused.values()),
+                    getattr(self.transport, 'curve_directory', None) or
+                    '--zmq-curve-dir', ', '.join(keys)))
 
     def configure(self, configuration):
         """Hand every worker its one-time configuration (auth, timeouts).
@@ -198,11 +226,15 @@ class Master(object):
                 drain_until = clock() + self.drain_seconds
                 phase.exhausted = True
                 del phase.pending[:]
-                log.warning('Stopping: no more jobs are sent; waiting up to '
-                            '%.0f s for %d in-flight results',
-                            self.drain_seconds, len(outstanding))
+                if outstanding:
+                    log.warning('Stopping: no more jobs are sent; waiting '
+                                'up to %.0f s for %d in-flight results',
+                                self.drain_seconds, len(outstanding))
+                else:
+                    log.warning('Stopping: no more jobs are sent')
             if drain_until is not None and (
-                    not outstanding or clock() > drain_until):
+                    not outstanding or clock() > drain_until or
+                    self._gone_after_draining(phase)):
                 stats.interrupted = True
                 return stats
             fill()
@@ -225,6 +257,12 @@ class Master(object):
             if now >= next_check:
                 next_check = now + poll_interval
                 self._check_liveness(now, phase.deliver)
+                if not self.stop_requested and (
+                        outstanding or phase.pending) and \
+                        self._gone_after_draining(phase) and (
+                            outstanding or phase.pending):
+                    raise NoWorkersError('%s; the run cannot go on' %
+                                         self._gone())
                 if tracker.workers or (phase.exhausted and
                                        not phase.pending and
                                        not outstanding):
@@ -242,11 +280,30 @@ class Master(object):
                         'outstanding' % (self.worker_timeout,
                                          len(outstanding)))
 
+    def _gone_after_draining(self, phase):
+        """True when no worker can answer any more; whatever they sent
+        before they went is taken in first (at most a message per job
+        in flight, and a few more: a stray peer must not keep us here)."""
+        if not self._gone():
+            return False
+        for _ in range(self.user_count + 100):
+            data = self.transport.recv(0)
+            if data is None:
+                break
+            phase.receive(data, self.clock())
+        return True
+
     def _drop_stale(self, results, stale):
-        """Results of jobs already counted as lost are not stored."""
-        self.late_results += len(stale)
-        log.warning('%d result(s) arrived for jobs already counted as '
-                    'lost; not stored', len(stale))
+        """Results of jobs already counted as lost (or of no job out:
+        a duplicate, or a stray peer) are not stored."""
+        late = [r for r in stale if r.get('job_id') in self.lost_job_ids]
+        self.late_results += len(late)
+        if late:
+            log.warning('%d result(s) arrived for jobs already counted as '
+                        'lost; not stored', len(late))
+        if len(late) < len(stale):
+            log.warning('%d result(s) for no job in flight (duplicates?) '
+                        'ignored', len(stale) - len(late))
         stale_ids = set(id(record) for record in stale)
         return [r for r in results if id(r) not in stale_ids]
 
@@ -256,6 +313,7 @@ class Master(object):
             return
         records = []
         for worker_id, job in lost:
+            self.lost_job_ids.add(job.get('job_id'))
             if worker_id is None:
                 why = ('job lost: no worker claimed it', 'no live worker '
                        'listed the job in its heartbeats for %.0f s' % (

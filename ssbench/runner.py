@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import sys
 import time
+from itertools import islice
 
 import ssbench
 from ssbench import jobs as jobs_mod
@@ -64,24 +65,46 @@ class RunOutcome(object):
         self.finalized = finalized
 
 
-def ensure_containers(client, scenario, pool_size):
-    """HEAD every container of the scenario and PUT the missing ones."""
+# Initial objects a --noop run loads between two looks at a stop request.
+LOAD_CHUNK = 10000
+
+
+def ensure_containers(client, scenario, pool_size, stop_requested=None):
+    """HEAD every container of the scenario and PUT the missing ones,
+    `pool_size` at a time.  Stops at the first failure (raised) or once
+    `stop_requested()` is true (Interrupted); greenlets exist only for
+    the containers in progress, however many there are."""
     import gevent.pool
 
+    failures = []
+
     def ensure(name):
-        if client.head_container(name, missing_ok=True).status == 404:
-            client.put_container(name, policy=scenario.policy)
+        try:
+            if client.head_container(name, missing_ok=True).status == 404:
+                client.put_container(name, policy=scenario.policy)
+        except Exception as exc:  # reported once, below, not by gevent
+            failures.append(exc)
 
     pool = gevent.pool.Pool(pool_size)
-    greenlets = [pool.spawn(ensure, name) for name in scenario.containers]
-    pool.join()
-    for greenlet in greenlets:
-        if greenlet.exception is not None:
-            exc = greenlet.exception
-            if isinstance(exc, SwiftError):
-                raise exc
-            raise SwiftError('cannot create containers: %s: %s' % (
-                type(exc).__name__, exc))
+    try:
+        for name in scenario.containers:
+            if failures or (stop_requested is not None and
+                            stop_requested()):
+                break
+            pool.spawn(ensure, name)    # waits for room in the pool
+        pool.join()
+    except BaseException:
+        pool.kill()
+        raise
+    if failures:
+        exc = failures[0]
+        if isinstance(exc, SwiftError):
+            raise exc
+        raise SwiftError('cannot create containers: %s: %s' % (
+            type(exc).__name__, exc))
+    if stop_requested is not None and stop_requested():
+        raise Interrupted('interrupted while creating containers: no '
+                          'benchmark was run')
 
 
 class ScenarioRun(object):
@@ -125,25 +148,43 @@ class ScenarioRun(object):
             self.master.configure(self.worker_config)
         log.info('Starting scenario run for "%s"', scenario.name)
         if options.noop:
-            self.ring.load(jobs_mod.initial_objects(scenario))
+            self.load_initial_objects()
         else:
             log.info('Ensuring %d containers (%s_*) exist; concurrency=%d...',
                      scenario.container_count, scenario.container_base,
                      scenario.container_concurrency)
             ensure_containers(self.swift, scenario,
-                              scenario.container_concurrency)
+                              scenario.container_concurrency,
+                              self._stop_requested)
             if not self.populate():
                 raise Interrupted('interrupted while populating: no '
                                   'benchmark was run')
         outcome = self.benchmark()
-        if outcome.interrupted or outcome.error is not None:
-            if not options.keep_objects and not options.noop:
-                log.warning('Objects created by the run were not deleted; '
-                            '"ssbench-master cleanup-containers" removes '
-                            'them')
-        elif not options.keep_objects and not options.noop:
-            self.cleanup()
+        if options.keep_objects or options.noop:
+            return outcome
+        if outcome.interrupted or outcome.error is not None or \
+                not self.cleanup():
+            log.warning('Objects created by the run were not deleted; '
+                        '"ssbench-master cleanup-containers" removes them')
+            if outcome.error is None:
+                outcome.interrupted = True
         return outcome
+
+    def _stop_requested(self):
+        return self.master.stop_requested
+
+    def load_initial_objects(self):
+        """--noop: the ring gets the initial objects without uploads, a
+        chunk at a time so that a stop request is seen."""
+        objects = jobs_mod.initial_objects(self.scenario)
+        while True:
+            if self.master.stop_requested:
+                raise Interrupted('interrupted while loading the initial '
+                                  'objects: no benchmark was run')
+            chunk = list(islice(objects, LOAD_CHUNK))
+            if not chunk:
+                return
+            self.ring.load(chunk)
 
     def populate(self):
         log.info('Initializing cluster with stock data (up to %d concurrent '
@@ -247,12 +288,14 @@ class ScenarioRun(object):
         return schedule
 
     def cleanup(self):
+        """Delete what the run created; False when interrupted."""
         created = jobs_mod.cleanup_jobs(self.ring)
         log.info('Deleting population objects from cluster')
         stats = self.master.run_jobs(created)
         if stats.errors:
             log.warning('%d of %d objects created by the run could not be '
                         'deleted', stats.errors, stats.sent)
+        return not stats.interrupted
 
 
 def progress_stream(verbose, quiet):

@@ -345,6 +345,10 @@ class MasterSockets(_Sockets):
                     _enforce_zap(sock)
             self.work_port = self._bind(self._push, 'work', address,
                                         is_ipv6, work_port)
+            if results_port and results_port == self.work_port:
+                raise TransportError(
+                    'the work and results sockets need two ports, not both '
+                    '%d: choose another --zmq-results-port' % results_port)
             self.results_port = self._bind(self._pull, 'results', address,
                                            is_ipv6, results_port)
             if keys is not None:
@@ -366,6 +370,11 @@ class MasterSockets(_Sockets):
                     'without --zmq-curve-dir, or with another master\'s '
                     'master.key?  Further failures are not logged', where,
                     kind)
+
+    @property
+    def curve_directory(self):
+        """The key directory of a CURVE master (None without CURVE)."""
+        return self._zap.directory if self._zap is not None else None
 
     @property
     def curve_refusals(self):

@@ -7,9 +7,17 @@ that --help never prints a key or password taken from the environment.
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import importlib
 import os
 
-from ssbench.swift import AuthOptions
+from ssbench.errors import AuthConfigError
+from ssbench.swift import V2_VERSIONS, V3_VERSIONS, AuthOptions
+
+# The module the swift client imports for each Keystone auth version.
+_KEYSTONE_MODULES = dict([(v, 'keystoneclient.v2_0.client')
+                          for v in V2_VERSIONS] +
+                         [(v, 'keystoneclient.v3.client')
+                          for v in V3_VERSIONS])
 
 # (flags, dest, environment variables in order of preference, help)
 _OPTIONS = (
@@ -97,3 +105,24 @@ def auth_from_args(args, env=None):
     values['storage_urls'] = list(getattr(args, 'storage_urls', None) or [])
     values['token'] = getattr(args, 'token', None)
     return AuthOptions(**values)
+
+
+def require_keystone(auth):
+    """Return `auth`; raise AuthConfigError naming the `keystone` extra
+    when its credentials need Keystone (v2.0 or v3) and the libraries for
+    it are not installed (the swift client would only say that auth
+    failed)."""
+    if auth.preset() is not None:
+        return auth
+    credentials = auth.credentials()
+    module = credentials and _KEYSTONE_MODULES.get(credentials[0])
+    if module is None:
+        return auth
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise AuthConfigError(
+            "auth version %s needs Keystone support, which is not "
+            "installed (%s): pip install 'ssbench[keystone]'"
+            % (credentials[0], exc))
+    return auth

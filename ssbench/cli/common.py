@@ -53,35 +53,73 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
             self, action)
 
 
-def positive_int(text):
+# Longest wait any timeout option takes: libzmq counts receive timeouts in
+# int milliseconds, and nobody waits 11 days for a worker.
+MAX_WAIT_SECONDS = 10 ** 6
+# Largest worker id: ids travel as msgpack integers (int64).
+MAX_WORKER_ID = 2 ** 63 - 1
+
+
+def _int(text):
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError('%r is not an integer' % (text,))
+
+
+def _at_most(text, value, maximum):
+    if maximum is not None and value > maximum:
+        raise argparse.ArgumentTypeError('%r must be at most %s' % (
+            text, maximum))
+    return value
+
+
+def positive_int(text, maximum=None):
+    value = _int(text)
     if value < 1:
         raise argparse.ArgumentTypeError('%r must be at least 1' % (text,))
-    return value
+    return _at_most(text, value, maximum)
 
 
-def non_negative_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError('%r is not an integer' % (text,))
+def non_negative_int(text, maximum=None):
+    value = _int(text)
     if value < 0:
         raise argparse.ArgumentTypeError('%r must not be negative' % (text,))
-    return value
+    return _at_most(text, value, maximum)
 
 
-def positive_float(text):
+def _number(text):
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError('%r is not a number' % (text,))
+    if value != value or value in (float('inf'), float('-inf')):
+        raise argparse.ArgumentTypeError('%r is not a finite number'
+                                         % (text,))
+    return value
+
+
+def positive_float(text, maximum=MAX_WAIT_SECONDS):
+    value = _number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError('%r must be greater than 0'
                                          % (text,))
-    return value
+    return _at_most(text, value, maximum)
+
+
+def non_negative_float(text, maximum=MAX_WAIT_SECONDS):
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError('%r must not be negative' % (text,))
+    return _at_most(text, value, maximum)
+
+
+def bounded(parse, maximum):
+    """An argparse type: `parse` (e.g. positive_int) with an upper bound."""
+    def parse_bounded(text):
+        return parse(text, maximum)
+    parse_bounded.__name__ = parse.__name__
+    return parse_bounded
 
 
 def port(text):

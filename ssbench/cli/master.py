@@ -5,14 +5,20 @@ import logging
 import sys
 
 import ssbench
+from ssbench import scenario as limits
 from ssbench.cli import common, loadopts
 from ssbench.cli import report as report_cli
-from ssbench.cli.common import ArgumentParser
+from ssbench.cli.common import ArgumentParser, bounded
+from ssbench.errors import UsageError
 
 log = logging.getLogger('ssbench')
 
 DEFAULT_WORK_PORT = 13579
 DEFAULT_RESULTS_PORT = 13580
+# Local worker processes one run may spawn (--workers).
+MAX_LOCAL_WORKERS = 256
+# cleanup-containers -c: containers at once, and objects per container.
+MAX_CLEANUP_CONCURRENCY = 100
 
 
 def _add_zmq_options(parser):
@@ -66,6 +72,8 @@ def build_parser():
     parser.add_argument('-q', '--quiet', action='store_true', default=False,
                         help='Suppress most output (including progress '
                         'characters during run).')
+    parser.add_argument('--version', action='version',
+                        version='%(prog)s ' + ssbench.version)
     subparsers = parser.add_subparsers(
         dest='command', metavar='{report-scenario,kill-workers,'
         'run-scenario,cleanup-containers}')
@@ -92,33 +100,40 @@ def build_parser():
     _add_zmq_options(run)
     add_auth_options(run)
     run.add_argument(
-        '-c', '--container-count', metavar='COUNT', type=common.positive_int,
+        '-c', '--container-count', metavar='COUNT',
+        type=bounded(common.positive_int, limits.MAX_CONTAINER_COUNT),
         default=None,
         help='Override the container count specified in the scenario file.')
     run.add_argument(
-        '-u', '--user-count', metavar='COUNT', type=common.positive_int,
+        '-u', '--user-count', metavar='COUNT',
+        type=bounded(common.positive_int, limits.MAX_USER_COUNT),
         default=None,
         help='Override the user count (concurrency) specified in the '
         'scenario file.')
     run.add_argument(
-        '-o', '--op-count', metavar='COUNT', type=common.positive_int,
+        '-o', '--op-count', metavar='COUNT',
+        type=bounded(common.positive_int, limits.MAX_OPERATION_COUNT),
         default=None,
         help='Override the operation count specified in the scenario file.')
     run.add_argument(
         '-r', '--run-seconds', metavar='SECONDS',
-        type=common.positive_float, default=None,
+        type=bounded(common.positive_float, limits.MAX_RUN_SECONDS),
+        default=None,
         help='Override the run_seconds specified in the scenario file (and '
         'any operation count).')
     run.add_argument(
-        '-b', '--block-size', metavar='BYTES', type=common.positive_int,
+        '-b', '--block-size', metavar='BYTES',
+        type=bounded(common.positive_int, limits.MAX_BLOCK_SIZE),
         default=65536,
         help='Block size used by ssbench-worker (for PUT and GET bodies).')
     run.add_argument(
-        '--workers', metavar='COUNT', type=common.positive_int, default=0,
+        '--workers', metavar='COUNT',
+        type=bounded(common.non_negative_int, MAX_LOCAL_WORKERS), default=0,
         help='Spawn COUNT local ssbench-worker processes just for this run '
-        '(workers on other hosts are started by hand).')
+        '(0: none; workers on other hosts are started by hand).')
     run.add_argument(
-        '--batch-size', metavar='COUNT', type=common.positive_int, default=1,
+        '--batch-size', metavar='COUNT',
+        type=bounded(common.positive_int, limits.MAX_USER_COUNT), default=1,
         help='Send bench jobs to workers in batches of this size to '
         'increase benchmarking throughput; for best results, the user count '
         'should be greater than and an even multiple of both the batch size '
@@ -155,7 +170,9 @@ def build_parser():
     report_cli.add_report_options(run)
     report_cli.add_analysis_outputs(run)
     run.add_argument(
-        '--delete-after', type=common.non_negative_int, default=None,
+        '--delete-after', metavar='SECONDS',
+        type=bounded(common.non_negative_int, limits.MAX_DELETE_AFTER),
+        default=None,
         help='Override the delete_after specified in the scenario file '
         '(X-Delete-After seconds for every uploaded object; 0 means off).')
     run.add_argument(
@@ -175,7 +192,8 @@ def build_parser():
         '-b', '--container-base', default='ssbench',
         help='Base name of the containers to delete')
     cleanup.add_argument(
-        '-c', '--concurrency', type=common.positive_int, default=10,
+        '-c', '--concurrency',
+        type=bounded(common.positive_int, MAX_CLEANUP_CONCURRENCY), default=10,
         help='Containers (and objects per container) deleted at once')
     cleanup.add_argument(
         '-p', '--policy', default='default_policy',
@@ -191,14 +209,23 @@ def _worker_host(bind_ip):
         bind_ip, bind_ip)
 
 
+def _check_ports(args):
+    """The work and results sockets cannot share a port (0 picks two
+    free ones)."""
+    if args.zmq_work_port and args.zmq_work_port == args.zmq_results_port:
+        raise UsageError(
+            '--zmq-work-port and --zmq-results-port are both %d: the work '
+            'and results sockets need a port each' % args.zmq_work_port)
+
+
 def cmd_run_scenario(args):
     """Run a scenario (see ssbench.runner), then report on it."""
-    import math
     from ssbench import scenario as scenario_mod
     from ssbench.runner import (RunOptions, ScenarioRun, progress_stream)
     from ssbench.safefiles import StatsPaths
     from ssbench.statsfile import default_stats_path
 
+    _check_ports(args)
     scenario = scenario_mod.load_scenario(args.scenario_file, {
         'user_count': args.user_count, 'operation_count': args.op_count,
         'run_seconds': args.run_seconds,
@@ -225,10 +252,10 @@ def cmd_run_scenario(args):
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
-        from ssbench.cli.auth import auth_from_args
+        from ssbench.cli.auth import auth_from_args, require_keystone
         from ssbench.swift import SwiftClient
         from ssbench.worker import configure_job
-        auth = auth_from_args(args)
+        auth = require_keystone(auth_from_args(args).check())
         swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
                             connect_timeout=args.connect_timeout,
                             network_timeout=args.network_timeout)
@@ -248,30 +275,28 @@ def cmd_run_scenario(args):
         progress_stream=progress_stream(args.verbose, args.quiet),
         **loadopts.run_options(args))
 
-    from ssbench.localworkers import LocalWorkers
     from ssbench.transport import MasterSockets
     # Plain (not green) sockets: the run loop is the master's only task,
     # and a blocking poll costs far less per message than gevent's.
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
                             args.zmq_results_port, green=False, curve=curve)
-    local = None
     try:
-        if args.workers:
-            concurrency = int(math.ceil(scenario.user_count /
-                                        args.workers))
-            extra = ['--profile-count', '1000'] if args.profile else []
-            if curve is not None:
-                extra += ['--zmq-curve-dir', curve.directory]
-            local = LocalWorkers(args.workers, _worker_host(args.zmq_bind_ip),
-                                 sockets.work_port, sockets.results_port,
-                                 concurrency, batch_size, extra).start()
         run = ScenarioRun(scenario, sockets, stats_paths, options,
                           swift=swift, worker_config=worker_config)
+        # From here on a first Ctrl-C (or SIGTERM) stops the run at the
+        # next step of whatever phase it is in, keeping every result.
         with _stop_on_signals(run):
-            outcome = run.run()
+            local = _local_workers(args, scenario, sockets, curve,
+                                   batch_size)
+            try:
+                if local is not None:
+                    run.master.workers_gone = _gone(local, run.master)
+                    local.start()
+                outcome = run.run()
+            finally:
+                if local is not None:
+                    local.stop()
     finally:
-        if local is not None:
-            local.stop()
         sockets.close()
         if swift is not None:
             swift.close()
@@ -290,6 +315,31 @@ def cmd_run_scenario(args):
         log.error('%s', outcome.error)
         return outcome.error.exit_status
     return 130 if outcome.interrupted else status
+
+
+def _local_workers(args, scenario, sockets, curve, batch_size):
+    """The LocalWorkers of --workers N (not started), or None."""
+    if not args.workers:
+        return None
+    import math
+    from ssbench.localworkers import LocalWorkers
+    concurrency = int(math.ceil(scenario.user_count / args.workers))
+    extra = ['--profile-count', '1000'] if args.profile else []
+    if curve is not None:
+        extra += ['--zmq-curve-dir', curve.directory]
+    return LocalWorkers(args.workers, _worker_host(args.zmq_bind_ip),
+                        sockets.work_port, sockets.results_port,
+                        concurrency, batch_size, extra)
+
+
+def _gone(local, master):
+    """Master.workers_gone for local workers: why no worker can answer
+    any more once all of them exited, unless another worker was heard."""
+    def gone():
+        if set(master.workers) - set(local.ids):
+            return None
+        return local.exited()
+    return gone
 
 
 class _stop_on_signals(object):
@@ -313,6 +363,9 @@ class _stop_on_signals(object):
         for name in self.SIGNALS:
             signum = getattr(signal, name)
             self.saved[signum] = signal.signal(signum, self._handle)
+            # Restart interrupted system calls: Python 2 would otherwise
+            # fail a write to stderr (progress, logging) with EINTR.
+            signal.siginterrupt(signum, False)
         return self
 
     def __exit__(self, *exc_info):
@@ -338,6 +391,7 @@ def cmd_kill_workers(args):
     """Ping workers and tell each one that answers to exit."""
     from ssbench.master import kill_workers
     from ssbench.transport import MasterSockets
+    _check_ports(args)
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
                             args.zmq_results_port, green=False,
                             curve=_curve_keys(args))
@@ -352,9 +406,9 @@ def cmd_kill_workers(args):
 def cmd_cleanup_containers(args):
     """Delete every matching container and its objects."""
     from ssbench.cleanup import cleanup_containers
-    from ssbench.cli.auth import auth_from_args
+    from ssbench.cli.auth import auth_from_args, require_keystone
     from ssbench.swift import SwiftClient
-    client = SwiftClient(auth_from_args(args),
+    client = SwiftClient(require_keystone(auth_from_args(args).check()),
                          concurrency=args.concurrency * args.concurrency)
     try:
         cleanup_containers(client, args.container_base, args.policy,

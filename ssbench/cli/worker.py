@@ -4,19 +4,29 @@ Credentials come from the worker's own auth options / ST_* / OS_*
 variables when they are complete; otherwise the master sends them once
 (a CONFIGURE control job).  `-p N` writes a cProfile of the worker while it
 handles its first N jobs to /tmp/ssbench-worker-<id>.prof.
+
+SIGTERM, and SIGINT unless it is ignored (as in the local workers of
+`run-scenario --workers`), stop the worker: it sends the results it holds,
+logs one line and exits with status 0 (130 after SIGINT).
 """
 from __future__ import absolute_import, division, print_function
 
 import argparse
 import logging
+import signal
 import sys
+
+# Most --retries a request gets (each may wait up to --network-timeout).
+MAX_RETRIES = 1000
 
 
 def build_parser():
     from ssbench import version
     from ssbench.cli.auth import add_auth_options
-    from ssbench.cli.common import (ArgumentParser, non_negative_int, port,
-                                    positive_int)
+    from ssbench.cli.common import (MAX_WORKER_ID, ArgumentParser, bounded,
+                                    non_negative_float, non_negative_int,
+                                    port, positive_int)
+    from ssbench.scenario import MAX_USER_COUNT
     parser = ArgumentParser(
         prog='ssbench-worker',
         description='Run Swift benchmark jobs for an ssbench-master.',
@@ -34,13 +44,18 @@ def build_parser():
                              'worker.key_secret, made by `python -m '
                              'ssbench.curve keys DIR`); the master runs '
                              'with --zmq-curve-dir too')
-    parser.add_argument('-c', '--concurrency', type=positive_int, default=64,
+    parser.add_argument('-c', '--concurrency',
+                        type=bounded(positive_int, MAX_USER_COUNT),
+                        default=64,
                         help='how many jobs to run at once (gevent pool)')
-    parser.add_argument('--retries', type=non_negative_int, default=10,
+    parser.add_argument('--retries',
+                        type=bounded(non_negative_int, MAX_RETRIES),
+                        default=10,
                         help='retries of a request answered 503 (404 for '
                              'GET/DELETE, 401 after re-auth) or failing at '
                              'socket level')
-    parser.add_argument('--batch-size', type=positive_int, default=1,
+    parser.add_argument('--batch-size',
+                        type=bounded(positive_int, MAX_USER_COUNT), default=1,
                         metavar='COUNT',
                         help='send results in batches of COUNT (a partial '
                              'batch goes out after ~1 s without a new '
@@ -50,7 +65,8 @@ def build_parser():
                         help='profile the first COUNT jobs with cProfile '
                              'into /tmp/ssbench-worker-<worker_id>.prof '
                              '(0: off)')
-    parser.add_argument('--master-timeout', type=float, default=0.0,
+    parser.add_argument('--master-timeout', type=non_negative_float,
+                        default=0.0,
                         metavar='SECONDS',
                         help='exit when for SECONDS no master was connected '
                              'and none sent anything (0: wait forever)')
@@ -58,21 +74,76 @@ def build_parser():
                         help='debug logging, tracebacks on errors')
     parser.add_argument('--version', action='version',
                         version='%(prog)s ' + version)
-    parser.add_argument('worker_id', type=int,
-                        help='this worker\'s id (an integer)')
+    parser.add_argument('worker_id',
+                        type=bounded(non_negative_int, MAX_WORKER_ID),
+                        help='this worker\'s id (an integer from 0 to '
+                             '2**63-1)')
     add_auth_options(parser)
     return parser
 
 
-def _serve(args, env):
-    from ssbench.cli.auth import auth_from_args
+class _StopOnSignals(object):
+    """SIGTERM and SIGINT (unless ignored) stop the worker gracefully, in
+    the gevent loop (so no KeyboardInterrupt lands in the middle of a
+    send); a signal that comes before the worker exists stops it as soon
+    as it does."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
+        self.worker = None
+        self.received = None
+        self.watchers = []
+
+    def install(self):
+        import gevent
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            if signal.getsignal(signum) == signal.SIG_IGN:
+                continue
+            self.watchers.append(gevent.signal_handler(signum, self._handle,
+                                                       signum))
+        return self
+
+    def _handle(self, signum):
+        name = 'SIGINT' if signum == signal.SIGINT else 'SIGTERM'
+        if self.received is None:
+            logging.getLogger('ssbench.worker').info(
+                'worker %d received %s: stopping', self.worker_id, name)
+        self.received = signum
+        self.attach(self.worker)
+
+    def attach(self, worker):
+        self.worker = worker
+        if worker is not None and self.received is not None:
+            worker.stopping = True
+
+    def exit_status(self):
+        return 130 if self.received == signal.SIGINT else 0
+
+    def uninstall(self):
+        for watcher in self.watchers:
+            watcher.cancel()
+        self.watchers = []
+
+
+def _serve(args, env, handle_signals=True):
+    stop = _StopOnSignals(args.worker_id)
+    if handle_signals:
+        stop.install()
+    try:
+        return _serve_until_stopped(args, env, stop)
+    finally:
+        stop.uninstall()
+
+
+def _serve_until_stopped(args, env, stop):
+    from ssbench.cli.auth import auth_from_args, require_keystone
     from ssbench.curvekeys import CurveKeys
     from ssbench.transport import WorkerSockets
     from ssbench.worker import Worker
     log = logging.getLogger('ssbench.worker')
     auth = auth_from_args(args, env)
     if auth.has_credentials():
-        auth.check()
+        require_keystone(auth.check())
         log.info('worker %d uses its own Swift credentials: %r',
                  args.worker_id, auth)
     else:
@@ -89,9 +160,10 @@ def _serve(args, env):
                     batch_size=args.batch_size, retries=args.retries,
                     auth=auth, master_timeout=args.master_timeout,
                     profile_count=args.profile_count)
+    stop.attach(worker)
     worker.run()
     log.info('worker %d exiting', args.worker_id)
-    return 0
+    return stop.exit_status()
 
 
 def main(argv=None, env=None, patch=True):
@@ -113,7 +185,8 @@ def main(argv=None, env=None, patch=True):
     if args is None:
         return status
     setup_logging(verbose=args.verbose)
-    return run_command(lambda a: _serve(a, env), args, args.verbose)
+    return run_command(lambda a: _serve(a, env, handle_signals=patch), args,
+                       args.verbose)
 
 
 if __name__ == '__main__':

@@ -378,3 +378,103 @@ def test_a_stop_request_ends_the_wait_for_workers():
     with pytest.raises(Interrupted):
         master.wait_for_workers(60)
     assert clock.now == 1000.0
+
+
+# -- workers known to be gone, stale results, the no-worker hint --------
+
+def test_workers_gone_ends_the_wait_for_workers_at_once():
+    clock = FakeClock()
+    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    master.workers_gone = lambda: 'every local ssbench-worker exited (x)'
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(60)
+    assert str(info.value) == ('every local ssbench-worker exited (x) '
+                               'before connecting')
+    assert clock.now == 1000.0
+
+
+def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
+    clock = FakeClock()
+    transport = FakeTransport(clock=clock, beating=[1])
+    transport.hold = True
+    master = Master(transport, user_count=3, clock=clock, drain_seconds=60,
+                    worker_timeout=600)
+    seen = []
+
+    def on_idle():
+        master.stop_requested = True
+        transport.hold = False     # queued, then the workers are gone
+        master.workers_gone = lambda: 'gone'
+    stats = master.run_jobs(jobs(100), seen.append, on_idle=on_idle)
+    assert stats.interrupted and len(seen) == 3
+    assert clock.now - 1000.0 < 2
+
+
+def test_workers_gone_mid_phase_is_an_error_at_once():
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock)
+    master = Master(transport, user_count=2, clock=clock, worker_timeout=600)
+    master.workers_gone = lambda: 'every local ssbench-worker exited (y)'
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(10))
+    assert str(info.value) == ('every local ssbench-worker exited (y); the '
+                               'run cannot go on')
+    assert clock.now - 1000.0 < 2
+
+
+def test_a_duplicate_result_is_not_called_late(caplog):
+    def respond(job):
+        return [dict(job, worker_id=1)] * 2
+    stored = []
+    master = Master(FakeTransport(respond), 1)
+    master.run_jobs(jobs(2), on_raw=lambda data, results:
+                    stored.extend(results))
+    assert len(stored) == 2 and master.late_results == 0
+    text = caplog.text
+    assert 'already counted as lost' not in text
+    assert '1 result(s) for no job in flight (duplicates?) ignored' in text
+
+
+def test_a_result_after_its_worker_was_lost_is_late(caplog):
+    clock = FakeClock()
+    state = {'n': 0, 'late': None}
+
+    def respond(job):
+        state['n'] += 1
+        if state['n'] == 1:           # worker 1 takes it, then goes quiet
+            state['late'] = dict(job, worker_id=1)
+            return [protocol.heartbeat(1, [job['job_id']])]
+        replies = [dict(job, worker_id=2), protocol.heartbeat(2, [])]
+        if state.get('late') is not None and clock.now - 1000.0 > 5:
+            replies.append(state.pop('late'))
+        return replies
+    transport = FakeTransport(respond, clock=clock, beating=[2])
+    master = Master(transport, user_count=1, worker_timeout=5, clock=clock)
+    master.run_jobs(iter(jobs(4) + [dict(j) for j in jobs(4)]))
+    assert master.late_results == 1
+    assert '1 result(s) arrived for jobs already counted as lost' in \
+        caplog.text
+
+
+def test_no_worker_hint_names_refused_curve_keys():
+    clock = FakeClock()
+    transport = FakeTransport(workers=0, clock=clock)
+    transport.curve_refusals = {'K3y': 2, None: 1}
+    transport.curve_directory = '/keys'
+    master = Master(transport, 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    message = str(info.value)
+    assert message.startswith('no ssbench-worker connected within 3 s; '
+                              'the master refused 3 CURVE handshake(s) '
+                              'from worker key(s) not in /keys (K3y, no '
+                              'CURVE key)')
+    assert '\n' not in message
+
+
+def test_no_worker_hint_without_curve():
+    clock = FakeClock()
+    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    assert 'start workers (or use --workers N)' in str(info.value)
