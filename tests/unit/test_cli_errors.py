@@ -174,6 +174,85 @@ CASES = [
     ('worker unresolvable master', WORKER,
      ['--zmq-host', 'no-such-host.invalid', '1'], 1,
      'no-such-host.invalid'),
+    # Upper bounds (issue 13): refused before anything starts.
+    ('run container count too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-c', '1000000000000', '--noop'], 2,
+     "argument -c/--container-count: '1000000000000' must be at most "
+     "1000000"),
+    ('run op count too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-o', '99999999999999999999999',
+      '--noop'], 2, 'argument -o/--op-count: '),
+    ('run user count too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-u', '100001', '--noop'], 2,
+     'argument -u/--user-count'),
+    ('run seconds infinite', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', 'inf', '--noop'], 2,
+     "argument -r/--run-seconds: 'inf' is not a finite number"),
+    ('run seconds not a number', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', 'nan', '--noop'], 2,
+     "argument -r/--run-seconds: 'nan' is not a finite number"),
+    ('run seconds too long', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', '1e300', '--noop'], 2,
+     'argument -r/--run-seconds'),
+    ('run block size too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-b', '100000000000', '--noop'], 2,
+     'argument -b/--block-size'),
+    ('run batch size too large', MASTER,
+     ['run-scenario', '-f', GOOD, '--batch-size', '9999999', '--noop'], 2,
+     'argument --batch-size'),
+    ('run delete-after too large', MASTER,
+     ['run-scenario', '-f', GOOD, '--delete-after', '99999999999',
+      '--noop'], 2, 'argument --delete-after'),
+    ('run too many local workers', MASTER,
+     ['run-scenario', '-f', GOOD, '--workers', '100000', '--noop'], 2,
+     'argument --workers'),
+    ('run negative local workers', MASTER,
+     ['run-scenario', '-f', GOOD, '--workers', '-1', '--noop'], 2,
+     'argument --workers'),
+    ('run infinite worker wait', MASTER,
+     ['run-scenario', '-f', GOOD, '--worker-wait', 'inf', '--noop'], 2,
+     'argument --worker-wait'),
+    ('run huge connect timeout', MASTER,
+     ['run-scenario', '-f', GOOD, '--connect-timeout', '1e308', '--noop'],
+     2, 'argument --connect-timeout'),
+    ('run zero drain', MASTER,
+     ['run-scenario', '-f', GOOD, '--drain-seconds', '0', '--noop'], 2,
+     'argument --drain-seconds'),
+    ('run one port for both sockets', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--zmq-work-port', '5999',
+      '--zmq-results-port', '5999'], 2,
+     '--zmq-work-port and --zmq-results-port are both 5999'),
+    ('run endless scenario file', MASTER,
+     ['run-scenario', '-f', '/dev/zero', '--noop'], 2,
+     '/dev/zero: larger than 1048576 bytes: not a scenario file'),
+    ('run no local worker and none connects', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--workers', '0',
+      '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', '0',
+      '--zmq-results-port', '0', '--worker-wait', '1'], 1,
+     'no ssbench-worker connected within 1 s; start workers'),
+    ('kill-workers one port for both sockets', MASTER,
+     ['kill-workers', '--zmq-work-port', '5999', '--zmq-results-port',
+      '5999'], 2, 'are both 5999'),
+    ('kill-workers infinite timeout', MASTER,
+     ['kill-workers', '--timeout', 'inf'], 2, 'argument --timeout'),
+    ('cleanup concurrency too large', MASTER,
+     ['cleanup-containers', '-c', '101'], 2, 'argument -c/--concurrency'),
+    ('worker id beyond int64', WORKER, ['18446744073709551616'], 2,
+     "argument worker_id: '18446744073709551616' must be at most "
+     "9223372036854775807"),
+    ('worker negative id', WORKER, ['-1'], 2,
+     "argument worker_id: '-1' must not be negative"),
+    ('worker negative master timeout', WORKER,
+     ['--master-timeout', '-1', '1'], 2,
+     "argument --master-timeout: '-1' must not be negative"),
+    ('worker infinite master timeout', WORKER,
+     ['--master-timeout', 'inf', '1'], 2, 'argument --master-timeout'),
+    ('worker concurrency too large', WORKER, ['-c', '100000000', '1'], 2,
+     'argument -c/--concurrency'),
+    ('worker retries too many', WORKER, ['--retries', '100000', '1'], 2,
+     'argument --retries'),
+    ('worker batch size too large', WORKER,
+     ['--batch-size', '100001', '1'], 2, 'argument --batch-size'),
 ]
 
 
@@ -205,6 +284,44 @@ def test_bad_scenarios_through_the_cli(case):
                                      os.path.join(BAD, case['file']),
                                      '--noop'])
     check(got, err, case['status'], case['fragment'])
+
+
+# The scenario cases over an upper bound, except block_size, which -b
+# (65536 unless given) always overrides on the command line.
+BOUND_CASES = [case for case in json.load(io.open(
+    os.path.join(BAD, 'cases.json'), encoding='utf-8'))
+    if not case.get('overrides') and '"block_size"' not in case['fragment']
+    and ('at most' in case['fragment'] or 'add up to' in case['fragment'])]
+
+
+@pytest.mark.parametrize('case', BOUND_CASES, ids=lambda c: c['file'])
+def test_oversized_scenarios_leave_no_stats_file(case, tmpdir):
+    stats = str(tmpdir.join('run.stat'))
+    got, out, err = run_cli(MASTER, ['run-scenario', '-f',
+                                     os.path.join(BAD, case['file']),
+                                     '--noop', '-s', stats])
+    check(got, err, case['status'], case['fragment'])
+    assert tmpdir.listdir() == []
+
+
+def test_workers_zero_is_the_default_in_the_help():
+    got, out, err = run_cli(MASTER, ['run-scenario', '-h'])
+    assert got == 0
+    text = ' '.join(out.split())
+    assert '--workers COUNT Spawn COUNT local ssbench-worker processes ' \
+        'just for this run (0: none;' in text
+    assert '(default: 0)' in text.split('--workers COUNT Spawn', 1)[1].split(
+        '--batch-size', 1)[0]
+
+
+@pytest.mark.parametrize('module, prog', [(MASTER, 'ssbench-master'),
+                                          (WORKER, 'ssbench-worker')])
+def test_version(module, prog):
+    import ssbench
+    got, out, err = run_cli(module, ['--version'])
+    assert got == 0
+    # argparse prints it to stdout on Python 3, to stderr on 2.
+    assert (out + err).strip() == '%s %s' % (prog, ssbench.version)
 
 
 def test_port_in_use():
