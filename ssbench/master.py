@@ -66,6 +66,9 @@ class Master(object):
         # jobs then go out when due (and room allows), each stamped with
         # its `intended_start`; None: closed loop.
         self.schedule = None
+        # None, or a callable given every HEARTBEAT record (with the
+        # worker's health figures, see ssbench.health).
+        self.on_heartbeat = None
         # None, or a callable that returns why no worker can ever answer
         # again (e.g. every local worker process exited), else None: the
         # master then stops waiting at once instead of for timeouts.
@@ -95,6 +98,8 @@ class Master(object):
                 continue
             tracker.heartbeat(record.get('worker_id'),
                               record.get('in_flight'), now)
+            if self.on_heartbeat is not None:
+                self.on_heartbeat(record)
             if (self.configuration is not None and
                     not record.get('configured', True)):
                 self.transport.send(protocol.pack([self.configuration]),

@@ -149,3 +149,25 @@ def _response_times(batches, raw):
                 if first is not None:
                     record[k_first] = first + wait
         yield batch
+
+
+def as_text_keys(value):
+    """A decoded record with bytes (raw msgpack strings) made text."""
+    if isinstance(value, bytes):
+        return value.decode('utf-8', 'replace')
+    if isinstance(value, dict):
+        return dict((as_text_keys(k), as_text_keys(v))
+                    for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [as_text_keys(v) for v in value]
+    return value
+
+
+def controls_of_kind(controls, kind):
+    """The control records (with text keys) whose `kind` is `kind`."""
+    out = []
+    for record in controls:
+        record = as_text_keys(record)
+        if record.get('kind') == kind:
+            out.append(record)
+    return out

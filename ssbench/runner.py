@@ -10,7 +10,7 @@ from itertools import islice
 
 import ssbench
 from ssbench import jobs as jobs_mod
-from ssbench import seeds
+from ssbench import health, seeds
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, SwiftError
 from ssbench.master import Master, store_raw
@@ -221,6 +221,7 @@ class ScenarioRun(object):
         header['seed'] = self.seed
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
+        self.master.on_heartbeat = health.store_health(writer)
         profiler = None
         if options.profile_path:
             import cProfile
@@ -250,6 +251,7 @@ class ScenarioRun(object):
                 'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
         finally:
             self.master.schedule = None
+            self.master.on_heartbeat = None
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(options.profile_path)

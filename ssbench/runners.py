@@ -31,6 +31,10 @@ class Runners(object):
                                for _ in range(self.size)]
         self._queue.put(job)
 
+    def waiting(self):
+        """Jobs put that no runner has taken yet."""
+        return self._queue.qsize()
+
     def _run(self):
         get = self._queue.get
         func = self._func

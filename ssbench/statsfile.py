@@ -390,10 +390,13 @@ class StatsFile(object):
         return objects
 
     def iter_results(self):
-        """Yield every result map in file order (re-opens the file)."""
+        """Yield every result map in file order (re-opens the file); the
+        control records (maps without ``completed_at``, such as worker
+        health: SPEC section 4) are left out, as 0.3.x leaves them out."""
         for batch in self.iter_batches():
             for result in batch:
-                yield result
+                if not isinstance(result, dict) or 'completed_at' in result:
+                    yield result
 
     __iter__ = iter_results
 

@@ -7,8 +7,12 @@ Without a warm-up, and for a closed-loop run, there are no notes and the
 report is the one ssbench 0.3.9 prints."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench import stats
-from ssbench.recordview import RecordView
+import logging
+
+from ssbench import health, stats
+from ssbench.recordview import RecordView, controls_of_kind
+
+log = logging.getLogger(__name__)
 
 
 def compute(stats_file, pctile=95, skip=0):
@@ -21,7 +25,17 @@ def compute(stats_file, pctile=95, skip=0):
         stats_file.header))
     run_stats = stats.compute(view, pctile=pctile)
     run_stats.notes = notes(view)
+    warn_if_saturated(view.controls)
     return run_stats
+
+
+def warn_if_saturated(controls):
+    """Log (not print: the report stays as it is) when the workers'
+    health records say the client was the bottleneck."""
+    line = health.warning(health.judge(controls_of_kind(
+        controls, health.HEALTH_RECORD)))
+    if line:
+        log.warning('%s', line)
 
 
 def open_loop(header):

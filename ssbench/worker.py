@@ -39,6 +39,7 @@ from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
                      READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
+from ssbench.health import HealthMonitor
 from ssbench.runners import Runners
 from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                            DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
@@ -140,6 +141,8 @@ class Worker(object):
         if self.own_auth is not None:
             self.configured.set()
         self.runners = Runners(self.concurrency, self.run_job)
+        # CPU, loop lag and jobs waiting, in every heartbeat.
+        self.health = HealthMonitor(clock=clock)
         # Jobs that came before CONFIGURE wait here, outside the runners:
         # there they would hold every runner, waiting, while later jobs
         # queued behind them.
@@ -185,6 +188,7 @@ class Worker(object):
             self._profiler = cProfile.Profile()
             self._profiler.enable()
         writer = gevent.spawn(self._write_loop)
+        monitor = gevent.spawn(self.health.run)
         transport = self.transport
         try:
             while not self.stopping:
@@ -213,6 +217,7 @@ class Worker(object):
         finally:
             self.stopping = True
             writer.kill()
+            monitor.kill()
             self.unconfigured.kill(timeout=1)
             self.runners.kill(timeout=1)
             if self.outbox:
@@ -487,6 +492,7 @@ class Worker(object):
         """Send a heartbeat now; False if the socket refused it."""
         record = protocol.heartbeat(self.worker_id, self.held())
         record['configured'] = self.configured.is_set()
+        record.update(self.health.sample(self.runners.waiting()))
         if self.transport.send(protocol.pack([record]), 0):
             self._last_contact = self.clock()
             return True

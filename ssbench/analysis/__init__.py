@@ -9,11 +9,11 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
-from ssbench import sortedruns
+from ssbench import health, sortedruns
 from ssbench.analysis import document, openloop
 from ssbench.analysis.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import UsageError
-from ssbench.recordview import RecordView
+from ssbench.recordview import RecordView, controls_of_kind
 from ssbench.textreport import open_loop
 
 DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
@@ -71,17 +71,36 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     else:
         path = getattr(stats_file, 'path', '')
     path = '%s' % (path,)
-    if not open_loop(stats_file.header):
-        return _document(stats_file, pctiles, skip, path)
     # Open loop: the document's latencies are response times; the
     # service times (as measured from the actual send) go under
     # "open_loop" (see ssbench.analysis.openloop).
-    view = RecordView(stats_file, response=True)
+    response = open_loop(stats_file.header)
+    view = RecordView(stats_file, response=response)
     doc = _document(view, pctiles, skip, path)
-    service = _document(stats_file, pctiles, skip, path)
-    doc['open_loop'] = openloop.section(stats_file.header, service,
-                                        view.controls)
+    if response:
+        service = _document(stats_file, pctiles, skip, path)
+        doc['open_loop'] = openloop.section(stats_file.header, service,
+                                            view.controls)
+    client = health_section(view.controls)
+    if client is not None:
+        doc['client'] = client
     return doc
+
+
+def health_section(controls):
+    """The "client" part of the document: per worker, how long it was
+    past a health limit (see ssbench.health); None without usable
+    records."""
+    workers = health.judge(controls_of_kind(controls,
+                                            health.HEALTH_RECORD))
+    if not workers:
+        return None
+    return {'limits': {'loop_lag': health.LOOP_LAG_LIMIT,
+                       'cpu': health.CPU_LIMIT,
+                       'share': health.SHARE_LIMIT},
+            'saturated': any(w['saturated'] for w in workers),
+            'warning': health.warning(workers),
+            'workers': workers}
 
 
 def _document(stats_file, pctiles, skip, path):

@@ -246,6 +246,22 @@ def open_loop_html(open_loop, percentiles):
         service, percentiles)
 
 
+def client_html(client):
+    """The saturation warning, if any, and the per-worker table."""
+    warning = client.get('warning')
+    rows = [[esc(w.get('worker_id')), fmt_float(w.get('seconds'), '%.1f'),
+             fmt_float(100 * (w.get('share') or 0), '%.1f%%'),
+             fmt_float(w.get('loop_lag_max'), '%.4f'),
+             fmt_float(100 * (w.get('cpu_max') or 0), '%.0f%%'),
+             fmt_int(w.get('waiting_max')),
+             'saturated' if w.get('saturated') else 'ok']
+            for w in client.get('workers') or []]
+    return ('<p class="note">%s</p>' % esc(warning) if warning else '') + \
+        table(['Worker', 'Seconds', 'Past a limit', 'Loop lag max (s)',
+               'CPU max', 'Waiting max', 'Verdict'], rows,
+              numeric=range(1, 6))
+
+
 def errors_html(errors):
     """The error breakdown, 'No errors.' or what the file did not record."""
     errors = errors or {}
@@ -363,6 +379,13 @@ def page_body(doc, charts, js_version):
                              'request\'s actual send (service time): they '
                              'leave out the waits the response times '
                              'above count.'))
+    if doc.get('client'):
+        body.append(_section('client', 'Client health',
+                             client_html(doc['client']),
+                             'Per worker: how long it was past a limit '
+                             '(event-loop lag p99 or CPU of its process); '
+                             'past it for long, the figures show the '
+                             'client\'s limit, not the cluster\'s.'))
     body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
     body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
                 'plotly.js %s, included in this file.</footer>\n' % (

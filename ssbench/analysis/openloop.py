@@ -16,29 +16,8 @@ size class in the shape of the document's "latency" entries:
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import text_type
+from ssbench.recordview import controls_of_kind
 from ssbench.schedule import SCHEDULE_RECORD
-
-
-def as_text_keys(value):
-    """A decoded record with bytes (raw msgpack strings) made text."""
-    if isinstance(value, bytes):
-        return value.decode('utf-8', 'replace')
-    if isinstance(value, dict):
-        return dict((as_text_keys(k), as_text_keys(v))
-                    for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return [as_text_keys(v) for v in value]
-    return value
-
-
-def controls_of_kind(controls, kind):
-    """The control records (text keys) whose `kind` is `kind`."""
-    out = []
-    for record in controls:
-        record = as_text_keys(record)
-        if record.get('kind') == kind:
-            out.append(record)
-    return out
 
 
 def section(header, service_doc, controls):

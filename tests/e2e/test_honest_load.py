@@ -80,9 +80,12 @@ def test_rate_run_stamps_intended_starts_and_reports_response_time(tmpdir):
     assert len(results) == 800
     starts = sorted(r['intended_start'] for r in results)
     assert starts[-1] - starts[0] == pytest.approx(799 / 400.0, abs=1e-5)
-    assert [c['kind'] for c in controls] == ['schedule']
-    assert controls[0]['sent'] == 800
-    assert controls[0]['send_lag']['count'] == 800
+    schedule = [c for c in controls if c['kind'] == 'schedule']
+    assert len(schedule) == 1
+    assert schedule[0]['sent'] == 800
+    assert schedule[0]['send_lag']['count'] == 800
+    assert set(c['kind'] for c in controls) == set(['schedule',
+                                                    'worker_health'])
 
 
 def test_poisson_rate_from_the_scenario_file(tmpdir):
@@ -95,3 +98,68 @@ def test_poisson_rate_from_the_scenario_file(tmpdir):
                     if 'completed_at' in r)
     gaps = set(round(b - a, 6) for a, b in zip(starts, starts[1:]))
     assert len(gaps) > 100       # not evenly spaced
+
+
+def local_workers(master_pid):
+    """{worker id: pid} of the local workers a master spawned."""
+    found = {}
+    for name in os.listdir('/proc'):
+        if not name.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % name) as fp:
+                ppid = int(fp.read().rsplit(')', 1)[1].split()[1])
+            with open('/proc/%s/cmdline' % name, 'rb') as fp:
+                argv = fp.read().split(b'\0')
+        except (IOError, OSError, IndexError, ValueError):
+            continue
+        if ppid == master_pid and b'ssbench.cli.worker' in argv:
+            found[int(argv[-2])] = int(name)
+    return found
+
+
+def test_a_stopped_worker_trips_the_saturation_guard(tmpdir):
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+    path, _ = support.write_scenario(tmpdir, user_count=4)
+    stats = os.path.join(str(tmpdir), 'stop.stat')
+    json_path = os.path.join(str(tmpdir), 'stop.json')
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'ssbench.cli.master', 'run-scenario', '-f',
+         path, '--noop', '--workers', '2', '-r', '8', '-s', stats,
+         '--json', json_path] + support.zmq_args(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=support.ROOT,
+        preexec_fn=support.die_with_parent)
+    stopped = None
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and len(local_workers(proc.pid)) < 2:
+            time.sleep(0.1)
+        workers = local_workers(proc.pid)
+        assert len(workers) == 2, workers
+        time.sleep(3)                    # into the benchmark
+        stopped = min(workers)
+        os.kill(workers[stopped], signal.SIGSTOP)
+        time.sleep(2)
+        os.kill(workers[stopped], signal.SIGCONT)
+        out, err = proc.communicate()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = err.decode('utf-8', 'replace')
+    assert proc.returncode == 0, err
+    warning = [line for line in err.splitlines()
+               if 'client saturated' in line]
+    assert len(warning) == 1 and 'worker' in warning[0], err
+    with open(json_path) as fp:
+        client = json.load(fp)['client']
+    assert client['saturated'] is True
+    by_id = dict((w['worker_id'], w) for w in client['workers'])
+    assert by_id[stopped]['saturated'] is True
+    assert by_id[stopped]['loop_lag_max'] >= 1.5
+    assert by_id[1 - stopped]['loop_lag_max'] < 1.5
+    assert '%d' % stopped in warning[0].split('passed')[0]
