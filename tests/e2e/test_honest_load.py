@@ -163,3 +163,74 @@ def test_a_stopped_worker_trips_the_saturation_guard(tmpdir):
     assert by_id[stopped]['loop_lag_max'] >= 1.5
     assert by_id[1 - stopped]['loop_lag_max'] < 1.5
     assert '%d' % stopped in warning[0].split('passed')[0]
+
+
+SAIO_RUN = os.path.join(os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio'),
+                        'run')
+
+
+def test_a_paused_object_server_shows_in_response_time_only(tmpdir):
+    """Open loop at 40 jobs/s, 4 in flight at most, against the local
+    Swift; its object server is stopped for 2 s mid-run.  The 4 requests
+    in flight then take 2 s, and the ~80 jobs due meanwhile wait for the
+    cap: response times (from intended start) show the stall, service
+    times (from the actual send) hide all but those 4."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+    support.require_swift()
+    with open(os.path.join(SAIO_RUN, 'object.pid')) as fp:
+        object_group = int(fp.read().strip())
+    os.killpg(object_group, 0)           # ours to signal, or fail here
+    path, data = support.write_scenario(
+        tmpdir, user_count=4, crud_profile=[10, 80, 10, 0],
+        sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 1000}],
+        initial_files={'tiny': 20})
+    stats = os.path.join(str(tmpdir), 'stall.stat')
+    json_path = os.path.join(str(tmpdir), 'stall.json')
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'ssbench.cli.master', 'run-scenario', '-f',
+         path, '--workers', '2', '--rate', '40', '-r', '9', '-s', stats,
+         '--json', json_path] + support.zmq_args() + support.auth_args(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=support.ROOT,
+        preexec_fn=support.die_with_parent)
+    try:
+        deadline = time.time() + 60
+        # The plain stats file appears when the benchmark phase starts.
+        while not os.path.exists(stats) and time.time() < deadline and \
+                proc.poll() is None:
+            time.sleep(0.05)
+        assert os.path.exists(stats), proc.communicate()
+        time.sleep(3)
+        os.killpg(object_group, signal.SIGSTOP)
+        try:
+            time.sleep(2)
+        finally:
+            os.killpg(object_group, signal.SIGCONT)
+        out, err = proc.communicate()
+    finally:
+        os.killpg(object_group, signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        support.SwiftView().delete_everything(data['container_base'] + '_')
+    assert proc.returncode == 0, err.decode('utf-8', 'replace')
+    results = [r for r in open_stats(stats + '.gz').iter_results()
+               if 'exception' not in r]
+    response = [r['completed_at'] - r['intended_start'] for r in results]
+    service = [r['last_byte_latency'] for r in results]
+    slow_response = sum(1 for t in response if t > 1.0)
+    slow_service = sum(1 for t in service if t > 1.0)
+    assert slow_service <= 4
+    assert slow_response >= 30, (slow_response, len(results))
+    with open(json_path) as fp:
+        doc = json.load(fp)
+    total = doc['operations'][0]
+    assert total['operation'] == 'total'
+    response_p95 = total['latency']['last_byte'][0]['p95']
+    service_ops = doc['open_loop']['service_time']['operations']
+    service_p95 = service_ops[0]['latency']['last_byte'][0]['p95']
+    assert response_p95 > 1.0 > 0.5 > service_p95
+    assert doc['open_loop']['schedule']['cap_waits'] >= 30
