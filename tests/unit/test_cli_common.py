@@ -50,3 +50,48 @@ def test_help_shows_a_default_once(capsys):
     assert 'out (default: standard output)' in out
     assert 'how many (default: 3)' in out
     assert issubclass(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter)
+
+
+# -- number types with bounds (issue 13) ---------------------------------
+
+def _bounded_parser():
+    from ssbench.cli import common
+    parser = ArgumentParser(prog='tool')
+    parser.add_argument('-n', type=common.bounded(common.positive_int, 10))
+    parser.add_argument('-z', type=common.bounded(common.non_negative_int,
+                                                  5))
+    parser.add_argument('-s', type=common.positive_float)
+    parser.add_argument('-t', type=common.non_negative_float)
+    return parser
+
+
+@pytest.mark.parametrize('argv, value', [
+    (['-n', '10'], ('n', 10)), (['-n', '1'], ('n', 1)),
+    (['-z', '0'], ('z', 0)), (['-z', '5'], ('z', 5)),
+    (['-s', '0.001'], ('s', 0.001)), (['-s', '1e6'], ('s', 1e6)),
+    (['-t', '0'], ('t', 0.0)), (['-t', '1000000'], ('t', 1e6)),
+])
+def test_bounds_themselves_are_accepted(argv, value):
+    args, status = _bounded_parser().parse(argv)
+    assert status is None and getattr(args, value[0]) == value[1]
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['-n', '11'], "argument -n: '11' must be at most 10"),
+    (['-n', '0'], "argument -n: '0' must be at least 1"),
+    (['-n', '99999999999999999999999'], 'must be at most 10'),
+    (['-z', '-1'], "argument -z: '-1' must not be negative"),
+    (['-z', '6'], "argument -z: '6' must be at most 5"),
+    (['-s', 'inf'], "argument -s: 'inf' is not a finite number"),
+    (['-s', 'nan'], "argument -s: 'nan' is not a finite number"),
+    (['-s', '0'], "argument -s: '0' must be greater than 0"),
+    (['-s', '1e308'], "argument -s: '1e308' must be at most 1000000"),
+    (['-t', '-0.5'], "argument -t: '-0.5' must not be negative"),
+    (['-t', 'NaN'], "argument -t: 'NaN' is not a finite number"),
+    (['-t', 'x'], "argument -t: 'x' is not a number"),
+])
+def test_out_of_range_numbers_name_the_flag(argv, message, capsys):
+    args, status = _bounded_parser().parse(argv)
+    assert args is None and status == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and message in err

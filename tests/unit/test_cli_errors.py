@@ -342,3 +342,26 @@ def test_verbose_shows_the_traceback():
     got, out, err = run_cli(MASTER, ['-v', 'report-scenario', '-s',
                                      '/nonexistent/x.stat'])
     assert got == 1 and 'ERROR:' in err
+
+
+KEYSTONE_ARGS = ['--os-auth-url', 'http://127.0.0.1:9/v3', '--os-username',
+                 'u', '--os-password', 'secret-key-xyz',
+                 '--os-project-name', 'p']
+
+
+@pytest.mark.parametrize('module, args', [
+    (MASTER, ['run-scenario', '-f', GOOD, '-V', '3'] + KEYSTONE_ARGS),
+    (MASTER, ['cleanup-containers', '-V', '2.0'] + KEYSTONE_ARGS),
+    (WORKER, ['-V', '3'] + KEYSTONE_ARGS + ['1']),
+], ids=['run', 'cleanup', 'worker'])
+def test_keystone_auth_without_the_keystone_extra_names_it(module, args,
+                                                          tmpdir):
+    # Packages of these names that cannot be imported stand for a missing
+    # extra: they come first on the path.
+    for name in ('keystoneclient', 'keystoneauth1'):
+        tmpdir.mkdir(name).join('__init__.py').write(
+            "raise ImportError('No module named %s')\n" % name)
+    ran = support.run([sys.executable, '-m', module] + args, 60,
+                      env={'PYTHONPATH': str(tmpdir)}, drop_env=NO_AUTH_ENV)
+    check(ran.status, ran.err, 2, "pip install 'ssbench[keystone]'")
+    assert 'secret-key-xyz' not in ran.out + ran.err

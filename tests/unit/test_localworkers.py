@@ -74,3 +74,50 @@ def test_a_planted_link_is_never_followed(tmpdir):
         workers.start()
     assert workers.procs == []
     assert victim.read() == 'precious'
+
+
+def _wait_for(path, text, proc, timeout=60):
+    import time
+    deadline = time.time() + timeout
+    while True:
+        with open(path, 'rb') as fp:
+            content = fp.read().decode('utf-8', 'replace')
+        if text in content:
+            return content
+        assert proc.poll() is None, content
+        assert time.time() < deadline, content
+        time.sleep(0.05)
+
+
+def test_workers_ignore_sigint_and_leave_quietly_on_sigterm(tmpdir):
+    import signal
+    workers = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
+    with workers:
+        proc = workers.procs[0]
+        path = workers.log_path(0)
+        _wait_for(path, 'connecting to', proc)
+        # A terminal's Ctrl-C is the master's: the worker stays.
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait() == 0
+        text = _wait_for(path, 'worker 0 exiting', proc)
+        assert workers.exited() == ('every local ssbench-worker exited '
+                                    '(status 0; logs in %s)' % tmpdir)
+    assert 'received SIGTERM: stopping' in text
+    assert 'SIGINT' not in text
+    for bad in ('Traceback', 'KeyboardInterrupt', 'ERROR'):
+        assert bad not in text
+
+
+def test_exited_is_none_while_one_runs_or_none_started(tmpdir):
+    import signal
+    workers = LocalWorkers(2, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
+    assert workers.exited() is None
+    with workers:
+        workers.procs[0].send_signal(signal.SIGKILL)
+        workers.procs[0].wait()
+        assert workers.exited() is None
+        workers.procs[1].send_signal(signal.SIGKILL)
+        workers.procs[1].wait()
+        assert workers.exited() == ('every local ssbench-worker exited '
+                                    '(signal 9; logs in %s)' % tmpdir)
