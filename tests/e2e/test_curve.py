@@ -279,3 +279,28 @@ def test_swift_key_never_crosses_the_wire(tmpdir, workers, use_curve):
     else:
         assert KEY2.encode('ascii') in wire
         assert data['container_base'].encode('ascii') in wire
+
+
+def test_a_master_that_refused_every_worker_says_so(tmpdir, workers):
+    good, rogue = key_dirs(tmpdir)
+    ports = fixed_ports()
+    path, _ = support.write_scenario(tmpdir)
+    outcome = []
+    master = threading.Thread(target=lambda: outcome.append(support.master(
+        'run-scenario', '-f', path, '--noop', '--zmq-curve-dir', good,
+        '--worker-wait', '10', '-s', str(tmpdir.join('run.stat')),
+        *port_args(ports))))
+    master.start()
+    workers(77, ports[0], ports[1], '--zmq-curve-dir', rogue)
+    master.join(120)
+    assert outcome, 'the master did not finish'
+    ran = outcome[0]
+    assert ran.status == 1, ran
+    errors = [line for line in ran.err.splitlines()
+              if line.startswith('ERROR:')]
+    assert len(errors) == 1, ran
+    assert errors[0].startswith('ERROR:no ssbench-worker connected within '
+                                '10 s; the master refused '), ran
+    assert 'not in %s (' % good in errors[0], ran
+    assert CurveKeys(rogue).worker_keys()[1][0].decode('ascii') in \
+        errors[0], ran

@@ -466,3 +466,17 @@ def test_green_sockets():
     finally:
         worker.close()
         master.close()
+
+
+def test_one_port_for_both_sockets_is_refused_clearly():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    with pytest.raises(TransportError) as info:
+        MasterSockets('127.0.0.1', port, port, green=False)
+    message = str(info.value)
+    assert message == ('the work and results sockets need two ports, not '
+                       'both %d: choose another --zmq-results-port' % port)
+    # Both free again: nothing was left bound.
+    MasterSockets('127.0.0.1', port, 0, green=False).close()
