@@ -89,7 +89,6 @@ def _set_options(sock, is_ipv6, hwm):
             pass
 
 
-
 def _monitor_handshakes(pairs):
     """[(monitor socket, label)] watching the handshakes of each
     (socket, label) pair; [] when this libzmq reports none."""
@@ -108,7 +107,6 @@ def _enforce_zap(sock):
         sock.setsockopt(getattr(zmq, 'ZAP_ENFORCE_DOMAIN', 93), 1)
     except zmq.ZMQError:  # pragma: no cover - libzmq before 4.3
         log.debug('this libzmq cannot enforce ZAP; relying on the handler')
-
 
 
 # A worker gives up (CurveError) when the master refused its key or spoke

@@ -354,8 +354,8 @@ KEYSTONE_ARGS = ['--os-auth-url', 'http://127.0.0.1:9/v3', '--os-username',
     (MASTER, ['cleanup-containers', '-V', '2.0'] + KEYSTONE_ARGS),
     (WORKER, ['-V', '3'] + KEYSTONE_ARGS + ['1']),
 ], ids=['run', 'cleanup', 'worker'])
-def test_keystone_auth_without_the_keystone_extra_names_it(module, args,
-                                                          tmpdir):
+def test_keystone_auth_without_the_keystone_extra_names_it(
+        module, args, tmpdir):
     # Packages of these names that cannot be imported stand for a missing
     # extra: they come first on the path.
     for name in ('keystoneclient', 'keystoneauth1'):
