@@ -40,7 +40,6 @@ def key_name(raw_key):
         return repr(raw_key)
 
 
-
 def _close_quietly(sock):
     """Close a socket, whatever state it and its context are in (pyzmq
     may raise ContextTerminated even from `closed` once term started)."""
@@ -154,8 +153,8 @@ class ZapHandler(object):
             return [b'1.0', request_id, b'200', b'OK',
                     name.encode('utf-8'), b'']
         if key not in self.refused:
-            shown = key_name(key) if key else mechanism.decode('ascii',
-                                                                'replace')
+            shown = key_name(key) if key else mechanism.decode(
+                'ascii', 'replace')
             self.notes.append((
                 logging.WARNING,
                 'CURVE: refused a worker at %s: its public key %s is not in '
