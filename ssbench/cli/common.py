@@ -154,6 +154,16 @@ def setup_logging(verbose=False, quiet=False, stream=None):
     root.setLevel(level)
 
 
+def quiet_gevent_interrupts():
+    """gevent's hub prints a KeyboardInterrupt raised while it runs (a
+    Ctrl-C during a green wait) before it hands it to the main greenlet;
+    run_command() says "interrupted" in one line, so the hub need not."""
+    import gevent
+    hub = gevent.get_hub()
+    if not issubclass(KeyboardInterrupt, hub.NOT_ERROR):
+        hub.NOT_ERROR = tuple(hub.NOT_ERROR) + (KeyboardInterrupt,)
+
+
 def run_command(func, args, verbose):
     """Call a subcommand, mapping failures to one log line and a status."""
     try:

@@ -428,6 +428,7 @@ def main(argv=None):
         # Swift calls run in greenlets; patch before anything opens sockets.
         from gevent import monkey
         monkey.patch_all()
+        common.quiet_gevent_interrupts()
     common.setup_logging(args.verbose, args.quiet)
     return common.run_command(args.func, args, args.verbose)
 

@@ -175,6 +175,8 @@ def main(argv=None, env=None, patch=True):
         import gevent.monkey
         if not gevent.monkey.is_module_patched('socket'):
             gevent.monkey.patch_all()
+        from ssbench.cli.common import quiet_gevent_interrupts
+        quiet_gevent_interrupts()
     import os
     from ssbench.cli.common import run_command, setup_logging
     if argv is None:

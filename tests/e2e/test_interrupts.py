@@ -157,6 +157,28 @@ def test_a_drain_ends_once_the_workers_are_gone(tmpdir):
     assert 'Traceback' not in job.err, job.err
 
 
+def test_interrupted_while_authenticating(tmpdir):
+    # A listener that never accepts: the auth request gets no answer.
+    import socket
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(5)
+    try:
+        job = master_job(tmpdir, '-f', SCENARIO, '-A', 'http://127.0.0.1:%d'
+                         '/auth/v1.0' % listener.getsockname()[1], '-U',
+                         'a:b', '-K', 'k', '--connect-timeout', LONG,
+                         '--network-timeout', LONG, '-s',
+                         str(tmpdir.join('run.stat')))
+        job.wait_for('SwiftStack Benchmark')
+        time.sleep(1)
+        job.signal_group(signal.SIGINT)
+        assert job.finish() == 130, job.err
+    finally:
+        listener.close()
+    assert job.err.splitlines()[-1] == 'ERROR:interrupted', job.err
+    assert 'KeyboardInterrupt' not in job.err, job.err
+
+
 def test_interrupted_while_waiting_for_workers(tmpdir):
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--worker-wait',
                      LONG, '-s', str(tmpdir.join('run.stat')))
