@@ -1,18 +1,19 @@
-"""Swift access: auth options, keep-alive connection pools, timed requests.
+"""Swift access: keep-alive connection pools and timed requests.
 
-Authentication goes through python-swiftclient's `get_auth` (v1.0 tempauth,
-Keystone v2.0/v3).  Object and container requests go through our own small
-HTTP/1.1 connection (ssbench.httpconn): it costs a fraction of the CPU of
-swiftclient's requests-based stack (and of the standard library's client),
-and lets us time the first and the last byte and count retries ourselves
-(swiftclient's Connection hides both behind a sleeping back-off).
+Tokens come from a token source (ssbench.swiftauth.Credentials, or on a
+worker its master's ssbench.tokens.HandedTokens).  Object and container
+requests go through our own small HTTP/1.1 connection (ssbench.httpconn):
+it costs a fraction of the CPU of swiftclient's requests-based stack (and
+of the standard library's client), and lets us time the first and the
+last byte and count retries ourselves (swiftclient's Connection hides both
+behind a sleeping back-off).
 
-Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after re-authenticating)
-and socket-level failures are retried up to `retries` times with no pause,
-and counted.  A pooled keep-alive connection that the server has closed is
-replaced and the request re-sent on a new connection: counted apart, as a
-reconnect, not as a retry.  The latencies reported are those of the attempt
-that succeeded.
+Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after the token source
+renewed the token) and socket-level failures are retried up to `retries`
+times with no pause, and counted.  A pooled keep-alive connection that the
+server has closed is replaced and the request re-sent on a new connection:
+counted apart, as a reconnect, not as a retry.  The latencies reported are
+those of the attempt that succeeded.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -22,12 +23,12 @@ import logging
 import random
 import socket
 import ssl
-import threading
 
 from ssbench import version
 from ssbench.compat import PY2, monotonic
-from ssbench.errors import AuthConfigError, SwiftAuthError, SwiftError
+from ssbench.errors import SwiftAuthError, SwiftError
 from ssbench.httpconn import HTTPConnection, HTTPError, StaleConnection
+from ssbench.swiftauth import Credentials
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     from urllib import quote as _quote
@@ -43,186 +44,6 @@ DEFAULT_NETWORK_TIMEOUT = 20.0
 DEFAULT_BLOCK_SIZE = 65536
 USER_AGENT = 'ssbench/%s' % version
 LISTING_LIMIT = 10000
-
-V1_VERSIONS = ('1', '1.0')
-V2_VERSIONS = ('2', '2.0')
-V3_VERSIONS = ('3',)
-
-# os_* options forwarded to keystone (swiftclient's os_options keys).
-KEYSTONE_OPTIONS = ('tenant_id', 'tenant_name', 'project_name', 'project_id',
-                    'user_domain_name', 'user_domain_id',
-                    'project_domain_name', 'project_domain_id',
-                    'region_name', 'service_type', 'endpoint_type')
-_DOMAIN_OPTIONS = ('os_user_domain_name', 'os_user_domain_id',
-                   'os_project_domain_name', 'os_project_domain_id')
-
-
-class AuthOptions(object):
-    """Everything needed to reach Swift; a value object.
-
-    Field names follow the `swift` client's options.  `storage_urls` (from
-    repeatable -S) override the storage URL auth returns; with `token` (-T)
-    they skip auth altogether.  repr() masks every secret.
-    """
-
-    FIELDS = ('auth_version', 'auth_url', 'user', 'key',
-              'os_username', 'os_password', 'os_tenant_id',
-              'os_tenant_name', 'os_project_name', 'os_project_id',
-              'os_user_domain_name', 'os_user_domain_id',
-              'os_project_domain_name', 'os_project_domain_id',
-              'os_auth_url', 'os_auth_token', 'os_storage_url',
-              'os_region_name', 'os_service_type', 'os_endpoint_type',
-              'os_cacert', 'insecure', 'storage_urls', 'token')
-    SECRETS = ('key', 'os_password', 'os_auth_token', 'token')
-
-    def __init__(self, **kwargs):
-        unknown = set(kwargs) - set(self.FIELDS)
-        if unknown:
-            raise TypeError('unknown auth option(s): %s'
-                            % ', '.join(sorted(unknown)))
-        for field in self.FIELDS:
-            setattr(self, field, kwargs.get(field))
-        self.auth_version = str(self.auth_version or '1.0')
-        self.insecure = bool(self.insecure)
-        self.storage_urls = [u for u in (self.storage_urls or []) if u]
-
-    def to_dict(self):
-        return dict((field, getattr(self, field)) for field in self.FIELDS)
-
-    @classmethod
-    def from_dict(cls, data):
-        """Rebuild from to_dict(); keys this version does not know are
-        ignored so a newer master can configure an older worker."""
-        return cls(**dict((k, v) for k, v in (data or {}).items()
-                          if k in cls.FIELDS))
-
-    def __eq__(self, other):
-        return (isinstance(other, AuthOptions) and
-                self.to_dict() == other.to_dict())
-
-    def __ne__(self, other):
-        return not self == other
-
-    __hash__ = None
-
-    def __repr__(self):
-        parts = []
-        for field in self.FIELDS:
-            value = getattr(self, field)
-            if not value or (field == 'auth_version' and value == '1.0'):
-                continue
-            if field in self.SECRETS:
-                value = '***'
-            parts.append('%s=%r' % (field, value))
-        return 'AuthOptions(%s)' % ', '.join(parts)
-
-    __str__ = __repr__
-
-    # -- resolution ---------------------------------------------------
-
-    def preset(self):
-        """(storage_urls, token) given directly (-S and -T), or None."""
-        urls = self.storage_urls or (
-            [self.os_storage_url] if self.os_storage_url else [])
-        token = self.token or self.os_auth_token
-        if urls and token:
-            return list(urls), token
-        return None
-
-    def credentials(self):
-        """(auth_version, auth_url, user, key, os_options), or None when
-        neither v1 nor v2/v3 credentials are complete.
-
-        Incomplete v1 options (-A/-U/-K) fall back to the --os-* ones, which
-        mean Keystone v3 when the version says so or a domain is given, and
-        v2.0 otherwise (as the swift client decides).
-        """
-        os_options = {}
-        for name in KEYSTONE_OPTIONS:
-            value = getattr(self, 'os_' + name)
-            if value:
-                os_options[name] = value
-        version = self.auth_version
-        if self.auth_url and self.user and self.key:
-            return version, self.auth_url, self.user, self.key, os_options
-        if self.os_auth_url and self.os_username and self.os_password:
-            if version not in V3_VERSIONS + V2_VERSIONS:
-                version = '2.0'
-            if any(getattr(self, name) for name in _DOMAIN_OPTIONS):
-                version = '3'
-            return (version, self.os_auth_url, self.os_username,
-                    self.os_password, os_options)
-        return None
-
-    def has_credentials(self):
-        return bool(self.preset() or self.credentials())
-
-    def check(self):
-        """Raise AuthConfigError naming what is missing."""
-        if not self.has_credentials():
-            missing = [flag for flag, value in (
-                ('-A/--auth-url (ST_AUTH)', self.auth_url),
-                ('-U/--user (ST_USER)', self.user),
-                ('-K/--key (ST_KEY)', self.key)) if not value]
-            raise AuthConfigError(
-                'no Swift credentials: missing %s; give -A, -U and -K (or '
-                'ST_AUTH, ST_USER, ST_KEY), or --os-auth-url, --os-username '
-                'and --os-password (or OS_AUTH_URL, OS_USERNAME, '
-                'OS_PASSWORD), or -S with -T' % ', '.join(missing))
-        if self.auth_version not in V1_VERSIONS + V2_VERSIONS + V3_VERSIONS:
-            raise AuthConfigError('unknown auth version %r (use 1.0, 2.0 '
-                                  'or 3)' % (self.auth_version,))
-        return self
-
-
-def _scrub(text, secrets):
-    for secret in secrets:
-        if secret and len(secret) > 2:
-            text = text.replace(secret, '***')
-    return ' '.join(text.split())
-
-
-def authenticate(auth, timeout=None):
-    """Return (storage_url, token) for `auth`, via swiftclient.get_auth.
-
-    -S with -T skips auth; otherwise failures raise SwiftAuthError with one
-    line that names the auth URL (never a key, password or token).
-    """
-    auth.check()
-    preset = auth.preset()
-    if preset is not None:
-        return preset[0][0], preset[1]
-    version, auth_url, user, key, os_options = auth.credentials()
-    secrets = [getattr(auth, name) for name in auth.SECRETS]
-    kwargs = {'auth_version': version, 'os_options': dict(os_options),
-              'insecure': auth.insecure, 'timeout': timeout}
-    if auth.os_cacert:
-        kwargs['cacert'] = auth.os_cacert
-    try:
-        from swiftclient import client as swiftclient
-        from swiftclient.exceptions import ClientException
-    except ImportError as exc:  # pragma: no cover - a broken install
-        raise SwiftAuthError('cannot authenticate: %s' % (exc,))
-    try:
-        storage_url, token = swiftclient.get_auth(auth_url, user, key,
-                                                  **kwargs)
-    except ClientException as exc:
-        status = getattr(exc, 'http_status', None)
-        reason = str(getattr(exc, 'msg', '') or exc)
-        if status:
-            reason = '%s %s' % (status, getattr(exc, 'http_reason', '')
-                                or reason)
-        raise SwiftAuthError('authentication failed at %s (as %s, auth '
-                             'version %s): %s' % (
-                                 auth_url, user, version,
-                                 _scrub(reason, secrets)))
-    except Exception as exc:  # requests/keystone raise many unrelated types
-        raise SwiftAuthError('cannot authenticate at %s: %s: %s' % (
-            auth_url, type(exc).__name__, _scrub(str(exc), secrets)))
-    if not storage_url or not token:
-        raise SwiftAuthError('authentication at %s returned no storage URL '
-                             'or token' % (auth_url,))
-    return storage_url, token
 
 
 class SwiftRequestError(SwiftError):
@@ -299,7 +120,11 @@ def _ssl_context(cacert=None, insecure=False):
 
 
 class ConnectionPool(object):
-    """Idle keep-alive connections to one storage URL (LIFO, bounded)."""
+    """Idle keep-alive connections to one storage URL (LIFO, bounded).
+
+    Once closed it keeps nothing: a connection in use when it closed is
+    closed when its request puts it back.
+    """
 
     def __init__(self, url, size, connect_timeout, network_timeout,
                  ssl_context=None):
@@ -316,6 +141,7 @@ class ConnectionPool(object):
         self.network_timeout = network_timeout
         self.ssl_context = ssl_context
         self.idle = []
+        self.closed = False
 
     def new(self):
         context = None
@@ -330,12 +156,13 @@ class ConnectionPool(object):
         return self.idle.pop() if self.idle else self.new()
 
     def put(self, conn):
-        if len(self.idle) < self.size:
+        if not self.closed and len(self.idle) < self.size:
             self.idle.append(conn)
         else:
             conn.close()
 
     def close(self):
+        self.closed = True
         while self.idle:
             self.idle.pop().close()
 
@@ -386,29 +213,27 @@ def error_class(exc):
 
 
 class SwiftClient(object):
-    """Timed Swift requests for one worker (or the master's cleanup).
+    """Timed Swift requests for one worker (or the master's own work).
 
     `concurrency` bounds the idle connections kept per storage URL: one
-    per greenlet.  The token is obtained lazily once and renewed on 401.
-    `authenticator(auth, timeout)` is injectable for tests.
+    per greenlet.  `tokens` is the token source (by default Credentials
+    for `auth`): each attempt uses its current token, and asks it for a
+    new one after a 401.  `auth` also gives the TLS options (--insecure,
+    --os-cacert) of the connections.
     """
 
     def __init__(self, auth, concurrency=64, retries=DEFAULT_RETRIES,
                  connect_timeout=DEFAULT_CONNECT_TIMEOUT,
-                 network_timeout=DEFAULT_NETWORK_TIMEOUT,
-                 authenticator=authenticate):
-        auth.check()
+                 network_timeout=DEFAULT_NETWORK_TIMEOUT, tokens=None):
         self.auth = auth
+        self.tokens = tokens if tokens is not None else Credentials(
+            auth, timeout=network_timeout)
         self.concurrency = max(1, int(concurrency))
         self.retries = max(0, int(retries))
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
-        self.authenticator = authenticator
-        self.can_reauthenticate = auth.credentials() is not None
-        self.token = None
+        self.grant = None
         self.pools = []
-        self.auth_count = 0
-        self._auth_lock = threading.Lock()
         self._ssl_context = None
         self._blocks = {}
 
@@ -420,44 +245,33 @@ class SwiftClient(object):
                                              self.auth.insecure)
         return self._ssl_context
 
-    def _set_endpoint(self, storage_url, token):
-        urls = self.auth.storage_urls or [storage_url]
-        if [p.url for p in self.pools] != urls:
+    def _use(self, grant):
+        """Make `grant` the token and storage URLs of later requests."""
+        if [p.url for p in self.pools] != grant.storage_urls:
             for pool in self.pools:
                 pool.close()
             self.pools = [ConnectionPool(url, self.concurrency,
                                          self.connect_timeout,
                                          self.network_timeout, self._ssl())
-                          for url in urls]
-        self.token = token
+                          for url in grant.storage_urls]
+        self.grant = grant
+        return grant
 
-    def authenticate(self, stale_token=None):
-        """Get a token; with `stale_token`, only if nobody renewed it yet."""
-        with self._auth_lock:
-            if self.token is not None and self.token != stale_token:
-                return self.token
-            if stale_token is not None and self.token is not None:
-                log.info('token rejected (401): authenticating again')
-            self.auth_count += 1
-            if self.auth_count > 1 or self.auth.preset() is None:
-                # -S/-T preset: only the first "auth" may skip the server.
-                if self.auth_count > 1 and not self.can_reauthenticate:
-                    raise SwiftAuthError('the token was rejected (401) and '
-                                         'there are no credentials to get '
-                                         'a new one')
-                auth = self.auth
-                if self.auth_count > 1:
-                    auth = AuthOptions.from_dict(dict(
-                        auth.to_dict(), token=None, os_auth_token=None))
-                url, token = self.authenticator(auth,
-                                                timeout=self.network_timeout)
-            else:
-                url, token = self.auth.preset()[0][0], self.auth.preset()[1]
-            self._set_endpoint(url, token)
-            return token
+    def authenticate(self):
+        """Fetch the token now (it is otherwise fetched on first use);
+        raises SwiftAuthError."""
+        return self._use(self.tokens.current())
+
+    def _renewed(self, stale):
+        """A token newer than the Grant `stale`, which Swift rejected."""
+        return self._use(self.tokens.renew(stale))
+
+    @property
+    def token(self):
+        return self.grant.token if self.grant is not None else None
 
     def storage_urls(self):
-        if self.token is None:
+        if self.grant is None:
             self.authenticate()
         return [p.url for p in self.pools]
 
@@ -483,8 +297,6 @@ class SwiftClient(object):
         'headers' (keep the response headers too).  `missing_ok` returns a
         404 as a Timing instead of raising.
         """
-        if self.token is None:
-            self.authenticate()
         path_tail = ''
         if container is not None:
             path_tail = '/' + quote(container)
@@ -502,11 +314,13 @@ class SwiftClient(object):
         stale = 0
         block = self._block(fill, block_size) if size else None
         while True:
+            grant = self.tokens.current()
+            if grant is not self.grant:
+                self._use(grant)
             pools = self.pools
             pool = pools[0] if len(pools) == 1 else random.choice(pools)
             path = pool.path + path_tail
-            token = self.token
-            send_headers[0] = ('X-Auth-Token', token)
+            send_headers[0] = ('X-Auth-Token', grant.token)
             conn = pool.get() if stale == 0 else pool.new()
             try:
                 start = monotonic()
@@ -534,6 +348,11 @@ class SwiftClient(object):
                                         retries=retries,
                                         reconnects=reconnects,
                                         error_class=error_class(exc))
+            except BaseException:
+                # Half used (a bad TLS certificate, a timeout or kill from
+                # gevent...): never pooled, never left open.
+                conn.close()
+                raise
             if resp.will_close:
                 conn.close()
             else:
@@ -552,11 +371,19 @@ class SwiftClient(object):
                         timing.headers = resp.headers
                 return timing
             if retries < self.retries and (
-                    status == 503 or (status == 404 and retry_404) or
-                    (status == 401 and self.can_reauthenticate)):
+                    status == 503 or (status == 404 and retry_404)):
                 retries += 1
-                if status == 401:
-                    self.authenticate(stale_token=token)
+                continue
+            if status == 401 and retries < self.retries and \
+                    self.tokens.renewable:
+                try:
+                    self._renewed(grant)
+                except SwiftAuthError as exc:
+                    raise SwiftRequestError(
+                        method, pool.url + path_tail, status,
+                        '%s (%s)' % (resp.reason, exc), trans_id, retries,
+                        reconnects)
+                retries += 1
                 continue
             raise SwiftRequestError(method, pool.url + path_tail, status,
                                     resp.reason, trans_id, retries,
@@ -625,5 +452,7 @@ class SwiftClient(object):
         return self._listing(container, prefix)
 
     def close(self):
+        """Close the idle connections now, and those of requests still
+        running when they end."""
         for pool in self.pools:
             pool.close()

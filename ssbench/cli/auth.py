@@ -11,12 +11,12 @@ import importlib
 import os
 
 from ssbench.errors import AuthConfigError
-from ssbench.swift import V2_VERSIONS, V3_VERSIONS, AuthOptions
+from ssbench.swiftauth import V2_VERSIONS, V3_VERSIONS, AuthOptions
 
-# The module the swift client imports for each Keystone auth version.
-_KEYSTONE_MODULES = dict([(v, 'keystoneclient.v2_0.client')
+# The module ssbench.swiftauth imports for each Keystone auth version.
+_KEYSTONE_MODULES = dict([(v, 'keystoneauth1.identity.v2')
                           for v in V2_VERSIONS] +
-                         [(v, 'keystoneclient.v3.client')
+                         [(v, 'keystoneauth1.identity.v3')
                           for v in V3_VERSIONS])
 
 # (flags, dest, environment variables in order of preference, help)

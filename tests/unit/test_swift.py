@@ -8,8 +8,9 @@ import sys
 import pytest
 
 from ssbench import httpconn, swift
-from ssbench.errors import AuthConfigError, SwiftAuthError
-from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError
+from ssbench.errors import SwiftAuthError
+from ssbench.swift import SwiftClient, SwiftRequestError
+from ssbench.swiftauth import AuthOptions
 from tests.fakes import CLOSE, SILENT, CannedServer, FakeSwift
 
 pytestmark = pytest.mark.timeout(60)
@@ -34,107 +35,6 @@ def client(fake):
     del fake.requests[:]
     yield c
     c.close()
-
-
-# -- AuthOptions -------------------------------------------------------
-
-def test_repr_masks_secrets():
-    auth = AuthOptions(auth_url='http://a/auth', user='u', key='sekrit',
-                       os_password='pw-sekrit', token='tok-sekrit',
-                       os_auth_token='ostok-sekrit')
-    text = repr(auth)
-    assert 'sekrit' not in text and 'sekrit' not in str(auth)
-    assert "user='u'" in text and "key='***'" in text
-
-
-def test_dict_roundtrip_ignores_unknown_keys():
-    auth = AuthOptions(auth_url='u', user='x', key='k', storage_urls=['s'],
-                       insecure=True, os_project_name='p')
-    data = dict(auth.to_dict(), some_future_option=1)
-    assert AuthOptions.from_dict(data) == auth
-    assert AuthOptions.from_dict(data) != AuthOptions()
-    with pytest.raises(TypeError):
-        AuthOptions(bogus=1)
-
-
-def test_v1_credentials():
-    auth = AuthOptions(auth_url='http://a', user='u', key='k')
-    assert auth.credentials() == ('1.0', 'http://a', 'u', 'k', {})
-    assert auth.preset() is None
-    assert auth.check() is auth
-
-
-def test_fallback_to_keystone_v2():
-    auth = AuthOptions(auth_url='http://a', user='u',  # no key
-                       os_auth_url='http://ks/v2.0', os_username='ou',
-                       os_password='op', os_tenant_name='t',
-                       os_region_name='r')
-    version, url, user, key, options = auth.credentials()
-    assert (version, url, user, key) == ('2.0', 'http://ks/v2.0', 'ou', 'op')
-    assert options == {'tenant_name': 't', 'region_name': 'r'}
-
-
-def test_keystone_v3_by_version_or_domain():
-    base = dict(os_auth_url='http://ks/v3', os_username='ou',
-                os_password='op', os_project_name='p')
-    assert AuthOptions(auth_version='3', **base).credentials()[0] == '3'
-    auth = AuthOptions(os_user_domain_name='Default', **base)
-    assert auth.credentials()[0] == '3'
-    assert auth.credentials()[4]['user_domain_name'] == 'Default'
-    assert AuthOptions(**base).credentials()[0] == '2.0'
-
-
-def test_preset_storage_url_and_token():
-    auth = AuthOptions(storage_urls=['http://s1', 'http://s2'], token='t')
-    assert auth.preset() == (['http://s1', 'http://s2'], 't')
-    assert auth.credentials() is None
-    assert swift.authenticate(auth) == ('http://s1', 't')
-    auth = AuthOptions(os_storage_url='http://s', os_auth_token='t')
-    assert auth.preset() == (['http://s'], 't')
-
-
-def test_missing_credentials():
-    with pytest.raises(AuthConfigError) as info:
-        AuthOptions(auth_url='http://a', user='u').check()
-    text = str(info.value)
-    assert '-K/--key (ST_KEY)' in text and '-A' not in text.split(';')[0]
-    assert '--os-auth-url' in text
-    assert not AuthOptions(token='t').has_credentials()
-    with pytest.raises(AuthConfigError):
-        AuthOptions(auth_url='a', user='u', key='k',
-                    auth_version='7').check()
-
-
-# -- authenticate ----------------------------------------------------------
-
-def test_authenticate_v1(fake):
-    url, token = swift.authenticate(v1(fake))
-    assert url == fake.storage_url
-    assert token in fake.valid_tokens
-
-
-def test_authenticate_bad_key_one_line_no_secret(fake):
-    auth = AuthOptions(auth_url=fake.auth_url, user='test:tester',
-                       key='wrong-key-123')
-    with pytest.raises(SwiftAuthError) as info:
-        swift.authenticate(auth)
-    text = str(info.value)
-    assert '401' in text and fake.auth_url in text
-    assert 'wrong-key-123' not in text and '\n' not in text
-
-
-def test_authenticate_unreachable():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    auth = AuthOptions(auth_url='http://127.0.0.1:%d/auth/v1.0' % port,
-                       user='u', key='secret-key-456')
-    with pytest.raises(SwiftAuthError) as info:
-        swift.authenticate(auth, timeout=5)
-    text = str(info.value)
-    assert str(port) in text and 'secret-key-456' not in text
-    assert '\n' not in text
 
 
 # -- timed operations -------------------------------------------------------
@@ -329,7 +229,7 @@ def test_401_reauthenticates_and_counts(fake, client):
     fake.valid_tokens.discard(old)
     timing = client.put_object('c', 'o', 10)
     assert timing.retries == 1 and client.token != old
-    assert client.auth_count == 2
+    assert client.tokens.auth_count == 2
 
 
 def test_401_without_credentials_fails(fake):
@@ -361,6 +261,33 @@ def test_preset_token_with_credentials_renews(fake):
         assert fake.tokens_issued == 2
     finally:
         client.close()
+
+
+def test_a_failure_that_is_not_network_closes_the_connection(
+        fake, client, monkeypatch):
+    """A half-used connection (a bug, a gevent kill...) is closed, never
+    pooled nor left open."""
+    client.put_object('c', 'o', 1)
+    conn = client.pools[0].idle[-1]
+    assert conn.sock is not None
+
+    def broken(self):
+        raise RuntimeError('not a network error')
+    monkeypatch.setattr(httpconn.HTTPConnection, 'read_response', broken)
+    with pytest.raises(RuntimeError):
+        client.get_object('c', 'o')
+    assert conn.sock is None and client.pools[0].idle == []
+
+
+def test_close_leaves_running_requests_to_close_their_connections(client):
+    """configure() replaces a worker's client while requests still run:
+    their connections close when they end, not kept in a dead pool."""
+    client.put_object('c', 'o', 1)
+    pool = client.pools[0]
+    in_use = pool.get()
+    client.close()
+    pool.put(in_use)
+    assert in_use.sock is None and pool.idle == []
 
 
 def test_socket_errors_retried_and_counted(fake, client):
