@@ -10,11 +10,12 @@ import logging
 import time
 from itertools import islice
 
-from ssbench import HEARTBEAT, PING
 from ssbench import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, NoWorkersError
+from ssbench.faults import Faults
 from ssbench.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
+from ssbench.protocol import HEARTBEAT, PING
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,8 @@ class Master(object):
         # Ids of jobs recorded as lost, so that a late result is told
         # apart from a duplicate.
         self.lost_job_ids = set()
+        # Malformed messages and records received: dropped and counted.
+        self.faults = Faults('on the results port', clock=clock)
 
     @property
     def worker_timeout(self):
@@ -101,9 +104,8 @@ class Master(object):
             if self.on_heartbeat is not None:
                 self.on_heartbeat(record)
             if (self.configuration is not None and
-                    not record.get('configured', True)):
-                self.transport.send(protocol.pack([self.configuration]),
-                                    timeout=0)
+                    self.configuration.wanted(record)):
+                self._broadcast(0)
         return results
 
     def wait_for_workers(self, timeout):
@@ -123,7 +125,9 @@ class Master(object):
                         timeout, self._no_worker_hint()))
             data = self.transport.recv(min(left, self.poll_interval))
             if data is not None:
-                results = self._split(protocol.unpack(data), self.clock())
+                records = protocol.decode(data, protocol.check_from_worker,
+                                          self.faults)[0]
+                results = self._split(records, self.clock())
                 if results:
                     log.debug('ignoring %d stale results', len(results))
         return self.tracker.live()
@@ -148,16 +152,20 @@ class Master(object):
                     '--zmq-curve-dir', ', '.join(keys)))
 
     def configure(self, configuration):
-        """Hand every worker its one-time configuration (auth, timeouts).
+        """Hand every worker its configuration: `configuration` is a
+        ssbench.tokens.WorkerConfig (timeouts, storage URLs, a token).
 
         PUSH sockets cannot address a worker, so one copy is sent per known
-        worker (they go round-robin); a worker that still reports itself
-        unconfigured in a heartbeat is sent another copy.
+        worker (they go round-robin); heartbeats that show a worker
+        unconfigured or holding an old token bring more copies.
         """
         self.configuration = configuration
+        self._broadcast(self.poll_interval)
+
+    def _broadcast(self, timeout):
+        message = protocol.pack([self.configuration.broadcast()])
         for _ in self.tracker.live():
-            self.transport.send(protocol.pack([configuration]),
-                                timeout=self.poll_interval)
+            self.transport.send(message, timeout=timeout)
 
     # -- the loop -------------------------------------------------------
 
@@ -205,14 +213,21 @@ class Master(object):
         results are back.  `on_result(result)` sees each result record and
         `on_results(results)` each list of them (the cheaper choice for
         bulk bookkeeping), `on_raw(data, results)` each received message
-        holding results (`data` is the bytes as received, or None when the
-        results were re-packed: control records were mixed in, or they are
-        the error records of jobs lost with a worker), `on_idle()` runs
-        once per loop turn.  Raises NoWorkersError when every worker is
-        lost.  After `stop_requested` is set it sends nothing more and
+        holding results (`data` is the bytes as received, or the results
+        re-packed when control records or malformed ones were mixed in;
+        None for the error records of jobs lost with a worker), `on_idle()`
+        runs once per loop turn.  Raises NoWorkersError when every worker
+        is lost.  After `stop_requested` is set it sends nothing more and
         returns once the in-flight results are in or drain_seconds have
-        passed.
+        passed.  Malformed input dropped meanwhile is summed up at the end.
         """
+        try:
+            return self._run_jobs(jobs, on_result, on_raw, on_idle,
+                                  on_results)
+        finally:
+            self.faults.summary()
+
+    def _run_jobs(self, jobs, on_result, on_raw, on_idle, on_results):
         phase = _Phase(self, jobs, on_result, on_raw, on_results)
         stats = phase.stats
         tracker = self.tracker
@@ -261,6 +276,9 @@ class Master(object):
                 on_idle()
             if now >= next_check:
                 next_check = now + poll_interval
+                if self.configuration is not None and \
+                        self.configuration.renew_if_due():
+                    self._broadcast(0)
                 self._check_liveness(now, phase.deliver)
                 if not self.stop_requested and (
                         outstanding or phase.pending) and \
@@ -307,8 +325,13 @@ class Master(object):
             log.warning('%d result(s) arrived for jobs already counted as '
                         'lost; not stored', len(late))
         if len(late) < len(stale):
-            log.warning('%d result(s) for no job in flight (duplicates?) '
-                        'ignored', len(stale) - len(late))
+            # A duplicate, or a peer that guesses: one log line per
+            # interval, however many come.
+            for record in stale:
+                if record.get('job_id') not in self.lost_job_ids:
+                    self.faults.add('result of no job in flight',
+                                    record.get('job_id'),
+                                    claimed=record.get('worker_id'))
         stale_ids = set(id(record) for record in stale)
         return [r for r in results if id(r) not in stale_ids]
 
@@ -431,7 +454,10 @@ class _Phase(object):
 
     def receive(self, data, now):
         """Account for one received message and deliver its results."""
-        records = protocol.unpack(data)
+        records, intact = protocol.decode(data, protocol.check_from_worker,
+                                          self.master.faults)
+        if not intact:
+            data = None
         pop = self.outstanding.pop
         seen = self.tracker.seen
         worker_id = _NOBODY
@@ -441,13 +467,16 @@ class _Phase(object):
             if record.get('type') == HEARTBEAT:
                 control = True
                 continue
-            if record.get('worker_id') != worker_id:
-                worker_id = record.get('worker_id')
-                seen(worker_id, now)
             if pop(record.get('job_id'), None) is None:
+                # Proves nobody alive: a result of no job out may be
+                # anyone's.
                 if stale is None:
                     stale = []
                 stale.append(record)
+                continue
+            if record.get('worker_id') != worker_id:
+                worker_id = record.get('worker_id')
+                seen(worker_id, now)
         results = records
         if control:
             results = self.master._split(records, now)
@@ -455,6 +484,9 @@ class _Phase(object):
         if stale is not None:
             results = self.master._drop_stale(results, stale)
             data = None
+        if data is None and results and self.on_raw is not None:
+            data, results = protocol.pack_records(results,
+                                                  self.master.faults)
         if results:
             self.deliver(results, data)
 
@@ -482,6 +514,7 @@ def kill_workers(transport, timeout=5.0, clock=monotonic):
     `timeout` seconds; returns the ids of the workers told to exit.
     """
     killed = set()
+    faults = Faults('on the results port', clock=clock)
     message = protocol.pack([protocol.ping_job(), protocol.suicide_job()])
     # Wait for a first heartbeat: our workers send one as soon as their
     # results connection is up, and one told to exit before that might
@@ -496,7 +529,9 @@ def kill_workers(transport, timeout=5.0, clock=monotonic):
             data = transport.recv(min(0.25, max(0.0, deadline - clock())))
             if data is None:
                 continue
-            for record in protocol.unpack(data):
+            records = protocol.decode(data, protocol.check_from_worker,
+                                      faults)[0]
+            for record in records:
                 kind = record.get('type')
                 if kind == PING:
                     worker_id = record.get('worker_id')

@@ -112,7 +112,7 @@ class ScenarioRun(object):
 
     `stats_paths` is a checked ssbench.safefiles.StatsPaths, `swift` a
     SwiftClient for the master's own container work (None with --noop) and
-    `worker_config` the CONFIGURE job handed to workers once.
+    `worker_config` what workers are handed (a ssbench.tokens.WorkerConfig).
     """
 
     def __init__(self, scenario, transport, stats_paths, options,

@@ -15,8 +15,10 @@ on failures `error_class` (the cause when no response came) and on reads
 `size` (the body bytes read).  No-op results keep the original keys only.
 
 Control jobs: PING is answered like a no-op; SUICIDE stops the worker;
-CONFIGURE (see configure_job) hands over auth and timeouts once, for workers
-started without credentials of their own.  Jobs never carry credentials.
+CONFIGURE (protocol.configure_job) hands over timeouts and, to a worker
+started without credentials of its own, the storage URLs and a token:
+never a key or password (see ssbench.tokens for how a token the master
+renews reaches every worker).
 
 Master liveness (`master_timeout` > 0): the results socket only accepts a
 message while a master is connected, so the worker treats the master as
@@ -35,24 +37,22 @@ import gevent
 import gevent.event
 import gevent.pool
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
-                     READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
+                     UPDATE_OBJECT, protocol)
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
+from ssbench.faults import Faults
+from ssbench.protocol import (CONFIGURE, CREATE_CONTAINER, DELETE_CONTAINER,
+                              HEARTBEAT, PING, SUICIDE)
 from ssbench.health import HealthMonitor
 from ssbench.runners import Runners
 from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                            DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                           AuthOptions, SwiftClient, SwiftRequestError,
-                           error_class)
+                           SwiftClient, SwiftRequestError, error_class)
+from ssbench.swiftauth import AuthOptions
+from ssbench.tokens import HandedTokens
 
 log = logging.getLogger(__name__)
-
-CONFIGURE = 'CONFIGURE'
-# Container jobs, for a master that creates or deletes containers through
-# its workers (HEAD first, PUT with X-Storage-Policy only if missing).
-CREATE_CONTAINER = 'create_container'
-DELETE_CONTAINER = 'delete_container'
 
 COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
 HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
@@ -60,27 +60,12 @@ DRAIN_MAX = 256          # messages handled before giving others a turn
 # Seconds a worker told to exit gives its unsent results to leave (the
 # PING answer among them); closing returns as soon as they are gone.
 SUICIDE_LINGER = 5.0
-CONFIGURE_WAIT = 30.0    # how long a Swift job waits for CONFIGURE
+# How long a Swift job waits for CONFIGURE, or for a new token after 401.
+CONFIGURE_WAIT = 30.0
 
 
 class MasterGone(SsbenchError):
     exit_status = 1
-
-
-def configure_job(auth=None, connect_timeout=None, network_timeout=None,
-                  block_size=None):
-    """The one-time control job a master sends to unconfigured workers."""
-    job = {'type': CONFIGURE}
-    if auth is not None:
-        job['auth'] = auth.to_dict() if isinstance(auth, AuthOptions) \
-            else dict(auth)
-    if connect_timeout is not None:
-        job['connect_timeout'] = connect_timeout
-    if network_timeout is not None:
-        job['network_timeout'] = network_timeout
-    if block_size is not None:
-        job['block_size'] = block_size
-    return job
 
 
 def _after(head, request, *args):
@@ -102,9 +87,10 @@ class Worker(object):
     """One worker process's logic, over a transport (see ssbench.transport).
 
     `auth` (AuthOptions with credentials) comes from the worker's own flags
-    or environment; without it the worker waits for a CONFIGURE job.
-    `swift_factory(auth, concurrency=, retries=, connect_timeout=,
-    network_timeout=)` builds the Swift client (injectable for tests).
+    or environment; without it the worker waits for a CONFIGURE job and
+    uses the token it carries.  `swift_factory(auth, concurrency=,
+    retries=, connect_timeout=, network_timeout=[, tokens=])` builds the
+    Swift client (injectable for tests).
     """
 
     def __init__(self, worker_id, transport, concurrency=64, batch_size=1,
@@ -122,7 +108,9 @@ class Worker(object):
         self.retries = retries
         self.own_auth = auth if auth is not None and \
             auth.has_credentials() else None
-        self.auth = self.own_auth
+        # TLS options (--insecure, --os-cacert) from the master, for the
+        # token it hands over.
+        self.tls = AuthOptions()
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
         self.block_size = block_size
@@ -137,6 +125,7 @@ class Worker(object):
         self.clock = clock
 
         self.swift = None
+        self.handed = HandedTokens(self._ask_for_token, configure_wait)
         self.configured = gevent.event.Event()
         if self.own_auth is not None:
             self.configured.set()
@@ -162,6 +151,9 @@ class Worker(object):
         self.stopping = False
         self.master_gone = False
         self.told_to_exit = False
+        self.writer_error = None
+        # Malformed messages received: dropped and counted.
+        self.faults = Faults('from the master', clock=clock)
         self._sending = False
         self._flush_scheduled = False
         self._wake = gevent.event.Event()
@@ -189,6 +181,8 @@ class Worker(object):
             self._profiler.enable()
         writer = gevent.spawn(self._write_loop)
         monitor = gevent.spawn(self.health.run)
+        # Without the writer no result or heartbeat would leave: stop.
+        writer.link_exception(self._writer_failed)
         transport = self.transport
         try:
             while not self.stopping:
@@ -214,6 +208,11 @@ class Worker(object):
                     # Job greenlets and the writer run whenever recv()
                     # waits; messages that keep coming must not starve them.
                     gevent.sleep(0)
+            error = self.writer_error
+            if error is not None:
+                raise SsbenchError(
+                    'worker %s: sending results failed (%s: %s): exiting' %
+                    (self.worker_id, type(error).__name__, error))
         finally:
             self.stopping = True
             writer.kill()
@@ -221,10 +220,8 @@ class Worker(object):
             self.unconfigured.kill(timeout=1)
             self.runners.kill(timeout=1)
             if self.outbox:
-                # Told to exit: the PING answer in there names this worker
-                # to kill-workers, so give the results connection time.
-                self._flush(SUICIDE_LINGER if self.told_to_exit else 1.0,
-                            force=True)
+                self._final_flush()
+            self.faults.summary()
             self._stop_profile()
             if self.swift is not None:
                 self.swift.close()
@@ -233,14 +230,34 @@ class Worker(object):
             transport.close(linger=SUICIDE_LINGER if self.told_to_exit
                             else 0)
 
-    def handle_message(self, data):
+    def _writer_failed(self, writer):
+        """The writer greenlet died of an exception: run() stops."""
+        log.debug('the writer greenlet failed',
+                  exc_info=getattr(writer, 'exc_info', None))
+        self.writer_error = writer.exception
+        self.stopping = True
+
+    def _final_flush(self):
+        """Send what the outbox holds before exiting; say so when some of
+        it cannot go."""
+        # Told to exit: the PING answer in there names this worker to
+        # kill-workers, so give the results connection time.
+        timeout = SUICIDE_LINGER if self.told_to_exit else 1.0
+        error = None
         try:
-            jobs = protocol.unpack(data)
-        except protocol.ProtocolError as exc:
-            log.warning('ignoring a message: %s', exc)
-            return
-        if isinstance(jobs, dict):
-            jobs = [jobs]
+            self._flush(timeout, force=True)
+        except Exception as exc:  # the results socket is broken
+            error = exc
+        if self.outbox:
+            log.error('worker %s: %d result(s) not sent before exiting, '
+                      'lost: %s', self.worker_id, len(self.outbox),
+                      'no master took them within %g s' % timeout
+                      if error is None else '%s: %s' % (
+                          type(error).__name__, error))
+
+    def handle_message(self, data):
+        jobs = protocol.decode(data, protocol.check_from_master,
+                               self.faults)[0]
         if not jobs:
             return
         # No-op jobs, the whole point of --noop runs, are answered here in
@@ -287,7 +304,10 @@ class Worker(object):
             self.told_to_exit = True
             self.stopping = True
         elif kind == CONFIGURE:
-            self.configure(job)
+            try:
+                self.configure(job)
+            except Exception as exc:  # well-formed, yet unusable
+                self.faults.add('unusable CONFIGURE', job, exc)
         elif kind == HEARTBEAT:
             pass
         else:
@@ -299,26 +319,38 @@ class Worker(object):
     # -- configuration ------------------------------------------------
 
     def configure(self, job):
-        """Apply a CONFIGURE job; the worker's own credentials win."""
-        changed = False
-        for key in ('connect_timeout', 'network_timeout', 'block_size'):
+        """Apply a CONFIGURE job; the worker's own credentials win over
+        the token it carries."""
+        rebuild = False
+        for key in ('connect_timeout', 'network_timeout'):
             value = job.get(key)
             if value is not None and value != getattr(self, key):
                 setattr(self, key, value)
-                changed = True
-        if job.get('auth') and self.own_auth is None:
-            auth = AuthOptions.from_dict(job['auth'])
-            if not auth.has_credentials():
-                log.warning('CONFIGURE without usable credentials: %r', auth)
-            elif auth != self.auth:
-                self.auth = auth
-                changed = True
-        if changed and self.swift is not None:
+                rebuild = True
+        if job.get('block_size') is not None:
+            self.block_size = job['block_size']
+        if self.own_auth is None and job.get('token'):
+            tls = AuthOptions(insecure=job.get('insecure'),
+                              os_cacert=job.get('cacert'))
+            if tls != self.tls:
+                self.tls = tls
+                rebuild = True
+            self.handed.update(job)
+        if rebuild and self.swift is not None:
+            # Requests still running finish on the old client, whose
+            # connections close as they end.
             old, self.swift = self.swift, None
             old.close()
-        if self.auth is not None and not self.configured.is_set():
+        if not self.configured.is_set() and (
+                self.own_auth is not None or self.handed.grant is not None):
             log.info('worker %s configured by the master', self.worker_id)
             self.configured.set()
+
+    def _ask_for_token(self):
+        """Have the next heartbeat, which says the token was rejected,
+        go out now."""
+        self._heartbeat_soon = True
+        self._wake.set()
 
     def _wait_configured(self):
         """Wait up to configure_wait for CONFIGURE (asking for it with a
@@ -348,11 +380,15 @@ class Worker(object):
             if error is not None:
                 raise error
             if self.swift is None:
+                kwargs = {}
+                auth = self.own_auth
+                if auth is None:
+                    auth, kwargs['tokens'] = self.tls, self.handed
                 self.swift = self.swift_factory(
-                    self.auth, concurrency=self.concurrency,
+                    auth, concurrency=self.concurrency,
                     retries=self.retries,
                     connect_timeout=self.connect_timeout,
-                    network_timeout=self.network_timeout)
+                    network_timeout=self.network_timeout, **kwargs)
         return self.swift
 
     # -- jobs ---------------------------------------------------------
@@ -490,8 +526,11 @@ class Worker(object):
 
     def _heartbeat(self):
         """Send a heartbeat now; False if the socket refused it."""
-        record = protocol.heartbeat(self.worker_id, self.held())
-        record['configured'] = self.configured.is_set()
+        grant = self.handed.grant if self.own_auth is None else None
+        record = protocol.heartbeat(
+            self.worker_id, self.held(), self.configured.is_set(),
+            grant and grant.generation,
+            grant is not None and self.handed.rejected == grant.generation)
         record.update(self.health.sample(self.runners.waiting()))
         if self.transport.send(protocol.pack([record]), 0):
             self._last_contact = self.clock()

@@ -254,14 +254,18 @@ def cmd_run_scenario(args):
     if not args.noop:
         from ssbench.cli.auth import auth_from_args, require_keystone
         from ssbench.swift import SwiftClient
-        from ssbench.worker import configure_job
+        from ssbench.swiftauth import Credentials
+        from ssbench.tokens import WorkerConfig
         auth = require_keystone(auth_from_args(args).check())
+        # The master authenticates; workers get the token (ssbench.tokens).
+        credentials = Credentials(auth, timeout=args.network_timeout)
         swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
                             connect_timeout=args.connect_timeout,
-                            network_timeout=args.network_timeout)
+                            network_timeout=args.network_timeout,
+                            tokens=credentials)
         swift.authenticate()
-        worker_config = configure_job(auth, args.connect_timeout,
-                                      args.network_timeout, args.block_size)
+        worker_config = WorkerConfig(credentials, args.connect_timeout,
+                                     args.network_timeout, args.block_size)
 
     options = RunOptions(
         batch_size=batch_size, noop=args.noop,

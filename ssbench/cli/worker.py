@@ -1,9 +1,12 @@
 """ssbench-worker: run benchmark jobs handed out by an ssbench-master.
 
-Credentials come from the worker's own auth options / ST_* / OS_*
-variables when they are complete; otherwise the master sends them once
-(a CONFIGURE control job).  `-p N` writes a cProfile of the worker while it
-handles its first N jobs to /tmp/ssbench-worker-<id>.prof.
+A worker whose own auth options / ST_* / OS_* variables are complete
+authenticates with them; otherwise the master, which authenticates, sends
+it the storage URL(s) and a token (a CONFIGURE control job), never a key
+or password, and a new token when Swift rejects the old one.
+
+`-p N` writes a cProfile of the worker while it handles its first N jobs
+to /tmp/ssbench-worker-<id>.prof.
 
 SIGTERM, and SIGINT unless it is ignored (as in the local workers of
 `run-scenario --workers`), stop the worker: it sends the results it holds,
@@ -149,7 +152,7 @@ def _serve_until_stopped(args, env, stop):
     else:
         auth = None
         log.info('worker %d has no Swift credentials of its own; the '
-                 'master will send them', args.worker_id)
+                 'master will send it a token', args.worker_id)
     curve = CurveKeys(args.zmq_curve_dir) if args.zmq_curve_dir else None
     sockets = WorkerSockets(args.zmq_host, args.zmq_work_port,
                             args.zmq_results_port, green=True, curve=curve)

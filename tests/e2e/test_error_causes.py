@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from ssbench import PING, READ_OBJECT, SUICIDE, protocol
+from ssbench import READ_OBJECT, protocol
+from ssbench.protocol import PING, SUICIDE, configure_job
 from ssbench.transport import MasterSockets
-from ssbench.worker import configure_job
 from tests.e2e import support
 from tests.e2e.relay import Relay
 

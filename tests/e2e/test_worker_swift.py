@@ -14,11 +14,13 @@ import uuid
 
 import pytest
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
-                     READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
-from ssbench.swift import AuthOptions, SwiftClient
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
+                     UPDATE_OBJECT, protocol)
+from ssbench.protocol import HEARTBEAT, PING, SUICIDE
+from ssbench.protocol import CREATE_CONTAINER, configure_job
+from ssbench.swift import SwiftClient
+from ssbench.swiftauth import AuthOptions, Grant, authenticate
 from ssbench.transport import MasterSockets
-from ssbench.worker import CREATE_CONTAINER, configure_job
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -197,9 +199,11 @@ def test_configured_by_master_and_head_first(master, swift):
             if data is not None:
                 beat = protocol.unpack(data)[0]
         assert beat['type'] == HEARTBEAT and beat['configured'] is False
-        auth = AuthOptions(auth_url=AUTH_URL, user=USER, key=KEY)
-        send(master, [configure_job(auth, connect_timeout=5.0,
-                                    network_timeout=10.0)])
+        # The master authenticates; the worker gets the token.
+        url, token, _ = authenticate(AuthOptions(auth_url=AUTH_URL,
+                                                 user=USER, key=KEY))
+        send(master, [configure_job(5.0, 10.0, grant=Grant([url], token, 1),
+                                    renewable=True)])
         client.put_container(container)
         client.put_object(container, 'tiny_000001', 10)
         jobs = [{'type': CREATE_OBJECT, 'size_str': 'tiny',

@@ -4,10 +4,13 @@ import collections
 
 import pytest
 
-from ssbench import HEARTBEAT, PING, SUICIDE, protocol
+from ssbench import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
                             store_raw)
+from ssbench.protocol import HEARTBEAT, PING, SUICIDE
+from ssbench.swiftauth import AuthOptions, Credentials
+from ssbench.tokens import WorkerConfig
 
 
 class FakeClock(object):
@@ -30,7 +33,7 @@ class FakeTransport(object):
         self.beating = beating     # ids that heartbeat while the master waits
         self.inbox = collections.deque()
         self.sent = []
-        self.respond = respond or (lambda job: [dict(job, worker_id=1)])
+        self.respond = respond or (lambda job: [answer(job, 1)])
         self.workers = workers
         self.clock = clock
         self.hold = hold
@@ -76,7 +79,15 @@ class FakeTransport(object):
 
 
 def jobs(n):
-    return [{'type': 'upload_object', 'name': 'o%d' % i} for i in range(n)]
+    return [{'type': 'upload_object', 'size_str': 's', 'container': 'c',
+             'name': 'o%d' % i} for i in range(n)]
+
+
+def answer(job, worker_id, exception=None):
+    """A worker's result record of `job`."""
+    if exception is not None:
+        return protocol.result_error(job, worker_id, exception, '', 0)
+    return protocol.result_ok(job, worker_id, 0.0, 0.01, None, 0)
 
 
 def test_all_jobs_sent_and_results_seen():
@@ -151,15 +162,15 @@ def test_never_more_than_user_count_outstanding():
 def test_errors_are_counted():
     def respond(job):
         if job['name'] == 'o3':
-            return [dict(job, worker_id=1, exception='boom')]
-        return [dict(job, worker_id=1)]
+            return [answer(job, 1, exception='boom')]
+        return [answer(job, 1)]
     stats = Master(FakeTransport(respond), 2).run_jobs(jobs(5))
     assert stats.errors == 1 and stats.received == 5
 
 
 def test_heartbeats_are_not_results_and_not_stored():
     def respond(job):
-        return [protocol.heartbeat(7, 1), dict(job, worker_id=7)]
+        return [protocol.heartbeat(7, []), answer(job, 7)]
 
     class Writer(object):
         def __init__(self):
@@ -175,10 +186,11 @@ def test_heartbeats_are_not_results_and_not_stored():
     master = Master(FakeTransport(respond), 2)
     stats = master.run_jobs(jobs(3), on_raw=store_raw(writer))
     assert stats.received == 3
-    assert writer.raw == []
-    assert all(r['type'] != HEARTBEAT
-               for batch in writer.batches for r in batch)
-    assert sum(len(b) for b in writer.batches) == 3
+    # Re-packed by the master: the results only.
+    stored = [protocol.unpack(data) for data in writer.raw]
+    assert writer.batches == [] and len(stored) == 3
+    assert [[r['name'] for r in batch] for batch in stored] == [
+        ['o0'], ['o1'], ['o2']]
     assert 7 in master.workers
 
 
@@ -222,20 +234,111 @@ def test_wait_for_workers_returns_ids_from_heartbeats():
     assert Master(transport, 1).wait_for_workers(3) == [4]
 
 
-def test_unconfigured_worker_gets_the_configuration_again():
-    transport = FakeTransport(respond=lambda job: [])
-    master = Master(transport, 1)
-    master.workers[1] = 0
-    master.configure({'type': 'CONFIGURE'})
-    assert transport.sent == [[{'type': 'CONFIGURE'}]]
-    hb = protocol.heartbeat(1, 0)
-    hb['configured'] = False
-    transport.inbox.append(protocol.pack([hb]))
-    master.run_jobs([])
-    master.wait_for_workers(1)
-    transport.inbox.append(protocol.pack([hb]))
-    master.wait_for_workers(1)
-    assert transport.sent[-1] == [{'type': 'CONFIGURE'}]
+class FakeAuth(object):
+    """An authenticator counting its calls; token N is 'tokN'."""
+
+    def __init__(self, lifetime=None):
+        self.lifetime = lifetime
+        self.calls = 0
+
+    def __call__(self, auth, timeout=None):
+        self.calls += 1
+        return 'http://swift/v1/AUTH_a', 'tok%d' % self.calls, self.lifetime
+
+
+def token_master(clock, lifetime=None, workers=(1,)):
+    """A Master with a WorkerConfig over FakeAuth credentials, configured
+    (one CONFIGURE sent per worker)."""
+    fake = FakeAuth(lifetime)
+    credentials = Credentials(
+        AuthOptions(auth_url='http://auth/v1.0', user='u', key='secret-key'),
+        authenticator=fake, clock=clock)
+    transport = FakeTransport(respond=lambda job: [] if job['type'] ==
+                              'CONFIGURE' else [answer(job, 1)], clock=clock)
+    master = Master(transport, 1, clock=clock)
+    for worker_id in workers:
+        master.tracker.seen(worker_id, clock())
+    master.configure(WorkerConfig(credentials, 1.0, 2.0, 4096, clock=clock))
+    return master, transport, fake
+
+
+def configures(transport):
+    return [m[0] for m in transport.sent if m[0]['type'] == 'CONFIGURE']
+
+
+def beat(worker_id, generation=None, rejected=False, configured=True):
+    return protocol.heartbeat(worker_id, [], configured, generation, rejected)
+
+
+def hear(master, *records):
+    """The master takes in `records` (one message) during a phase."""
+    master.transport.inbox.append(protocol.pack(list(records)))
+    master.run_jobs(jobs(1))
+
+
+def test_configure_hands_out_a_token_never_a_key():
+    master, transport, fake = token_master(FakeClock(), workers=(1, 2))
+    sent = configures(transport)
+    assert len(sent) == 2 and fake.calls == 1
+    assert sent[0] == {
+        'type': 'CONFIGURE', 'connect_timeout': 1.0, 'network_timeout': 2.0,
+        'block_size': 4096, 'storage_urls': ['http://swift/v1/AUTH_a'],
+        'token': 'tok1', 'token_generation': 1, 'renewable': True,
+        'insecure': False, 'cacert': None}
+    assert b'secret-key' not in b''.join(
+        protocol.pack(m) for m in transport.sent)
+
+
+def test_unconfigured_or_stale_workers_get_the_configuration_again():
+    clock = FakeClock()
+    master, transport, fake = token_master(clock)
+    for record in (beat(1, configured=False), beat(1, generation=1),
+                   beat(1)):
+        clock.now += 1.0
+        hear(master, record)
+    # Unconfigured: another copy; up to date, or own credentials: none.
+    assert len(configures(transport)) == 2
+    # The master's own client renewed the token: heartbeats that show the
+    # old one (five in a second) bring one more round of copies.
+    credentials = master.configuration.credentials
+    credentials.renew(credentials.grant)
+    clock.now += 1.0
+    hear(master, *[beat(1, generation=1)] * 5)
+    sent = configures(transport)
+    assert len(sent) == 3 and sent[-1]['token'] == 'tok2'
+    assert fake.calls == 2
+
+
+def test_many_rejected_tokens_cost_one_authentication():
+    """Every worker's 401 on generation 1 asks for a token: the master
+    authenticates once and sends every live worker generation 2."""
+    clock = FakeClock()
+    master, transport, fake = token_master(clock, workers=(1, 2, 3))
+    del transport.sent[:]
+    beats = [beat(w, generation=1, rejected=True) for w in (1, 2, 3)]
+    hear(master, *beats)
+    hear(master, beats[0])                  # a late one
+    assert fake.calls == 2       # the first token, and one renewal
+    sent = configures(transport)
+    assert len(sent) == 3
+    assert set((c['token'], c['token_generation']) for c in sent) == set(
+        [('tok2', 2)])
+
+
+def test_token_renewed_before_it_expires_during_a_phase():
+    clock = FakeClock()
+    master, transport, fake = token_master(clock, lifetime=100.0)
+
+    def slow(job):                 # each job takes a second
+        clock.now += 1.0
+        return [answer(job, 1)]
+    transport.respond = slow
+    master.run_jobs(jobs(70))
+    assert fake.calls == 1
+    master.run_jobs(jobs(10))      # crosses 3/4 of the token's lifetime
+    assert fake.calls == 2
+    sent = configures(transport)
+    assert len(sent) == 2 and sent[-1]['token'] == 'tok2'
 
 
 def test_kill_workers_pings_then_suicides_until_silence():
@@ -296,7 +399,7 @@ def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
         state['n'] += 1
         if state['n'] in (2, 3):          # these went to worker 1
             return [dict(protocol.heartbeat(1, [job['job_id']]))]
-        return [dict(job, worker_id=2), protocol.heartbeat(2, [])]
+        return [answer(job, 2), protocol.heartbeat(2, [])]
     transport = FakeTransport(respond, clock=clock, beating=[2])
     stored = []
     master = Master(transport, user_count=3, worker_timeout=5, clock=clock)
@@ -424,7 +527,7 @@ def test_workers_gone_mid_phase_is_an_error_at_once():
 
 def test_a_duplicate_result_is_not_called_late(caplog):
     def respond(job):
-        return [dict(job, worker_id=1)] * 2
+        return [answer(job, 1)] * 2
     stored = []
     master = Master(FakeTransport(respond), 1)
     master.run_jobs(jobs(2), on_raw=lambda data, results:
@@ -432,7 +535,8 @@ def test_a_duplicate_result_is_not_called_late(caplog):
     assert len(stored) == 2 and master.late_results == 0
     text = caplog.text
     assert 'already counted as lost' not in text
-    assert '1 result(s) for no job in flight (duplicates?) ignored' in text
+    assert 'Dropped input on the results port: result of no job in ' \
+        'flight: 1' in text
 
 
 def test_a_result_after_its_worker_was_lost_is_late(caplog):
@@ -442,9 +546,9 @@ def test_a_result_after_its_worker_was_lost_is_late(caplog):
     def respond(job):
         state['n'] += 1
         if state['n'] == 1:           # worker 1 takes it, then goes quiet
-            state['late'] = dict(job, worker_id=1)
+            state['late'] = answer(job, 1)
             return [protocol.heartbeat(1, [job['job_id']])]
-        replies = [dict(job, worker_id=2), protocol.heartbeat(2, [])]
+        replies = [answer(job, 2), protocol.heartbeat(2, [])]
         if state.get('late') is not None and clock.now - 1000.0 > 5:
             replies.append(state.pop('late'))
         return replies

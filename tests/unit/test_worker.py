@@ -7,17 +7,22 @@ import time
 import gevent
 import pytest
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEARTBEAT, PING,
-                     READ_OBJECT, SUICIDE, UPDATE_OBJECT, protocol)
-from ssbench.swift import AuthOptions, SwiftClient, SwiftRequestError, Timing
-from ssbench.worker import (CONFIGURE, CREATE_CONTAINER, SUICIDE_LINGER,
-                            MasterGone, Worker, configure_job)
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
+                     UPDATE_OBJECT, protocol)
+from ssbench.errors import SsbenchError, TransportError
+from ssbench.protocol import (CREATE_CONTAINER, HEARTBEAT, PING, SUICIDE,
+                              configure_job)
+from ssbench.swift import SwiftClient, SwiftRequestError, Timing
+from ssbench.swiftauth import AuthOptions, Grant
+from ssbench.worker import SUICIDE_LINGER, MasterGone, Worker
 from tests.fakes import FakeSwift, FakeTransport
 
 pytestmark = pytest.mark.timeout(30)
 
 AUTH = AuthOptions(auth_url='http://127.0.0.1:1/auth/v1.0', user='u',
                    key='k')
+# What a master hands a worker without credentials of its own.
+GRANT = Grant(['http://127.0.0.1:1/v1/AUTH_test'], 'AUTH_tk1', 1)
 
 
 class FakeClient(object):
@@ -317,15 +322,6 @@ def test_failures_are_results():
     assert bogus['status'] is None and bogus['error_class'] == 'ValueError'
 
 
-def test_configure_job_builder():
-    assert configure_job() == {'type': CONFIGURE}
-    built = configure_job(AUTH, 1.5, 2.5, 4096)
-    assert AuthOptions.from_dict(built['auth']) == AUTH
-    assert (built['connect_timeout'], built['network_timeout'],
-            built['block_size']) == (1.5, 2.5, 4096)
-    protocol.unpack(protocol.pack([built]))
-
-
 def test_unconfigured_worker_waits_for_configure():
     FakeClient.instances = []
     transport = FakeTransport()
@@ -342,15 +338,19 @@ def test_unconfigured_worker_waits_for_configure():
         assert len(beats) >= 2 and beats[-1]['configured'] is False
         assert beats[-1]['in_flight'] == [7]
         transport.inbox.append(protocol.pack([configure_job(
-            AUTH, connect_timeout=3.0, network_timeout=4.0,
-            block_size=1024)]))
+            connect_timeout=3.0, network_timeout=4.0, block_size=1024,
+            grant=GRANT, renewable=True)]))
         deadline = time.time() + 5
         while not results_of(transport) and time.time() < deadline:
             gevent.sleep(0.01)
         result = results_of(transport)[0]
         assert 'exception' not in result and result['type'] == READ_OBJECT
         client = FakeClient.instances[-1]
-        assert client.auth == AUTH
+        assert client.auth == AuthOptions()     # no credentials
+        tokens = client.kwargs['tokens']
+        assert tokens is worker.handed and tokens.renewable
+        assert tokens.current().token == 'AUTH_tk1'
+        assert tokens.current().storage_urls == GRANT.storage_urls
         assert client.kwargs['connect_timeout'] == 3.0
         assert client.kwargs['network_timeout'] == 4.0
         assert client.calls == [('get_object', 'c', 'tiny_000001', 1024)]
@@ -368,7 +368,7 @@ def test_configure_behind_more_jobs_than_slots_is_still_read():
     for job_id in range(1, 7):
         transport.inbox.append(protocol.pack([job(READ_OBJECT,
                                                   job_id=job_id)]))
-    transport.inbox.append(protocol.pack([configure_job(AUTH)]))
+    transport.inbox.append(protocol.pack([configure_job(grant=GRANT)]))
     worker = Worker(7, transport, concurrency=2, auth=None,
                     swift_factory=FakeClient, heartbeat_interval=10,
                     configure_wait=30)
@@ -382,14 +382,17 @@ def test_configure_behind_more_jobs_than_slots_is_still_read():
 def test_own_credentials_beat_configure():
     FakeClient.instances = []
     transport = FakeTransport()
-    other = AuthOptions(auth_url='http://elsewhere/auth', user='x', key='y')
-    transport.inbox.append(protocol.pack([configure_job(other, 1.0, 2.0)]))
+    transport.inbox.append(protocol.pack([configure_job(
+        1.0, 2.0, grant=GRANT, renewable=True)]))
     transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
     worker = make(transport)
     run_until(worker, lambda: len(results_of(transport)) >= 1)
     client = FakeClient.instances[-1]
-    assert client.auth == AUTH
+    assert client.auth == AUTH and 'tokens' not in client.kwargs
     assert client.kwargs['network_timeout'] == 2.0
+    assert worker.handed.grant is None
+    beats = [r for r in results_of(transport, True) if r['type'] == HEARTBEAT]
+    assert beats and not [b for b in beats if 'token_generation' in b]
 
 
 def test_no_configure_in_time_is_an_error_result():
@@ -654,3 +657,82 @@ def test_at_most_concurrency_jobs_run_at_once_and_all_finish():
     assert sorted(r['job_id'] for r in results) == list(range(1, 21))
     assert SlowClient.most == 4
     assert not worker.holding
+
+
+# -- a hostile or broken master, a broken results socket -------------------
+
+GARBAGE = [
+    b'\xc1', b'', b'\x91' * 3000 + b'\xc0', protocol.pack(5),
+    protocol.pack(SUICIDE),
+    protocol.pack({'type': SUICIDE}),          # a map, not a list of maps
+    protocol.pack([[{'type': SUICIDE}]]),
+    protocol.pack([5, u'x', None]),
+    protocol.pack([dict(job(READ_OBJECT, noop=True), extra=[[[1]]])]),
+    protocol.pack([job(READ_OBJECT, noop='yes')]),
+    protocol.pack([job(READ_OBJECT, size=-1)]),
+    protocol.pack([job(READ_OBJECT, job_id=[1])]),
+    protocol.pack([{'type': PING, 'x': {}}]),
+    protocol.pack([{'type': 'CONFIGURE', 'network_timeout': 'soon'}]),
+]
+
+
+def test_malformed_messages_are_dropped_and_the_worker_goes_on(caplog):
+    transport = FakeTransport()
+    transport.inbox.extend(GARBAGE)
+    transport.inbox.append(protocol.pack(
+        [7, job(READ_OBJECT, noop=True, job_id=9)]))
+    worker = make(transport)
+    # Had any of it stopped the worker, job 9 would never be answered.
+    run_until(worker, lambda: len(results_of(transport)) >= 1)
+    assert [r['job_id'] for r in results_of(transport)] == [9]
+    # One fault per message, one per record of [5, u'x', None] and of the
+    # last message.
+    assert worker.faults.total == len(GARBAGE) + 2 + 1
+    assert worker.network_timeout == 20.0
+    dropped = [r.getMessage() for r in caplog.records
+               if r.getMessage().startswith('Dropped input from the master')]
+    assert len(dropped) == len(worker.faults.counts) < worker.faults.total
+
+
+def test_a_writer_that_dies_stops_the_worker_with_one_error():
+    # A worker id msgpack cannot encode: no heartbeat can be sent.
+    transport = FakeTransport()
+    worker = Worker(1 << 64, transport, auth=AUTH, swift_factory=FakeClient)
+    runner = gevent.spawn(worker.run, 0.01)
+    runner.join(5)
+    assert runner.ready(), 'the worker went on without its writer'
+    assert isinstance(runner.exception, SsbenchError)
+    assert str(runner.exception).startswith(
+        'worker 18446744073709551616: sending results failed (OverflowError')
+    assert transport.closed
+    # It no longer takes jobs.
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+    gevent.sleep(0.05)
+    assert len(transport.inbox) == 1
+
+
+class ClosedAtExit(FakeTransport):
+    """Takes nothing; the last flush (SUICIDE_LINGER) finds it broken."""
+
+    def send(self, data, timeout=None):
+        if timeout == SUICIDE_LINGER:
+            raise TransportError('cannot send: the socket is closed')
+        return False
+
+
+@pytest.mark.parametrize('transport,why', [
+    (FakeTransport(deliverable=False),
+     'no master took them within %g s' % SUICIDE_LINGER),
+    (ClosedAtExit(), 'TransportError: cannot send: the socket is closed'),
+])
+def test_results_the_last_flush_cannot_send_are_reported(caplog, transport,
+                                                         why):
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, noop=True, job_id=1),
+         job(READ_OBJECT, noop=True, job_id=2)]))
+    transport.inbox.append(protocol.pack([protocol.suicide_job()]))
+    worker = make(transport)
+    worker.run(0.01)
+    assert transport.closed and len(worker.outbox) == 2
+    assert 'worker 7: 2 result(s) not sent before exiting, lost: ' + why \
+        in caplog.text
