@@ -99,6 +99,10 @@ class _Handler(BaseHTTPRequestHandler):
             record['body_length'], record['fills'] = self._body()
         with swift.lock:
             swift.requests.append(record)
+            if self.command == 'GET' and swift.expire_tokens_at_get:
+                swift.expire_tokens_at_get -= 1
+                if not swift.expire_tokens_at_get:
+                    swift.valid_tokens.clear()
             scripted = None
             if swift.script:
                 scripted = swift.script.popleft()
@@ -194,7 +198,9 @@ class FakeSwift(object):
     """Swift-like HTTP server on 127.0.0.1 in a thread (tempauth v1.0).
 
     `script` is a deque of statuses (or 'drop' to close the connection
-    without answering) served, in order, before normal handling.
+    without answering) served, in order, before normal handling.  Every
+    token issued so far stops being valid at the `expire_tokens_at_get`th
+    GET request from now (when set).
     """
 
     def __init__(self, user='test:tester', key='testing'):
@@ -208,6 +214,7 @@ class FakeSwift(object):
         self.policies = {}
         self.valid_tokens = set()
         self.tokens_issued = 0
+        self.expire_tokens_at_get = None
         self.trans = 0
         self.close_after_response = False
         self.listing_limit = 10000
