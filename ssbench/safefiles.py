@@ -161,10 +161,20 @@ def refuse_overwriting_inputs(outputs, inputs):
                 raise UsageError('%s %s is the %s: refusing to overwrite '
                                  'it' % (what, path, in_what))
         for other_what, other in named[:i]:
+            if _is_device(path):
+                continue    # two outputs to /dev/null or a terminal: fine
             if os.path.abspath(path) == os.path.abspath(other) or \
                     same_file(path, other):
                 raise UsageError('%s and %s are the same file: %s' % (
                     other_what, what, path))
+
+
+def _is_device(path):
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 def check_output(path, what):

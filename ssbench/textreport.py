@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench import health, stats
+from ssbench.errors import StatsFileError
 from ssbench.recordview import RecordView, controls_of_kind
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,15 @@ def compute(stats_file, pctile=95, skip=0):
         stats_file = open_stats(stats_file)
     view = RecordView(stats_file, skip, response=open_loop(
         stats_file.header))
-    run_stats = stats.compute(view, pctile=pctile)
+    try:
+        run_stats = stats.compute(view, pctile=pctile)
+    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+        # A hand-made or corrupt record (a text completed_at, a list as
+        # worker id, a NaN time): one line, not "unexpected error".
+        raise StatsFileError('%s: not a valid ssbench stats file: a result '
+                             'has a bad value (%s)' % (
+                                 getattr(stats_file, 'path', stats_file),
+                                 exc))
     run_stats.notes = notes(view)
     warn_if_saturated(view.controls)
     return run_stats

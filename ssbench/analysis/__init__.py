@@ -12,7 +12,7 @@ import numbers
 from ssbench import health, sortedruns
 from ssbench.analysis import document, openloop
 from ssbench.analysis.scan import RAW_KEYS, TEXT_KEYS, Scan
-from ssbench.errors import UsageError
+from ssbench.errors import StatsFileError, UsageError
 from ssbench.recordview import RecordView, controls_of_kind
 from ssbench.textreport import open_loop
 
@@ -76,9 +76,14 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     # "open_loop" (see ssbench.analysis.openloop).
     response = open_loop(stats_file.header)
     view = RecordView(stats_file, response=response)
-    doc = _document(view, pctiles, skip, path)
+    try:
+        doc = _document(view, pctiles, skip, path)
+        service = response and _document(stats_file, pctiles, skip, path)
+    except StatsFileError as exc:
+        if path and not str(exc).startswith(path):
+            raise StatsFileError('%s: %s' % (path, exc))
+        raise
     if response:
-        service = _document(stats_file, pctiles, skip, path)
         doc['open_loop'] = openloop.section(stats_file.header, service,
                                             view.controls)
     client = health_section(view.controls)

@@ -222,7 +222,8 @@ class Scan(object):
         try:
             self._scan(batches)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise StatsFileError('a result has a bad value (%s)' % (exc,))
+            raise StatsFileError('not a valid ssbench stats file: a result '
+                                 'has a bad value (%s)' % (exc,))
 
     def _scan(self, batches):
         # Everything the loop touches is a local: attribute and global

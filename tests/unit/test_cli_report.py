@@ -144,3 +144,31 @@ def test_errors_table_follows_the_unchanged_report(capsys):
 def test_errors_table_is_not_for_csv(capsys):
     status, out, err = main(capsys, '-s', SWIFT, '--errors', '--csv')
     assert status == 2 and '--errors' in err and out == ''
+
+
+GOOD_RECORD = {'type': 'get_object', 'size_str': 's', 'worker_id': 1,
+               'completed_at': 1700000000.0, 'first_byte_latency': 0.1,
+               'last_byte_latency': 0.2, 'trans_id': 'tx', 'retries': 0}
+
+
+@pytest.mark.parametrize('bad', [
+    {'completed_at': 'soon'}, {'completed_at': float('nan')},
+    {'last_byte_latency': 'fast'}, {'worker_id': [1]}, {'retries': 'x'}],
+    ids=['text time', 'nan time', 'text latency', 'list worker',
+         'text retries'])
+@pytest.mark.parametrize('output', [[], ['--json', os.devnull]],
+                         ids=['text', 'json'])
+def test_corrupt_records_are_one_line_naming_the_file(tmpdir, capsys, bad,
+                                                      output):
+    from ssbench import protocol
+    path = str(tmpdir.join('hand-made.stat'))
+    record = dict(GOOD_RECORD, **bad)
+    with io.open(path, 'wb') as fp:
+        fp.write(protocol.pack({'_scenario_data': {}, 'name': 'x'}))
+        fp.write(protocol.pack([GOOD_RECORD, record]))
+    status, out, err = main(capsys, '-s', path, '-f', os.devnull, *output)
+    assert status == 1, err
+    lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
+    assert len(lines) == 1, err
+    assert lines[0].startswith('ERROR:%s: not a valid ssbench stats file: '
+                               'a result has a bad value' % path), err

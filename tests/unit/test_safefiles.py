@@ -155,6 +155,10 @@ def test_outputs_may_not_be_inputs_or_each_other(tmpdir):
     safefiles.refuse_overwriting_inputs(
         [('report file', str(tmpdir.join('r'))), ('rps histogram', None)],
         [('stats file', stats)])
+    # Several outputs may go to the same device.
+    safefiles.refuse_overwriting_inputs(
+        [('report file', os.devnull), ('JSON file', os.devnull)],
+        [('stats file', stats)])
 
 
 def test_atomic_output_replaces_on_success_only(tmpdir):
