@@ -253,7 +253,8 @@ def test_swift_key_never_crosses_the_wire(tmpdir, workers, use_curve):
     view = Account2View()
     try:
         # The worker reaches the master only through the relays, and has
-        # no credentials: the master hands it test2's in CONFIGURE.
+        # no credentials: the master hands it test2's storage URL and
+        # token (never the key) in CONFIGURE.
         worker = workers(3, relays[0].port, relays[1].port, *curve_args,
                          env=support.no_auth_env())
         ran = support.master(
@@ -273,12 +274,15 @@ def test_swift_key_never_crosses_the_wire(tmpdir, workers, use_curve):
     wire = b''.join(relay.bytes_seen() for relay in relays)
     assert len(wire) > 10000, len(wire)       # the run went through
     if use_curve:
-        for readable in (KEY2, USER2, 'AUTH_test2', 'upload_object',
-                         data['container_base']):
+        for readable in (KEY2, USER2, 'AUTH_test2', view.token,
+                         'upload_object', data['container_base']):
             assert readable.encode('ascii') not in wire, readable
     else:
-        assert KEY2.encode('ascii') in wire
+        # In plain text the storage URL and the jobs can be read; the key
+        # is not there to read.
+        assert b'AUTH_test2' in wire
         assert data['container_base'].encode('ascii') in wire
+        assert KEY2.encode('ascii') not in wire
 
 
 def test_a_master_that_refused_every_worker_says_so(tmpdir, workers):
