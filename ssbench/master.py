@@ -16,6 +16,7 @@ from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.faults import Faults
 from ssbench.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 from ssbench.protocol import HEARTBEAT, PING
+from ssbench.wirecheck import check_from_worker
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class Master(object):
                         timeout, self._no_worker_hint()))
             data = self.transport.recv(min(left, self.poll_interval))
             if data is not None:
-                records = protocol.decode(data, protocol.check_from_worker,
+                records = protocol.decode(data, check_from_worker,
                                           self.faults)[0]
                 results = self._split(records, self.clock())
                 if results:
@@ -454,7 +455,7 @@ class _Phase(object):
 
     def receive(self, data, now):
         """Account for one received message and deliver its results."""
-        records, intact = protocol.decode(data, protocol.check_from_worker,
+        records, intact = protocol.decode(data, check_from_worker,
                                           self.master.faults)
         if not intact:
             data = None
@@ -529,8 +530,7 @@ def kill_workers(transport, timeout=5.0, clock=monotonic):
             data = transport.recv(min(0.25, max(0.0, deadline - clock())))
             if data is None:
                 continue
-            records = protocol.decode(data, protocol.check_from_worker,
-                                      faults)[0]
+            records = protocol.decode(data, check_from_worker, faults)[0]
             for record in records:
                 kind = record.get('type')
                 if kind == PING:

@@ -51,6 +51,7 @@ from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                            SwiftClient, SwiftRequestError, error_class)
 from ssbench.swiftauth import AuthOptions
 from ssbench.tokens import HandedTokens
+from ssbench.wirecheck import check_from_master
 
 log = logging.getLogger(__name__)
 
@@ -256,8 +257,7 @@ class Worker(object):
                           type(error).__name__, error))
 
     def handle_message(self, data):
-        jobs = protocol.decode(data, protocol.check_from_master,
-                               self.faults)[0]
+        jobs = protocol.decode(data, check_from_master, self.faults)[0]
         if not jobs:
             return
         # No-op jobs, the whole point of --noop runs, are answered here in

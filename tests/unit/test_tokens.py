@@ -13,6 +13,7 @@ from ssbench.protocol import CONFIGURE, HEARTBEAT, SUICIDE, configure_job
 from ssbench.swift import SwiftClient
 from ssbench.swiftauth import AuthOptions, Credentials, Grant
 from ssbench.tokens import HandedTokens, WorkerConfig
+from ssbench.wirecheck import check_from_master, check_from_worker
 from ssbench.worker import Worker
 from tests.fakes import FakeSwift, FakeTransport
 
@@ -61,20 +62,20 @@ def received(record):
 
 def test_configure_and_heartbeat_token_keys_are_checked():
     good = grant_job(3)
-    assert protocol.check_from_master(received(good)) is None
+    assert check_from_master(received(good)) is None
     for key, value in (('storage_urls', []), ('storage_urls', [7]),
                        ('token', 5), ('token_generation', 0),
                        ('token_generation', 'x'), ('renewable', 'yes')):
         bad = dict(good)
         bad[key] = value
-        assert protocol.check_from_master(received(bad))[0] == 'bad ' + key
+        assert check_from_master(received(bad))[0] == 'bad ' + key
     beat = protocol.heartbeat(1, [], True, 2, True)
     assert (beat['token_generation'], beat['token_rejected']) == (2, True)
-    assert protocol.check_from_worker(received(beat)) is None
+    assert check_from_worker(received(beat)) is None
     assert 'token_rejected' not in protocol.heartbeat(1, [], True, 2)
     assert 'token_generation' not in protocol.heartbeat(1, [], True)
     beat['token_generation'] = -1
-    assert protocol.check_from_worker(received(beat))[0] == \
+    assert check_from_worker(received(beat))[0] == \
         'bad token_generation'
 
 
