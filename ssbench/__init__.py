@@ -11,8 +11,3 @@ DELETE_OBJECT = 'delete_object'
 
 # CRUD order used by crud_profile lists.
 CRUD_TYPES = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
-
-# Control jobs and records exchanged between master and workers.
-PING = 'PING'
-SUICIDE = 'SUICIDE'
-HEARTBEAT = 'HEARTBEAT'

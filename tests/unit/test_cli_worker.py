@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from ssbench import HEARTBEAT, PING, READ_OBJECT, protocol
+from ssbench import READ_OBJECT, protocol
+from ssbench.protocol import HEARTBEAT, PING
 from ssbench.cli import worker as cli
 from ssbench.cli.auth import add_auth_options, auth_from_args
 from ssbench.cli.common import ArgumentParser

@@ -15,7 +15,8 @@ import time
 import pytest
 import zmq
 
-from ssbench import HEARTBEAT, protocol
+from ssbench import protocol
+from ssbench.protocol import HEARTBEAT
 from ssbench import curve as curve_cli
 from ssbench import zap
 from ssbench.curvekeys import (CurveError, CurveKeys, create_curve_keys,
