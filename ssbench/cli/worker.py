@@ -55,8 +55,8 @@ def build_parser():
                         type=bounded(non_negative_int, MAX_RETRIES),
                         default=10,
                         help='retries of a request answered 503 (404 for '
-                             'GET/DELETE, 401 after re-auth) or failing at '
-                             'socket level')
+                             'GET/DELETE, 401 with a new token) or failing '
+                             'at socket level')
     parser.add_argument('--batch-size',
                         type=bounded(positive_int, MAX_USER_COUNT), default=1,
                         metavar='COUNT',
