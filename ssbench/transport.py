@@ -7,7 +7,7 @@ lost peer, and zmq failures surface as TransportError with one clear line.
 
 Opt-in CURVE: pass `curve=CurveKeys(directory)` (ssbench.curvekeys) to
 both ends (keys made by `python -m ssbench.curve keys DIR`).  Traffic is
-encrypted (the credentials of CONFIGURE jobs included), workers know they
+encrypted (the token in CONFIGURE messages included), workers know they
 talk to the real master, and the master only lets in workers whose public
 key is in its directory: any other worker is refused during the handshake,
 so it is sent no job and nothing it sends arrives.
