@@ -66,7 +66,7 @@ def pack_records(records, faults):
         try:
             pack(record)
         except (ValueError, TypeError, OverflowError) as exc:
-            faults.add('record that cannot be stored', record, exc,
+            faults.add('record msgpack cannot encode', record, exc,
                        claimed=_claimed_id(record))
             continue
         kept.append(record)

@@ -32,6 +32,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import time
 import traceback
+from numbers import Integral
 
 import gevent
 import gevent.event
@@ -502,7 +503,10 @@ class Worker(object):
         try:
             while outbox and (force or len(outbox) >= self.batch_size):
                 batch = outbox[:cap]
-                if not self.transport.send(protocol.pack(batch), timeout):
+                # A no-op job is echoed back as it came: a value msgpack
+                # cannot encode again costs its result, not the batch.
+                data = protocol.pack_records(batch, self.faults)[0]
+                if not self.transport.send(data, timeout):
                     return False
                 del outbox[:len(batch)]
                 self.pending -= len(batch)
@@ -517,12 +521,11 @@ class Worker(object):
         held = set(self.holding)
         for result in self.outbox:
             job_id = result.get('job_id')
-            if job_id is not None:
+            # A no-op job's id is not checked: list integers only, as the
+            # master expects.
+            if isinstance(job_id, Integral) and not isinstance(job_id, bool):
                 held.add(job_id)
-        try:
-            return sorted(held)
-        except TypeError:    # ids of mixed types: not from our master
-            return sorted(held, key=str)
+        return sorted(held)
 
     def _heartbeat(self):
         """Send a heartbeat now; False if the socket refused it."""

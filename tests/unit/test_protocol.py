@@ -146,4 +146,4 @@ def test_pack_records_leaves_out_what_cannot_be_packed_again():
     odd = noop_result(job_id=8, extra=object())
     data, kept = protocol.pack_records([good, odd], faults)
     assert protocol.unpack(data) == [good] and kept == [good]
-    assert faults.counts == {'record that cannot be stored': 1}
+    assert faults.counts == {'record msgpack cannot encode': 1}

@@ -293,16 +293,16 @@ def test_invalid_jobs_from_a_master(job, kind):
     assert check_from_master(decoded(job))[0] == kind
 
 
-def test_the_shape_of_a_job_is_judged_once(monkeypatch):
-    monkeypatch.setattr(wirecheck, '_job_verdicts', {})
-    jobs = [decoded(dict(JOB, noop=True, job_id=FAR + n)) for n in range(3)]
-    bad = decoded(dict(JOB, noop=True, size=u'x'))
-    assert check_from_master(jobs[0]) is None
-    assert check_from_master(bad) == ('bad size', u'x')
-    monkeypatch.setattr(wirecheck, '_job_shape_fault', refuse)
-    assert [check_from_master(job) for job in jobs] == [None] * 3
-    assert check_from_master(bad) == ('bad size', u'x')
-    # Values are still looked at when a request is to be made.
-    job = decoded(dict(JOB, noop=True, job_id=FAR))
-    job[u'noop'], job[u'size'] = False, -1       # the same shape
-    assert check_from_master(job) == ('bad size', -1)
+def test_a_no_op_job_needs_only_values_it_can_send_back():
+    # Echoed back: the master checks the values of its result.
+    odd = decoded(dict(JOB, noop=True, size=u'x', job_id=u'7', name=None))
+    assert check_from_master(odd) is None
+    assert check_from_master(dict(odd, note=1)) == ('unknown key', u'note')
+    # Any other job asks for a request: its values are checked.
+    assert check_from_master(dict(odd, noop=False))[0] == 'bad size'
+    assert check_from_master(decoded(dict(JOB, noop=1)))[0] == 'bad noop'
+    # Sent back, bytes would not decode as text again.
+    odd[u'name'] = b'\xff'
+    assert check_from_master(odd) == ('bad name', b'\xff')
+    odd[u'name'] = [1]
+    assert check_from_master(odd) == ('bad name', [1])

@@ -736,3 +736,31 @@ def test_results_the_last_flush_cannot_send_are_reported(caplog, transport,
     assert transport.closed and len(worker.outbox) == 2
     assert 'worker 7: 2 result(s) not sent before exiting, lost: ' + why \
         in caplog.text
+
+
+def test_a_result_that_cannot_be_packed_costs_only_itself():
+    transport = FakeTransport()
+    worker = make(transport)
+    odd = protocol.result_ok(job(READ_OBJECT, noop=True, job_id=1), 7, 0.0,
+                             0.0, None, 0)
+    odd['name'] = object()           # as a value msgpack cannot encode
+    good = protocol.result_ok(job(READ_OBJECT, noop=True, job_id=2), 7, 0.0,
+                              0.0, None, 0)
+    worker.outbox.extend([odd, good])
+    worker.pending = 2
+    assert worker._flush(0) and worker.outbox == [] and worker.pending == 0
+    assert [r['job_id'] for r in results_of(transport)] == [2]
+    assert worker.faults.counts == {'record msgpack cannot encode': 1}
+
+
+def test_heartbeats_list_integer_job_ids_only():
+    transport = FakeTransport()
+    # A no-op job is checked by its keys only: any id comes back.
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, noop=True, job_id=u'x'),
+         job(READ_OBJECT, noop=True, job_id=2.5),
+         job(READ_OBJECT, noop=True, job_id=True),
+         job(READ_OBJECT, noop=True, job_id=4)]))
+    worker = make(transport)
+    worker.handle_message(transport.inbox.popleft())
+    assert len(worker.outbox) == 4 and worker.held() == [4]
