@@ -107,8 +107,17 @@ def decode(data, check, faults):
     kind, offending value); each dropped frame or record is counted and
     logged through `faults` (an ssbench.faults.Faults).
     """
+    intact = True
     try:
-        records = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        try:
+            records = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        except UnicodeDecodeError:
+            # A string that is not UTF-8 (say, a worker echoing the bytes
+            # of a bad job): read as U+FFFD, so that the rest of the
+            # message is kept, and packed again.
+            records = msgpack.unpackb(data, raw=False, strict_map_key=False,
+                                      unicode_errors='replace')
+            intact = False
     except Exception as exc:  # garbage: msgpack raises several types
         faults.add('undecodable message', data, exc)
         return [], False
@@ -119,7 +128,7 @@ def decode(data, check, faults):
         if check(record) is not None:
             break
     else:
-        return records, True
+        return records, intact
     valid = []
     for record in records:
         fault = check(record)

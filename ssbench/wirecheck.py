@@ -4,9 +4,9 @@ check_from_worker() (the master) and check_from_master() (a worker) say
 why one decoded record is unusable, or None: a record must be a map with
 the keys its receiver relies on, of sane types and values.  A no-op
 request costs the master and a worker only some 10-15 microseconds of CPU
-each, so the usual records take a few C calls each: a success's values
-are checked by their tuple of types, and a no-op job, which a worker only
-echoes, by its keys (the master then checks the result).
+each, so the usual records cost little: a success's values are checked by
+their tuple of types, in a few C calls, and a worker only echoes a no-op
+job, whose result the master checks.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -205,21 +205,16 @@ _OBJECT_JOBS = frozenset(_key(k) for k in CRUD_TYPES)
 _CONTAINER_JOBS = frozenset(_key(k) for k in (CREATE_CONTAINER,
                                               DELETE_CONTAINER))
 _JOB_KEY_SET = frozenset(_JOB_TYPES)
-# What a no-op job's values may be: echoed back, they must pack and decode
-# again (bytes would go out as a msgpack string that is not UTF-8, and
-# spoil the whole message of results).
-_ECHOED = _NUM_OR_NONE | _TEXT | frozenset((bool,))
 
 
 def check_from_master(job):
     """None if `job` (received by a worker) is a control job or a job with
     the keys the worker relies on; else (fault kind, offending value).
 
-    A job may only have JOB_KEYS, so that its result stays a small flat
-    map.  A no-op job (`noop` true) is only echoed back: its values need
-    only be numbers, strings or nil, and the master checks those of its
-    result; any other job's values must be of the types and ranges the
-    request it asks for needs.
+    A no-op job (`noop` true) is only echoed back: the master checks its
+    result, and a result that cannot be sent back costs only itself (see
+    Worker._flush).  Any other job asks for a request: it may only have
+    JOB_KEYS, with values of the types and ranges the request needs.
     """
     if type(job) is not dict:
         return _NOT_A_MAP, job
@@ -229,11 +224,11 @@ def check_from_master(job):
     control = _CONTROL_CHECKS.get(kind)
     if control is not None:
         return control(job)
+    get = job.get
+    if get(_K_NOOP) is True:
+        return None
     if not _JOB_KEY_SET.issuperset(job):
         return 'unknown key', sorted(set(job) - _JOB_KEY_SET, key=repr)[0]
-    get = job.get
-    if get(_K_NOOP) is True and _ECHOED.issuperset(map(type, job.values())):
-        return None
     for key, types in _JOB_SPEC:
         if type(get(key)) not in types:
             return 'bad ' + key, get(key)

@@ -97,8 +97,6 @@ FRAMES = [
      'undecodable message'),
     ('extra bytes', protocol.pack([noop_result()]) + b'\x01',
      'undecodable message'),
-    ('invalid UTF-8', b'\x91\x81\xa4type\xa2\xff\xfe',
-     'undecodable message'),
     ('a map key that is a list', b'\x81\x91\x01\x02', 'undecodable message'),
     ('nested past any limit', b'\x91' * 5000 + b'\xc0',
      'undecodable message'),
@@ -118,6 +116,22 @@ def test_decode_drops_frames_that_are_not_a_list_of_maps(data, kind):
         faults = Faults('here')
         assert protocol.decode(data, check, faults) == ([], False)
         assert faults.counts == {kind: 1}
+
+
+def test_a_string_that_is_not_utf8_costs_only_its_record():
+    faults = Faults('here')
+    good = noop_result(job_id=1)
+    # As a worker echoing a bad job's bytes packs it: a msgpack string.
+    bad = noop_result(job_id=2, name=b'\xff\xfe')
+    data = protocol.pack([good, bad])
+    records, intact = protocol.decode(data, check_from_worker, faults)
+    assert not intact and len(records) == 2 and records[0] == good
+    assert records[1]['name'] == u'\ufffd\ufffd'
+    assert faults.total == 0
+    # Nothing was dropped, but the message is not stored as it came.
+    records, intact = protocol.decode(protocol.pack([good]),
+                                      check_from_worker, faults)
+    assert intact
 
 
 def test_decode_keeps_the_valid_records_of_a_mixed_message():

@@ -667,7 +667,7 @@ GARBAGE = [
     protocol.pack({'type': SUICIDE}),          # a map, not a list of maps
     protocol.pack([[{'type': SUICIDE}]]),
     protocol.pack([5, u'x', None]),
-    protocol.pack([dict(job(READ_OBJECT, noop=True), extra=[[[1]]])]),
+    protocol.pack([dict(job(READ_OBJECT), extra=[[[1]]])]),
     protocol.pack([job(READ_OBJECT, noop='yes')]),
     protocol.pack([job(READ_OBJECT, size=-1)]),
     protocol.pack([job(READ_OBJECT, job_id=[1])]),
@@ -760,7 +760,8 @@ def test_heartbeats_list_integer_job_ids_only():
         [job(READ_OBJECT, noop=True, job_id=u'x'),
          job(READ_OBJECT, noop=True, job_id=2.5),
          job(READ_OBJECT, noop=True, job_id=True),
+         job(READ_OBJECT, noop=True, job_id=[3]),
          job(READ_OBJECT, noop=True, job_id=4)]))
     worker = make(transport)
     worker.handle_message(transport.inbox.popleft())
-    assert len(worker.outbox) == 4 and worker.held() == [4]
+    assert len(worker.outbox) == 5 and worker.held() == [4]
