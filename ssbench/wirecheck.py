@@ -100,7 +100,7 @@ def check_from_worker(record):
     on, of sane types and ranges; else (fault kind, offending value)."""
     if type(record) is not dict:
         return _NOT_A_MAP, record
-    # The usual no-op or Swift success, checked in a few C calls.
+    # The usual no-op success, checked in a few C calls.
     try:
         values = _get_fast(record)
     except KeyError:
