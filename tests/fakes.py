@@ -9,6 +9,7 @@ import threading
 import time
 
 from ssbench.compat import PY2
+from ssbench.swiftauth import AuthOptions
 
 if PY2:  # pragma: no cover
     from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
@@ -252,6 +253,18 @@ class FakeSwift(object):
             except (socket.error, OSError):
                 pass
             thread.join(5)
+
+    def v1_auth(self, **kwargs):
+        """Auth options (v1.0) for this server's one account."""
+        return AuthOptions(auth_url=self.auth_url, user=self.user,
+                           key=self.key, **kwargs)
+
+
+def serve_fake_swift():
+    """A fixture's body: a FakeSwift for one test, stopped after it."""
+    server = FakeSwift()
+    yield server
+    server.stop()
 
 
 class FakeTransport(object):

@@ -11,21 +11,16 @@ from ssbench import httpconn, swift
 from ssbench.errors import SwiftAuthError
 from ssbench.swift import SwiftClient, SwiftRequestError
 from ssbench.swiftauth import AuthOptions
-from tests.fakes import CLOSE, SILENT, CannedServer, FakeSwift
+from tests.fakes import CLOSE, SILENT, CannedServer, serve_fake_swift
 
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture
-def fake():
-    server = FakeSwift()
-    yield server
-    server.stop()
+fake = pytest.fixture(name='fake')(serve_fake_swift)
 
 
 def v1(fake, **kwargs):
-    return AuthOptions(auth_url=fake.auth_url, user='test:tester',
-                       key='testing', **kwargs)
+    return fake.v1_auth(**kwargs)
 
 
 @pytest.fixture

@@ -9,21 +9,16 @@ import pytest
 from ssbench import swiftauth
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swiftauth import AuthOptions, Credentials
-from tests.fakes import FakeSwift
+from tests.fakes import serve_fake_swift
 
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture
-def fake():
-    server = FakeSwift()
-    yield server
-    server.stop()
+fake = pytest.fixture(name='fake')(serve_fake_swift)
 
 
 def v1(fake, **kwargs):
-    return AuthOptions(auth_url=fake.auth_url, user='test:tester',
-                       key='testing', **kwargs)
+    return fake.v1_auth(**kwargs)
 
 
 # -- AuthOptions -------------------------------------------------------
