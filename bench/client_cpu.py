@@ -53,12 +53,13 @@ import sys, threading, random
 from swiftclient import client as sc
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
 from ssbench import jobs as jobs_mod
+from ssbench.objectring import ObjectRing
 from ssbench.scenario import load_scenario
 
 path, ops, users, url, user, key = sys.argv[1:7]
 ops, users = int(ops), int(users)
 scenario = load_scenario(path, {'operation_count': ops, 'user_count': users})
-ring = jobs_mod.ObjectRing()
+ring = ObjectRing()
 ring.load(jobs_mod.initial_objects(scenario))
 lock = threading.Lock()
 jobs = jobs_mod.bench_jobs(scenario, random.Random(), ring)
@@ -93,7 +94,7 @@ def work():
         except Exception as exc:
             result['exception'] = str(exc)
         with lock:
-            ring.on_result(result)
+            ring.on_results([result])
             counts['errors' if 'exception' in result else 'done'] += 1
     conn.close()
 

@@ -14,6 +14,7 @@ from ssbench import health, seeds
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, SwiftError
 from ssbench.master import Master, store_raw
+from ssbench.objectring import ObjectRing
 from ssbench.progress import ProgressPrinter
 from ssbench.statsfile import StatsWriter
 
@@ -127,7 +128,7 @@ class ScenarioRun(object):
         self.rng = options.rng or seeds.stream(self.seed, seeds.BENCH)
         self.population_rng = options.rng or seeds.stream(
             self.seed, seeds.POPULATION)
-        self.ring = jobs_mod.ObjectRing()
+        self.ring = ObjectRing()
         self.master = Master(transport, scenario.user_count,
                              options.batch_size,
                              worker_timeout=options.worker_timeout,

@@ -12,8 +12,9 @@ import pytest
 from ssbench import seeds
 from ssbench import (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT,
                      DELETE_OBJECT, CRUD_TYPES)
-from ssbench.jobs import (ObjectRing, bench_jobs, cleanup_jobs,
-                          initial_jobs, initial_objects, object_name)
+from ssbench.jobs import (bench_jobs, cleanup_jobs, initial_jobs,
+                          initial_objects, object_name)
+from ssbench.objectring import ObjectRing
 from ssbench.scenario import Scenario, load_scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -43,7 +44,7 @@ def make(sizes=None, initial=None, crud=(1, 1, 1, 1), **extra):
         if key in extra:
             overrides[key] = extra.pop(key)
     data.update(extra)
-    return Scenario.from_dict(data, overrides)
+    return Scenario(data, overrides)
 
 
 def populated(scenario):
@@ -53,12 +54,17 @@ def populated(scenario):
     return ring
 
 
-def succeed(job, **more):
+def names(ring, size_str='a'):
+    """The object names of a class in the ring, head first."""
+    return [ring._decode(size_str, code)[1]
+            for code in ring._rings[size_str]]
+
+
+def succeed(job):
     """The result record a worker would send back for `job`."""
     result = dict(job)
     result.update(worker_id=0, completed_at=1.0, first_byte_latency=None,
                   last_byte_latency=0.01, trans_id='tx', retries=0)
-    result.update(more)
     return result
 
 
@@ -143,176 +149,6 @@ def test_initial_jobs():
     assert len(list(initial_jobs(scenario))) == 410
 
 
-# -- the ring ------------------------------------------------------------
-
-def test_ring_fifo_rotate_and_pop():
-    ring = ObjectRing()
-    for n in (1, 2, 3):
-        ring.add('a', 'c%d' % n, 'a_%d' % n)
-    assert ring.count('a') == len(ring) == 3
-    assert ring.take('a', R) == ('c1', 'a_1')     # head, rotated to back
-    assert ring.take('a', U) == ('c2', 'a_2')
-    assert [e[1] for e in ring.objects('a')] == ['a_3', 'a_1', 'a_2']
-    assert ring.take('a', D) == ('c3', 'a_3')     # head removed
-    assert [e[1] for e in ring.objects('a')] == ['a_1', 'a_2']
-    assert ring.take('a', R) == ('c1', 'a_1')
-    assert ring.take('a', D) == ('c2', 'a_2')
-    assert ring.take('a', D) == ('c1', 'a_1')
-    assert ring.take('a', D) is None
-    assert ring.take('a', R) is None
-    assert ring.take('never', R) is None
-    assert len(ring) == 0
-
-
-def test_ring_fill_names_or_skips():
-    ring = ObjectRing()
-    job = {'type': R, 'size_str': 'a'}
-    assert ring.fill(job) is False
-    assert ring.skipped == 1
-    assert 'name' not in job
-    ring.add('a', 'c', 'a_000001')
-    assert ring.fill(job) is True
-    assert (job['container'], job['name']) == ('c', 'a_000001')
-    assert ring.skipped == 1
-
-
-def test_ring_classes_are_independent():
-    ring = ObjectRing()
-    ring.add('a', 'c', 'a_1')
-    ring.add('b', 'c', 'b_1')
-    assert ring.take('b', D) == ('c', 'b_1')
-    assert ring.take('b', R) is None
-    assert ring.count('a') == 1
-    assert ring.count() == 1
-
-
-def test_on_result_adds_successful_creates_only():
-    ring = ObjectRing()
-    create = {'type': C, 'size_str': 'a', 'container': 'c', 'name': 'a_9',
-              'size': 1, 'block_size': 10}
-    ring.on_result(fail(create))
-    assert len(ring) == 0
-    ring.on_result(succeed(create))
-    assert ring.objects('a') == [('c', 'a_9', False)]
-    population = dict(create, name='a_1', head_first=True)
-    ring.on_result(succeed(population))
-    assert ring.objects('a')[-1] == ('c', 'a_1', True)
-    # Other types never add anything.
-    ring.on_result(succeed(dict(create, type=R, name='a_5')))
-    ring.on_result(succeed(dict(create, type=U, name='a_6')))
-    assert ring.count('a') == 2
-
-
-def test_pop_created_returns_run_objects_and_keeps_initial_ones():
-    ring = ObjectRing()
-    ring.load([('a', 'c', 'a_1'), ('a', 'c', 'a_2')])
-    ring.add('a', 'c', 'a_3')
-    ring.add('b', 'c', 'b_3')
-    ring.add('a', 'c', 'a_4')
-    assert ring.pop_created() == [('a', 'c', 'a_3'), ('a', 'c', 'a_4'),
-                                  ('b', 'c', 'b_3')]
-    assert ring.objects('a') == [('c', 'a_1', True), ('c', 'a_2', True)]
-    assert ring.pop_created() == []
-
-
-def test_deletes_that_failed_or_never_answered_are_cleaned_up():
-    ring = ObjectRing()
-    ring.add('a', 'c', 'a_1', initial=True)
-    for n in (2, 3, 4):
-        ring.add('a', 'c', 'a_%d' % n)
-    deletes = []
-    for _ in range(4):
-        container, name = ring.take('a', D)
-        deletes.append({'type': D, 'size_str': 'a', 'container': container,
-                        'name': name})
-    ring.on_result(fail(deletes[0]))       # initial object: not ours
-    ring.on_result(succeed(deletes[1]))    # a_2 gone
-    ring.on_result(fail(deletes[2]))       # a_3 may still exist
-    # a_4's result never came back.
-    assert ring.pop_created() == [('a', 'c', 'a_3'), ('a', 'c', 'a_4')]
-    assert ring.pop_created() == []
-
-
-def test_ring_packs_ssbench_names_and_keeps_odd_ones_as_they_are():
-    ring = ObjectRing()
-    ring.add('tiny', 'ssbench_000007_default_policy', 'tiny_000042')
-    ring.add('tiny', 'c', 'tiny_1234567', initial=True)   # 7 digits
-    ring.add('tiny', 'c', 'tiny_000001x')                 # not ours
-    ring.add('tiny', 'c', 'tiny_00042')                   # 5 digits
-    ring.add('tiny', 'c', 'small_000001')                 # other class
-    assert ring.objects('tiny') == [
-        ('ssbench_000007_default_policy', 'tiny_000042', False),
-        ('c', 'tiny_1234567', True), ('c', 'tiny_000001x', False),
-        ('c', 'tiny_00042', False), ('c', 'small_000001', False)]
-    codes = list(ring._rings['tiny'])
-    assert [code >= 0 for code in codes] == [True, True, False, False,
-                                             False]
-    assert ring.take('tiny', D) == ('ssbench_000007_default_policy',
-                                    'tiny_000042')
-    assert ring.take('tiny', R) == ('c', 'tiny_1234567')
-    assert ring.take('tiny', D) == ('c', 'tiny_000001x')
-    assert len(ring._odd) == 2
-    assert ring.pop_created() == [
-        ('tiny', 'c', 'tiny_00042'), ('tiny', 'c', 'small_000001'),
-        ('tiny', 'c', 'tiny_000001x'),
-        ('tiny', 'ssbench_000007_default_policy', 'tiny_000042')]
-    assert ring._odd == {}
-    assert ring.objects('tiny') == [('c', 'tiny_1234567', True)]
-
-
-def test_ring_keeps_numbers_too_large_to_pack():
-    ring = ObjectRing()
-    huge = 'tiny_%d' % (1 << 60)
-    ring.add('tiny', 'c', huge)
-    ring.add('tiny', 'c', 'tiny_%d' % ((1 << 42) - 1))
-    assert [code >= 0 for code in ring._rings['tiny']] == [False, True]
-    assert ring.take('tiny', D) == ('c', huge)
-    assert ring.take('tiny', D) == ('c', 'tiny_%d' % ((1 << 42) - 1))
-
-
-def test_ring_memory_follows_the_live_objects():
-    """Rotating and deleting never lets the array grow without bound."""
-    ring = ObjectRing()
-    for n in range(1, 20001):
-        ring.add('a', 'c%d' % (n % 7), object_name('a', n))
-    for _ in range(100000):
-        ring.take('a', R)
-    assert len(ring._rings['a'].codes) <= 2 * 20000
-    for _ in range(19990):
-        ring.take('a', D)
-    assert ring.count('a') == 10
-    assert len(ring._rings['a'].codes) <= 10 + 4096
-    assert [e[1] for e in ring.objects('a')] == [
-        object_name('a', n) for n in range(19991, 20001)]
-    assert len(ring._containers) == 7
-
-
-def test_on_results_matches_on_result():
-    one, many = ObjectRing(), ObjectRing()
-    for ring in (one, many):
-        ring.load([('a', 'c', 'a_000001'), ('a', 'c', 'a_000002')])
-        ring.add('a', 'c', 'a_000003')
-    records = []
-    for ring in (one, many):
-        found = ring.take('a', D), ring.take('a', D), ring.take('a', D)
-    for container, name in found:
-        records.append(fail({'type': D, 'size_str': 'a',
-                             'container': container, 'name': name}))
-    records.append(succeed({'type': C, 'size_str': 'b', 'container': 'c',
-                            'name': 'b_000009'}))
-    records.append(fail({'type': C, 'size_str': 'b', 'container': 'c',
-                         'name': 'b_000010'}))
-    records.append(succeed({'type': C, 'size_str': 'b', 'container': 'c',
-                            'name': 'b_000011', 'head_first': True}))
-    for record in records:
-        one.on_result(record)
-    many.on_results(records)
-    assert one.objects('b') == many.objects('b') == [
-        ('c', 'b_000009', False), ('c', 'b_000011', True)]
-    assert one.pop_created() == many.pop_created() == [
-        ('b', 'c', 'b_000009'), ('a', 'c', 'a_000003')]
-
-
 def test_cleanup_jobs():
     ring = ObjectRing()
     ring.load([('a', 'c0', 'a_000001')])
@@ -335,17 +171,19 @@ def test_job_mix_matches_expected_shares():
     total = len(jobs)
     assert total == 100000
     seen = collections.Counter((j['size_str'], j['type']) for j in jobs)
-    weights = scenario.size_weights
+    total_initial = sum(size.initial_count for size in scenario.sizes)
+    weights = dict((size.name, size.initial_count / total_initial)
+                   for size in scenario.sizes)
     for size_name, share in weights.items():
-        pcts = scenario.size(size_name).crud_pcts
-        for crud_type, pct in zip(CRUD_TYPES, pcts):
-            p = share * pct / 100.0
+        profile = scenario.size(size_name).crud_profile
+        for crud_type, weight in zip(CRUD_TYPES, profile):
+            p = share * weight / sum(profile)
             expected = total * p
             sigma = math.sqrt(total * p * (1 - p))
             # 5 sigma: a fixed seed, but robust to the exact draw order.
             assert abs(seen[size_name, crud_type] - expected) <= \
                 5 * sigma + 1e-9, (size_name, crud_type)
-            if pct == 0:
+            if weight == 0:
                 assert seen[size_name, crud_type] == 0
     sizes = collections.Counter(j['size_str'] for j in jobs)
     for size_name, share in weights.items():
@@ -459,11 +297,11 @@ def test_reads_updates_deletes_take_ring_objects_when_generated():
     scenario = make(crud=(0, 1, 1, 1), initial={'a': 3},
                     operation_count=3)
     ring = populated(scenario)
-    before = [e[1] for e in ring.objects('a')]
+    before = names(ring)
     gen = bench_jobs(scenario, random.Random(12), ring)
     job = next(gen)
     # The ring changed already, before any result came back.
-    after = [e[1] for e in ring.objects('a')]
+    after = names(ring)
     if job['type'] == D:
         assert after == before[1:]
     else:
@@ -486,10 +324,10 @@ def test_created_object_joins_ring_only_on_success():
             # skipped; after that every other create fails.  A failed
             # create must never be read.
             if len(created) >= 3 and len(created) % 2 == 0:
-                ring.on_result(succeed(job))
+                ring.on_results([succeed(job)])
                 created.add(job['name'])
             else:
-                ring.on_result(fail(job))
+                ring.on_results([fail(job)])
                 created.add(job['name'] + '!failed')
         else:
             assert job['name'] in created
@@ -506,7 +344,7 @@ def test_operation_count_exact_despite_skips():
     jobs = []
     for job in bench_jobs(scenario, random.Random(14), ring):
         jobs.append(job)
-        ring.on_result(succeed(job))
+        ring.on_results([succeed(job)])
     assert len(jobs) == 500
     assert ring.skipped > 100
 
@@ -552,7 +390,7 @@ def test_noop_still_uses_ring_objects():
     names = []
     for job in bench_jobs(scenario, random.Random(17), ring, noop=True):
         names.append((job['type'], job['name']))
-        ring.on_result(succeed(job))
+        ring.on_results([succeed(job)])
     first_create = [kind for kind, _ in names].index(C)
     # Placeholders only until the first create came back; after that every
     # read names a created object.
@@ -601,7 +439,7 @@ def test_simulated_run_never_touches_a_deleted_or_unconfirmed_object():
     rng = random.Random(20)
     ring = ObjectRing()
     for job in initial_jobs(scenario, rng):
-        ring.on_result(succeed(job))
+        ring.on_results([succeed(job)])
     initial = set(name for _, _, name in initial_objects(scenario))
     live = set(initial)
     outstanding = []
@@ -613,7 +451,7 @@ def test_simulated_run_never_touches_a_deleted_or_unconfirmed_object():
             job = outstanding.pop()
             if job['type'] == C:
                 live.add(job['name'])
-            ring.on_result(succeed(job))
+            ring.on_results([succeed(job)])
 
     for job in bench_jobs(scenario, random.Random(21), ring):
         produced += 1
@@ -630,7 +468,8 @@ def test_simulated_run_never_touches_a_deleted_or_unconfirmed_object():
     names = set(job['name'] for job in cleanup)
     assert names == live - initial
     assert all(job['type'] == D for job in cleanup)
-    assert len(ring) == len(live & initial)
+    assert sum(ring.count(size.name) for size in scenario.sizes) == \
+        len(live & initial)
 
 
 class CountingRandom(random.Random):
@@ -678,7 +517,7 @@ def test_noop_job_stream_depends_on_the_seed_alone():
         held.append(job)
         if len(held) == 5:       # results back in a scrambled order
             for result in reversed(held):
-                ring.on_result(succeed(result))
+                ring.on_results([succeed(result)])
             del held[:]
     assert _kinds(busy) == quiet
     other = _kinds(bench_jobs(scenario, seeds.stream(8, seeds.BENCH),
