@@ -10,9 +10,9 @@ from itertools import islice
 
 import ssbench
 from ssbench import jobs as jobs_mod
-from ssbench import health, seeds
+from ssbench import health, seeds, swifthints
 from ssbench.compat import monotonic
-from ssbench.errors import Interrupted, SsbenchError, SwiftError
+from ssbench.errors import Interrupted, SsbenchError
 from ssbench.master import Master, store_raw
 from ssbench.objectring import ObjectRing
 from ssbench.progress import ProgressPrinter
@@ -98,11 +98,8 @@ def ensure_containers(client, scenario, pool_size, stop_requested=None):
         pool.kill()
         raise
     if failures:
-        exc = failures[0]
-        if isinstance(exc, SwiftError):
-            raise exc
-        raise SwiftError('cannot create containers: %s: %s' % (
-            type(exc).__name__, exc))
+        raise swifthints.explain(failures[0], 'cannot create containers',
+                                 scenario.policy)
     if stop_requested is not None and stop_requested():
         raise Interrupted('interrupted while creating containers: no '
                           'benchmark was run')
