@@ -24,6 +24,7 @@ on a new connection.  `ProtocolError` is a malformed or truncated response.
 from __future__ import absolute_import, division, print_function
 
 import socket
+import ssl
 
 from ssbench.compat import PY2
 
@@ -68,6 +69,16 @@ class Response(object):
 
     def getheader(self, name, default=None):
         return self.headers.get(name.lower(), default)
+
+
+def ssl_context(cacert=None, insecure=False):
+    """A TLS client context: verifying against `cacert` (None: the
+    system's CAs), or not verifying at all when `insecure`."""
+    context = ssl.create_default_context(cafile=cacert)
+    if insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _is_timeout(exc):

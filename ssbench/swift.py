@@ -22,12 +22,12 @@ import json
 import logging
 import random
 import socket
-import ssl
 
 from ssbench import version
 from ssbench.compat import PY2, monotonic
 from ssbench.errors import SwiftAuthError, SwiftError
-from ssbench.httpconn import HTTPConnection, HTTPError, StaleConnection
+from ssbench.httpconn import (HTTPConnection, HTTPError, StaleConnection,
+                              ssl_context)
 from ssbench.swiftauth import Credentials
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
@@ -111,14 +111,6 @@ class Timing(object):
                     self.reconnects, self.size))
 
 
-def _ssl_context(cacert=None, insecure=False):
-    context = ssl.create_default_context(cafile=cacert)
-    if insecure:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context
-
-
 class ConnectionPool(object):
     """Idle keep-alive connections to one storage URL (LIFO, bounded).
 
@@ -147,7 +139,7 @@ class ConnectionPool(object):
         context = None
         if self.scheme == 'https':
             if self.ssl_context is None:
-                self.ssl_context = _ssl_context()
+                self.ssl_context = ssl_context()
             context = self.ssl_context
         return HTTPConnection(self.host, self.port, self.connect_timeout,
                               self.network_timeout, context)
@@ -241,8 +233,8 @@ class SwiftClient(object):
 
     def _ssl(self):
         if self._ssl_context is None:
-            self._ssl_context = _ssl_context(self.auth.os_cacert,
-                                             self.auth.insecure)
+            self._ssl_context = ssl_context(self.auth.os_cacert,
+                                            self.auth.insecure)
         return self._ssl_context
 
     def _use(self, grant):
@@ -250,10 +242,12 @@ class SwiftClient(object):
         if [p.url for p in self.pools] != grant.storage_urls:
             for pool in self.pools:
                 pool.close()
-            self.pools = [ConnectionPool(url, self.concurrency,
-                                         self.connect_timeout,
-                                         self.network_timeout, self._ssl())
-                          for url in grant.storage_urls]
+            # A TLS context loads the CA certificates: only for https.
+            self.pools = [ConnectionPool(
+                url, self.concurrency, self.connect_timeout,
+                self.network_timeout,
+                self._ssl() if url.lower().startswith('https:') else None)
+                for url in grant.storage_urls]
         self.grant = grant
         return grant
 

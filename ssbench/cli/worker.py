@@ -175,9 +175,8 @@ def main(argv=None, env=None, patch=True):
     `patch=False` skips gevent.monkey.patch_all(), for in-process tests.
     """
     if patch:
-        import gevent.monkey
-        if not gevent.monkey.is_module_patched('socket'):
-            gevent.monkey.patch_all()
+        from ssbench.monkey import patch_all
+        patch_all()
         from ssbench.cli.common import quiet_gevent_interrupts
         quiet_gevent_interrupts()
     import os

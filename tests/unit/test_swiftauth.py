@@ -1,15 +1,17 @@
-"""swiftauth.py: auth options, authentication (v1.0 against a fake Swift,
-Keystone through a fake keystoneauth), token renewal."""
+"""swiftauth.py: auth options, authentication (v1.0 against a fake Swift
+and canned answers, Keystone through a fake keystoneauth), token
+renewal."""
 from __future__ import absolute_import, division, print_function
 
 import socket
+import sys
 
 import pytest
 
 from ssbench import swiftauth
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swiftauth import AuthOptions, Credentials
-from tests.fakes import serve_fake_swift
+from tests.fakes import CannedServer, serve_fake_swift
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -120,6 +122,61 @@ def test_authenticate_unreachable():
     text = str(info.value)
     assert str(port) in text and 'secret-key-456' not in text
     assert '\n' not in text
+
+
+def canned_auth(*replies):
+    """A CannedServer answering `replies` and v1.0 options for it."""
+    server = CannedServer()
+    server.replies.extend(replies)
+    return server, AuthOptions(
+        auth_url='http://127.0.0.1:%d/auth/v1.0' % server.port,
+        user='acc:usr', key='the-key')
+
+
+def test_tempauth_needs_no_swiftclient(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, 'swiftclient', None)
+    url, token, _ = swiftauth.authenticate(v1(fake))
+    assert url == fake.storage_url and token in fake.valid_tokens
+
+
+def test_tempauth_request_redirect_and_auth_token_header():
+    server, auth = canned_auth(
+        b'HTTP/1.1 301 Moved\r\nLocation: /auth/v1.0/\r\n'
+        b'Content-Length: 0\r\n\r\n',
+        b'HTTP/1.1 200 OK\r\nX-Storage-Url: http://s/v1/AUTH_a\r\n'
+        b'X-Auth-Token: AUTH_tk\r\nContent-Length: 0\r\n\r\n')
+    try:
+        assert swiftauth.authenticate(auth, timeout=5) == (
+            'http://s/v1/AUTH_a', 'AUTH_tk', None)
+    finally:
+        server.stop()
+    heads = [head.decode('latin-1').split('\r\n')
+             for _, head, _ in server.requests]
+    assert [lines[0] for lines in heads] == [
+        'GET /auth/v1.0 HTTP/1.1', 'GET /auth/v1.0/ HTTP/1.1']
+    for lines in heads:
+        assert 'X-Auth-User: acc:usr' in lines
+        assert 'X-Auth-Key: the-key' in lines
+
+
+def test_tempauth_page_without_storage_url_is_refused():
+    server, auth = canned_auth(
+        b'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello')
+    try:
+        with pytest.raises(SwiftAuthError) as info:
+            swiftauth.authenticate(auth, timeout=5)
+    finally:
+        server.stop()
+    assert str(info.value) == (
+        'authentication failed at %s (as acc:usr, auth version 1.0): '
+        '200 OK' % auth.auth_url)
+
+
+def test_tempauth_unusable_url():
+    auth = AuthOptions(auth_url='ftp://h/auth', user='u', key='k')
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(auth)
+    assert 'unusable auth URL' in str(info.value)
 
 
 # -- Keystone (v2.0 through the stub token server of the e2e tests) ---------
