@@ -268,6 +268,51 @@ def test_bad_input(files, name, module, args, status, fragment):
     assert 'secret-key-xyz' not in out + err
 
 
+STORAGE_URL = 'http://127.0.0.1:8080/v1/AUTH_test'
+UNREACHABLE_URL = 'http://127.0.0.1:9/v1/AUTH_test'
+RUN = ['run-scenario', '-f', GOOD, '-u', '2', '-o', '20', '--workers', '1']
+
+# The master's own container requests (created before a run, listed by
+# cleanup-containers) against the local Swift of tools/saio; a run also
+# gets free ports, a local worker and a stats path that must not appear.
+SWIFT_CASES = [
+    ('run bad token', MASTER, RUN + ['-S', STORAGE_URL, '-T', 'AUTH_tkno'],
+     1, 'cannot create containers: HEAD %s/ssbench_' % STORAGE_URL,
+     'Swift refused the token: give a valid one (-T)'),
+    ('run unreachable storage URL', MASTER,
+     RUN + ['-S', UNREACHABLE_URL, '-T', 'AUTH_tkno'], 1,
+     'cannot create containers: HEAD %s/ssbench_' % UNREACHABLE_URL,
+     'check the storage URL (-S, or the one the auth server returns)'),
+    ('run unknown storage policy', MASTER,
+     RUN + support.auth_args() + ['--policy', 'no-such-policy'], 1,
+     "cannot create containers: unknown storage policy 'no-such-policy' "
+     "(PUT %s/ssbench_" % STORAGE_URL,
+     'name one the cluster has with --policy'),
+    ('cleanup bad token', MASTER,
+     ['cleanup-containers', '-S', STORAGE_URL, '-T', 'AUTH_tkno'], 1,
+     'cannot list containers: GET %s?' % STORAGE_URL,
+     'Swift refused the token: give a valid one (-T)'),
+    ('cleanup unreachable storage URL', MASTER,
+     ['cleanup-containers', '-S', UNREACHABLE_URL, '-T', 'AUTH_tkno'], 1,
+     'cannot list containers: GET %s?' % UNREACHABLE_URL,
+     'check the storage URL (-S'),
+]
+
+
+@pytest.mark.parametrize('name, module, args, status, start, hint',
+                         SWIFT_CASES, ids=[c[0] for c in SWIFT_CASES])
+def test_container_requests_say_what_to_fix(name, module, args, status,
+                                            start, hint, tmpdir):
+    support.require_swift()
+    stats = tmpdir.join('run.stat')
+    if args[0] == 'run-scenario':
+        args = args + ['-s', str(stats)] + support.zmq_args()
+    got, out, err = run_cli(module, args, timeout=120)
+    check(got, err, status, hint)
+    assert error_lines(err)[0].startswith('ERROR:' + start), err
+    assert not stats.check() and 'testing' not in out + err
+
+
 def test_corpus_is_large_enough():
     scenario_cases = json.load(io.open(os.path.join(BAD, 'cases.json')))
     assert len(CASES) + len(scenario_cases) >= 30
