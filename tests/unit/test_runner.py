@@ -19,7 +19,7 @@ def scenario(**changes):
             'initial_files': {'zero': 5}, 'crud_profile': [1, 1, 1, 0],
             'container_count': 3}
     data.update(changes)
-    return Scenario.from_dict(data)
+    return Scenario(data)
 
 
 class Status(object):
