@@ -17,7 +17,6 @@ import time
 import msgpack
 
 from ssbench.compat import string_types
-from ssbench.errors import SsbenchError
 
 # Control messages between master and workers.  PING is answered like a
 # no-op job; SUICIDE makes a worker exit; CONFIGURE hands a worker its
@@ -41,10 +40,6 @@ JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
 INT64 = 1 << 63
 MAX_TIMESTAMP = 1e11
 MAX_LATENCY = 1e9
-
-
-class MessageError(SsbenchError):
-    """A message that is not msgpack (see unpack())."""
 
 
 def pack(obj):
@@ -74,14 +69,9 @@ def pack_records(records, faults):
 
 
 def unpack(data):
-    """Decode one message of a trusted source (a test, a stats file);
-    raises MessageError on garbage.  Received messages go through
-    decode()."""
-    try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=False)
-    except Exception as exc:  # msgpack raises several unrelated types
-        raise MessageError('undecodable message: %s: %s' % (
-            type(exc).__name__, exc))
+    """Decode one message of a trusted source, such as what a test sent;
+    received messages go through decode()."""
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
 def unpacker(stream=None, max_buffer_size=0, raw=False):
@@ -249,8 +239,3 @@ def result_error(job, worker_id, exception, traceback_text, retries,
     if reconnects is not None:
         result['reconnects'] = reconnects
     return result
-
-
-def is_control(record):
-    """True for heartbeats, which are not results and never stored."""
-    return record.get('type') == HEARTBEAT

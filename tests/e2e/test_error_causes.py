@@ -9,7 +9,7 @@ import time
 import pytest
 
 from ssbench import READ_OBJECT, protocol
-from ssbench.protocol import PING, SUICIDE, configure_job
+from ssbench.protocol import HEARTBEAT, PING, SUICIDE, configure_job
 from ssbench.transport import MasterSockets
 from tests.e2e import support
 from tests.e2e.relay import Relay
@@ -46,7 +46,7 @@ def results(master, count, timeout=60):
         data = master.recv(0.2)
         if data is not None:
             got.extend(r for r in protocol.unpack(data)
-                       if not protocol.is_control(r))
+                       if r.get('type') != HEARTBEAT)
     assert len(got) == count, got
     return got
 
