@@ -155,16 +155,16 @@ class HTTPConnection(object):
         head += ''.join(['%s: %s\r\n' % pair for pair in headers]) + '\r\n'
         if not (PY2 and isinstance(head, str)):
             head = head.encode('latin-1')
-        sendall = self.sock.sendall
         try:
             if not size:
-                sendall(head)
+                self._send(head)
             elif size <= len(block):
                 # One segment for a small request: header and body together.
-                sendall(head + (block if size == len(block)
-                                else block[:size]))
+                self._send(head + (block if size == len(block)
+                                   else block[:size]))
             else:
-                sendall(head)
+                self._send(head)
+                sendall = self.sock.sendall
                 view = memoryview(block)
                 step = len(block)
                 while size >= step:
@@ -174,6 +174,14 @@ class HTTPConnection(object):
                     sendall(view[:size])
         except socket.error as exc:
             raise self._failed(exc)
+
+    def _send(self, data):
+        """sendall(data), at the cost of one send() when the socket takes
+        it all, as it does a request head: gevent's sendall() costs a
+        getsockopt() and a deadline per call on top."""
+        sent = self.sock.send(data)
+        if sent < len(data):
+            self.sock.sendall(memoryview(data)[sent:])
 
     def _failed(self, exc):
         """Close after `exc` and return what to raise: on a reused socket

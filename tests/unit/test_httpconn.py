@@ -302,6 +302,10 @@ def test_request_bodies(server, conn):
     real = conn.sock
 
     class Spy(object):
+        def send(self, data):
+            sent.append(data)
+            return real.send(data)
+
         def sendall(self, data):
             sent.append(data)
             return real.sendall(data)
@@ -321,6 +325,33 @@ def test_request_bodies(server, conn):
     assert [len(d) for d in sent[3:]] == [1000, 1000, 1000, 500]
     assert all(isinstance(d, memoryview) for d in sent[3:])
     assert conn.reused is True
+
+
+def test_a_partial_send_sends_the_rest(server, conn):
+    server.replies.append(ok())
+    conn.connect()
+    real = conn.sock
+    rest = []
+
+    class Short(object):
+        """A socket whose send() takes 7 bytes."""
+
+        def send(self, data):
+            return real.send(data[:7])
+
+        def sendall(self, data):
+            rest.append(bytes(bytearray(data)))
+            return real.sendall(data)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    conn.sock = Short()
+    conn.send('PUT', '/o', [('Content-Length', '3')], 3, b'xyz')
+    conn.sock = real
+    assert conn.read_response().status == 200
+    head, body = server.requests[0][1:]
+    assert head.startswith(b'PUT /o HTTP/1.1\r\n') and body == b'xyz'
+    assert len(rest) == 1 and rest[0].endswith(b'\r\n\r\nxyz')
 
 
 def test_unread_body_closes_before_next_request(server, conn):
