@@ -1,6 +1,6 @@
 """CURVE key files for master-worker encryption: making, reading, checking.
 
-`create_curve_keys(DIR)` (behind `python -m ssbench.curve keys DIR`)
+`create_curve_keys(DIR)` (behind `python -m ssbench.cli.curve keys DIR`)
 writes a master and a worker key pair; `CurveKeys(DIR)` reads what each
 role needs.  ssbench.transport puts the keys on its sockets and
 ssbench.zap admits the workers whose public key the directory holds.
@@ -35,7 +35,7 @@ CURVE_MASTER = 'master'
 CURVE_WORKER = 'worker'
 PUBLIC_SUFFIX = '.key'
 SECRET_SUFFIX = '.key_secret'
-KEYS_COMMAND = 'python -m ssbench.curve keys'
+KEYS_COMMAND = 'python -m ssbench.cli.curve keys'
 
 _Z85_CHARS = frozenset(
     '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'

@@ -6,7 +6,7 @@ connects a PULL and a PUSH socket to them.  Every payload is one bytes frame
 lost peer, and zmq failures surface as TransportError with one clear line.
 
 Opt-in CURVE: pass `curve=CurveKeys(directory)` (ssbench.curvekeys) to
-both ends (keys made by `python -m ssbench.curve keys DIR`).  Traffic is
+both ends (keys made by `python -m ssbench.cli.curve keys DIR`).  Traffic is
 encrypted (the token in CONFIGURE messages included), workers know they
 talk to the real master, and the master only lets in workers whose public
 key is in its directory: any other worker is refused during the handshake,

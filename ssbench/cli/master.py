@@ -38,7 +38,7 @@ def _add_zmq_options(parser):
         help='Encrypt and authenticate worker traffic with ZeroMQ CURVE, '
         'using the master key pair in DIR and accepting only workers whose '
         'public key is a *.key file of DIR (make DIR with: python -m '
-        'ssbench.curve keys DIR)')
+        'ssbench.cli.curve keys DIR)')
 
 
 def _add_liveness_options(parser):

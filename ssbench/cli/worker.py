@@ -45,7 +45,7 @@ def build_parser():
                         help='encrypt and authenticate traffic with CURVE '
                              'using the keys in DIR (master.key and '
                              'worker.key_secret, made by `python -m '
-                             'ssbench.curve keys DIR`); the master runs '
+                             'ssbench.cli.curve keys DIR`); the master runs '
                              'with --zmq-curve-dir too')
     parser.add_argument('-c', '--concurrency',
                         type=bounded(positive_int, MAX_USER_COUNT),

@@ -1,4 +1,4 @@
-"""CURVE mode: the key directory (`python -m ssbench.curve keys`), its
+"""CURVE mode: the key directory (`python -m ssbench.cli.curve keys`), its
 one-line errors, the ZAP rules, both command lines, and what crosses the
 wire.  Socket-level admission tests live in test_transport.py."""
 from __future__ import absolute_import, division, print_function
@@ -17,8 +17,8 @@ import zmq
 
 from ssbench import protocol
 from ssbench.protocol import HEARTBEAT
-from ssbench import curve as curve_cli
 from ssbench import zap
+from ssbench.cli import curve as curve_cli
 from ssbench.curvekeys import (CurveError, CurveKeys, create_curve_keys,
                                read_curve_key_file)
 from ssbench.transport import MasterSockets, WorkerSockets
@@ -53,7 +53,7 @@ def mode_of(path):
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
-# --- python -m ssbench.curve keys ------------------------------------------
+# --- python -m ssbench.cli.curve keys --------------------------------------
 
 def test_keys_command_layout_and_permissions(tmpdir):
     path = str(tmpdir.join('new', 'keys'))
@@ -228,7 +228,7 @@ def test_missing_or_bad_directory(tmpdir, role):
                                  worker=role == 'worker')
     assert str(info.value) == (
         'CURVE key directory %s: no such directory (make one with: python '
-        '-m ssbench.curve keys %s)' % (missing, missing))
+        '-m ssbench.cli.curve keys %s)' % (missing, missing))
     a_file = str(tmpdir.join('file'))
     write(a_file, '')
     with pytest.raises(CurveError) as info:
@@ -408,7 +408,8 @@ def test_run_scenario_checks_keys_before_anything(tmpdir):
         '--zmq-results-port', '0', '-A', 'http://127.0.0.1:9/auth/v1.0',
         '-U', 'u:u', '-K', 'k'])
     assert status == 2, err
-    lines = [l for l in err.splitlines() if l.startswith('ERROR:')]
+    lines = [line for line in err.splitlines()
+             if line.startswith('ERROR:')]
     assert len(lines) == 1 and 'worker.key_secret' in lines[0]
     assert 'Traceback' not in err and 'Spawning' not in err
 

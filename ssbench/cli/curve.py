@@ -1,4 +1,4 @@
-"""`python -m ssbench.curve keys DIR`: make the keys of CURVE mode.
+"""`python -m ssbench.cli.curve keys DIR`: make the keys of CURVE mode.
 
 Writes a new master key pair and a new worker key pair into DIR (made with
 mode 0700 when new; secret files get mode 0600) and says where each file
@@ -25,7 +25,7 @@ Files written (see the README's "Encrypting master-worker traffic"):
 def build_parser():
     from ssbench.cli.common import ArgumentParser
     parser = ArgumentParser(
-        prog='python -m ssbench.curve',
+        prog='python -m ssbench.cli.curve',
         description='Make the ZeroMQ CURVE keys that encrypt and '
         'authenticate\nssbench-master/ssbench-worker traffic.',
         epilog=USAGE_EPILOG,
