@@ -319,7 +319,10 @@ def test_zap_endpoint_is_per_master(tmpdir):
                           curve=CurveKeys(path))
     second = MasterSockets('127.0.0.1', 0, 0, green=True,
                            curve=CurveKeys(path))
+    handlers = first._zap, second._zap
     second.close()
+    assert None not in handlers and handlers[0] is not handlers[1]
+    assert first._zap is handlers[0] and second._zap is None
     first.close()
 
 
@@ -338,7 +341,7 @@ def relayed_exchange(tmpdir, use_curve):
     worker = WorkerSockets('127.0.0.1', relays[0].port, relays[1].port,
                            green=False, curve=keys)
     try:
-        job = protocol.pack([{'type': 'CONFIGURE',
+        job = protocol.pack([{'type': protocol.CONFIGURE,
                               'auth': {'key': MARKER.decode('ascii')}}])
         assert master.send(job, timeout=10)
         assert worker.recv(10) == job
