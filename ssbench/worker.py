@@ -2,8 +2,8 @@
 
 One reader greenlet (run()) pulls every message already queued, answers
 no-op and control jobs inline and hands Swift jobs to `concurrency`
-runner greenlets (ssbench.runners).  Results collect in an outbox;
-whatever is ready at the same moment goes out as one message once
+runner greenlets (ssbench.workerjobs runs them).  Results collect in an
+outbox; whatever is ready at the same moment goes out as one message once
 `batch_size` results are waiting, and a partial batch goes out after
 `flush_interval` (~1 s) with no new result.  A writer greenlet does the
 asynchronous flushing and sends a heartbeat (a one-element control batch)
@@ -30,29 +30,28 @@ so a standalone worker waits for any number of runs as the original did.
 from __future__ import absolute_import, division, print_function
 
 import logging
+import os
+import tempfile
 import time
-import traceback
 from numbers import Integral
 
 import gevent
 import gevent.event
 import gevent.pool
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
-                     UPDATE_OBJECT, protocol)
+from ssbench import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
 from ssbench.faults import Faults
-from ssbench.protocol import (CONFIGURE, CREATE_CONTAINER, DELETE_CONTAINER,
-                              HEARTBEAT, PING, SUICIDE)
 from ssbench.health import HealthMonitor
-from ssbench.runners import Runners
+from ssbench.protocol import CONFIGURE, HEARTBEAT, PING, SUICIDE
 from ssbench.swift import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                            DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                           SwiftClient, SwiftRequestError, error_class)
+                           SwiftClient)
 from ssbench.swiftauth import AuthOptions
 from ssbench.tokens import HandedTokens
 from ssbench.wirecheck import check_from_master
+from ssbench.workerjobs import Runners, SwiftJobs
 
 log = logging.getLogger(__name__)
 
@@ -70,22 +69,7 @@ class MasterGone(SsbenchError):
     exit_status = 1
 
 
-def _after(head, request, *args):
-    """request(*args), a job's second request after the HEAD `head`: its
-    Timing, or its SwiftRequestError, counts the HEAD's retries and
-    reconnects too."""
-    try:
-        timing = request(*args)
-    except SwiftRequestError as exc:
-        exc.retries += head.retries
-        exc.reconnects += head.reconnects
-        raise
-    timing.retries += head.retries
-    timing.reconnects += head.reconnects
-    return timing
-
-
-class Worker(object):
+class Worker(SwiftJobs):
     """One worker process's logic, over a transport (see ssbench.transport).
 
     `auth` (AuthOptions with credentials) comes from the worker's own flags
@@ -118,8 +102,8 @@ class Worker(object):
         self.block_size = block_size
         self.master_timeout = master_timeout
         self.profile_count = profile_count
-        self.profile_path = profile_path or (
-            '/tmp/ssbench-worker-%s.prof' % (worker_id,))
+        # None: a new private file in the temporary directory.
+        self.profile_path = profile_path
         self.flush_interval = flush_interval
         self.heartbeat_interval = heartbeat_interval
         self.configure_wait = configure_wait
@@ -163,14 +147,7 @@ class Worker(object):
         self._last_result_at = 0.0
         self._last_contact = clock()
         self._profiler = None
-        self._handlers = {
-            CREATE_OBJECT: self.handle_upload_object,
-            READ_OBJECT: self.handle_get_object,
-            UPDATE_OBJECT: self.handle_update_object,
-            DELETE_OBJECT: self.handle_delete_object,
-            CREATE_CONTAINER: self.handle_create_container,
-            DELETE_CONTAINER: self.handle_delete_container,
-        }
+        self._handlers = self.job_handlers()
 
     # -- the reader ---------------------------------------------------
 
@@ -178,9 +155,7 @@ class Worker(object):
         """Work until SUICIDE (returns) or the master is gone (raises
         MasterGone); always closes the transport."""
         if self.profile_count:
-            import cProfile
-            self._profiler = cProfile.Profile()
-            self._profiler.enable()
+            self._start_profile()
         writer = gevent.spawn(self._write_loop)
         monitor = gevent.spawn(self.health.run)
         # Without the writer no result or heartbeat would leave: stop.
@@ -317,146 +292,6 @@ class Worker(object):
                 job, self.worker_id, 'unknown job type %r' % (kind,), '', 0,
                 error_class='ValueError'))
 
-    # -- configuration ------------------------------------------------
-
-    def configure(self, job):
-        """Apply a CONFIGURE job; the worker's own credentials win over
-        the token it carries."""
-        rebuild = False
-        for key in ('connect_timeout', 'network_timeout'):
-            value = job.get(key)
-            if value is not None and value != getattr(self, key):
-                setattr(self, key, value)
-                rebuild = True
-        if job.get('block_size') is not None:
-            self.block_size = job['block_size']
-        if self.own_auth is None and job.get('token'):
-            tls = AuthOptions(insecure=job.get('insecure'),
-                              os_cacert=job.get('cacert'))
-            if tls != self.tls:
-                self.tls = tls
-                rebuild = True
-            self.handed.update(job)
-        if rebuild and self.swift is not None:
-            # Requests still running finish on the old client, whose
-            # connections close as they end.
-            old, self.swift = self.swift, None
-            old.close()
-        if not self.configured.is_set() and (
-                self.own_auth is not None or self.handed.grant is not None):
-            log.info('worker %s configured by the master', self.worker_id)
-            self.configured.set()
-
-    def _ask_for_token(self):
-        """Have the next heartbeat, which says the token was rejected,
-        go out now."""
-        self._heartbeat_soon = True
-        self._wake.set()
-
-    def _wait_configured(self):
-        """Wait up to configure_wait for CONFIGURE (asking for it with a
-        prompt heartbeat); the error to report if it did not come."""
-        if self.configured.is_set():
-            return None
-        self._heartbeat_soon = True
-        self._wake.set()
-        if self.configured.wait(self.configure_wait):
-            return None
-        return SsbenchError(
-            'worker %s has no Swift credentials: give it -A/-U/-K (or ST_* '
-            'variables) or let the master configure it' % (self.worker_id,))
-
-    def _run_when_configured(self, job):
-        error = self._wait_configured()
-        if error is None:
-            self.runners.put(job)
-        else:
-            self._add_result(protocol.result_error(
-                job, self.worker_id, '%s: %s' % (type(error).__name__, error),
-                '', 0, error_class=error_class(error), reconnects=0))
-
-    def get_swift(self):
-        if self.swift is None:
-            error = self._wait_configured()
-            if error is not None:
-                raise error
-            if self.swift is None:
-                kwargs = {}
-                auth = self.own_auth
-                if auth is None:
-                    auth, kwargs['tokens'] = self.tls, self.handed
-                self.swift = self.swift_factory(
-                    auth, concurrency=self.concurrency,
-                    retries=self.retries,
-                    connect_timeout=self.connect_timeout,
-                    network_timeout=self.network_timeout, **kwargs)
-        return self.swift
-
-    # -- jobs ---------------------------------------------------------
-
-    def run_job(self, job):
-        kind = job['type']
-        try:
-            timing = self._handlers[kind](job)
-        except SwiftRequestError as exc:
-            result = protocol.result_error(
-                job, self.worker_id, str(exc), traceback.format_exc(),
-                exc.retries, exc.trans_id, status=exc.http_status,
-                error_class=exc.error_class, reconnects=exc.reconnects)
-        except Exception as exc:  # a failed job is data, never raised
-            result = protocol.result_error(
-                job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
-                traceback.format_exc(), 0, error_class=error_class(exc),
-                reconnects=0)
-        else:
-            result = protocol.result_ok(
-                job, self.worker_id, timing.first_byte_latency,
-                timing.last_byte_latency, timing.trans_id, timing.retries,
-                status=timing.status, reconnects=timing.reconnects,
-                size=timing.size if kind == READ_OBJECT else None)
-        self._add_result(result)
-
-    def _block_size(self, job):
-        return job.get('block_size') or self.block_size
-
-    def handle_upload_object(self, job):
-        swift = self.get_swift()
-        if not job.get('head_first'):
-            return swift.put_object(job['container'], job['name'],
-                                    job['size'], b'A', self._block_size(job),
-                                    job.get('delete_after'))
-        head = swift.head_object(job['container'], job['name'],
-                                 missing_ok=True)
-        if head.status != 404:
-            return head
-        return _after(head, swift.put_object, job['container'], job['name'],
-                      job['size'], b'A', self._block_size(job),
-                      job.get('delete_after'))
-
-    def handle_get_object(self, job):
-        return self.get_swift().get_object(job['container'], job['name'],
-                                           self._block_size(job))
-
-    def handle_update_object(self, job):
-        return self.get_swift().put_object(
-            job['container'], job['name'], job['size'], b'B',
-            self._block_size(job), job.get('delete_after'))
-
-    def handle_delete_object(self, job):
-        return self.get_swift().delete_object(job['container'], job['name'])
-
-    def handle_create_container(self, job):
-        swift = self.get_swift()
-        head = swift.head_container(job['container'], missing_ok=True)
-        if head.status != 404:
-            return head
-        return _after(head, swift.put_container, job['container'],
-                      job.get('policy'))
-
-    def handle_delete_container(self, job):
-        return self.get_swift().delete_container(job['container'],
-                                                 missing_ok=True)
-
     # -- results ------------------------------------------------------
 
     def _add_result(self, result):
@@ -574,6 +409,18 @@ class Worker(object):
             # Never spin: a due (or overdue) deadline still sleeps 10 ms.
             self._wake.wait(max(0.01, wait))
             self._wake.clear()
+
+    def _start_profile(self):
+        import cProfile
+        if self.profile_path is None:
+            fd, self.profile_path = tempfile.mkstemp(
+                prefix='ssbench-worker-%s-' % (self.worker_id,),
+                suffix='.prof')
+            os.close(fd)
+        log.info('worker %s profiles its first %d jobs into %s',
+                 self.worker_id, self.profile_count, self.profile_path)
+        self._profiler = cProfile.Profile()
+        self._profiler.enable()
 
     def _stop_profile(self):
         profiler, self._profiler = self._profiler, None

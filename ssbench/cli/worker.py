@@ -6,7 +6,8 @@ it the storage URL(s) and a token (a CONFIGURE control job), never a key
 or password, and a new token when Swift rejects the old one.
 
 `-p N` writes a cProfile of the worker while it handles its first N jobs
-to /tmp/ssbench-worker-<id>.prof.
+to a new private /tmp/ssbench-worker-<id>-XXXXXXXX.prof (the log says
+which), or to --profile-file PATH.
 
 SIGTERM, and SIGINT unless it is ignored (as in the local workers of
 `run-scenario --workers`), stop the worker: it sends the results it holds,
@@ -66,8 +67,10 @@ def build_parser():
     parser.add_argument('-p', '--profile-count', type=non_negative_int,
                         default=0, metavar='COUNT',
                         help='profile the first COUNT jobs with cProfile '
-                             'into /tmp/ssbench-worker-<worker_id>.prof '
-                             '(0: off)')
+                             'into a new private file in the temporary '
+                             'directory, named in the log (0: off)')
+    parser.add_argument('--profile-file', metavar='PATH',
+                        help='write that profile to PATH instead')
     parser.add_argument('--master-timeout', type=non_negative_float,
                         default=0.0,
                         metavar='SECONDS',
@@ -144,6 +147,9 @@ def _serve_until_stopped(args, env, stop):
     from ssbench.transport import WorkerSockets
     from ssbench.worker import Worker
     log = logging.getLogger('ssbench.worker')
+    if args.profile_file and args.profile_count:
+        from ssbench.safefiles import check_output
+        check_output(args.profile_file, '--profile-file')
     auth = auth_from_args(args, env)
     if auth.has_credentials():
         require_keystone(auth.check())
@@ -162,7 +168,8 @@ def _serve_until_stopped(args, env, stop):
     worker = Worker(args.worker_id, sockets, concurrency=args.concurrency,
                     batch_size=args.batch_size, retries=args.retries,
                     auth=auth, master_timeout=args.master_timeout,
-                    profile_count=args.profile_count)
+                    profile_count=args.profile_count,
+                    profile_path=args.profile_file)
     stop.attach(worker)
     worker.run()
     log.info('worker %d exiting', args.worker_id)

@@ -28,6 +28,7 @@ def test_defaults():
     assert (args.zmq_work_port, args.zmq_results_port) == (13579, 13580)
     assert (args.concurrency, args.retries, args.batch_size) == (64, 10, 1)
     assert args.profile_count == 0 and args.master_timeout == 0
+    assert args.profile_file is None
     assert not args.verbose
 
 
@@ -35,12 +36,14 @@ def test_flags():
     args = cli.build_parser().parse_args([
         '--zmq-host', '::1', '--zmq-work-port', '1', '--zmq-results_port',
         '2', '-c', '5', '--retries', '0', '--batch-size', '9', '-p', '100',
-        '--master-timeout', '30', '-v', '-A', 'http://a', '-U', 'u',
+        '--master-timeout', '30', '--profile-file', '/x/w.prof', '-v',
+        '-A', 'http://a', '-U', 'u',
         '-K', 'k', '-S', 'http://s1', '-S', 'http://s2', '-T', 'tok', '12'])
     assert (args.zmq_host, args.zmq_work_port, args.zmq_results_port) == (
         '::1', 1, 2)
     assert (args.concurrency, args.retries, args.batch_size,
             args.profile_count, args.master_timeout) == (5, 0, 9, 100, 30.0)
+    assert args.profile_file == '/x/w.prof'
     auth = auth_from_args(args, env={})
     assert (auth.auth_url, auth.user, auth.key) == ('http://a', 'u', 'k')
     assert auth.storage_urls == ['http://s1', 'http://s2']
@@ -105,7 +108,7 @@ def test_bad_host_is_one_error_line(capsys):
     assert status == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines[-1].startswith('ERROR:cannot resolve master host')
-    assert not [l for l in lines if 'Traceback' in l]
+    assert not [x for x in lines if 'Traceback' in x]
 
 
 def test_bad_auth_version_is_a_config_error(capsys):
@@ -113,6 +116,15 @@ def test_bad_auth_version_is_a_config_error(capsys):
                        '1'], env={}, patch=False)
     assert status == 2
     assert 'ERROR:unknown auth version' in capsys.readouterr().err
+
+
+def test_unwritable_profile_file_is_a_usage_error(tmp_path, capsys):
+    path = str(tmp_path / 'missing' / 'w.prof')
+    status = cli.main(['-p', '5', '--profile-file', path, '1'], env={},
+                      patch=False)
+    assert status == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].startswith('ERROR:--profile-file') and path in lines[-1]
 
 
 def _spawn(master, *extra):

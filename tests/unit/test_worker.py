@@ -1,7 +1,9 @@
 """The worker loop over an in-memory transport and fake Swift clients."""
 from __future__ import absolute_import, division, print_function
 
+import logging
 import os
+import tempfile
 import time
 
 import gevent
@@ -455,6 +457,21 @@ def test_profile_first_jobs(tmp_path):
     assert os.path.getsize(path) > 0
     import pstats
     pstats.Stats(path)
+
+
+def test_profile_goes_to_a_new_private_file(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)] * 2))
+    worker = make(transport, profile_count=2)
+    with caplog.at_level(logging.INFO, logger='ssbench.worker'):
+        run_until(worker, lambda: len(results_of(transport)) >= 2)
+    (path,) = [str(p) for p in tmp_path.iterdir()]
+    assert os.path.basename(path).startswith('ssbench-worker-7-')
+    assert path.endswith('.prof') and worker.profile_path == path
+    assert os.stat(path).st_mode & 0o077 == 0
+    assert os.path.getsize(path) > 0
+    assert [r for r in caplog.records if path in r.getMessage()]
 
 
 def test_against_fake_swift_over_http():

@@ -1,19 +1,23 @@
-"""Runners: a fixed set of greenlets taking jobs from a FIFO."""
+"""workerjobs.Runners: a fixed set of greenlets taking jobs from a FIFO.
+
+(The job handlers are tested through the Worker, in test_worker.py.)"""
 from __future__ import absolute_import, division, print_function
 
 import gevent
+import gevent.event
 import pytest
 
-from ssbench.runners import Runners
+from ssbench.workerjobs import Runners
 
 pytestmark = pytest.mark.timeout(30)
 
 
 class Recorder(object):
-    """A job function that sleeps `pause` and tracks concurrency."""
+    """A job function that holds each job until `gate` is set, and tracks
+    concurrency."""
 
-    def __init__(self, pause=0.01):
-        self.pause = pause
+    def __init__(self):
+        self.gate = gevent.event.Event()
         self.started = []
         self.done = []
         self.running = 0
@@ -26,7 +30,7 @@ class Recorder(object):
         self.running += 1
         self.most = max(self.most, self.running)
         try:
-            gevent.sleep(self.pause)
+            self.gate.wait()
         finally:
             self.running -= 1
         self.done.append(job)
@@ -35,7 +39,7 @@ class Recorder(object):
 def wait_for(predicate, timeout=5):
     with gevent.Timeout(timeout, False):
         while not predicate():
-            gevent.sleep(0.005)
+            gevent.sleep(0)
     return predicate()
 
 
@@ -45,6 +49,9 @@ def test_runs_every_job_in_order_with_at_most_size_at_once():
     for job in range(10):
         runners.put(job)           # never blocks, even with all busy
     assert record.started == []    # nothing ran before the caller yielded
+    assert wait_for(lambda: record.started == [0, 1, 2])
+    assert runners.waiting() == 7
+    record.gate.set()
     assert wait_for(lambda: len(record.done) == 10)
     assert record.started == list(range(10))
     assert record.most == 3
@@ -61,18 +68,18 @@ def test_no_greenlet_before_the_first_job():
 
 
 def test_kill_stops_runners_and_drops_waiting_jobs():
-    record = Recorder(pause=0.2)
+    record = Recorder()
     runners = Runners(1, record)
     for job in range(3):
         runners.put(job)
     assert wait_for(lambda: record.started == [0])
     runners.kill(timeout=5)
-    gevent.sleep(0.3)
+    record.gate.set()
+    for _ in range(10):            # a killed runner would go on here
+        gevent.sleep(0)
     assert record.started == [0] and record.done == []
     # After kill, putting starts fresh runners (for new jobs only).
-    record.pause = 0
     runners.put(9)
     assert wait_for(lambda: 9 in record.done)
-    gevent.sleep(0.05)
     assert record.started == [0, 9] and record.done == [9]
     runners.kill()
