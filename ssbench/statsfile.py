@@ -387,7 +387,7 @@ class StatsFile(object):
         """
         objects = self._objects(raw)
         next(objects)  # the header
-        return objects
+        return _checked(objects, raw, self.path)
 
     def iter_results(self):
         """Yield every result map in file order (re-opens the file); the
@@ -399,6 +399,45 @@ class StatsFile(object):
                     yield result
 
     __iter__ = iter_results
+
+
+_LATENCY_KEYS = ('first_byte_latency', 'last_byte_latency')
+_LATENCY_KEYS_RAW = tuple(key.encode('ascii') for key in _LATENCY_KEYS)
+_INF = float('inf')
+
+
+def _checked(batches, raw, path):
+    """The batches, each result's latencies checked: a latency that is
+    negative, NaN, infinite or not a number, a last byte before the
+    first, or a first byte without a last is no measurement, and the file
+    is refused as for any other bad value."""
+    k_first, k_last = _LATENCY_KEYS_RAW if raw else _LATENCY_KEYS
+    for batch in batches:
+        try:
+            # One comprehension per batch: the cheapest check of every
+            # record (None, as for a failure or a PUT's first byte, is 0).
+            bad = [record for record in batch
+                   if not 0 <= (record.get(k_first) or 0) <=
+                   (record.get(k_last) or 0) < _INF]
+        except (AttributeError, TypeError):
+            bad = [record for record in batch
+                   if _bad_latencies(record, k_first, k_last)]
+        if bad:
+            raise StatsFileError(
+                '%s: not a valid ssbench stats file: a result has a bad '
+                'value (first_byte_latency %r, last_byte_latency %r)'
+                % (path, bad[0].get(k_first), bad[0].get(k_last)))
+        yield batch
+
+
+def _bad_latencies(record, k_first, k_last):
+    try:
+        return not 0 <= (record.get(k_first) or 0) <= \
+            (record.get(k_last) or 0) < _INF
+    except AttributeError:
+        return False    # not a map: the scan's word
+    except TypeError:
+        return True     # not numbers
 
 
 def open_stats(path):

@@ -56,7 +56,23 @@ def files(tmpdir_factory):
     d = tmpdir_factory.mktemp('bad')
     header = protocol.pack({'name': 'x'})         # no _scenario_data
     good_header = protocol.pack({'_scenario_data': {}, 'name': 'x'})
+
+    def with_result(name, **latencies):
+        result = {'type': 'get_object', 'size_str': 'tiny', 'worker_id': 1,
+                  'completed_at': 100.5, 'first_byte_latency': 0.01,
+                  'last_byte_latency': 0.02, 'trans_id': 'tx1',
+                  'retries': 0}
+        result.update(latencies)
+        return write(str(d.join(name)), good_header + protocol.pack(
+            [dict(result, completed_at=100.0), result]))
     return {
+        'neg_latency': with_result('neg.stat', last_byte_latency=-0.5),
+        'nan_latency': with_result('nan.stat',
+                                   first_byte_latency=float('nan')),
+        'inf_latency': with_result('inf.stat', last_byte_latency=1e400),
+        'last_before_first': with_result('order.stat',
+                                         first_byte_latency=0.3,
+                                         last_byte_latency=0.2),
         'empty': write(str(d.join('empty.stat')), b''),
         'garbage': write(str(d.join('garbage.stat')), b'\xc1\xc1\xc1 not'),
         'text': write(str(d.join('text.stat')), b'hello world\n'),
@@ -114,6 +130,34 @@ CASES = [
     ('report unwritable report file', MASTER,
      ['report-scenario', '-s', '{header_only}', '-f',
       '/nonexistent/dir/report.txt'], 2, '/nonexistent/dir/report.txt'),
+    # Latencies that are no measurement (issue 13): the file is refused
+    # by every report, as for any other bad value.
+    ('report negative latency', MASTER,
+     ['report-scenario', '-s', '{neg_latency}'], 1,
+     'neg.stat: not a valid ssbench stats file: a result has a bad value '
+     '(first_byte_latency 0.01, last_byte_latency -0.5)'),
+    ('report negative latency csv', MASTER,
+     ['report-scenario', '-s', '{neg_latency}', '--csv'], 1,
+     'neg.stat: not a valid ssbench stats file: a result has a bad value'),
+    ('report negative latency json', MASTER,
+     ['report-scenario', '-s', '{neg_latency}', '--json', '-'], 1,
+     'neg.stat: not a valid ssbench stats file: a result has a bad value'),
+    ('report NaN latency', MASTER,
+     ['report-scenario', '-s', '{nan_latency}'], 1,
+     '(first_byte_latency nan, last_byte_latency 0.02)'),
+    ('report NaN latency json', MASTER,
+     ['report-scenario', '-s', '{nan_latency}', '--json', '-'], 1,
+     '(first_byte_latency nan, last_byte_latency 0.02)'),
+    ('report infinite latency csv', MASTER,
+     ['report-scenario', '-s', '{inf_latency}', '--csv'], 1,
+     '(first_byte_latency 0.01, last_byte_latency inf)'),
+    ('report infinite latency json', MASTER,
+     ['report-scenario', '-s', '{inf_latency}', '--json', '-'], 1,
+     '(first_byte_latency 0.01, last_byte_latency inf)'),
+    ('report last byte before the first', MASTER,
+     ['report-scenario', '-s', '{last_before_first}', '--csv'], 1,
+     'order.stat: not a valid ssbench stats file: a result has a bad value '
+     '(first_byte_latency 0.3, last_byte_latency 0.2)'),
     ('run without -f', MASTER, ['run-scenario'], 2, '-f/--scenario-file'),
     ('run missing scenario', MASTER,
      ['run-scenario', '-f', '/nonexistent.scenario', '--noop'], 2,

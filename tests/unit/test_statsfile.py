@@ -455,3 +455,49 @@ def test_reads_python2_raw_string_files(tmp_path):
     stats_file = open_stats(path)
     assert stats_file.header['name'] == u'caf\xe9 run'
     assert list(stats_file) == [ok(1)]
+
+
+# --- latencies that are no measurement ---------------------------------------
+
+NAN, INF = float('nan'), float('inf')
+
+
+@pytest.mark.parametrize('first, last', [
+    (0.01, -0.5), (-0.01, 0.02), (0.01, NAN), (NAN, 0.02), (None, NAN),
+    (INF, INF), (0.01, INF), (0.5, 0.1), (0.01, None), (None, -1)])
+@pytest.mark.parametrize('raw', [False, True])
+def test_a_bad_latency_refuses_the_file(tmp_path, first, last, raw):
+    bad = dict(ok(2), first_byte_latency=first, last_byte_latency=last)
+    path = write_file(str(tmp_path / 'bad.stat'),
+                      [[ok(1)], [failed(3), ok(4)], [ok(5), bad, ok(6)]])
+    batches = open_stats(path).iter_batches(raw=raw)
+    assert next(batches) == [ok(1)] or raw
+    next(batches)
+    with pytest.raises(StatsFileError) as info:
+        next(batches)
+    assert str(info.value) == (
+        '%s: not a valid ssbench stats file: a result has a bad value '
+        '(first_byte_latency %r, last_byte_latency %r)' % (path, first, last))
+
+
+def test_good_latencies_and_other_records_pass(tmp_path):
+    batches = [[dict(ok(1), first_byte_latency=None, last_byte_latency=0),
+                dict(ok(2), first_byte_latency=0.5, last_byte_latency=0.5),
+                dict(ok(3), first_byte_latency=0, last_byte_latency=None),
+                failed(4)],
+               [{'kind': 'worker_health', 'worker_id': 1}],
+               [dict(ok(5), last_byte_latency=3600.0)]]
+    path = write_file(str(tmp_path / 'good.stat'), batches)
+    assert list(open_stats(path).iter_batches()) == batches
+    assert len(list(open_stats(path).iter_batches(raw=True))) == 3
+
+
+def test_a_latency_that_is_not_a_number_refuses_the_file(tmp_path):
+    # A batch item that is not a map is left to the reports.
+    path = write_file(str(tmp_path / 'odd.stat'),
+                      [[ok(1), 7], [dict(ok(2), last_byte_latency='x')]])
+    batches = open_stats(path).iter_batches()
+    assert next(batches) == [ok(1), 7]
+    with pytest.raises(StatsFileError) as info:
+        next(batches)
+    assert str(info.value).endswith("last_byte_latency %r)" % (u'x',))
