@@ -4,6 +4,7 @@ from __future__ import absolute_import, division, print_function
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
 from ssbench.jobs import object_name
 from ssbench.objectring import ObjectRing
+from tests.unit.test_jobs import fail, succeed
 
 C, R, U, D = CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
 
@@ -12,20 +13,6 @@ def entries(ring, size_str):
     """The (container, name, initial) entries of a class, head first."""
     return [ring._decode(size_str, code)
             for code in ring._rings.get(size_str, ())]
-
-
-def succeed(job):
-    result = dict(job)
-    result.update(worker_id=0, completed_at=1.0, first_byte_latency=None,
-                  last_byte_latency=0.01, trans_id='tx', retries=0)
-    return result
-
-
-def fail(job):
-    result = dict(job)
-    result.update(worker_id=0, completed_at=1.0, exception='boom',
-                  traceback='...', retries=10)
-    return result
 
 
 def test_ring_fifo_rotate_and_pop():
