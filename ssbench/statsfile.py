@@ -78,12 +78,23 @@ class StatsWriter(object):
             self._fp = io.open(os.open(path, flags, 0o644), 'wb')
         except (IOError, OSError) as exc:
             raise StatsFileError('%s: %s' % (path, exc.strerror))
-        self._fp.write(protocol.pack(header))
-        self.flush()
+        self._flushed_at = monotonic()
+        try:
+            self.write_raw(protocol.pack(header))
+            self.flush()
+        except StatsFileError as error:
+            try:
+                self._fp.close()
+            except (IOError, OSError):
+                pass        # the same failure again
+            raise error     # (a bare raise would re-raise that on 2.7)
 
     def write_raw(self, data):
         """Append one packed batch, byte for byte as a worker sent it."""
-        self._fp.write(data)
+        try:
+            self._fp.write(data)
+        except (IOError, OSError) as exc:
+            raise self._cannot_write(exc)
         if monotonic() - self._flushed_at >= FLUSH_INTERVAL:
             self.flush()
 
@@ -93,13 +104,24 @@ class StatsWriter(object):
 
     def flush(self):
         """Push buffered bytes to the OS (the file is then crash-safe)."""
-        self._fp.flush()
+        try:
+            self._fp.flush()
+        except (IOError, OSError) as exc:
+            raise self._cannot_write(exc)
         self._flushed_at = monotonic()
 
     def close(self):
-        """Flush and close the plain file (idempotent)."""
+        """Flush and close the plain file (idempotent); a failure (say a
+        full disk) raises StatsFileError and still closes it."""
         if not self._fp.closed:
-            self._fp.close()
+            try:
+                self._fp.close()
+            except (IOError, OSError) as exc:
+                raise self._cannot_write(exc)
+
+    def _cannot_write(self, exc):
+        return StatsFileError('%s: cannot write: %s' % (
+            self.path, exc.strerror or exc))
 
     def finalize(self, level=GZIP_LEVEL):
         """Close, gzip to `final_path`, remove the plain file.

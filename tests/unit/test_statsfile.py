@@ -501,3 +501,78 @@ def test_a_latency_that_is_not_a_number_refuses_the_file(tmp_path):
     with pytest.raises(StatsFileError) as info:
         next(batches)
     assert str(info.value).endswith("last_byte_latency %r)" % (u'x',))
+
+
+# --- a full disk while writing -----------------------------------------------
+
+class FullDisk(object):
+    """A file object that fails as a full disk does: `fail_at` is the call
+    ('write', 'flush' or 'close') that raises ENOSPC."""
+
+    def __init__(self, real, fail_at):
+        self.real = real
+        self.fail_at = fail_at
+
+    def _maybe_fail(self, call):
+        if call == self.fail_at:
+            raise IOError(28, 'No space left on device')
+
+    def write(self, data):
+        self._maybe_fail('write')
+        return self.real.write(data)
+
+    def flush(self):
+        self._maybe_fail('flush')
+        self.real.flush()
+
+    @property
+    def closed(self):
+        return self.real.closed
+
+    def close(self):
+        # As io's close: flush (which may fail), then close regardless.
+        try:
+            self._maybe_fail('close')
+        finally:
+            self.real.close()
+
+
+@pytest.mark.parametrize('fail_at', ['write', 'flush', 'close'])
+def test_a_full_disk_is_one_line_naming_the_file(tmp_path, fail_at):
+    path = str(tmp_path / 'run.stat')
+    writer = StatsWriter(path, HEADER)
+    writer._fp = FullDisk(writer._fp, fail_at)
+    with pytest.raises(StatsFileError) as info:
+        writer.write_batch([ok(1)])
+        writer.flush()
+        writer.finalize()
+    assert str(info.value) == '%s: cannot write: No space left on ' \
+        'device' % path
+    writer.close()      # closed all the same
+    assert writer._fp.closed and os.listdir(str(tmp_path)) == ['run.stat']
+
+
+def test_a_full_disk_at_close_through_the_cli(tmp_path, monkeypatch):
+    # What run-scenario prints when finalizing fails: one line, status 1.
+    from ssbench.cli.common import run_command
+
+    def run(args):
+        writer = StatsWriter(path, HEADER)
+        writer.write_batch([ok(1)])
+        writer._fp = FullDisk(writer._fp, 'close')
+        writer.finalize()
+    path = str(tmp_path / 'run.stat')
+    records = []
+    monkeypatch.setattr('ssbench.cli.common.log.error',
+                        lambda *args: records.append(args[0] % args[1:]))
+    assert run_command(run, None, False) == 1
+    assert records == ['%s: cannot write: No space left on device' % path]
+
+
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full')
+def test_a_real_full_device():
+    # /dev/full answers every write with ENOSPC: here, the header's flush.
+    with pytest.raises(StatsFileError) as info:
+        StatsWriter('/dev/full', HEADER)
+    assert str(info.value) == '/dev/full: cannot write: No space left on ' \
+        'device'
