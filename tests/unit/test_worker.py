@@ -101,6 +101,33 @@ def messages_of(transport):
             if m and m[0].get('type') != HEARTBEAT]
 
 
+class Clock(object):
+    """The worker's clock, moved by the test."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def wait_for(predicate, timeout=5):
+    """Let greenlets run until predicate() holds (at most `timeout`)."""
+    with gevent.Timeout(timeout, False):
+        while not predicate():
+            gevent.sleep(0.002)
+    return predicate()
+
+
+def advance(worker, clock, seconds):
+    """Move the clock and have the writer greenlet look at it now."""
+    clock.now += seconds
+    worker._wake.set()
+    # The writer clears the event as it wakes, and acts before it yields.
+    assert wait_for(lambda: not worker._wake.is_set())
+    gevent.sleep(0)
+
+
 def make(transport=None, **kwargs):
     kwargs.setdefault('auth', AUTH)
     kwargs.setdefault('swift_factory', FakeClient)
@@ -169,25 +196,25 @@ def test_ping_answered_suicide_stops():
 
 def test_partial_batch_flushed_after_idle_interval():
     transport = FakeTransport()
-    worker = make(transport, batch_size=3, flush_interval=0.3)
+    clock = Clock()
+    worker = make(transport, batch_size=3, flush_interval=5.0, clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
     try:
         transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-        gevent.sleep(0.1)
+        assert wait_for(lambda: len(worker.outbox) == 1)
+        advance(worker, clock, 3.0)
         transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-        start = time.time()
-        gevent.sleep(0.15)
+        assert wait_for(lambda: len(worker.outbox) == 2)
+        advance(worker, clock, 4.9)
         assert results_of(transport) == []     # 2 < batch size, not idle
-        while not results_of(transport) and time.time() - start < 3:
-            gevent.sleep(0.01)
-        waited = time.time() - start
-        assert 0.25 <= waited < 1.0
+        advance(worker, clock, 0.2)            # 5.1 s after the last one
+        assert wait_for(lambda: results_of(transport))
         assert [len(m) for m in messages_of(transport)] == [2]
-        # A full batch goes out at once.
+        # A full batch goes out at once, the clock standing still.
         del transport.sent[:]
         transport.inbox.append(protocol.pack(
             [job(READ_OBJECT, noop=True)] * 3))
-        gevent.sleep(0.1)
+        assert wait_for(lambda: messages_of(transport))
         assert [len(m) for m in messages_of(transport)] == [3]
     finally:
         transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
@@ -331,10 +358,13 @@ def test_unconfigured_worker_waits_for_configure():
     runner = gevent.spawn(worker.run, 0.01)
     try:
         transport.inbox.append(protocol.pack([job(READ_OBJECT, job_id=7)]))
-        gevent.sleep(0.2)
+
+        def beats():
+            return [r for r in results_of(transport, True)
+                    if r['type'] == HEARTBEAT]
+        assert wait_for(lambda: len(beats()) >= 2)
         assert results_of(transport) == []
-        beats = [r for r in results_of(transport, True)
-                 if r['type'] == HEARTBEAT]
+        beats = beats()
         # A job waiting for credentials triggers a prompt heartbeat, which
         # lists the ids of the jobs the worker holds.
         assert len(beats) >= 2 and beats[-1]['configured'] is False
@@ -433,19 +463,32 @@ def test_undeliverable_results_kept_until_master_returns():
 
 def test_master_gone_ends_the_worker():
     transport = FakeTransport(deliverable=False)
-    worker = make(transport, master_timeout=0.3, heartbeat_interval=0.05)
-    start = time.time()
-    with pytest.raises(MasterGone) as info:
-        worker.run(0.02)
-    assert time.time() - start < 3
-    assert '0.3' in str(info.value)
+    clock = Clock()
+    worker = make(transport, master_timeout=30, heartbeat_interval=1,
+                  clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    gevent.sleep(0.05)
+    advance(worker, clock, 29)
+    assert not runner.ready()
+    advance(worker, clock, 2)
+    runner.join(5)
+    assert isinstance(runner.exception, MasterGone)
+    assert '30' in str(runner.exception)
     assert transport.closed
 
 
 def test_master_timeout_kept_alive_by_delivery():
     transport = FakeTransport(deliverable=True)
-    worker = make(transport, master_timeout=0.2, heartbeat_interval=0.05)
-    run_until(worker, lambda: False, timeout=0.6)   # no MasterGone raised
+    clock = Clock()
+    worker = make(transport, master_timeout=30, heartbeat_interval=10,
+                  clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    for _ in range(10):       # 100 s, each heartbeat delivered
+        advance(worker, clock, 10)
+    assert not runner.ready() and len(transport.sent) >= 10
+    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    runner.join(5)
+    assert runner.successful()      # no MasterGone raised
 
 
 def test_profile_first_jobs(tmp_path):
@@ -596,21 +639,32 @@ def test_connection_refused_and_timeout_results():
 
 def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
     transport = FakeTransport()
-    worker = make(transport, batch_size=3, heartbeat_interval=0.05)
+    clock = Clock()
+    worker = make(transport, batch_size=3, heartbeat_interval=10,
+                  flush_interval=100, clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
+
+    def last_beat(count):
+        assert wait_for(lambda: len(beats()) >= count)
+        return beats()[-1]
+
+    def beats():
+        return [r for r in results_of(transport, True)
+                if r['type'] == HEARTBEAT]
     try:
+        last_beat(1)
+        first = len(beats())
         transport.inbox.append(protocol.pack(
             [job(READ_OBJECT, noop=True, job_id=i) for i in (4, 5)]))
-        gevent.sleep(0.2)
-        beats = [r for r in results_of(transport, True)
-                 if r['type'] == HEARTBEAT]
-        assert beats[-1]['in_flight'] == [4, 5]   # batch of 3 not full yet
+        assert wait_for(lambda: len(worker.outbox) == 2)
+        advance(worker, clock, 10)
+        # The batch of 3 is not full yet.
+        assert last_beat(first + 1)['in_flight'] == [4, 5]
         transport.inbox.append(protocol.pack(
             [job(READ_OBJECT, noop=True, job_id=6)]))
-        gevent.sleep(0.2)
-        beats = [r for r in results_of(transport, True)
-                 if r['type'] == HEARTBEAT]
-        assert beats[-1]['in_flight'] == []
+        assert wait_for(lambda: len(results_of(transport)) == 3)
+        advance(worker, clock, 10)
+        assert last_beat(first + 2)['in_flight'] == []
         assert sorted(r['job_id'] for r in results_of(transport)) == [4, 5, 6]
     finally:
         worker.stopping = True
@@ -631,12 +685,21 @@ def test_undelivered_heartbeat_is_retried_soon():
             return FakeTransport.send(self, data, timeout)
 
     transport = LateTransport()
-    worker = make(transport, heartbeat_interval=10)
-    start = time.time()
-    run_until(worker, lambda: transport.sent, timeout=3)
-    beats = [r for r in results_of(transport, True) if r['type'] == HEARTBEAT]
-    assert beats and time.time() - start < 1.0
-    assert transport.refusals == 0
+    clock = Clock()
+    worker = make(transport, heartbeat_interval=10, clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        assert wait_for(lambda: transport.refusals == 2)
+        # Retries after 0.02, 0.04, then 0.08 s, not heartbeat_interval.
+        for step in (0.02, 0.04, 0.08):
+            advance(worker, clock, step)
+        assert wait_for(lambda: transport.sent)
+        beats = [r for r in results_of(transport, True)
+                 if r['type'] == HEARTBEAT]
+        assert len(beats) == 1 and transport.refusals == 0
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
 
 
 def test_held_lists_running_jobs_and_unsent_results():
