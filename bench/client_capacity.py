@@ -40,7 +40,7 @@ import tempfile
 import time
 
 import cannedswift
-from benchlib import median
+from benchlib import Failed, free_ports, measure, median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -56,54 +56,12 @@ LARGE_USERS = 4
 GIB = 1 << 30
 
 
-class Failed(Exception):
-    pass
-
-
 def which(name):
     for directory in os.environ.get('PATH', '').split(os.pathsep):
         path = os.path.join(directory, name)
         if os.access(path, os.X_OK):
             return path
     return None
-
-
-def free_ports(count):
-    import socket
-    holders = []
-    for _ in range(count):
-        sock = socket.socket()
-        sock.bind(('127.0.0.1', 0))
-        holders.append(sock)
-    ports = [sock.getsockname()[1] for sock in holders]
-    for sock in holders:
-        sock.close()
-    return ports
-
-
-def measure(argv, cwd, timeout, env=None):
-    """Run argv to its end; (CPU seconds of its reaped tree, stdout)."""
-    with tempfile.TemporaryFile() as out:
-        child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out,
-                                 stderr=subprocess.STDOUT)
-        deadline = time.time() + timeout
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.time() > deadline:
-                child.kill()
-                os.wait4(child.pid, 0)
-                child.returncode = -9
-                raise Failed('%s did not finish in %.0f s' % (
-                    ' '.join(argv[:4]), timeout))
-            time.sleep(0.02)
-        child.returncode = status
-        out.seek(0)
-        text = out.read().decode('utf-8', 'replace')
-    if status != 0:
-        raise Failed('exit status %d:\n%s' % (status, text[-2000:]))
-    return usage.ru_utime + usage.ru_stime, text
 
 
 class Client(object):
@@ -122,7 +80,7 @@ class Client(object):
             'run-scenario', '-f', args.scenario, '-o', str(ops),
             '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', str(work),
             self.results_flag, str(results), '-s', stats] + extra
-        cpu, out = measure(argv, self.cwd, args.timeout)
+        cpu, out = measure(argv, self.cwd, timeout=args.timeout)
         for name in os.listdir(tmp):
             if name.startswith('run.stat'):
                 os.remove(os.path.join(tmp, name))
@@ -146,7 +104,7 @@ def wrk_run(args, port):
     url = 'http://127.0.0.1:%d/v1/%s/c/o' % (port, cannedswift.ACCOUNT)
     argv = [args.wrk, '-t2', '-c64', '-d%ds' % args.wrk_seconds,
             '-H', 'X-Auth-Token: %s' % cannedswift.TOKEN, url]
-    cpu, out = measure(argv, None, args.timeout)
+    cpu, out = measure(argv, timeout=args.timeout)
     rate, count = WRK_RATE.search(out), WRK_COUNT.search(out)
     if rate is None or count is None:
         raise Failed('wrk said:\n%s' % out[-1000:])
@@ -276,7 +234,7 @@ def large_case(args, port, tmp):
                      '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port',
                      str(work), '--zmq-results-port', str(results),
                      '-s', os.path.join(tmp, 'large-%s.stat' % kind)] +
-                    auth, args.root, args.timeout)
+                    auth, args.root, timeout=args.timeout)
             if kind != 'warm-up':
                 walls.append('%s %.1f s' % (kind, time.time() - began))
         peak = rss_kib(worker.pid, 'VmHWM')

@@ -37,9 +37,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-from benchlib import median
+from benchlib import measure, median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -119,31 +118,6 @@ def scenario_file(directory, source):
     return path
 
 
-def measure(argv, env, cwd, timeout):
-    """Run argv; returns (CPU seconds of its tree, stdout text)."""
-    out = tempfile.TemporaryFile()
-    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out,
-                             stderr=subprocess.STDOUT)
-    deadline = time.time() + timeout
-    while True:
-        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.time() > deadline:
-            child.kill()
-            os.wait4(child.pid, 0)
-            child.returncode = -9
-            raise RuntimeError('%s did not finish in %.0f s' % (
-                argv[2], timeout))
-        time.sleep(0.05)
-    child.returncode = status
-    out.seek(0)
-    text = out.read().decode('utf-8', 'replace')
-    if status != 0:
-        raise RuntimeError('exit status %d:\n%s' % (status, text[-3000:]))
-    return usage.ru_utime + usage.ru_stime, text
-
-
 def ssbench_cpu(args, scenario, ops, tmp):
     argv = [args.python, '-m', 'ssbench.cli.master', '-q', 'run-scenario',
             '-f', scenario, '-u', str(args.users), '-o', str(ops),
@@ -151,7 +125,7 @@ def ssbench_cpu(args, scenario, ops, tmp):
             str(args.batch_size), '-k', '-R',
             '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', '0',
             '--zmq-results-port', '0', '-s', os.path.join(tmp, 'run.stat')]
-    cpu, _ = measure(argv, args.env, args.root, args.timeout)
+    cpu, _ = measure(argv, args.root, args.env, args.timeout)
     os.remove(os.path.join(tmp, 'run.stat.gz'))
     return cpu
 
@@ -159,7 +133,7 @@ def ssbench_cpu(args, scenario, ops, tmp):
 def swiftclient_cpu(args, scenario, ops):
     argv = [args.python, '-c', LOOP, scenario, str(ops), str(args.users),
             args.auth_url, args.user, args.key]
-    cpu, text = measure(argv, args.env, args.root, args.timeout)
+    cpu, text = measure(argv, args.root, args.env, args.timeout)
     if 'errors 0' not in text:
         sys.stderr.write('swiftclient loop: %s' % text[-500:])
     return cpu

@@ -21,7 +21,8 @@ threads that were asleep:
 Prints one line per worker kind, the median over --runs of user+sys CPU
 per round trip (after a 200-message warm-up):
 
-    floor gevent: master 80 us + worker 250 us = 330 us CPU/request (3 runs, 300 msg/s)
+    floor gevent: master 80 us + worker 250 us = 330 us CPU/request
+        (3 runs, 300 msg/s)
 
 Compare with bench/client_cpu.py: a worker's real Swift request adds its
 own HTTP work on top of the gevent figure.
@@ -33,14 +34,13 @@ import heapq
 import os
 import random
 import resource
-import socket
 import subprocess
 import sys
 import time
 
 import zmq
 
-from benchlib import median
+from benchlib import free_ports, median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -52,18 +52,6 @@ ORPHAN_MS = 30000   # a worker with nothing to do for this long exits
 def cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def free_ports(count):
-    holders = []
-    for _ in range(count):
-        sock = socket.socket()
-        sock.bind(('127.0.0.1', 0))
-        holders.append(sock)
-    ports = [sock.getsockname()[1] for sock in holders]
-    for sock in holders:
-        sock.close()
-    return ports
 
 
 def master(kind, requests, users, latency_ms):
