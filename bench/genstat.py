@@ -150,8 +150,8 @@ def generate(count, batch_size, workers, error_rate, rate, seed):
                 last * (0.35 + 0.6 * rand()) if crud == READ_OBJECT
                 else None)
             record['retries'] = 1 if rand() < 0.01 else 0
-            record['trans_id'] = 'tx%021x-%010x' % (bits(84),
-                                                   int(completed_at))
+            record['trans_id'] = 'tx%021x-%010x' % (
+                bits(84), int(completed_at))
         batch.append(record)
         if len(batch) >= batch_size:
             batches.append(batch)

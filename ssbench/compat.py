@@ -39,7 +39,8 @@ def open_text_out(path):
 
 
 def write_text(stream, text):
-    """Write text to a stream; UTF-8 encodes unicode on a Python 2 byte stream."""
+    """Write text to a stream; UTF-8 encodes unicode on a Python 2 byte
+    stream."""
     if PY2 and isinstance(text, unicode) and not isinstance(  # noqa: F821
             stream, io.TextIOBase):
         text = text.encode('utf-8')

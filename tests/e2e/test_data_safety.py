@@ -16,10 +16,9 @@ GOOD = os.path.join(support.ROOT, 'scenarios', 'very_small.scenario')
 
 
 def noop_run(*args):
+    args = list(args) + support.zmq_args()
     return support.master('run-scenario', '-f', GOOD, '--noop', '-o', '40',
-                          '--workers', '1', *(list(args) +
-                                                   support.zmq_args()),
-                          timeout=120)
+                          '--workers', '1', *args, timeout=120)
 
 
 def read(path):

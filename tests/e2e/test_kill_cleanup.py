@@ -181,8 +181,8 @@ def test_kill_workers_tells_each_worker_and_counts_them(tmpdir):
     assert status == 0, output
     told = dict((w, 'SUICIDE' in got) for w, got in fakes.received.items())
     assert told == {1: True, 2: True, 3: True}, (fakes.received, output)
-    assert 'INFO:3 worker(s) told to exit' in output, (fakes.received,
-                                                        output)
+    assert 'INFO:3 worker(s) told to exit' in output, \
+        (fakes.received, output)
 
 
 # --- cleanup-containers ------------------------------------------------------
@@ -311,7 +311,8 @@ def test_cleanup_bad_credentials_fail_in_one_line(tmpdir):
                          '-A', support.AUTH_URL, '-U', support.USER,
                          '-K', 'wrong-key-123', timeout=120)
     assert ran.status == 1, ran
-    errors = [l for l in ran.err.splitlines() if l.startswith('ERROR:')]
+    errors = [line for line in ran.err.splitlines()
+              if line.startswith('ERROR:')]
     assert len(errors) == 1 and support.AUTH_URL in errors[0], ran
     assert 'wrong-key-123' not in ran.err
 

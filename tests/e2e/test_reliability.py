@@ -55,9 +55,10 @@ class Procs(object):
     def master(self, ports, *args, **kwargs):
         return self.start('master', [
             sys.executable, '-m', 'ssbench.cli.master'] +
-            list(kwargs.get('global_args', [])) + ['run-scenario',
-            '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', str(ports[0]),
-            '--zmq-results-port', str(ports[1])] + list(args))
+            list(kwargs.get('global_args', [])) + [
+                'run-scenario', '--zmq-bind-ip', '127.0.0.1',
+                '--zmq-work-port', str(ports[0]),
+                '--zmq-results-port', str(ports[1])] + list(args))
 
     def kill_all(self):
         for proc in self.procs:

@@ -47,8 +47,8 @@ def test_times_out_at_its_deadline_and_lets_others_run(pair):
     # A hub that has not run for a while has a stale clock, and its
     # timers fire early (here: all after 1 ms); the poll must still wait
     # out its deadline.
-    poller._timeout = lambda seconds, exception: gevent.Timeout(0.001,
-                                                                 exception)
+    poller._timeout = lambda seconds, exception: gevent.Timeout(
+        0.001, exception)
     started = time.time()
     assert poller.poll(150, POLLIN) == 0
     assert time.time() - started >= 0.14
