@@ -25,19 +25,24 @@ INSTALL_REQUIRES = [
     # msgpack 1.x has no C extension on Python 2: 0.6 is 5-8x faster there.
     'msgpack>=0.6.1,<0.7; ' + PY2,
     'msgpack>=1.0.0; ' + PY3,
-    'python-swiftclient>=3.13.1,<3.14; ' + PY2,
-    'python-swiftclient>=3.13.1; ' + PY3,
 ]
 
 EXTRAS_REQUIRE = {
-    # Keystone v2/v3 auth: swiftclient imports keystoneclient for it.
+    # Keystone v2.0/v3 auth (ssbench.swiftauth): keystoneauth1's sessions
+    # and identity plugins, nothing else.  4.0 is the last for Python 2.
     'keystone': [
         'keystoneauth1>=3.18,<4.1; ' + PY2,
         'keystoneauth1>=3.18; ' + PY3,
-        'python-keystoneclient>=3.22,<4; ' + PY2,
-        'python-keystoneclient>=3.22; ' + PY3,
     ],
     'test': [
+        # flake8 3.9 is the last for Python 2; tools/run-tests runs the
+        # Python 3 one.
+        'flake8>=3.9.2,<3.10; ' + PY2,
+        'flake8>=3.9.2; ' + PY3,
+        # The e2e tests look at the account with swiftclient, apart from
+        # ssbench's own client.
+        'python-swiftclient>=3.13.1,<3.14; ' + PY2,
+        'python-swiftclient>=3.13.1; ' + PY3,
         'mock>=3.0.5,<4; ' + PY2,
         'mock>=3.0.5; ' + PY3,
         'pytest>=4.6,<5; ' + PY2,

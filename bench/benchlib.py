@@ -29,9 +29,9 @@ def free_ports(count):
         sock = socket.socket()
         sock.bind(('127.0.0.1', 0))
         holders.append(sock)
-    ports = [sock.getsockname()[1] for sock in holders]
-    for sock in holders:
-        sock.close()
+    ports = [held.getsockname()[1] for held in holders]
+    for held in holders:
+        held.close()
     return ports
 
 

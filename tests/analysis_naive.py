@@ -152,8 +152,8 @@ def histogram(values):
         while 10 ** (k / 20) < value:
             k += 1
         counts[k - 1] = counts.get(k - 1, 0) + 1
-    return [[10 ** (k / 20), 10 ** ((k + 1) / 20), counts[k]]
-            for k in sorted(counts)]
+    return [[10 ** (b / 20), 10 ** ((b + 1) / 20), counts[b]]
+            for b in sorted(counts)]
 
 
 def operation(results, key):
