@@ -17,16 +17,16 @@ from __future__ import absolute_import, division, print_function
 import errno
 import logging
 import socket
-import struct
 import time
 
 import zmq
 
 from ssbench.compat import monotonic
-from ssbench.curvekeys import (CURVE_MASTER, CURVE_WORKER, CurveError,
-                               curve_key_paths)
 from ssbench.errors import TransportError
 from ssbench.greenpoll import POLLIN, HubPoller, gevent_patched
+from ssbench.handshakes import (MasterHandshakes, WorkerHandshakes,
+                                enforce_zap, handshake_events,
+                                monitor_handshakes)
 from ssbench.zap import ZAP_DOMAIN, ZapHandler, key_name
 
 log = logging.getLogger(__name__)
@@ -89,41 +89,6 @@ def _set_options(sock, is_ipv6, hwm):
             pass
 
 
-def _monitor_handshakes(pairs):
-    """[(monitor socket, label)] watching the handshakes of each
-    (socket, label) pair; [] when this libzmq reports none."""
-    if not _HANDSHAKE_EVENTS:
-        return []
-    mask = 0
-    for event in _HANDSHAKE_EVENTS:
-        mask |= event
-    return [(sock.get_monitor_socket(mask), label) for sock, label in pairs]
-
-
-def _enforce_zap(sock):
-    """Fail closed: without this, libzmq lets every CURVE client in when
-    no ZAP handler answers (e.g. while the master shuts down)."""
-    try:
-        sock.setsockopt(getattr(zmq, 'ZAP_ENFORCE_DOMAIN', 93), 1)
-    except zmq.ZMQError:  # pragma: no cover - libzmq before 4.3
-        log.debug('this libzmq cannot enforce ZAP; relying on the handler')
-
-
-# A worker gives up (CurveError) when the master refused its key or spoke
-# another protocol (no CURVE there): libzmq may not retry after those.  It
-# logs other failures once this many happened in a row (libzmq retries
-# every 100 ms).
-HANDSHAKE_FAILURES_LOGGED = 5
-
-_HANDSHAKE_EVENTS = dict(
-    (getattr(zmq, name), kind) for name, kind in (
-        ('EVENT_HANDSHAKE_SUCCEEDED', 'ok'),
-        ('EVENT_HANDSHAKE_FAILED_AUTH', 'auth'),
-        ('EVENT_HANDSHAKE_FAILED_PROTOCOL', 'protocol'),
-        ('EVENT_HANDSHAKE_FAILED_NO_DETAIL', 'failed'))
-    if hasattr(zmq, name))
-
-
 def _left(deadline):
     """Seconds until `deadline` (None: no deadline)."""
     return None if deadline is None else deadline - monotonic()
@@ -144,9 +109,8 @@ class _Sockets(object):
     _context = None
     _zap = None            # master with CURVE: its ZapHandler
     _monitors = ()         # with CURVE: [(monitor socket, endpoint)]
+    _handshakes = None     # with CURVE: who hears of them (handshakes.py)
     _watch_at = 0.0
-    _curve_dir = None
-    _curve_failure = None
     _blocking = False      # recv() may block the thread (no gevent here)
     _rcvtimeo = -1         # the PULL socket's RCVTIMEO as last set
 
@@ -178,28 +142,15 @@ class _Sockets(object):
                 self._watch_handshakes()
 
     def _watch_handshakes(self):
-        for monitor, where in self._monitors:
-            while True:
-                try:
-                    frames = monitor.recv_multipart(zmq.NOBLOCK)
-                except zmq.ZMQError:
-                    break
-                if not frames or len(frames[0]) < 6:
-                    continue
-                event = struct.unpack('=H', frames[0][:2])[0]
-                kind = _HANDSHAKE_EVENTS.get(event)
-                if kind is not None:
-                    self._handshake_seen(kind, where)
-
-    def _handshake_seen(self, kind, where):
-        """One handshake outcome ('ok', 'auth', 'protocol' or 'failed')
-        of the socket at `where`; see the subclasses."""
+        for kind, where in handshake_events(self._monitors):
+            self._handshakes.seen(kind, where)
 
     def _raise(self):
         """Stop a worker whose CURVE handshakes cannot succeed: waiting
         would only hide the problem."""
-        if self._curve_failure is not None:
-            raise self._curve_failure
+        failure = self._handshakes and self._handshakes.failure
+        if failure is not None:
+            raise failure
 
     def send(self, data, timeout=None):
         """Queue one message; False when it could not go out in `timeout`
@@ -340,7 +291,7 @@ class MasterSockets(_Sockets):
                     sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
                     sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
                     sock.setsockopt(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
-                    _enforce_zap(sock)
+                    enforce_zap(sock)
             self.work_port = self._bind(self._push, 'work', address,
                                         is_ipv6, work_port)
             if results_port and results_port == self.work_port:
@@ -350,24 +301,13 @@ class MasterSockets(_Sockets):
             self.results_port = self._bind(self._pull, 'results', address,
                                            is_ipv6, results_port)
             if keys is not None:
-                self._failure_said = False
-                self._monitors = _monitor_handshakes([
+                self._handshakes = MasterHandshakes()
+                self._monitors = monitor_handshakes([
                     (self._push, 'work port %d' % self.work_port),
                     (self._pull, 'results port %d' % self.results_port)])
         except BaseException:
             self.close()
             raise
-
-    def _handshake_seen(self, kind, where):
-        """Hint (once) at workers without CURVE or set up for another
-        master; the ZAP handler speaks about refused keys."""
-        if kind in ('ok', 'auth') or self._failure_said:
-            return
-        self._failure_said = True
-        log.warning('CURVE: a handshake on the %s failed (%s): a worker '
-                    'without --zmq-curve-dir, or with another master\'s '
-                    'master.key?  Further failures are not logged', where,
-                    kind)
 
     @property
     def curve_directory(self):
@@ -420,8 +360,6 @@ class WorkerSockets(_Sockets):
         keys = curve.worker_keys() if curve is not None else None
         address, is_ipv6 = resolve(host, 'master host')
         self._context = zmq.Context()
-        self._failures = {}       # endpoint -> failed handshakes in a row
-        self._handshakes_ok = False
         try:
             self._pull = self._context.socket(zmq.PULL)
             self._push = self._context.socket(zmq.PUSH)
@@ -434,13 +372,13 @@ class WorkerSockets(_Sockets):
             pairs = ((self._pull, self.work_endpoint),
                      (self._push, self.results_endpoint))
             if keys is not None:
-                self._curve_dir = curve.directory
+                self._handshakes = WorkerHandshakes(curve.directory)
                 server_key, (public_key, secret_key) = keys
                 for sock, _ in pairs:
                     sock.setsockopt(zmq.CURVE_SERVERKEY, server_key)
                     sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
                     sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
-                self._monitors = _monitor_handshakes(pairs)
+                self._monitors = monitor_handshakes(pairs)
             for sock, where in pairs:
                 try:
                     sock.connect(where)
@@ -450,39 +388,3 @@ class WorkerSockets(_Sockets):
         except BaseException:
             self.close()
             raise
-
-    def _handshake_seen(self, kind, where):
-        """A refusal by the master, or a protocol error (a master without
-        CURVE), becomes `_curve_failure`, raised by recv()/poll().
-        Other failures (a wrong master.key looks like a peer that hangs
-        up, as does a proxy whose master is down) are only logged."""
-        if kind == 'ok':
-            if self._failures.get(where) or not self._handshakes_ok:
-                log.info('CURVE handshake with %s succeeded', where)
-            self._failures[where] = 0
-            self._handshakes_ok = True
-            return
-        count = self._failures[where] = self._failures.get(where, 0) + 1
-        master_key = curve_key_paths(self._curve_dir, CURVE_MASTER)[0]
-        message = None
-        if kind == 'auth':
-            message = ('the master at %s refused this worker\'s CURVE key '
-                       '(%s): give the worker the worker.key_secret of the '
-                       'master\'s --zmq-curve-dir, or copy this public key '
-                       'there as NAME.key and restart the master'
-                       % (where, curve_key_paths(self._curve_dir,
-                                                 CURVE_WORKER)[0]))
-        elif kind == 'protocol':
-            message = ('CURVE handshake with %s failed with a protocol '
-                       'error: does the master there run with '
-                       '--zmq-curve-dir?' % (where,))
-        if message is not None:
-            if self._curve_failure is None:
-                self._curve_failure = CurveError(message)
-        elif count == HANDSHAKE_FAILURES_LOGGED:
-            log.warning('CURVE handshakes with %s keep failing: is %s the '
-                        'public key of the master there, and does it run '
-                        'with --zmq-curve-dir? (still trying)', where,
-                        master_key)
-        else:
-            log.debug('CURVE handshake with %s failed (%s)', where, kind)
