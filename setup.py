@@ -40,9 +40,11 @@ EXTRAS_REQUIRE = {
         'flake8>=3.9.2,<3.10; ' + PY2,
         'flake8>=3.9.2; ' + PY3,
         # The e2e tests look at the account with swiftclient, apart from
-        # ssbench's own client.
+        # ssbench's own client; through Keystone it needs keystoneclient.
         'python-swiftclient>=3.13.1,<3.14; ' + PY2,
         'python-swiftclient>=3.13.1; ' + PY3,
+        'python-keystoneclient>=3.22,<4; ' + PY2,
+        'python-keystoneclient>=3.22; ' + PY3,
         'mock>=3.0.5,<4; ' + PY2,
         'mock>=3.0.5; ' + PY3,
         'pytest>=4.6,<5; ' + PY2,
