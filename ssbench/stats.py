@@ -6,15 +6,16 @@ deviation, percentiles use the nearest-rank rule with the "whole rank ->
 mean of two neighbours" twist, and the worst TX ID is the trans_id of the
 first result holding a series' largest latency.
 
-How it stays small: one pass over the stats file keeps counters per
-(type, size) *cell* and appends each cell's latencies to a buffer.  Full
-buffers are sorted and spilled to a temporary file as runs of doubles
-(ssbench.sortedruns), with each run's count, exact sum and centred sum of
-squares.  A series (a group x size x first/last) is a union of cells, so
-its count, mean and std_dev combine from its runs, and an exact
-percentile is found by a binary search over the doubles' ordering,
-counting with bisect in each sorted run (every 512th value of a run stays
-in memory; the 4 kB block around a probe is read back from the file).
+How it stays small: one pass over the stats file (the analysis's,
+ssbench.analysis.scan) keeps counters per (type, size) *cell* and appends
+each cell's latencies to a buffer.  Full buffers are sorted and spilled
+to a temporary file as runs of doubles (ssbench.sortedruns), with each
+run's count, exact sum and centred sum of squares.  A series (a group x
+size x first/last) is a union of cells, so its count, mean and std_dev
+combine from its runs, and an exact percentile is found by a binary
+search over the doubles' ordering, counting with bisect in each sorted
+run (every 512th value of a run stays in memory; the 4 kB block around a
+probe is read back from the file).
 Memory is the buffer budget plus about 1/500 of the latencies, whatever
 the number of results.
 """
@@ -29,14 +30,6 @@ from ssbench import sortedruns
 
 log = logging.getLogger(__name__)
 
-# The record keys the statistics read, in the order _Scanner unpacks them.
-KEYS = ('type', 'size_str', 'exception', 'completed_at', 'first_byte_latency',
-        'last_byte_latency', 'trans_id', 'retries', 'worker_id')
-# Decoded maps have text keys (unicode on Python 2, where a native-str key
-# would take a slow compare); raw decoding (faster) leaves them bytes.
-TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
-RAW_KEYS = tuple(key.encode('ascii') for key in KEYS)
-
 # (label, CSV key, job type or None for all), in report order.
 GROUPS = (
     ('TOTAL', 'total', None),
@@ -46,13 +39,7 @@ GROUPS = (
     ('DELETE', 'delete', DELETE_OBJECT),
 )
 
-# Latency values buffered in memory before the largest buffer is spilled.
-BUFFER_BUDGET = 1 << 18
-# Records between two checks of the buffer budget.
-BUDGET_CHECK = 1 << 14
-
 _INF = float('inf')
-_NINF = float('-inf')
 
 
 class SeriesStats(object):
@@ -202,16 +189,6 @@ def series_stats(values, pctile=95, trans_ids=None):
                        percentile_of_sorted(data, pctile), worst, worst_txid)
 
 
-class _Cell(object):
-    """Counters of one (type, size_str) pair."""
-
-    def __init__(self, index, type_, size, seq):
-        self.index = index
-        self.type = type_
-        self.size = size
-        self.first_seen = seq
-
-
 def _combine(store, runs, pctile):
     """SeriesStats (without worst) of the union of runs."""
     moments = sortedruns.moments(runs)
@@ -228,182 +205,6 @@ def as_text(value):
     if isinstance(value, bytes):
         return value.decode('utf-8', 'replace')
     return value
-
-
-class _Scanner(object):
-    """One pass over the results; see the module docstring."""
-
-    def __init__(self, store, keys=TEXT_KEYS):
-        self.store = store
-        self.keys = keys
-        self.cell_map = {}
-        self.cells = []
-        # Per-cell columns, indexed by cell number (fast in the loop).
-        self.count = []
-        self.errors = []
-        self.retries = []
-        self.start = []
-        self.stop = []
-        self.buffers = sortedruns.LatencyBuffers(store, BUFFER_BUDGET)
-        self.worst_first = []
-        self.worst_first_id = []
-        self.worst_last = []
-        self.worst_last_id = []
-        self.workers = {}
-        self.rps = {}
-        self.min_second = _INF
-        self.start_time = None
-        self.skipped = 0
-
-    def _new_cell(self, type_, size, seq):
-        cell = _Cell(len(self.cells), as_text(type_), as_text(size), seq)
-        self.cells.append(cell)
-        self.cell_map[type_, size] = cell.index
-        for column, init in ((self.count, 0), (self.errors, 0),
-                             (self.retries, 0), (self.start, _INF),
-                             (self.stop, _NINF), (self.worst_first, _NINF),
-                             (self.worst_first_id, None),
-                             (self.worst_last, _NINF),
-                             (self.worst_last_id, None)):
-            column.append(init)
-        self.buffers.add_cell()
-        return cell.index
-
-    def _slow(self, result, seq):
-        """Any record the fast path refused: new cell, error, odd keys.
-
-        Returns the fast path's fields for a success, else None.
-        """
-        (k_type, k_size, k_exc, k_completed, k_first, k_last, _,
-         k_retries, k_worker) = self.keys
-        try:
-            type_ = result[k_type]
-            size = result[k_size]
-            completed_at = result[k_completed]
-            worker = result[k_worker]
-            hash((type_, size, worker))
-        except (KeyError, TypeError, IndexError):
-            self.skipped += 1
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug('Skipped result with missing keys: %r', result)
-            return None
-        cell = self.cell_map.get((type_, size))
-        if cell is None:
-            cell = self._new_cell(type_, size, seq)
-        retries = result.get(k_retries) or 0
-        if k_exc in result:
-            self.errors[cell] += 1
-            self.retries[cell] += retries
-            self.workers.setdefault(worker, 0)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug('exception from worker %s: %s', worker,
-                          result[k_exc])
-            return None
-        if k_last not in result:
-            self.skipped += 1
-            return None
-        return (cell, completed_at, result[k_last], result.get(k_first),
-                worker, retries)
-
-    def scan(self, batches):
-        """Consume result batches; the hot loop of report-scenario."""
-        # Everything the loop touches is a local: attribute and global
-        # lookups would cost more than the work itself.
-        cell_map = self.cell_map
-        count = self.count
-        retries = self.retries
-        start = self.start
-        stop = self.stop
-        first_buf = self.buffers.first
-        last_buf = self.buffers.last
-        worst_first = self.worst_first
-        worst_first_id = self.worst_first_id
-        worst_last = self.worst_last
-        worst_last_id = self.worst_last_id
-        workers = self.workers
-        rps = self.rps
-        slow = self._slow
-        (k_type, k_size, k_exc, k_completed, k_first, k_last, k_txid,
-         k_retries, k_worker) = self.keys
-        min_second = self.min_second
-        start_time = self.start_time
-        second = None
-        second_lo = second_hi = 0.0
-        in_second = 0
-        seq = 0
-        check_at = BUDGET_CHECK
-        for batch in batches:
-            for result in batch:
-                seq += 1
-                try:
-                    cell = cell_map[result[k_type], result[k_size]]
-                    if k_exc in result:
-                        raise KeyError(k_exc)
-                    completed_at = result[k_completed]
-                    last = result[k_last]
-                    first = result[k_first]
-                    worker = result[k_worker]
-                    retry = result[k_retries]
-                except Exception:
-                    fields = slow(result, seq)
-                    if fields is None:
-                        continue
-                    cell, completed_at, last, first, worker, retry = fields
-                count[cell] += 1
-                if retry:
-                    retries[cell] += retry
-                if last:
-                    last_buf[cell].append(last)
-                    if last > worst_last[cell]:
-                        worst_last[cell] = last
-                        worst_last_id[cell] = (seq, result.get(k_txid))
-                    began = completed_at - last
-                else:
-                    if last is not None and last > worst_last[cell]:
-                        worst_last[cell] = last
-                        worst_last_id[cell] = (seq, result.get(k_txid))
-                    began = completed_at
-                    last = 0.0
-                if first:
-                    first_buf[cell].append(first)
-                    if first > worst_first[cell]:
-                        worst_first[cell] = first
-                        worst_first_id[cell] = (seq, result.get(k_txid))
-                elif first is not None and first > worst_first[cell]:
-                    worst_first[cell] = first
-                    worst_first_id[cell] = (seq, result.get(k_txid))
-                if began < start[cell]:
-                    start[cell] = began
-                if completed_at > stop[cell]:
-                    stop[cell] = completed_at
-                # The original's start: the earliest completion second,
-                # less the latency of the first result seen in it.
-                if completed_at < min_second:
-                    min_second = int(completed_at)
-                    start_time = min_second - last
-                # Results arrive roughly in completion order: count runs
-                # of the same second instead of a dict update per result.
-                if second_lo <= completed_at < second_hi:
-                    in_second += 1
-                else:
-                    if in_second:
-                        rps[second] = rps.get(second, 0) + in_second
-                    second = int(completed_at)
-                    second_lo = second
-                    second_hi = second + 1
-                    in_second = 1
-                try:
-                    workers[worker] += 1
-                except KeyError:
-                    workers[worker] = 1
-            if seq >= check_at:
-                check_at = seq + BUDGET_CHECK
-                self.buffers.enforce_budget()
-        if in_second:
-            rps[second] = rps.get(second, 0) + in_second
-        self.min_second = min_second
-        self.start_time = start_time
-        self.records = seq
 
 
 def worst_of(values, ids, cells):
@@ -464,20 +265,13 @@ def compute(stats_file, pctile=95):
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.statsfile import open_stats
         stats_file = open_stats(stats_file)
-    header = stats_file.header
+    # ssbench.analysis imports this module: its scan is imported late.
+    from ssbench.analysis.scan import scan_file
     store = sortedruns.RunStore()
     try:
-        if getattr(stats_file, 'raw_strings', False):
-            # Undecoded strings make msgpack ~40% faster; we only ever
-            # decode a handful (size names, worst trans ids).
-            scanner = _Scanner(store, RAW_KEYS)
-            batches = stats_file.iter_batches(raw=True)
-        else:
-            scanner = _Scanner(store, TEXT_KEYS)
-            batches = stats_file.iter_batches()
-        scanner.scan(batches)
+        scanner = scan_file(stats_file, store, detail=False)
         scanner.buffers.finish()
-        return _build(header, scanner, pctile)
+        return _build(stats_file.header, scanner, pctile)
     finally:
         store.close()
 
@@ -531,14 +325,18 @@ def _build(header, scanner, pctile):
         stop_second = int(max(scanner.stop))
         start_time = scanner.start_time
         first_second = int(scanner.min_second)
-        rps_counts = [scanner.rps.get(s, 0)
+        rps = dict(scanner.successes_per_second())
+        rps_counts = [rps.get(s, 0)
                       for s in range(first_second, stop_second + 1)]
         duration = stop_second - start_time
     else:
         stop_second = start_time = first_second = duration = None
         rps_counts = []
-    if scanner.skipped:
-        log.warning('Total number of results skipped: %d', scanner.skipped)
+    # Every record here is a result: maps without completed_at (control
+    # records to the analysis) are skipped too.
+    skipped = scanner.skipped + scanner.controls
+    if skipped:
+        log.warning('Total number of results skipped: %d', skipped)
     return RunStats(
         header=header,
         name=as_text(header.get('name', '')),
@@ -557,5 +355,5 @@ def _build(header, scanner, pctile):
         worker_counts=worker_counts,
         rps_start=first_second,
         rps_counts=rps_counts,
-        skipped=scanner.skipped,
+        skipped=skipped,
     )

@@ -24,15 +24,20 @@ def compute(stats_file, pctile=95, skip=0):
         stats_file = open_stats(stats_file)
     view = RecordView(stats_file, skip, response=open_loop(
         stats_file.header))
+    path = '%s' % (getattr(stats_file, 'path', stats_file),)
     try:
         run_stats = stats.compute(view, pctile=pctile)
+    except StatsFileError as exc:
+        # The scan's word on a bad value (a text completed_at, a list as
+        # worker id, a NaN time) does not know the file's name.
+        if str(exc).startswith(path):
+            raise
+        raise StatsFileError('%s: %s' % (path, exc))
     except (TypeError, ValueError, OverflowError, AttributeError) as exc:
-        # A hand-made or corrupt record (a text completed_at, a list as
-        # worker id, a NaN time): one line, not "unexpected error".
+        # A hand-made header (a list as the scenario): one line, not
+        # "unexpected error".
         raise StatsFileError('%s: not a valid ssbench stats file: a result '
-                             'has a bad value (%s)' % (
-                                 getattr(stats_file, 'path', stats_file),
-                                 exc))
+                             'has a bad value (%s)' % (path, exc))
     run_stats.notes = notes(view)
     warn_if_saturated(view.controls)
     return run_stats

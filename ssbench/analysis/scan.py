@@ -1,4 +1,4 @@
-"""One pass over a stats file, collecting everything the analysis needs.
+"""One pass over a stats file, for the analysis and the text report.
 
 Per (type, size) *cell*: counts, errors, retries, reconnects, bytes, the
 first request start and last completion, the worst latencies, and the
@@ -7,7 +7,9 @@ bounded memory, as ssbench.stats).  Per operation *slot* (CRUD order,
 then OTHER for unknown job types): results and failures per second
 (seconds.SecondCounts), and per adaptive time bucket the bytes and LogHists
 of both latencies (timebuckets.TimeBuckets).  Failures also go to a
-causes.CauseTable.
+causes.CauseTable.  The text report (ssbench.stats) takes the same pass
+with ``detail=False``: without what only the analysis reads (time buckets,
+bytes, reconnects, causes), with each worker's successes counted.
 
 The hot loop keeps everything in locals and handles only successes of
 known cells; anything else takes _slow().  Per-second counts accumulate
@@ -15,12 +17,12 @@ in a small list for the current second and the current time bucket's row
 is cached: results arrive nearly in completion order, so both change
 rarely.
 
-Warm-up (``skip`` seconds): results that completed before the run's
-first request start + skip are left out.  That start is the minimum over
-all results, known for sure only at the end; the threshold thus starts
-high and only moves down.  Results left out early that end up past the
-final threshold are detected (``needs_rescan``), and the caller then scans
-again with the threshold fixed.
+Warm-up (``skip`` seconds, 0 for none): results that completed before
+the run's first request start + skip are left out.  That start is the
+minimum over all results, known for sure only at the end; the threshold
+thus starts high and only moves down.  Results left out early that end up
+past the final threshold are detected (``needs_rescan``), and the caller
+then scans again with the threshold fixed.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -41,6 +43,8 @@ log = logging.getLogger(__name__)
 KEYS = ('type', 'size_str', 'exception', 'completed_at',
         'first_byte_latency', 'last_byte_latency', 'trans_id', 'retries',
         'worker_id', 'reconnects', 'size', 'status', 'error_class')
+# Decoded maps have text keys (unicode on Python 2, where a native-str key
+# would take a slow compare); raw decoding (faster) leaves them bytes.
 TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
 RAW_KEYS = tuple(key.encode('ascii') for key in KEYS)
 
@@ -78,11 +82,15 @@ class Scan(object):
 
     ``skip_until``: a fixed warm-up threshold (epoch seconds) for a
     second pass; otherwise it follows the first request start.
+    ``detail``: False for the text report's pass (see the module
+    docstring); ``buckets`` is then None.
     """
 
-    def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None):
+    def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None,
+                 detail=True):
         self.store = store
         self.keys = keys
+        self.detail = detail
         self.skip = skip
         self.fixed_threshold = skip_until is not None
         self.skip_until = skip_until if skip_until is not None else _NINF
@@ -105,10 +113,13 @@ class Scan(object):
         self.worst_last_id = []
         self.cell_slot = []
         self.buffers = sortedruns.LatencyBuffers(store, BUFFER_BUDGET)
-        self.workers = set()
+        # The worker ids seen; without detail a map of worker id ->
+        # successes (0: failures only), which would cost the analysis's
+        # loop a few percent on Python 3.
+        self.workers = set() if detail else {}
         # Slots 0..SLOTS-1 count successes, SLOTS.. failures.
         self.seconds = SecondCounts(2 * SLOTS)
-        self.buckets = TimeBuckets(SLOTS)
+        self.buckets = TimeBuckets(SLOTS) if detail else None
         self.causes = CauseTable()
         self.sec_counts = [0] * (2 * SLOTS)
         self.current_second = None
@@ -178,11 +189,17 @@ class Scan(object):
         if log.isEnabledFor(logging.DEBUG):
             log.debug('Skipped result with missing keys: %r', result)
 
-    def _failure(self, cell, result, completed_at, retries):
+    def _failure(self, cell, result, completed_at, retries, worker):
         (_, _, k_exc, _, _, _, k_txid, _, _, k_reconn, _, k_status,
          k_error_class) = self.keys
         self.errors[cell] += 1
         self.retries[cell] += retries
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug('exception from worker %s: %s', worker, result[k_exc])
+        if not self.detail:
+            self.workers.setdefault(worker, 0)
+            return
+        self.workers.add(worker)
         reconnects = result.get(k_reconn)
         if reconnects is not None:
             self.reconnects_recorded = True
@@ -204,17 +221,20 @@ class Scan(object):
     def _switch(self, completed_at):
         """Flush the current second's counts; cache completed_at's second.
 
-        Returns (second start, second end, row bytes, row hists).
+        Returns (second start, second end, row bytes, row hists); the
+        row's parts are None without detail.
         """
         if self.current_second is not None:
             self.seconds.add(self.current_second, self.sec_counts)
         second = int(math.floor(completed_at))
         self.current_second = second
+        if self.buckets is None:
+            return float(second), second + 1.0, None, None
         row = self.buckets.row(second)
         return float(second), second + 1.0, row.bytes, row.hists
 
     def scan(self, batches):
-        """Consume result batches; the hot loop of the analysis.
+        """Consume result batches; the hot loop of both reports.
 
         Raises StatsFileError for a record whose values have the wrong
         type (say a text completed_at).
@@ -242,7 +262,9 @@ class Scan(object):
         worst_last = self.worst_last
         worst_last_id = self.worst_last_id
         cell_slot = self.cell_slot
-        add_worker = self.workers.add
+        detail = self.detail
+        workers = self.workers
+        add_worker = workers.add if detail else None
         sec_counts = self.sec_counts
         slow = self._slow
         failure = self._failure
@@ -288,33 +310,33 @@ class Scan(object):
                     (cell, completed_at, last, first, retry, worker,
                      failed) = fields
                     if failed:
-                        if completed_at < first_start:
-                            first_start = completed_at
-                            if moving:
-                                skip_until = first_start + skip
-                        if completed_at < skip_until:
-                            excluded += 1
-                            if completed_at > excluded_last:
-                                excluded_last = completed_at
-                            continue
-                        add_worker(worker)
+                        if skip:
+                            if completed_at < first_start:
+                                first_start = completed_at
+                                if moving:
+                                    skip_until = first_start + skip
+                            if completed_at < skip_until:
+                                excluded += 1
+                                if completed_at > excluded_last:
+                                    excluded_last = completed_at
+                                continue
                         if not sec_lo <= completed_at < sec_hi:
                             sec_lo, sec_hi, row_bytes, row_hists = switch(
                                 completed_at)
                         sec_counts[slots + cell_slot[cell]] += 1
-                        failure(cell, result, completed_at, retry)
+                        failure(cell, result, completed_at, retry, worker)
                         continue
                 began = completed_at - last if last else completed_at
-                if began < first_start:
-                    first_start = began
-                    if moving:
-                        skip_until = first_start + skip
-                if completed_at < skip_until:
-                    excluded += 1
-                    if completed_at > excluded_last:
-                        excluded_last = completed_at
-                    continue
-                add_worker(worker)
+                if skip:
+                    if began < first_start:
+                        first_start = began
+                        if moving:
+                            skip_until = first_start + skip
+                    if completed_at < skip_until:
+                        excluded += 1
+                        if completed_at > excluded_last:
+                            excluded_last = completed_at
+                        continue
                 count[cell] += 1
                 if retry:
                     retries[cell] += retry
@@ -323,31 +345,11 @@ class Scan(object):
                     sec_lo, sec_hi, row_bytes, row_hists = switch(
                         completed_at)
                 sec_counts[slot] += 1
-                reconnect = result.get(k_reconn)
-                if reconnect is not None:
-                    reconnects_recorded = True
-                    if reconnect:
-                        reconnects[cell] += reconnect
-                size = result.get(k_bytes)
-                if size is not None:
-                    try:
-                        row_bytes[slot] += size
-                        nbytes[cell] += size
-                    except TypeError:
-                        note_size(cell, size)
                 if last:
                     last_buf[cell].append(last)
                     if last > worst_last[cell]:
                         worst_last[cell] = last
                         worst_last_id[cell] = (seq, result.get(k_txid))
-                    try:
-                        hist = row_hists[slot]
-                        i = int(ln(last) * scale + shift) - hist.off
-                        if i < 0:
-                            raise IndexError(i)
-                        hist.counts[i] += 1
-                    except Exception:
-                        add_value(row_hists, slot, last)
                 else:
                     if last is not None and last > worst_last[cell]:
                         worst_last[cell] = last
@@ -358,17 +360,46 @@ class Scan(object):
                     if first > worst_first[cell]:
                         worst_first[cell] = first
                         worst_first_id[cell] = (seq, result.get(k_txid))
-                    try:
-                        hist = row_hists[slots + slot]
-                        i = int(ln(first) * scale + shift) - hist.off
-                        if i < 0:
-                            raise IndexError(i)
-                        hist.counts[i] += 1
-                    except Exception:
-                        add_value(row_hists, slots + slot, first)
                 elif first is not None and first > worst_first[cell]:
                     worst_first[cell] = first
                     worst_first_id[cell] = (seq, result.get(k_txid))
+                if detail:
+                    add_worker(worker)
+                    reconnect = result.get(k_reconn)
+                    if reconnect is not None:
+                        reconnects_recorded = True
+                        if reconnect:
+                            reconnects[cell] += reconnect
+                    size = result.get(k_bytes)
+                    if size is not None:
+                        try:
+                            row_bytes[slot] += size
+                            nbytes[cell] += size
+                        except TypeError:
+                            note_size(cell, size)
+                    if last:
+                        try:
+                            hist = row_hists[slot]
+                            i = int(ln(last) * scale + shift) - hist.off
+                            if i < 0:
+                                raise IndexError(i)
+                            hist.counts[i] += 1
+                        except Exception:
+                            add_value(row_hists, slot, last)
+                    if first:
+                        try:
+                            hist = row_hists[slots + slot]
+                            i = int(ln(first) * scale + shift) - hist.off
+                            if i < 0:
+                                raise IndexError(i)
+                            hist.counts[i] += 1
+                        except Exception:
+                            add_value(row_hists, slots + slot, first)
+                else:
+                    try:
+                        workers[worker] += 1
+                    except KeyError:
+                        workers[worker] = 1
                 if began < start[cell]:
                     start[cell] = began
                 if completed_at > stop[cell]:
@@ -399,8 +430,25 @@ class Scan(object):
         threshold keeps: scan again with skip_until fixed."""
         return bool(self.excluded) and self.excluded_last >= self.skip_until
 
+    def successes_per_second(self):
+        """(second, successes) ascending, for every second with any."""
+        return self.seconds.items(range(SLOTS))
+
     def finish(self):
         """Spill the last buffers; the runs are then readable."""
         if self.skipped:
             log.warning('Total number of results skipped: %d', self.skipped)
         self.buffers.finish()
+
+
+def scan_file(stats_file, store, skip=0, skip_until=None, detail=True):
+    """A Scan (see the class) through ``stats_file``'s batches; raw
+    strings when it has them: undecoded strings make msgpack ~40% faster,
+    and only a handful (names, trans ids, messages) are ever decoded."""
+    if getattr(stats_file, 'raw_strings', False):
+        scan = Scan(store, RAW_KEYS, skip, skip_until, detail)
+        scan.scan(stats_file.iter_batches(raw=True))
+    else:
+        scan = Scan(store, TEXT_KEYS, skip, skip_until, detail)
+        scan.scan(stats_file.iter_batches())
+    return scan

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from ssbench import sortedruns, stats
+from ssbench.analysis import scan
 from ssbench.stats import (SeriesStats, compute, percentile_of_sorted,
                            series_stats)
 
@@ -317,8 +318,8 @@ def random_results(rng, n):
 def test_streaming_equals_naive(monkeypatch, pctile, budget, block):
     # Tiny budgets force many spilled runs per cell, tiny blocks many
     # block reads per run (and a cache that keeps overflowing).
-    monkeypatch.setattr(stats, 'BUFFER_BUDGET', budget)
-    monkeypatch.setattr(stats, 'BUDGET_CHECK', 5)
+    monkeypatch.setattr(scan, 'BUFFER_BUDGET', budget)
+    monkeypatch.setattr(scan, 'BUDGET_CHECK', 5)
     monkeypatch.setattr(sortedruns, 'BLOCK', block)
     monkeypatch.setattr(sortedruns, 'BLOCK_CACHE', 7)
     results = random_results(random.Random(pctile * 1000 + budget + block),
@@ -345,8 +346,8 @@ def test_streaming_equals_naive(monkeypatch, pctile, budget, block):
 
 def test_identical_values_have_zero_std_dev(monkeypatch):
     monkeypatch.setattr(sortedruns, 'BLOCK', 2)
-    monkeypatch.setattr(stats, 'BUFFER_BUDGET', 3)
-    monkeypatch.setattr(stats, 'BUDGET_CHECK', 1)
+    monkeypatch.setattr(scan, 'BUFFER_BUDGET', 3)
+    monkeypatch.setattr(scan, 'BUDGET_CHECK', 1)
     rs = run([res(last=0.1, at=100 + i) for i in range(20)])
     last = group(rs, 'TOTAL').series[0].last
     assert (last.min, last.max, last.avg, last.pctile) == (0.1, 0.1, 0.1, 0.1)
@@ -400,3 +401,24 @@ def test_raw_decoded_results():
     assert [s.size_name for s in total.series] == [None, 'tiny', u'caf\xe9']
     assert total.series[0].last.worst_txid == u'tx1'
     assert group(rs, 'READ').count == 2
+
+
+def test_the_text_reports_pass_is_the_analysis_pass_without_detail():
+    results = [res(worker=0, last=0.5), res('upload_object', worker=0,
+                                            first=None, size='big'),
+               err(worker=1), res(at=101.5, last=0.04, worker=2)]
+    store = sortedruns.RunStore()
+    try:
+        plain = scan.scan_file(FakeStatsFile([results]), store, detail=False)
+        full = scan.scan_file(FakeStatsFile([results]), store)
+    finally:
+        store.close()
+    for column in ('count', 'errors', 'retries', 'start', 'stop',
+                   'worst_first', 'worst_last', 'worst_last_id'):
+        assert getattr(plain, column) == getattr(full, column), column
+    assert list(plain.successes_per_second()) == [(100, 2), (101, 1)]
+    assert plain.workers == {0: 2, 1: 0, 2: 1}
+    assert full.workers == set([0, 1, 2])
+    # Left out: time buckets, causes of failures.
+    assert plain.buckets is None and full.buckets is not None
+    assert plain.causes.summary() == [] and full.causes.summary() != []
