@@ -1,51 +1,33 @@
 """The master's flow control: at most user_count jobs out, collect results.
 
 `Master.run_jobs()` is one loop reused for every phase (population,
-benchmark, cleanup, kill-workers).  It never waits forever: every receive
-has a timeout, and silence from all workers ends the phase with an error.
+benchmark, cleanup, kill-workers); what one phase has in flight and how
+its messages are sent and taken in is ssbench.phase.  It never waits
+forever: every receive has a timeout, and silence from all workers ends
+the phase with an error.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 import time
-from itertools import islice
 
 from ssbench import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.faults import Faults
 from ssbench.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
+from ssbench.phase import Phase
 from ssbench.protocol import HEARTBEAT, PING
 from ssbench.wirecheck import check_from_worker
 
 log = logging.getLogger(__name__)
 
-_NOBODY = object()     # a worker id no record carries
 # Seconds kill-workers waits for a first heartbeat (workers beat each 1 s).
 KILL_HEARTBEAT_WAIT = 1.5
 
 
-class PhaseStats(object):
-    """What a phase did: counts only, results themselves go elsewhere."""
-
-    def __init__(self):
-        self.sent = 0
-        self.received = 0
-        self.errors = 0
-        self.interrupted = False
-
-    def __repr__(self):
-        return 'PhaseStats(sent=%d, received=%d, errors=%d%s)' % (
-            self.sent, self.received, self.errors,
-            ', interrupted' if self.interrupted else '')
-
-
 class Master(object):
     """Drives workers through a transport (see ssbench.transport)."""
-
-    # Jobs that fit at once go out in at least this many messages, so
-    # that a worker can start on one while the master still sends.
-    MIN_MESSAGES = 2
 
     def __init__(self, transport, user_count, batch_size=1,
                  worker_timeout=10.0, poll_interval=0.5, drain_seconds=5.0,
@@ -91,8 +73,9 @@ class Master(object):
 
     # -- receiving ------------------------------------------------------
 
-    def _split(self, records, now):
-        """Separate control records from results; note who is alive."""
+    def results_of(self, records, now):
+        """The results among records, noting who is alive; control
+        records (heartbeats) are handled here."""
         results = []
         tracker = self.tracker
         for record in records:
@@ -128,7 +111,7 @@ class Master(object):
             if data is not None:
                 records = protocol.decode(data, check_from_worker,
                                           self.faults)[0]
-                results = self._split(records, self.clock())
+                results = self.results_of(records, self.clock())
                 if results:
                     log.debug('ignoring %d stale results', len(results))
         return self.tracker.live()
@@ -170,50 +153,10 @@ class Master(object):
 
     # -- the loop -------------------------------------------------------
 
-    def message_cap(self):
-        """Most jobs one message carries: a whole number of --batch-size
-        batches, about user_count / max(live workers, MIN_MESSAGES).
-
-        One ZMQ message per --batch-size jobs would cost the master (and
-        the workers) most of their time when room for many jobs opens at
-        once, so the master packs more into a message: the wire is ours,
-        and workers take any number of jobs per message.  It stops short
-        of one message for everything so that PUSH's round-robin keeps
-        every live worker busy, and so that a worker can start on one
-        message while the master still handles the results of another.
-        """
-        size = self.batch_size
-        batches = -(-self.user_count // size)
-        parts = max(self.MIN_MESSAGES, len(self.tracker.workers))
-        return -(-batches // parts) * size
-
-    def _messages(self, batch):
-        """Split jobs sent in one go into messages of at most
-        message_cap() jobs, evenly, each a whole number of batches (a
-        worker sends its results once a batch is complete) except for a
-        short last one when room or jobs ran out."""
-        size = self.batch_size
-        count = len(batch)
-        cap = self.message_cap()
-        if count <= cap:
-            return [batch]
-        batches = -(-count // size)
-        parts = -(-count // cap)
-        per, extra = divmod(batches, parts)
-        messages = []
-        start = 0
-        for index in range(parts):
-            end = min(count, start + (per + (index < extra)) * size)
-            messages.append(batch[start:end])
-            start = end
-        return messages
-
-    def run_jobs(self, jobs, on_result=None, on_raw=None, on_idle=None,
-                 on_results=None):
+    def run_jobs(self, jobs, on_results=None, on_raw=None, on_idle=None):
         """Send `jobs`, keeping at most user_count outstanding, until all
-        results are back.  `on_result(result)` sees each result record and
-        `on_results(results)` each list of them (the cheaper choice for
-        bulk bookkeeping), `on_raw(data, results)` each received message
+        results are back.  `on_results(results)` sees each list of result
+        records, `on_raw(data, results)` each received message
         holding results (`data` is the bytes as received, or the results
         re-packed when control records or malformed ones were mixed in;
         None for the error records of jobs lost with a worker), `on_idle()`
@@ -223,13 +166,12 @@ class Master(object):
         passed.  Malformed input dropped meanwhile is summed up at the end.
         """
         try:
-            return self._run_jobs(jobs, on_result, on_raw, on_idle,
-                                  on_results)
+            return self._run_jobs(jobs, on_results, on_raw, on_idle)
         finally:
             self.faults.summary()
 
-    def _run_jobs(self, jobs, on_result, on_raw, on_idle, on_results):
-        phase = _Phase(self, jobs, on_result, on_raw, on_results)
+    def _run_jobs(self, jobs, on_results, on_raw, on_idle):
+        phase = Phase(self, jobs, on_results, on_raw)
         stats = phase.stats
         tracker = self.tracker
         outstanding = tracker.outstanding
@@ -317,25 +259,6 @@ class Master(object):
             phase.receive(data, self.clock())
         return True
 
-    def _drop_stale(self, results, stale):
-        """Results of jobs already counted as lost (or of no job out:
-        a duplicate, or a stray peer) are not stored."""
-        late = [r for r in stale if r.get('job_id') in self.lost_job_ids]
-        self.late_results += len(late)
-        if late:
-            log.warning('%d result(s) arrived for jobs already counted as '
-                        'lost; not stored', len(late))
-        if len(late) < len(stale):
-            # A duplicate, or a peer that guesses: one log line per
-            # interval, however many come.
-            for record in stale:
-                if record.get('job_id') not in self.lost_job_ids:
-                    self.faults.add('result of no job in flight',
-                                    record.get('job_id'),
-                                    claimed=record.get('worker_id'))
-        stale_ids = set(id(record) for record in stale)
-        return [r for r in results if id(r) not in stale_ids]
-
     def _check_liveness(self, now, deliver):
         lost = self.tracker.check(now)
         if not lost:
@@ -356,140 +279,6 @@ class Master(object):
         log.error('%d job(s) counted as errors: lost with a worker or in '
                   'transit', len(records))
         deliver(records, None)
-
-
-class _Phase(object):
-    """The state of one run_jobs() call, and its per-message steps."""
-
-    def __init__(self, master, jobs, on_result, on_raw, on_results):
-        self.master = master
-        self.jobs = iter(jobs)
-        self.on_result = on_result
-        self.on_raw = on_raw
-        self.on_results = on_results
-        self.stats = PhaseStats()
-        self.exhausted = False
-        self.pending = []      # [jobs of one message] the socket refused
-        self.transport = master.transport
-        self.tracker = master.tracker
-        self.outstanding = master.tracker.outstanding
-        self.schedule = master.schedule
-
-    def deliver(self, results, data):
-        stats = self.stats
-        stats.received += len(results)
-        for result in results:
-            if 'exception' in result:
-                stats.errors += 1
-        if self.on_results is not None:
-            self.on_results(results)
-        if self.on_result is not None:
-            on_result = self.on_result
-            for result in results:
-                on_result(result)
-        if self.on_raw is not None:
-            self.on_raw(data, results)
-
-    def fill(self):
-        """Send jobs into whatever room there is (unless the socket still
-        holds back earlier ones)."""
-        if self.pending:
-            if self.outstanding:
-                self.send_pending(0)
-            return
-        if self.exhausted:
-            return
-        master = self.master
-        room = master.user_count - len(self.outstanding)
-        schedule = self.schedule
-        if schedule is not None:
-            intended = schedule.take(master.clock(), room)
-            room = len(intended)
-        if room <= 0:
-            return
-        batch = list(islice(self.jobs, room))
-        if len(batch) < room:
-            self.exhausted = True
-            if schedule is not None:
-                schedule.unused(room - len(batch))
-        if not batch:
-            return
-        job_id = master.next_job_id
-        for job in batch:
-            job['job_id'] = job_id
-            job_id += 1
-        master.next_job_id = job_id
-        if schedule is not None:
-            epoch = schedule.epoch
-            for job, when in zip(batch, intended):
-                job['intended_start'] = epoch(when)
-        self.pending.extend(master._messages(batch))
-        self.send_pending(0)
-
-    def wait(self, longest):
-        """How long the loop may wait for a message: `longest`, or in a
-        --rate run with room for a job, until the next one is due."""
-        schedule = self.schedule
-        if schedule is None or self.exhausted or self.pending or \
-                len(self.outstanding) >= self.master.user_count:
-            return longest
-        return min(longest, max(0.0, schedule.next_send() -
-                                self.master.clock()))
-
-    def send_pending(self, timeout):
-        """Send queued messages in order; False if one was refused."""
-        pending = self.pending
-        send = self.transport.send
-        clock = self.master.clock
-        while pending:
-            batch = pending[0]
-            if not send(protocol.pack(batch), timeout=timeout):
-                return False
-            del pending[0]
-            now = clock()
-            self.tracker.sent(batch, now)
-            if self.schedule is not None:
-                self.schedule.sent(batch, now)
-            self.stats.sent += len(batch)
-        return True
-
-    def receive(self, data, now):
-        """Account for one received message and deliver its results."""
-        records, intact = protocol.decode(data, check_from_worker,
-                                          self.master.faults)
-        if not intact:
-            data = None
-        pop = self.outstanding.pop
-        seen = self.tracker.seen
-        worker_id = _NOBODY
-        stale = None
-        control = False
-        for record in records:
-            if record.get('type') == HEARTBEAT:
-                control = True
-                continue
-            if pop(record.get('job_id'), None) is None:
-                # Proves nobody alive: a result of no job out may be
-                # anyone's.
-                if stale is None:
-                    stale = []
-                stale.append(record)
-                continue
-            if record.get('worker_id') != worker_id:
-                worker_id = record.get('worker_id')
-                seen(worker_id, now)
-        results = records
-        if control:
-            results = self.master._split(records, now)
-            data = None
-        if stale is not None:
-            results = self.master._drop_stale(results, stale)
-            data = None
-        if data is None and results and self.on_raw is not None:
-            data, results = protocol.pack_records(results,
-                                                  self.master.faults)
-        if results:
-            self.deliver(results, data)
 
 
 def store_raw(writer):

@@ -18,15 +18,15 @@ SCENARIO = os.path.join(support.ROOT, 'scenarios', 'very_small.scenario')
 # far as the run can tell) once the benchmark is well under way.
 FAILING_MASTER = """
 import sys
-from ssbench import master
+from ssbench import phase
 calls = [0]
-receive = master._Phase.receive
+receive = phase.Phase.receive
 def failing(self, data, now):
     calls[0] += 1
     if calls[0] == 300 and self.on_raw is not None:
         raise RuntimeError('injected failure')
     return receive(self, data, now)
-master._Phase.receive = failing
+phase.Phase.receive = failing
 from ssbench.cli.master import main
 sys.exit(main(sys.argv[1:]))
 """

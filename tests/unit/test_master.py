@@ -93,7 +93,7 @@ def answer(job, worker_id, exception=None):
 def test_all_jobs_sent_and_results_seen():
     transport = FakeTransport()
     seen = []
-    stats = Master(transport, user_count=4).run_jobs(jobs(10), seen.append)
+    stats = Master(transport, user_count=4).run_jobs(jobs(10), seen.extend)
     assert stats.sent == 10 and stats.received == 10 and stats.errors == 0
     assert [r['name'] for r in seen] == ['o%d' % i for i in range(10)]
 
@@ -386,7 +386,7 @@ def test_kill_workers_without_any_worker_returns_at_once():
 def test_jobs_get_increasing_ids():
     transport = FakeTransport()
     seen = []
-    Master(transport, 2).run_jobs(jobs(3), seen.append)
+    Master(transport, 2).run_jobs(jobs(3), seen.extend)
     assert [r['job_id'] for r in seen] == [1, 2, 3]
 
 
@@ -439,7 +439,7 @@ def test_stop_request_drains_in_flight_results_then_returns():
         if not master.stop_requested:
             master.stop_requested = True
             transport.hold = False
-    stats = master.run_jobs(jobs(100), seen.append, on_idle=on_idle)
+    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
     assert stats.interrupted
     assert stats.sent == 3 and len(seen) == 3
 
@@ -508,7 +508,7 @@ def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
         master.stop_requested = True
         transport.hold = False     # queued, then the workers are gone
         master.workers_gone = lambda: 'gone'
-    stats = master.run_jobs(jobs(100), seen.append, on_idle=on_idle)
+    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
     assert stats.interrupted and len(seen) == 3
     assert clock.now - 1000.0 < 2
 
