@@ -30,19 +30,9 @@ def _bucket(latency):
     return 3
 
 
-def progress_char(result):
-    """The character the legend assigns to one result record."""
-    if 'exception' in result:
-        return 'X'
-    first = result.get('first_byte_latency')
-    if first is not None:
-        return _FIRST_BYTE[_bucket(first)]
-    return _LAST_BYTE[_bucket(result.get('last_byte_latency') or 0.0)]
-
-
 def progress_chars(results):
-    """progress_char() of each record, joined; the common fast answers
-    (under a second) are decided inline."""
+    """The characters the legend assigns to result records, joined; the
+    common fast answers (under a second) are decided inline."""
     chars = []
     append = chars.append
     for result in results:
@@ -80,9 +70,6 @@ class ProgressPrinter(object):
     def legend(self):
         self.stream.write(LEGEND)
         self.stream.flush()
-
-    def add(self, result):
-        self.pending.append(progress_char(result))
 
     def add_results(self, results):
         self.pending.append(progress_chars(results))

@@ -2,8 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.progress import (LEGEND, ProgressPrinter, progress_char,
-                              progress_chars)
+from ssbench.progress import LEGEND, ProgressPrinter, progress_chars
 
 
 class Stream(object):
@@ -32,17 +31,16 @@ class Stream(object):
     ({'first_byte_latency': None, 'last_byte_latency': 11}, '@'),
     ({'first_byte_latency': 0.0, 'last_byte_latency': 0.0}, '.'),
 ])
-def test_progress_char(result, char):
-    assert progress_char(result) == char
+def test_progress_chars_of_one_result(result, char):
+    assert progress_chars([result]) == char
 
 
 def test_printer_wraps_lines_and_finishes():
     out = Stream()
     printer = ProgressPrinter(out, width=5)
-    for _ in range(7):
-        printer.add({'first_byte_latency': 0.1})
+    printer.add_results([{'first_byte_latency': 0.1}] * 7)
     printer.flush()
-    printer.add({'exception': 'boom'})
+    printer.add_results([{'exception': 'boom'}])
     printer.finish()
     assert out.getvalue() == '.....\n..X\n'
 
@@ -55,7 +53,7 @@ def test_legend_matches_the_original_wording():
     assert '  @ >= 10s last-byte-latency  (CREATE or UPDATE)' in LEGEND
 
 
-def test_progress_chars_match_progress_char_for_every_bucket():
+def test_progress_chars_of_every_bucket():
     results = [
         {'exception': 'x', 'first_byte_latency': 0.1},
         {'first_byte_latency': 0.0, 'last_byte_latency': 0.0},
@@ -68,8 +66,6 @@ def test_progress_chars_match_progress_char_for_every_bucket():
         {'first_byte_latency': None, 'last_byte_latency': 3.5},
         {'first_byte_latency': None, 'last_byte_latency': 10.5},
         {'last_byte_latency': 0.1}, {}]
-    assert progress_chars(results) == ''.join(progress_char(r)
-                                              for r in results)
     assert progress_chars(results) == 'X..ooOO*__|^@__'
     assert progress_chars([]) == ''
 
@@ -92,6 +88,6 @@ def test_tick_writes_at_most_once_per_interval():
     now[0] += 0.25
     printer.tick()
     assert out.getvalue() == '...X'
-    printer.add({'first_byte_latency': 0.1})
+    printer.add_results([{'first_byte_latency': 0.1}])
     printer.finish()
     assert out.getvalue() == '...X.\n'
