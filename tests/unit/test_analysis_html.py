@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ssbench.analysis import html, htmlcharts
+from ssbench.analysis import html, htmlcharts, htmltables
 from ssbench.errors import SsbenchError
 from tests import analysis_docs
 
@@ -180,12 +180,12 @@ def test_hostile_strings_are_escaped_everywhere():
 
 
 def test_esc():
-    assert html.esc(None) == ''
-    assert html.esc(1.5) == '1.5'
-    assert html.esc(u'\xdcber <&>"\'') == (
+    assert htmltables.esc(None) == ''
+    assert htmltables.esc(1.5) == '1.5'
+    assert htmltables.esc(u'\xdcber <&>"\'') == (
         '&#220;ber &lt;&amp;&gt;&quot;&#x27;')
-    assert html.esc(b'caf\xc3\xa9') == 'caf&#233;'
-    assert html.chart_esc(u'<\xdc>&"\'') == '&lt;&#220;&gt;&amp;"\''
+    assert htmltables.esc(b'caf\xc3\xa9') == 'caf&#233;'
+    assert htmltables.chart_esc(u'<\xdc>&"\'') == '&lt;&#220;&gt;&amp;"\''
 
 
 def test_script_json_cannot_close_the_script():
@@ -195,9 +195,11 @@ def test_script_json_cannot_close_the_script():
 
 
 def test_pct_key():
-    assert html.pct_key(50) == ('50', 'p50')
-    assert html.pct_key(99.9) == ('99.9', 'p99_9')
-    assert html.pct_key(99.99) == ('99.99', 'p99_99')
+    assert htmltables.pct_key(50) == ('50', 'p50')
+    assert htmltables.pct_key(99.9) == ('99.9', 'p99_9')
+    assert htmltables.pct_key(99.99) == ('99.99', 'p99_99')
+    # The document's own key, whatever '%f' makes of the label.
+    assert htmltables.pct_key(0.00001)[1] == 'p1e-05'
 
 
 def test_log_ticks_are_round_and_cover_the_range():
@@ -219,7 +221,7 @@ def test_latency_charts_skip_total_and_empty_series():
     series = doc['timeseries']['operations']['create']
     series['first_byte_p50'] = [None] * len(series['first_byte_p50'])
     series['first_byte_p99'] = [None] * len(series['first_byte_p99'])
-    charts = htmlcharts.latency_time_figures(doc['timeseries'], html.esc)
+    charts = htmlcharts.latency_time_figures(doc['timeseries'], htmltables.esc)
     assert [op for op, _ in charts] == ['create', 'read']
     assert [t['name'] for t in charts[0][1]['data']] == [
         'last byte p50', 'last byte p99']
@@ -228,7 +230,7 @@ def test_latency_charts_skip_total_and_empty_series():
 
 def test_distribution_curves_per_size_class():
     doc = analysis_docs.sample_doc()
-    charts = htmlcharts.distribution_figures(doc['operations'], html.esc)
+    charts = htmlcharts.distribution_figures(doc['operations'], htmltables.esc)
     assert [op for op, _ in charts] == ['create', 'read']
     read = charts[1][1]['data']
     assert [(t['name'], t.get('visible', True)) for t in read] == [
@@ -243,7 +245,7 @@ def test_summary_says_why_bytes_are_missing():
     ops = [{'operation': 'read', 'bytes': None, 'reconnects': None},
            {'operation': 'delete', 'bytes': None, 'reconnects': 0},
            {'operation': 'create', 'bytes': 2500000, 'reconnects': 2}]
-    cells = re.findall(r'<td[^>]*>([^<]*)</td>', html.summary_html(ops))
+    cells = re.findall(r'<td[^>]*>([^<]*)</td>', htmltables.summary_html(ops))
     assert cells[0:6] == ['read', 'N/A', 'N/A', 'N/A', 'not recorded',
                           'not recorded']
     assert cells[10:16] == ['delete', 'N/A', 'N/A', 'N/A', '0', 'N/A']
