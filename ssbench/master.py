@@ -40,7 +40,6 @@ class Master(object):
         self.tracker = LivenessTracker(worker_timeout)
         self.configuration = None
         self.next_job_id = 1
-        self.late_results = 0
         self.drain_seconds = drain_seconds
         # Set (by a signal handler) to stop sending work: the current
         # phase then collects in-flight results for drain_seconds and

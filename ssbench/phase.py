@@ -211,7 +211,6 @@ class Phase(object):
         a duplicate, or a stray peer) are not stored."""
         master = self.master
         late = [r for r in stale if r.get('job_id') in master.lost_job_ids]
-        master.late_results += len(late)
         if late:
             log.warning('%d result(s) arrived for jobs already counted as '
                         'lost; not stored', len(late))

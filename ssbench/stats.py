@@ -68,13 +68,6 @@ class SeriesStats(object):
         return 'SeriesStats(%s)' % ', '.join(
             '%s=%r' % (name, getattr(self, name)) for name in self.__slots__)
 
-    def __eq__(self, other):
-        return (isinstance(other, SeriesStats) and all(
-            getattr(self, n) == getattr(other, n) for n in self.__slots__))
-
-    def __ne__(self, other):
-        return not self == other
-
 
 class SizeSeries(object):
     """First- and last-byte latency series of one size (None = all)."""
@@ -125,7 +118,6 @@ class RunStats(object):
     """Everything the reports print, as plain data."""
 
     def __init__(self, **fields):
-        self.header = {}
         self.name = ''
         self.version = ''
         self.pctile = 95
@@ -139,8 +131,6 @@ class RunStats(object):
         self.crud_weighted = [0.0, 0.0, 0.0, 0.0]
         self.groups = []
         self.jobs_per_worker = SeriesStats()
-        self.worker_counts = {}
-        self.rps_start = None
         self.rps_counts = []
         self.skipped = 0
         self.__dict__.update(fields)
@@ -318,8 +308,6 @@ def _build(header, scanner, pctile):
             min(scanner.start[c] for c in ok_cells),
             max(scanner.stop[c] for c in ok_cells), series))
 
-    worker_counts = dict(scanner.workers)
-    jobs = list(worker_counts.values())
     successes = sum(scanner.count)
     if successes:
         stop_second = int(max(scanner.stop))
@@ -338,11 +326,10 @@ def _build(header, scanner, pctile):
     if skipped:
         log.warning('Total number of results skipped: %d', skipped)
     return RunStats(
-        header=header,
         name=as_text(header.get('name', '')),
         version=as_text(header.get('version', '')),
         pctile=pctile,
-        worker_count=len(worker_counts),
+        worker_count=len(scanner.workers),
         concurrency=header.get('user_count') or 0,
         start_time=start_time,
         stop_time=stop_second,
@@ -351,9 +338,7 @@ def _build(header, scanner, pctile):
         size_rows=size_rows,
         crud_weighted=crud_weighted,
         groups=groups,
-        jobs_per_worker=series_stats(jobs, pctile),
-        worker_counts=worker_counts,
-        rps_start=first_second,
+        jobs_per_worker=series_stats(list(scanner.workers.values()), pctile),
         rps_counts=rps_counts,
         skipped=skipped,
     )

@@ -532,7 +532,7 @@ def test_a_duplicate_result_is_not_called_late(caplog):
     master = Master(FakeTransport(respond), 1)
     master.run_jobs(jobs(2), on_raw=lambda data, results:
                     stored.extend(results))
-    assert len(stored) == 2 and master.late_results == 0
+    assert len(stored) == 2
     text = caplog.text
     assert 'already counted as lost' not in text
     assert 'Dropped input on the results port: result of no job in ' \
@@ -555,7 +555,6 @@ def test_a_result_after_its_worker_was_lost_is_late(caplog):
     transport = FakeTransport(respond, clock=clock, beating=[2])
     master = Master(transport, user_count=1, worker_timeout=5, clock=clock)
     master.run_jobs(iter(jobs(4) + [dict(j) for j in jobs(4)]))
-    assert master.late_results == 1
     assert '1 result(s) arrived for jobs already counted as lost' in \
         caplog.text
 
