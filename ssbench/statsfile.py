@@ -317,7 +317,7 @@ class StatsFile(object):
 
     def __init__(self, path):
         self.path = path
-        self._warned = False
+        self._warned = set()
         #: True when iter_batches(raw=True) really leaves strings as bytes.
         self.raw_strings = _new_unpacker(True)[1]
         self.header = self._read_header()
@@ -391,14 +391,16 @@ class StatsFile(object):
                 raise self._bad('empty stats file')
             raise self._bad('not an ssbench stats file (no complete header)')
         if skipped:
-            self._warn('skipped %d objects that are not result batches'
-                       % (skipped,))
+            self.warn_once('skipped %d objects that are not result '
+                           'batches' % (skipped,))
         if problem:
-            self._warn(problem + '; using the results before it')
+            self.warn_once(problem + '; using the results before it')
 
-    def _warn(self, message):
-        if not self._warned:
-            self._warned = True
+    def warn_once(self, message):
+        """Log `message` about this file once, however many passes read
+        it."""
+        if message not in self._warned:
+            self._warned.add(message)
             log.warning('%s: %s', self.path, message)
 
     def iter_batches(self, raw=False):
@@ -409,7 +411,7 @@ class StatsFile(object):
         """
         objects = self._objects(raw)
         next(objects)  # the header
-        return _checked(objects, raw, self.path)
+        return _measured(objects, raw, self)
 
     def iter_results(self):
         """Yield every result map in file order (re-opens the file); the
@@ -426,40 +428,60 @@ class StatsFile(object):
 _LATENCY_KEYS = ('first_byte_latency', 'last_byte_latency')
 _LATENCY_KEYS_RAW = tuple(key.encode('ascii') for key in _LATENCY_KEYS)
 _INF = float('inf')
+# type(2 ** 64) is long on Python 2; bool is no latency.
+_LATENCY_TYPES = frozenset((int, float, type(2 ** 64), type(None)))
 
 
-def _checked(batches, raw, path):
-    """The batches, each result's latencies checked: a latency that is
-    negative, NaN, infinite or not a number, a last byte before the
-    first, or a first byte without a last is no measurement, and the file
-    is refused as for any other bad value."""
+def _measured(batches, raw, stats_file):
+    """The batches less the results whose latencies are no measurement: a
+    latency that is negative, NaN or infinite, a last byte before the
+    first, or a first byte without a last.  0.3.x timed requests with the
+    wall clock, so a clock stepped back during its run leaves such
+    records in a real file: they are left out and counted (one warning),
+    the rest of the file is still reported.  A latency that is not a
+    number is a bad value and refuses the file."""
     k_first, k_last = _LATENCY_KEYS_RAW if raw else _LATENCY_KEYS
+    left_out = 0
     for batch in batches:
         try:
             # One comprehension per batch: the cheapest check of every
             # record (None, as for a failure or a PUT's first byte, is 0).
-            bad = [record for record in batch
-                   if not 0 <= (record.get(k_first) or 0) <=
-                   (record.get(k_last) or 0) < _INF]
+            clean = all([0 <= (record.get(k_first) or 0) <=
+                         (record.get(k_last) or 0) < _INF
+                         for record in batch])
         except (AttributeError, TypeError):
-            bad = [record for record in batch
-                   if _bad_latencies(record, k_first, k_last)]
-        if bad:
-            raise StatsFileError(
-                '%s: not a valid ssbench stats file: a result has a bad '
-                'value (first_byte_latency %r, last_byte_latency %r)'
-                % (path, bad[0].get(k_first), bad[0].get(k_last)))
+            clean = False
+        if not clean:
+            kept = [record for record in batch
+                    if _measurement(record, k_first, k_last, stats_file)]
+            left_out += len(batch) - len(kept)
+            batch = kept
         yield batch
+    if left_out:
+        stats_file.warn_once(
+            'left out %d result%s whose latencies are no measurement '
+            '(negative, NaN or infinite, or the last byte before the '
+            'first)' % (left_out, '' if left_out == 1 else 's'))
 
 
-def _bad_latencies(record, k_first, k_last):
+def _measurement(record, k_first, k_last, stats_file):
     try:
-        return not 0 <= (record.get(k_first) or 0) <= \
-            (record.get(k_last) or 0) < _INF
+        first, last = record.get(k_first), record.get(k_last)
     except AttributeError:
-        return False    # not a map: the scan's word
-    except TypeError:
-        return True     # not numbers
+        return True     # not a map: the scan's word
+    if type(first) in _LATENCY_TYPES and type(last) in _LATENCY_TYPES:
+        return 0 <= (first or 0) <= (last or 0) < _INF
+    raise StatsFileError(
+        '%s: not a valid ssbench stats file: a result has a bad '
+        'value (first_byte_latency %r, last_byte_latency %r)'
+        % (stats_file.path, _text(first), _text(last)))
+
+
+def _text(value):
+    # A raw read leaves a string as bytes: say it as the text it is.
+    if isinstance(value, bytes):
+        return value.decode('utf-8', 'replace')
+    return value
 
 
 def open_stats(path):

@@ -16,6 +16,9 @@ from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
 
+#: The --json FILE that means standard output.
+STDOUT = '-'
+
 
 def add_report_options(parser):
     """--pctile and --csv, shared by run-scenario and report-scenario."""
@@ -32,7 +35,8 @@ def add_analysis_outputs(parser):
     parser.add_argument(
         '--json', metavar='FILE', dest='json_file', default=None,
         help='Also write the full analysis (every percentile, per-second '
-        'series, errors by cause) as one JSON document to FILE')
+        'series, errors by cause) as one JSON document to FILE; "-" '
+        'writes it to standard output instead of the report')
     parser.add_argument(
         '--html', metavar='FILE', dest='html_file', default=None,
         help="Also write a self-contained HTML report with charts to FILE "
@@ -100,9 +104,18 @@ class ReportRequest(object):
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
                              'with --csv, use --json for the causes')
+        if json_path == STDOUT and report_path is None and (
+                errors or compare_base):
+            raise UsageError('--json - and the %s would share standard '
+                             'output: give -f FILE or a JSON file name'
+                             % ('comparison' if compare_base
+                                else 'error table'))
         self.errors = errors
         self.skip = skip
         self.main_report = main_report
+        # "--json -" takes standard output: the report needs -f then.
+        self.text_report = main_report and not (
+            json_path == STDOUT and report_path is None)
         self.report_path = report_path
         self.pctile = pctile
         self.csv_output = csv_output
@@ -128,7 +141,8 @@ class ReportRequest(object):
     def check(self, stats_path=None):
         """Refuse unusable or clashing output paths, and a missing extra,
         before any work."""
-        outputs = [(what, path) for what, path in self.outputs() if path]
+        outputs = [(what, path) for what, path in self.outputs()
+                   if path and path != STDOUT]
         for what, path in outputs:
             safefiles.check_output(path, what)
         inputs = [('stats file', stats_path),
@@ -167,11 +181,14 @@ def write_reports(stats_path, request):
 
 def _write(stats_path, request):
     from ssbench import report, textreport
+    from ssbench.statsfile import open_stats
 
+    # Opened once: its header read once, its warnings said once.
+    stats_file = open_stats(stats_path)
     doc = None
     if request.needs_analysis():
         from ssbench.analysis import analyze
-        doc = analyze(stats_path, skip=request.skip)
+        doc = analyze(stats_file, skip=request.skip)
     status = 0
     parts = []
     if request.compare_base:
@@ -184,10 +201,11 @@ def _write(stats_path, request):
                 log.error('--fail-if %s', line)
                 status = gate.THRESHOLD_EXIT
     elif request.main_report:
-        run_stats = textreport.compute(stats_path, request.pctile,
+        run_stats = textreport.compute(stats_file, request.pctile,
                                        request.skip)
-        parts.append((report.render_csv if request.csv_output
-                      else report.render_text, run_stats))
+        if request.text_report:
+            parts.append((report.render_csv if request.csv_output
+                          else report.render_text, run_stats))
         if request.rps_histogram:
             with safefiles.atomic_output(request.rps_histogram,
                                          'rps histogram', 'csv') as out:
@@ -197,7 +215,11 @@ def _write(stats_path, request):
         parts.append((render_error_table, doc))
     if parts:
         _write_main(request, parts, 'csv' if request.csv_output else 'w')
-    if request.json_path:
+    if request.json_path == STDOUT:
+        from ssbench.analysis.jsonreport import write_json
+        write_json(doc, sys.stdout)
+        sys.stdout.flush()
+    elif request.json_path:
         from ssbench.analysis.jsonreport import write_json
         with safefiles.atomic_output(request.json_path, 'JSON file') as out:
             write_json(doc, out)

@@ -50,6 +50,31 @@ def test_json_next_to_the_unchanged_text_report(tmpdir, capsys):
     assert doc['errors']['recorded'] is False
 
 
+def test_json_dash_is_standard_output_instead_of_the_report(tmpdir,
+                                                            capsys):
+    with_file = str(tmpdir.join('run.json'))
+    assert main(capsys, '-s', SWIFT, '--json', with_file)[0] == 0
+    rps = str(tmpdir.join('rps.csv'))
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '-', '-r', rps)
+    assert status == 0, err
+    assert out == read_text(with_file)
+    assert read_text(rps) == read_text(
+        os.path.join(GOLDEN, 'swift_u8_o2000_c10.rps_histogram.csv'))
+    assert not os.path.exists('-')
+    report = str(tmpdir.join('report.txt'))
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '-', '-f', report)
+    assert status == 0 and out == read_text(with_file)
+    assert read_text(report) == read_text(
+        os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'))
+
+
+@pytest.mark.parametrize('argv', [['--errors'], ['--compare', SWIFT]])
+def test_json_dash_shares_standard_output_with_nothing(capsys, argv):
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '-', *argv)
+    assert (status, out) == (2, '')
+    assert 'would share standard output' in err and 'Traceback' not in err
+
+
 @pytest.mark.skipif(not have_plotly(), reason="needs ssbench[html] (plotly)")
 def test_html_is_one_self_contained_page(tmpdir, capsys):
     path = str(tmpdir.join('run.html'))
