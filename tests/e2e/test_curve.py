@@ -197,7 +197,8 @@ def test_rogue_gets_no_job_and_cannot_inject(tmpdir, workers):
     assert 'Traceback' not in rogue_log
     assert 'succeeded' not in rogue_log
     # The master logged the refused key once (both rogues share it).
-    refusals = [l for l in ran.err.splitlines() if 'refused a worker' in l]
+    refusals = [line for line in ran.err.splitlines()
+                if 'refused a worker' in line]
     assert len(refusals) == 1, ran.err
     assert good in refusals[0]
 
