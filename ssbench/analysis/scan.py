@@ -66,10 +66,9 @@ _NINF = float('-inf')
 
 class Cell(object):
     """One (type, size_str) pair; ``slot`` is its operation slot."""
-    __slots__ = ('index', 'type', 'size', 'first_seen', 'slot')
+    __slots__ = ('type', 'size', 'first_seen', 'slot')
 
-    def __init__(self, index, type_, size, first_seen):
-        self.index = index
+    def __init__(self, type_, size, first_seen):
         self.type = as_text(type_)
         self.size = as_text(size)
         self.first_seen = first_seen
@@ -132,9 +131,9 @@ class Scan(object):
         self.cause_keys_seen = False
 
     def _new_cell(self, type_, size, seq):
-        cell = Cell(len(self.cells), type_, size, seq)
+        index = self.cell_map[type_, size] = len(self.cells)
+        cell = Cell(type_, size, seq)
         self.cells.append(cell)
-        self.cell_map[type_, size] = cell.index
         for column, init in ((self.count, 0), (self.errors, 0),
                              (self.retries, 0), (self.reconnects, 0),
                              (self.bytes, None), (self.start, _INF),
@@ -145,7 +144,7 @@ class Scan(object):
                              (self.cell_slot, cell.slot)):
             column.append(init)
         self.buffers.add_cell()
-        return cell.index
+        return index
 
     def _slow(self, result, seq):
         """Any record the fast path refused: new cell, failure, odd keys.
@@ -445,10 +444,9 @@ def scan_file(stats_file, store, skip=0, skip_until=None, detail=True):
     """A Scan (see the class) through ``stats_file``'s batches; raw
     strings when it has them: undecoded strings make msgpack ~40% faster,
     and only a handful (names, trans ids, messages) are ever decoded."""
-    if getattr(stats_file, 'raw_strings', False):
-        scan = Scan(store, RAW_KEYS, skip, skip_until, detail)
-        scan.scan(stats_file.iter_batches(raw=True))
-    else:
-        scan = Scan(store, TEXT_KEYS, skip, skip_until, detail)
-        scan.scan(stats_file.iter_batches())
+    raw = getattr(stats_file, 'raw_strings', False)
+    scan = Scan(store, RAW_KEYS if raw else TEXT_KEYS, skip, skip_until,
+                detail)
+    scan.scan(stats_file.iter_batches(raw=True) if raw
+              else stats_file.iter_batches())
     return scan
