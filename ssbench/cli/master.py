@@ -430,8 +430,8 @@ def main(argv=None):
         return status
     if args.command in ('run-scenario', 'cleanup-containers'):
         # Swift calls run in greenlets; patch before anything opens sockets.
-        from gevent import monkey
-        monkey.patch_all()
+        from ssbench.monkey import patch_all
+        patch_all()
         common.quiet_gevent_interrupts()
     common.setup_logging(args.verbose, args.quiet)
     return common.run_command(args.func, args, args.verbose)
