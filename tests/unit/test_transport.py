@@ -313,10 +313,10 @@ def test_curve_wrong_master_key_is_logged_on_both_ends(tmpdir, caplog):
         wrong.close()
         master.close()
     lines = [r.getMessage() for r in caplog.records]
-    failing = [l for l in lines if 'keep failing' in l]
+    failing = [m for m in lines if 'keep failing' in m]
     assert len(failing) == 2                  # once per socket
     assert os.path.join(other_dir, 'master.key') in failing[0]
-    hints = [l for l in lines if 'a handshake on the' in l]
+    hints = [m for m in lines if 'a handshake on the' in m]
     assert len(hints) == 1 and 'another master\'s master.key' in hints[0]
 
 
