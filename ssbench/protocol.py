@@ -25,15 +25,9 @@ PING = 'PING'
 SUICIDE = 'SUICIDE'
 HEARTBEAT = 'HEARTBEAT'
 CONFIGURE = 'CONFIGURE'
-# Container jobs, for a master that creates or deletes containers through
-# its workers (HEAD first, PUT with X-Storage-Policy only if missing).
-CREATE_CONTAINER = 'create_container'
-DELETE_CONTAINER = 'delete_container'
-
 # Keys a job map may carry from master to worker; the result echoes them.
 JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
-            'delete_after', 'noop', 'job_id', 'head_first', 'policy',
-            'intended_start')
+            'delete_after', 'noop', 'job_id', 'head_first', 'intended_start')
 
 # Bounds of sane values: job ids and sizes fit in int64; times are Unix
 # seconds before the year 5000; a latency is under 30 years.

@@ -15,9 +15,8 @@ import operator
 from ssbench import CRUD_TYPES
 from ssbench.compat import PY2, text_type
 from ssbench.health import HEALTH_KEYS
-from ssbench.protocol import (CONFIGURE, CREATE_CONTAINER, DELETE_CONTAINER,
-                              HEARTBEAT, INT64, JOB_KEYS, MAX_LATENCY,
-                              MAX_TIMESTAMP, PING, SUICIDE)
+from ssbench.protocol import (CONFIGURE, HEARTBEAT, INT64, JOB_KEYS,
+                              MAX_LATENCY, MAX_TIMESTAMP, PING, SUICIDE)
 
 
 def _key(name):
@@ -193,17 +192,14 @@ def _check_token_keys(get, more):
 _JOB_SPEC = tuple(zip([_key(k) for k in JOB_KEYS], (
     _TEXT, _TEXT_OR_NONE, _TEXT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
     _INT_OR_NONE, _INT_OR_NONE, _FLAG, _INT_OR_NONE, _FLAG,
-    _TEXT_OR_NONE, _NUM_OR_NONE)))
+    _NUM_OR_NONE)))
 _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
-_K_CONTAINER = _JOB_STRINGS[1]
 _K_JOB_ID = _key('job_id')
 _K_BLOCK_SIZE = _key('block_size')
 _JOB_COUNTS = tuple(_key(k) for k in (
     'size', 'job_id', 'delete_after', 'block_size'))
 _OBJECT_JOBS = frozenset(_key(k) for k in CRUD_TYPES)
-_CONTAINER_JOBS = frozenset(_key(k) for k in (CREATE_CONTAINER,
-                                              DELETE_CONTAINER))
 _JOB_KEY_SET = frozenset(_JOB_TYPES)
 
 
@@ -236,8 +232,6 @@ def check_from_master(job):
         for key in _JOB_STRINGS:
             if get(key) is None:
                 return 'missing ' + key, None
-    elif kind in _CONTAINER_JOBS and get(_K_CONTAINER) is None:
-        return 'missing container', None
     for key in _JOB_COUNTS:
         value = get(key)
         if value is not None and not 0 <= value < INT64:

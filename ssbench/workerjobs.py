@@ -21,7 +21,6 @@ import gevent.queue
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
                      UPDATE_OBJECT, protocol)
 from ssbench.errors import SsbenchError
-from ssbench.protocol import CREATE_CONTAINER, DELETE_CONTAINER
 from ssbench.swift import SwiftRequestError, error_class
 from ssbench.swiftauth import AuthOptions
 
@@ -95,8 +94,6 @@ class SwiftJobs(object):
             READ_OBJECT: self.handle_get_object,
             UPDATE_OBJECT: self.handle_update_object,
             DELETE_OBJECT: self.handle_delete_object,
-            CREATE_CONTAINER: self.handle_create_container,
-            DELETE_CONTAINER: self.handle_delete_container,
         }
 
     # -- configuration ------------------------------------------------
@@ -226,15 +223,3 @@ class SwiftJobs(object):
 
     def handle_delete_object(self, job):
         return self.get_swift().delete_object(job['container'], job['name'])
-
-    def handle_create_container(self, job):
-        swift = self.get_swift()
-        head = swift.head_container(job['container'], missing_ok=True)
-        if head.status != 404:
-            return head
-        return _after(head, swift.put_container, job['container'],
-                      job.get('policy'))
-
-    def handle_delete_container(self, job):
-        return self.get_swift().delete_container(job['container'],
-                                                 missing_ok=True)

@@ -17,7 +17,7 @@ import pytest
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
                      UPDATE_OBJECT, protocol)
 from ssbench.protocol import HEARTBEAT, PING, SUICIDE
-from ssbench.protocol import CREATE_CONTAINER, configure_job
+from ssbench.protocol import configure_job
 from ssbench.swift import SwiftClient
 from ssbench.swiftauth import AuthOptions, Grant, authenticate
 from ssbench.transport import MasterSockets
@@ -128,9 +128,6 @@ def send(master, jobs):
 
 
 def crud(master, container, worker_id, names, size=100000):
-    send(master, [{'type': CREATE_CONTAINER, 'container': container}])
-    result = collect(master, 1)[0][0]
-    assert 'exception' not in result, result
     base = {'size_str': 'small', 'container': container, 'block_size': 4096}
     send(master, [dict(base, type=CREATE_OBJECT, name=n, size=size,
                        delete_after=3600) for n in names])
@@ -170,6 +167,7 @@ def test_crud_with_own_credentials(master, swift):
     client, containers = swift
     container = 'ssbench_e2e_%s' % uuid.uuid4().hex[:8]
     containers.append(container)
+    client.put_container(container)
     worker = WorkerProcess(master, 11, ['-c', '4'])
     try:
         names = ['small_%06d' % i for i in range(1, 6)]
@@ -243,6 +241,7 @@ def test_storage_urls_spread_over_two_proxies(master, swift):
     client, containers = swift
     container = 'ssbench_e2e_%s' % uuid.uuid4().hex[:8]
     containers.append(container)
+    client.put_container(container)
     url = client.storage_urls()[0]
     urls = [url, url.replace(':8080', ':8090')]
     worker = WorkerProcess(master, 14, ['-S', urls[0], '-S', urls[1]])

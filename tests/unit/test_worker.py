@@ -12,8 +12,7 @@ import pytest
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
                      UPDATE_OBJECT, protocol)
 from ssbench.errors import SsbenchError, TransportError
-from ssbench.protocol import (CREATE_CONTAINER, HEARTBEAT, PING, SUICIDE,
-                              configure_job)
+from ssbench.protocol import HEARTBEAT, PING, SUICIDE, configure_job
 from ssbench.swift import SwiftClient, SwiftRequestError, Timing
 from ssbench.swiftauth import AuthOptions, Grant
 from ssbench.worker import SUICIDE_LINGER, MasterGone, Worker
@@ -306,21 +305,6 @@ def test_head_first_failure_counts_the_head_too():
     assert (result['retries'], result['reconnects'], result['status']) == (
         6, 2, 503)
     assert result['exception'].endswith('after 6 retries')
-
-
-def test_container_jobs():
-    FakeClient.instances = []
-    transport = FakeTransport()
-    worker = make(transport)
-    worker.get_swift().missing.add('new')
-    transport.inbox.append(protocol.pack([
-        {'type': CREATE_CONTAINER, 'container': 'new', 'policy': 'gold'},
-        {'type': CREATE_CONTAINER, 'container': 'old'}]))
-    run_until(worker, lambda: len(results_of(transport)) >= 2)
-    calls = FakeClient.instances[-1].calls
-    assert ('put_container', 'new', 'gold') in calls
-    assert not [c for c in calls if c[0] == 'put_container' and
-                c[1] == 'old']
 
 
 def test_failures_are_results():
