@@ -68,16 +68,11 @@ def unpack(data):
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
-def unpacker(stream=None, max_buffer_size=0, raw=False):
-    """A streaming decoder with the same options as unpack(); `raw=True`
-    leaves strings as bytes, which decodes faster (for readers that only
-    need a few of them as text)."""
-    kwargs = {'raw': raw, 'strict_map_key': False}
-    if max_buffer_size:
-        kwargs['max_buffer_size'] = max_buffer_size
-    if stream is None:
-        return msgpack.Unpacker(**kwargs)
-    return msgpack.Unpacker(stream, **kwargs)
+def unpacker(raw=False):
+    """A streaming decoder (feed() it bytes) with the same options as
+    unpack(); `raw=True` leaves strings as bytes, which decodes faster
+    (for readers that only need a few of them as text)."""
+    return msgpack.Unpacker(raw=raw, strict_map_key=False)
 
 
 # -- receiving -----------------------------------------------------------

@@ -307,19 +307,15 @@ def _is_header(obj):
                                       _HEADER_KEY_RAW in obj)
 
 
-def _new_unpacker(raw):
-    """(unpacker, whether its strings stay bytes)."""
-    return protocol.unpacker(raw=raw), raw
-
-
 class StatsFile(object):
     """A stats file opened for reading; see open_stats()."""
 
     def __init__(self, path):
         self.path = path
         self._warned = set()
-        #: True when iter_batches(raw=True) really leaves strings as bytes.
-        self.raw_strings = _new_unpacker(True)[1]
+        #: iter_batches(raw=True) leaves strings as bytes (other sources
+        #: of batches, such as a RecordView, may not).
+        self.raw_strings = True
         self.header = self._read_header()
 
     def _bad(self, why):
@@ -343,7 +339,7 @@ class StatsFile(object):
         that are not arrays are skipped (one warning); a lone map is taken
         as a batch of one.
         """
-        unpacker = _new_unpacker(raw)[0]
+        unpacker = protocol.unpacker(raw)
         fed = 0
         header = None
         problem = None

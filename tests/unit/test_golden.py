@@ -69,27 +69,3 @@ def test_golden_stats_values():
     # No DELETE of a 'small' object happened, so it has no row.
     assert [s.size_name for s in delete.series] == [None, 'zero', 'tiny']
     assert sum(rs.rps_counts) == 2000
-
-
-@pytest.fixture
-def raw_protocol(monkeypatch):
-    """A protocol.unpacker() that can leave strings as bytes (raw=True)."""
-    import msgpack
-    from ssbench import protocol
-    decoding = protocol.unpacker
-
-    def unpacker(stream=None, max_buffer_size=0, raw=False):
-        if not raw:
-            return decoding(stream, max_buffer_size)
-        return msgpack.Unpacker(raw=True, strict_map_key=False)
-    monkeypatch.setattr(protocol, 'unpacker', unpacker)
-
-
-@pytest.mark.parametrize('run', RUNS)
-def test_golden_output_with_raw_decoding(raw_protocol, run):
-    from ssbench.statsfile import open_stats
-    stats_file = open_stats(os.path.join(GOLDEN, run + '.stat.gz'))
-    assert stats_file.raw_strings
-    rs = stats.compute(stats_file, 95)
-    assert render(report.render_text, rs) == expected(run, 'report.txt')
-    assert render(report.render_csv, rs) == expected(run, 'report.csv')

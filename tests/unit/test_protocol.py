@@ -1,7 +1,5 @@
 from __future__ import absolute_import, division, print_function
 
-import io
-
 import msgpack
 import pytest
 
@@ -27,10 +25,12 @@ def test_strings_are_packed_as_msgpack_raw_for_old_readers():
 
 def test_streaming_unpacker_text_and_raw():
     data = protocol.pack([{'a': 'b'}]) + protocol.pack([{'c': 'd'}])
-    assert list(protocol.unpacker(io.BytesIO(data))) == [[{'a': 'b'}],
-                                                         [{'c': 'd'}]]
-    raw = list(protocol.unpacker(io.BytesIO(data), raw=True))
-    assert raw == [[{b'a': b'b'}], [{b'c': b'd'}]]
+    text, raw = protocol.unpacker(), protocol.unpacker(raw=True)
+    for half in (data[:5], data[5:]):
+        text.feed(half)
+        raw.feed(half)
+    assert list(text) == [[{'a': 'b'}], [{'c': 'd'}]]
+    assert list(raw) == [[{b'a': b'b'}], [{b'c': b'd'}]]
 
 
 def test_control_jobs_and_heartbeat():
