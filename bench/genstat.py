@@ -3,7 +3,7 @@
 
     python bench/genstat.py -n 1000000 -o /tmp/ssbench-bench/1M.stat
 
-Writes the header and result batches with ssbench.statsfile.StatsWriter
+Writes the header and result batches with ssbench.statswriter.StatsWriter
 (as the master does) and gzips the file with finalize(), unless --plain.
 Results look like a real Swift run: five size classes with their own CRUD
 mixes, log-normal latencies with a tail, GET first-byte latencies, a few
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,  # noqa: E402
                      UPDATE_OBJECT, protocol, version)
-from ssbench.statsfile import StatsWriter  # noqa: E402
+from ssbench.statswriter import StatsWriter  # noqa: E402
 
 CRUD = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
 

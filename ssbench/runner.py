@@ -16,7 +16,7 @@ from ssbench.errors import Interrupted, SsbenchError
 from ssbench.master import Master, store_raw
 from ssbench.objectring import ObjectRing
 from ssbench.progress import ProgressPrinter
-from ssbench.statsfile import StatsWriter
+from ssbench.statswriter import StatsWriter
 
 log = logging.getLogger(__name__)
 

@@ -223,7 +223,7 @@ def cmd_run_scenario(args):
     from ssbench import scenario as scenario_mod
     from ssbench.runner import (RunOptions, ScenarioRun, progress_stream)
     from ssbench.safefiles import StatsPaths
-    from ssbench.statsfile import default_stats_path
+    from ssbench.statswriter import default_stats_path
 
     _check_ports(args)
     scenario = scenario_mod.load_scenario(args.scenario_file, {

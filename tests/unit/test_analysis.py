@@ -398,7 +398,7 @@ def test_golden_bytes_where_the_file_has_them():
 
 
 def test_a_written_stats_file_gives_the_same_document(tmp_path):
-    from ssbench.statsfile import StatsWriter
+    from ssbench.statswriter import StatsWriter
     results = naive.random_run(9)
     writer = StatsWriter(str(tmp_path / 'run.stat'), naive.HEADER)
     for i in range(0, len(results), 50):

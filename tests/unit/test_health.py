@@ -11,7 +11,7 @@ import pytest
 
 from ssbench import health, protocol, textreport
 from ssbench.analysis import analyze
-from ssbench.statsfile import StatsWriter
+from ssbench.statswriter import StatsWriter
 
 from tests.unit.test_stats import HEADER, res
 

@@ -18,7 +18,7 @@ from ssbench.analysis.html import render_html
 from ssbench.compat import PY2
 from ssbench.master import Master
 from ssbench.schedule import POISSON, SCHEDULE_RECORD, Schedule
-from ssbench.statsfile import StatsWriter
+from ssbench.statswriter import StatsWriter
 
 EPOCH = 1.7e9
 

@@ -12,7 +12,8 @@ from ssbench import report, textreport
 from ssbench.analysis import analyze
 from ssbench.compat import PY2
 from ssbench.recordview import RecordView, first_request_start
-from ssbench.statsfile import StatsWriter, open_stats
+from ssbench.statsfile import open_stats
+from ssbench.statswriter import StatsWriter
 
 from tests.unit.test_stats import HEADER, FakeStatsFile, err, res
 

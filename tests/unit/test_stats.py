@@ -363,7 +363,7 @@ def test_key_order_matches_float_order():
 
 
 def test_compute_accepts_a_path(tmp_path):
-    from ssbench.statsfile import StatsWriter
+    from ssbench.statswriter import StatsWriter
     path = str(tmp_path / 'run.stat')
     writer = StatsWriter(path, HEADER)
     writer.write_batch([res(txid='tx1'), res(at=101.5, last=0.04)])
