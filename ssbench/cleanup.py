@@ -80,8 +80,7 @@ def _delete_container(client, name, concurrency, stats):
         _delete_objects(client, name, client.list_objects(name),
                         concurrency, stats)
         try:
-            timing = client.request('DELETE', name, read='keep',
-                                    missing_ok=True)
+            timing = client.delete_container(name, missing_ok=True)
         except SwiftError as exc:
             if getattr(exc, 'http_status', None) == 409 and \
                     attempt + 1 < CONTAINER_DELETE_TRIES:

@@ -67,9 +67,6 @@ class Response(object):
         self.length = 0        # bytes of body left; None: read to close
         self.chunked = False
 
-    def getheader(self, name, default=None):
-        return self.headers.get(name.lower(), default)
-
 
 def ssl_context(cacert=None, insecure=False):
     """A TLS client context: verifying against `cacert` (None: the

@@ -379,7 +379,6 @@ class Credentials(object):
         self.clock = clock
         self.grant = None
         self.renew_at = None
-        self.auth_count = 0
         # Greenlets share a Credentials (a worker's, the master's).
         self._lock = gevent.lock.Semaphore()
 
@@ -415,7 +414,6 @@ class Credentials(object):
                         auth.to_dict(), token=None, os_auth_token=None))
                 if grant is not None:
                     log.info('%s: authenticating again', reason)
-                self.auth_count += 1
                 url, token, lifetime = self.authenticator(
                     auth, timeout=self.timeout)
                 urls = self.auth.storage_urls or [url]

@@ -43,6 +43,9 @@ class FakeClient(object):
             self.containers[container].remove(obj)
         return Timing(204)
 
+    def delete_container(self, container, missing_ok=False):
+        return self.request('DELETE', container, missing_ok=missing_ok)
+
 
 def test_matching_containers_only():
     names = ['ssbench_000001_default_policy', 'ssbench_x_default_policy',

@@ -49,7 +49,7 @@ def test_content_length_and_keep_alive(server, conn):
     assert (resp.status, resp.reason, resp.version) == (200, 'OK',
                                                         'HTTP/1.1')
     assert body == b'hello' and isinstance(body, bytes)
-    assert resp.getheader('X-Trans-Id') == 'tx1'
+    assert resp.headers.get('x-trans-id') == 'tx1'
     assert not resp.will_close and not conn.reused
     resp, body = exchange(conn)
     assert body == b'world' and conn.reused

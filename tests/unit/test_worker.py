@@ -68,12 +68,6 @@ class FakeClient(object):
         return Timing(404 if container in self.missing else 204, None, 0.01,
                       'tx-headc', 0)
 
-    def put_container(self, *args):
-        return self._op('put_container', *args)
-
-    def delete_container(self, *args, **kwargs):
-        return self._op('delete_container', *args)
-
     def close(self):
         self.closed = True
 
