@@ -196,6 +196,12 @@ class Worker(SwiftJobs):
             monitor.kill()
             self.unconfigured.kill(timeout=1)
             self.runners.kill(timeout=1)
+            if self.holding:
+                # Their requests were cut short: no result will come, and
+                # the master counts them as lost.
+                log.warning('worker %s: %d job(s) still running or waiting '
+                            'when it stopped: no result for them',
+                            self.worker_id, len(self.holding))
             if self.outbox:
                 self._final_flush()
             self.faults.summary()

@@ -680,6 +680,35 @@ def test_undelivered_heartbeat_is_retried_soon():
         runner.join(5)
 
 
+class StuckClient(FakeClient):
+    """A GET never ends (until its greenlet is killed)."""
+
+    def get_object(self, *args):
+        gevent.sleep(3600)
+
+
+def test_jobs_cut_short_by_an_exit_are_logged(caplog):
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, job_id=i, name='tiny_%06d' % i)
+         for i in range(1, 7)]))
+    worker = make(transport, swift_factory=StuckClient)   # concurrency 4
+    with caplog.at_level(logging.WARNING, logger='ssbench.worker'):
+        run_until(worker, lambda: len(worker.holding) == 6)
+    assert 'worker 7: 6 job(s) still running or waiting when it stopped: ' \
+        'no result for them' in caplog.text
+    assert results_of(transport) == []
+
+
+def test_a_clean_exit_logs_no_cut_jobs(caplog):
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, job_id=1)]))
+    worker = make(transport)
+    with caplog.at_level(logging.WARNING, logger='ssbench.worker'):
+        run_until(worker, lambda: len(results_of(transport)) == 1)
+    assert 'when it stopped' not in caplog.text
+
+
 def test_held_lists_running_jobs_and_unsent_results():
     worker = make()
     worker.holding.update([9, 3])
