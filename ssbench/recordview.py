@@ -24,6 +24,17 @@ from __future__ import absolute_import, division, print_function
 _INF = float('inf')
 
 
+def stored_warmup(header):
+    """The seconds of warm-up a stats header asks the reports to leave
+    out (run-scenario --warmup): 0 when it names none, or names something
+    that is not a number of seconds."""
+    warmup = header.get('warmup')
+    if isinstance(warmup, (int, float)) and not isinstance(warmup, bool) \
+            and 0 < warmup < _INF:
+        return warmup
+    return 0
+
+
 def _keys(raw):
     names = ('completed_at', 'last_byte_latency', 'exception',
              'first_byte_latency', 'intended_start')

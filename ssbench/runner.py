@@ -28,7 +28,7 @@ class RunOptions(object):
                  connect_timeout=10.0, network_timeout=20.0,
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
                  profile_path=None, progress_stream=None, rng=None,
-                 seed=None, rate=None, arrival='uniform'):
+                 seed=None, rate=None, arrival='uniform', warmup=0):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -46,6 +46,8 @@ class RunOptions(object):
         # if any, else closed loop.
         self.rate = rate
         self.arrival = arrival
+        # Seconds the reports leave out; stored in the header when > 0.
+        self.warmup = warmup
 
 
 class RunOutcome(object):
@@ -217,6 +219,8 @@ class ScenarioRun(object):
         paths = self.stats_paths
         header = scenario.stats_header(ssbench.version)
         header['seed'] = self.seed
+        if options.warmup:
+            header['warmup'] = options.warmup
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
         self.master.on_heartbeat = health.store_health(writer)

@@ -59,7 +59,7 @@ def add_run_options(parser):
         '--warmup', metavar='SECONDS', type=seconds, default=0,
         help='Leave the first SECONDS of the benchmark (from its first '
         'request start) out of the report\'s statistics; the stats file '
-        'keeps every result (report-scenario --skip SECONDS)')
+        'keeps every result, and stores SECONDS for report-scenario')
     parser.add_argument(
         '--rate', metavar='JOBS_PER_S', type=rate, default=None,
         help='Open loop: start jobs at this rate in total, whatever the '
@@ -74,4 +74,5 @@ def add_run_options(parser):
 
 def run_options(args):
     """RunOptions keyword arguments of the load-model options."""
-    return {'seed': args.seed, 'rate': args.rate, 'arrival': args.arrival}
+    return {'seed': args.seed, 'rate': args.rate, 'arrival': args.arrival,
+            'warmup': args.warmup}

@@ -66,9 +66,10 @@ def add_report_parser(subparsers, formatter_class):
         'standard output)')
     add_report_options(report)
     report.add_argument(
-        '--skip', metavar='SECONDS', type=loadopts.seconds, default=0,
+        '--skip', metavar='SECONDS', type=loadopts.seconds, default=None,
         help='Leave the first SECONDS of the run (from its first request '
-        'start) out of every statistic, as a warm-up')
+        'start) out of every statistic, as a warm-up (default: the run\'s '
+        '--warmup, stored in the stats file, else 0)')
     report.add_argument(
         '-r', '--rps-histogram', metavar='RPS_HISTOGRAM', default=None,
         help='Also write a CSV file with requests completed per second '
@@ -99,7 +100,7 @@ class ReportRequest(object):
     def __init__(self, report_path=None, pctile=95, csv_output=False,
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
-                 main_report=True, errors=False, skip=0):
+                 main_report=True, errors=False, skip=None):
         from ssbench.errors import UsageError
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
@@ -111,6 +112,7 @@ class ReportRequest(object):
                              % ('comparison' if compare_base
                                 else 'error table'))
         self.errors = errors
+        # None: each stats file's own warm-up (recordview.stored_warmup).
         self.skip = skip
         self.main_report = main_report
         # "--json -" takes standard output: the report needs -f then.
@@ -153,6 +155,14 @@ class ReportRequest(object):
             from ssbench.analysis.html import plotly_js
             plotly_js()
 
+    def skip_for(self, stats_file):
+        """The warm-up seconds to leave out of `stats_file`: --skip, else
+        the --warmup its run stored."""
+        if self.skip is not None:
+            return self.skip
+        from ssbench.recordview import stored_warmup
+        return stored_warmup(stats_file.header)
+
     def needs_analysis(self):
         return bool(self.json_path or self.html_path or self.compare_base or
                     self.errors)
@@ -185,24 +195,25 @@ def _write(stats_path, request):
 
     # Opened once: its header read once, its warnings said once.
     stats_file = open_stats(stats_path)
+    skip = request.skip_for(stats_file)
     doc = None
     if request.needs_analysis():
         from ssbench.analysis import analyze
-        doc = analyze(stats_file, skip=request.skip)
+        doc = analyze(stats_file, skip=skip)
     status = 0
     parts = []
     if request.compare_base:
         from ssbench.analysis import analyze, compare, gate
+        base = open_stats(request.compare_base)
         result = compare.compare(
-            analyze(request.compare_base, skip=request.skip), doc)
+            analyze(base, skip=request.skip_for(base)), doc)
         parts.append((compare.render_compare, result))
         if request.rules:
             for line in gate.failed_checks(result, request.rules):
                 log.error('--fail-if %s', line)
                 status = gate.THRESHOLD_EXIT
     elif request.main_report:
-        run_stats = textreport.compute(stats_file, request.pctile,
-                                       request.skip)
+        run_stats = textreport.compute(stats_file, request.pctile, skip)
         if request.text_report:
             parts.append((report.render_csv if request.csv_output
                           else report.render_text, run_stats))

@@ -47,6 +47,7 @@ def test_a_run_without_seed_stores_the_one_it_drew(tmpdir):
     _, stats = noop_run(tmpdir, 'drawn', '-o', '50', '-R')
     seed = stats.header['seed']
     assert isinstance(seed, int) and seed >= 0
+    assert 'warmup' not in stats.header
 
 
 def report_count(out):
@@ -64,6 +65,12 @@ def test_warmup_leaves_the_first_seconds_out(tmpdir):
     left_out = int(header.split('(')[1].split()[0])
     assert 0 < left_out < stored
     assert report_count(ran.out) == stored - left_out
+    # The stats file says so: a later report leaves out the same results.
+    assert stats.header['warmup'] == 1.5
+    again = support.master('report-scenario', '-s',
+                           os.path.join(str(tmpdir), 'warm.stat.gz'))
+    assert again.status == 0, again
+    assert again.out == ran.out
 
 
 def test_rate_run_stamps_intended_starts_and_reports_response_time(tmpdir):

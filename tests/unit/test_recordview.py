@@ -11,7 +11,7 @@ import pytest
 from ssbench import report, textreport
 from ssbench.analysis import analyze
 from ssbench.compat import PY2
-from ssbench.recordview import RecordView, first_request_start
+from ssbench.recordview import RecordView, first_request_start, stored_warmup
 from ssbench.statsfile import open_stats
 from ssbench.statswriter import StatsWriter
 
@@ -129,3 +129,72 @@ def test_report_scenario_skip_through_the_cli(tmpdir, capsys):
     assert total['count'] + total['errors'] + left_out == 2000
     assert cli.main(['report-scenario', '-s', path, '--skip', '-1']) == 2
     assert '--skip' in capsys.readouterr()[1]
+
+
+@pytest.mark.parametrize('header, seconds', [
+    ({}, 0), ({'warmup': 2.5}, 2.5), ({'warmup': 10}, 10),
+    ({'warmup': 0}, 0), ({'warmup': -3}, 0), ({'warmup': True}, 0),
+    ({'warmup': '5'}, 0), ({'warmup': float('inf')}, 0),
+    ({'warmup': float('nan')}, 0), ({'warmup': [1]}, 0)])
+def test_stored_warmup_is_a_number_of_seconds_or_none(header, seconds):
+    assert stored_warmup(header) == seconds
+
+
+def rewrite_with_header(source, path, **changes):
+    """A copy of stats file `source` at `path` with `changes` in its
+    header."""
+    stats_file = open_stats(source)
+    header = dict(stats_file.header, **changes)
+    writer = StatsWriter(path, header)
+    for batch in stats_file.iter_batches():
+        writer.write_batch(batch)
+    writer.close()
+    return path
+
+
+def test_report_scenario_leaves_out_the_stored_warmup(tmpdir, capsys):
+    from ssbench.cli import master as cli
+    source = os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz')
+    warm = rewrite_with_header(source, str(tmpdir.join('warm.stat')),
+                               warmup=3)
+    assert cli.main(['report-scenario', '-s', warm]) == 0
+    stored = capsys.readouterr()[0]
+    assert stored.splitlines()[3].startswith(
+        'Warm-up: the first 3 s of the run left out (')
+    assert cli.main(['report-scenario', '-s', source, '--skip', '3']) == 0
+    assert capsys.readouterr()[0] == stored
+    # --skip wins, --skip 0 included: the whole run, as 0.3.9 shows it.
+    assert cli.main(['report-scenario', '-s', warm, '--skip', '0']) == 0
+    with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
+                 encoding='utf-8') as fp:
+        assert capsys.readouterr()[0] == fp.read()
+
+
+def test_compare_leaves_out_each_files_own_warmup(tmpdir, capsys):
+    from ssbench.cli import master as cli
+    import json
+    source = os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz')
+    warm = rewrite_with_header(source, str(tmpdir.join('warm.stat')),
+                               warmup=3)
+    docs = {}
+    for name, args in [('both', ['-s', warm, '--compare', warm]),
+                       ('base', ['-s', source, '--compare', warm]),
+                       ('skip0', ['-s', warm, '--compare', warm,
+                                  '--skip', '0'])]:
+        path = str(tmpdir.join(name + '.json'))
+        assert cli.main(['report-scenario', '--json', path] + args) == 0
+        with io.open(path, encoding='utf-8') as fp:
+            docs[name] = json.load(fp)
+    capsys.readouterr()
+    assert docs['both']['run']['skip_seconds'] == 3
+    assert docs['base']['run']['skip_seconds'] == 0
+    assert docs['skip0']['run']['skip_seconds'] == 0
+    # The base file's own warm-up is left out of it, not this run's.
+    assert cli.main(['report-scenario', '-s', source, '--compare',
+                     warm]) == 0
+    out = capsys.readouterr()[0]
+    successes = [line.split() for line in out.splitlines()
+                 if line.split()[:1] == ['successes']][0]
+    warm_count = analyze(warm, skip=3)['operations'][0]['count']
+    assert warm_count < 2000
+    assert successes[1:3] == [str(warm_count), '2000']
