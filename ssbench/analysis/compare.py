@@ -56,8 +56,8 @@ def compare(base_doc, doc):
     """Side-by-side figures of two analysis documents, the base first.
 
     Returns a dict:
-      'base', 'this': name, version, start_time, stop_time, duration and
-        stats_file of each run;
+      'base', 'this': name, version, start_time, stop_time, duration,
+        skip_seconds (the warm-up left out) and stats_file of each run;
       'scenario_differences': lines saying how the workloads differ (empty
         when they match);
       'operations': one dict per operation found in either run, in report
@@ -109,7 +109,8 @@ def _by_operation(doc):
 def _describe_run(doc):
     run = doc.get('run') or {}
     described = dict((key, run.get(key)) for key in (
-        'name', 'version', 'start_time', 'stop_time', 'duration'))
+        'name', 'version', 'start_time', 'stop_time', 'duration',
+        'skip_seconds'))
     described['stats_file'] = doc.get('stats_file')
     return described
 
@@ -272,8 +273,13 @@ def _format_spread(value):
 def _run_lines(title, run):
     start = run['start_time']
     started = 'N/A' if start is None else format_time(start)
-    return ['%-10s%s  (started %s)' % (title, run['name'], started),
-            '%-10sstats file: %s' % ('', run['stats_file'])]
+    lines = ['%-10s%s  (started %s)' % (title, run['name'], started),
+             '%-10sstats file: %s' % ('', run['stats_file'])]
+    if run.get('skip_seconds'):
+        # The two sides may leave out different warm-ups (each file's own).
+        lines.append('%-10swarm-up: the first %g s left out' % (
+            '', run['skip_seconds']))
+    return lines
 
 
 def _operation_lines(op):

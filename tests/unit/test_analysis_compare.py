@@ -51,7 +51,7 @@ def operation(name, count=1000, errors=0, rps=100.0, last=None, first=None,
 
 def document(operations, name='Crafted', stats_file='/tmp/base.stat.gz',
              start=1700000000.0, scenario=SCENARIO, user_count=4,
-             percentiles=(50, 90, 95, 99, 99.9)):
+             percentiles=(50, 90, 95, 99, 99.9), skip=0):
     return {'format_version': 1, 'generator': 'ssbench test',
             'stats_file': stats_file,
             'header': {'name': name, 'version': '1.0',
@@ -61,7 +61,8 @@ def document(operations, name='Crafted', stats_file='/tmp/base.stat.gz',
             'run': {'name': name, 'version': '1.0', 'worker_count': 2,
                     'concurrency': 2, 'start_time': start,
                     'stop_time': None if start is None else start + 60,
-                    'duration': 60.0, 'records': 1000, 'skipped': 0},
+                    'duration': 60.0, 'records': 1000, 'skipped': 0,
+                    'skip_seconds': skip},
             'percentiles': list(percentiles),
             'operations': operations,
             'timeseries': {}, 'errors': {'recorded': True, 'total': 0,
@@ -183,7 +184,7 @@ def test_compare_describes_both_runs():
                   name='Other', start=None)
     assert result['base'] == {
         'name': 'Crafted', 'version': '1.0', 'start_time': 1700000000.0,
-        'stop_time': 1700000060.0, 'duration': 60.0,
+        'stop_time': 1700000060.0, 'duration': 60.0, 'skip_seconds': 0,
         'stats_file': '/tmp/base.stat.gz'}
     assert result['this']['name'] == 'Other'
     assert result['this']['start_time'] is None
@@ -331,6 +332,18 @@ def test_render_header_names_both_runs():
         'This run: Next  (started N/A)',
         '          stats file: /tmp/this.stat.gz']
     assert 'NOTE' not in rendered(result)
+
+
+def test_render_says_which_side_left_out_a_warmup():
+    result = pair([operation('total')], [operation('total')], skip=2.5)
+    lines = rendered(result).split('\n')
+    assert lines[1:6] == [
+        'Base:     Crafted  (started 2023-11-14 22:13:20 UTC)',
+        '          stats file: /tmp/base.stat.gz',
+        'This run: Crafted  (started 2023-11-14 22:13:20 UTC)',
+        '          stats file: /tmp/this.stat.gz',
+        '          warm-up: the first 2.5 s left out']
+    assert result['this']['skip_seconds'] == 2.5
 
 
 def test_render_notes_differing_scenarios():
