@@ -1,7 +1,9 @@
 """Python 2.7 / 3.x shims; the only place that branches on the version."""
 from __future__ import absolute_import, division, print_function
 
+import errno
 import io
+import os
 import sys
 import time
 
@@ -17,6 +19,17 @@ else:
     string_types = (str,)
     range = range
     import queue  # noqa: F401
+
+
+def makedirs(path):
+    """os.makedirs(path, exist_ok=True) of Python 3, on 2.7 too: a
+    directory another process creates meanwhile is no error."""
+    try:
+        os.makedirs(path)
+    except OSError as exc:
+        if exc.errno != errno.EEXIST:
+            raise
+
 
 try:
     monotonic = time.monotonic

@@ -16,7 +16,7 @@ import os
 import stat
 import tempfile
 
-from ssbench.compat import PY2
+from ssbench.compat import PY2, makedirs
 from ssbench.errors import UsageError
 
 # Stats files start with this (plain) or are gzip; see looks_like_stats().
@@ -88,11 +88,10 @@ def check_directory(path, what, create=False):
     parent = os.path.dirname(os.path.abspath(path))
     if create and not os.path.isdir(parent):
         try:
-            os.makedirs(parent)
+            makedirs(parent)
         except OSError as exc:
-            if exc.errno != errno.EEXIST:
-                raise UsageError('%s %s: cannot create directory %s: %s' % (
-                    what, path, parent, exc.strerror))
+            raise UsageError('%s %s: cannot create directory %s: %s' % (
+                what, path, parent, exc.strerror))
     if not os.path.isdir(parent):
         raise UsageError('%s %s: no such directory: %s' % (
             what, path, parent))

@@ -4,7 +4,6 @@ reading side is ssbench.statsfile).
 """
 from __future__ import absolute_import, division, print_function
 
-import errno
 import io
 import os
 import re
@@ -13,7 +12,7 @@ import time
 import zlib
 
 from ssbench import protocol
-from ssbench.compat import monotonic
+from ssbench.compat import makedirs, monotonic
 from ssbench.errors import StatsFileError
 
 DEFAULT_RESULTS_DIR = '/tmp/ssbench-results'
@@ -51,11 +50,10 @@ class StatsWriter(object):
         parent = os.path.dirname(path)
         if parent and not os.path.isdir(parent):
             try:
-                os.makedirs(parent)
+                makedirs(parent)
             except OSError as exc:
-                if exc.errno != errno.EEXIST:
-                    raise StatsFileError('%s: cannot create directory: %s' % (
-                        parent, exc.strerror))
+                raise StatsFileError('%s: cannot create directory: %s' % (
+                    parent, exc.strerror))
         # O_NOFOLLOW: a link planted at our path can't redirect the write.
         flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC |
                  getattr(os, 'O_NOFOLLOW', 0))

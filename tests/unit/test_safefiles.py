@@ -123,6 +123,16 @@ def test_a_missing_directory_is_created(tmpdir):
     assert os.listdir(str(tmpdir.join('a', 'b'))) == []
 
 
+def test_a_directory_that_cannot_be_created_is_one_line(tmpdir):
+    tmpdir.join('file').write('')
+    path = str(tmpdir.join('file', 'sub', 'run.stat'))
+    with pytest.raises(UsageError) as info:
+        StatsPaths(path).check()
+    assert str(info.value).startswith(
+        'stats file %s: cannot create directory %s: ' % (
+            path, os.path.dirname(path)))
+
+
 def test_an_unwritable_directory_is_refused(tmpdir):
     ro = tmpdir.mkdir('ro')
     ro.chmod(0o500)

@@ -15,6 +15,15 @@ from ssbench.statswriter import StatsWriter, default_stats_path
 from tests.unit.test_statsfile import BATCHES, HEADER, flat, ok, results
 
 
+def test_a_directory_that_cannot_be_created_is_one_error(tmp_path):
+    (tmp_path / 'file').write_bytes(b'')
+    parent = str(tmp_path / 'file' / 'sub')
+    with pytest.raises(StatsFileError) as info:
+        StatsWriter(os.path.join(parent, 'run.stat'), HEADER)
+    assert str(info.value).startswith(
+        '%s: cannot create directory: ' % parent)
+
+
 # --- default_stats_path ------------------------------------------------------
 
 def test_default_stats_path_op_count():
