@@ -28,7 +28,7 @@ INSTALL_REQUIRES = [
 ]
 
 EXTRAS_REQUIRE = {
-    # Keystone v2.0/v3 auth (ssbench.swiftauth): keystoneauth1's sessions
+    # Keystone v2.0/v3 auth (ssbench.swift.auth): keystoneauth1's sessions
     # and identity plugins, nothing else.  4.0 is the last for Python 2.
     'keystone': [
         'keystoneauth1>=3.18,<4.1; ' + PY2,

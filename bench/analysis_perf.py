@@ -5,7 +5,7 @@
                                   [--html]
 
 For each size, generates (once, cached in --dir) a stats file with
-bench/genstat.py, then runs ssbench.analysis.analyze() and
+bench/genstat.py, then runs ssbench.report.analyze() and
 jsonreport.write_json() in a child process; with --html also analyze()
 and html.render_html() (needs ssbench[html]), and with --report the text
 report (stats.compute + report.render_text) for comparison.  Prints one
@@ -26,8 +26,8 @@ from report_perf import (LIBRARY_RUN, ensure_stats_file,  # noqa: E402
 
 ANALYSIS_RUN = '''
 import sys
-from ssbench.analysis import analyze
-from ssbench.analysis.jsonreport import write_json
+from ssbench.report.compute.analyze import analyze
+from ssbench.report.render.jsonfile import write_json
 doc = analyze(sys.argv[1])
 with open(sys.argv[2], 'w') as out:
     write_json(doc, out)
@@ -35,8 +35,8 @@ with open(sys.argv[2], 'w') as out:
 
 HTML_RUN = '''
 import io, sys
-from ssbench.analysis import analyze
-from ssbench.analysis.html import render_html
+from ssbench.report.compute.analyze import analyze
+from ssbench.report.render.html import render_html
 doc = analyze(sys.argv[1])
 with io.open(sys.argv[2], 'w', encoding='utf-8') as out:
     render_html(doc, out)

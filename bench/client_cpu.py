@@ -13,8 +13,9 @@ concurrency against the Swift at -A (default: tools/saio's on
   in a child process; its CPU (user + sys, from wait4, which includes the
   local workers it reaped) is the whole client tree's.
 - swiftclient: a child process running U threads, each with its own
-  `swiftclient.client.Connection`, doing the jobs ssbench.jobs.bench_jobs
-  yields (PUT of 'A' * size, GET read in 64 KiB chunks, PUT of 'B', DELETE).
+  `swiftclient.client.Connection`, doing the jobs
+  ssbench.load.jobgen.bench_jobs yields (PUT of 'A' * size, GET read in 64 KiB
+  chunks, PUT of 'B', DELETE).
 
 Each client runs at two operation counts; the CPU per request is the
 difference in CPU over the difference in requests, so start-up, auth,
@@ -51,9 +52,9 @@ LOOP = r'''
 import sys, threading, random
 from swiftclient import client as sc
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
-from ssbench import jobs as jobs_mod
-from ssbench.objectring import ObjectRing
-from ssbench.scenario import load_scenario
+from ssbench.load import jobgen as jobs_mod
+from ssbench.load.objectring import ObjectRing
+from ssbench.load.scenario import load_scenario
 
 path, ops, users, url, user, key = sys.argv[1:7]
 ops, users = int(ops), int(users)

@@ -3,13 +3,13 @@
 
     python bench/genstat.py -n 1000000 -o /tmp/ssbench-bench/1M.stat
 
-Writes the header and result batches with ssbench.statswriter.StatsWriter
-(as the master does) and gzips the file with finalize(), unless --plain.
-Results look like a real Swift run: five size classes with their own CRUD
-mixes, log-normal latencies with a tail, GET first-byte latencies, a few
-retries and failures, trans ids, several workers, completion times
-advancing at --rate results per second.  Deterministic for a given --seed.
-Prints one line: results, path, size and time taken.
+Writes the header and result batches with
+ssbench.results.statswriter.StatsWriter (as the master does) and gzips the file
+with finalize(), unless --plain. Results look like a real Swift run: five size
+classes with their own CRUD mixes, log-normal latencies with a tail, GET
+first-byte latencies, a few retries and failures, trans ids, several workers,
+completion times advancing at --rate results per second.  Deterministic for a
+given --seed. Prints one line: results, path, size and time taken.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -24,8 +24,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..'))
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,  # noqa: E402
-                     UPDATE_OBJECT, protocol, version)
-from ssbench.statswriter import StatsWriter  # noqa: E402
+                     UPDATE_OBJECT, version)
+from ssbench.results.statswriter import StatsWriter  # noqa: E402
+from ssbench.wire import protocol  # noqa: E402
 
 CRUD = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
 
@@ -42,11 +43,12 @@ TYPE_FACTOR = {CREATE_OBJECT: 1.8, READ_OBJECT: 1.0, UPDATE_OBJECT: 1.9,
 CHUNK = 4096  # batches packed per protocol.pack() call
 TRACEBACK = (
     'Traceback (most recent call last):\n'
-    '  File "ssbench/worker.py", line 312, in handle_job\n'
+    '  File "ssbench/worker/mainloop.py", line 312, in handle_job\n'
     '    result = handler(job)\n'
-    '  File "ssbench/swift.py", line 188, in timed_request\n'
+    '  File "ssbench/swift/client.py", line 188, in timed_request\n'
     '    raise SwiftError(status, reason, trans_id)\n'
-    'ssbench.swift.SwiftError: Object %s failed: 503 Service Unavailable\n')
+    'ssbench.swift.client.SwiftError: Object %s failed: '
+    '503 Service Unavailable\n')
 
 
 def scenario(user_count):

@@ -50,7 +50,7 @@ def rss_mb(pid):
 def count_results(path, python, root):
     """Results in a stats file, read with the project's own reader."""
     code = ('import sys\n'
-            'from ssbench.statsfile import open_stats\n'
+            'from ssbench.results.statsreader import open_stats\n'
             'stats = open_stats(sys.argv[1])\n'
             'print(sum(len(b) for b in stats.iter_batches(raw=True)))\n')
     try:

@@ -14,7 +14,7 @@ threads that were asleep:
   in recv() as ssbench's master does;
 - a "worker" (a child process) that answers each message after a random
   0..--latency-ms delay, standing in for a Swift request, in two ways:
-  `gevent`, as an ssbench worker waits (ssbench.greenpoll.HubPoller on the
+  `gevent`, as an ssbench worker waits (ssbench.wire.poller.HubPoller on the
   PULL socket, one greenlet per answer), and `plain`, a blocking loop with
   a heap of deadlines, for comparison.
 
@@ -116,7 +116,7 @@ def worker(kind, work_port, results_port, latency_ms):
 
     if kind == 'gevent':
         import gevent
-        from ssbench.greenpoll import HubPoller
+        from ssbench.wire.poller import HubPoller
         poll = HubPoller(pull).poll
         while True:
             if not poll(ORPHAN_MS, zmq.POLLIN):

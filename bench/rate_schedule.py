@@ -39,7 +39,7 @@ SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 def run_rate(rate, seconds, users, workers):
     """(achieved rate, schedule record) of one --rate run."""
     sys.path.insert(0, ROOT)
-    from ssbench.statsfile import open_stats
+    from ssbench.results.statsreader import open_stats
     tmp = tempfile.mkdtemp(prefix='ssbench-rate-')
     try:
         stats = os.path.join(tmp, 'run.stat')

@@ -25,7 +25,8 @@ ROOT = os.path.dirname(HERE)
 
 LIBRARY_RUN = '''
 import sys
-from ssbench import report, stats
+from ssbench.report.compute import classicstats as stats
+from ssbench.report.render import classic as report
 run_stats = stats.compute(sys.argv[1], int(sys.argv[2]))
 with open('/dev/null', 'w') as out:
     report.render_text(run_stats, out)

@@ -1,12 +1,13 @@
 """The analysis computed the obvious way (every value in memory), and
-fake stats files, for the tests of ssbench.analysis."""
+fake stats files, for the tests of ssbench.report."""
 from __future__ import absolute_import, division, print_function
 
 import math
 import random
 
 from ssbench import CRUD_TYPES
-from ssbench.stats import GROUPS, percentile_of_sorted, series_stats
+from ssbench.report.compute.classicstats import (GROUPS, percentile_of_sorted,
+                                                 series_stats)
 
 HEADER = {u'_scenario_data': {u'name': u'Naive', u'sizes': [
     {u'name': u'tiny', u'size_min': 1, u'size_max': 9},

@@ -10,7 +10,7 @@ import threading
 import time
 
 from ssbench.compat import PY2
-from ssbench.swiftauth import AuthOptions
+from ssbench.swift.auth import AuthOptions
 
 if PY2:  # pragma: no cover
     from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer

@@ -5,7 +5,7 @@ mode 0700 when new; secret files get mode 0600) and says where each file
 goes.  The master then runs with `--zmq-curve-dir DIR` and accepts only
 workers holding a key pair whose public half is a `*.key` file of DIR;
 each worker runs with `--zmq-curve-dir` naming its copy of the directory.
-The key format and the rules are in ssbench.curvekeys.
+The key format and the rules are in ssbench.wire.curve.keys.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -44,7 +44,7 @@ def build_parser():
 
 def make_keys(directory, out):
     """Write the keys and tell `out` what to do with them."""
-    from ssbench.curvekeys import create_curve_keys
+    from ssbench.wire.curve.keys import create_curve_keys
     paths = create_curve_keys(directory)
     shown = os.path.abspath(directory)
     out.write('Wrote CURVE keys in %s:\n' % (shown,))

@@ -4,8 +4,8 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 
-from ssbench import schedule, seeds
-from ssbench.scenario import MAX_RATE
+from ssbench.load import schedule, seeds
+from ssbench.load.scenario import MAX_RATE
 
 
 def seed(text):

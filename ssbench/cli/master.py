@@ -5,7 +5,7 @@ import logging
 import sys
 
 import ssbench
-from ssbench import scenario as limits
+from ssbench.load import scenario as limits
 from ssbench.cli import common, loadopts
 from ssbench.cli import report as report_cli
 from ssbench.cli.common import ArgumentParser, bounded
@@ -60,7 +60,7 @@ def _add_liveness_options(parser):
 
 def build_parser():
     """The whole ssbench-master argument tree."""
-    from ssbench.cli.auth import add_auth_options
+    from ssbench.cli.authopts import add_auth_options
 
     parser = ArgumentParser(
         prog='ssbench-master',
@@ -219,11 +219,12 @@ def _check_ports(args):
 
 
 def cmd_run_scenario(args):
-    """Run a scenario (see ssbench.runner), then report on it."""
-    from ssbench import scenario as scenario_mod
-    from ssbench.runner import (RunOptions, ScenarioRun, progress_stream)
-    from ssbench.safefiles import StatsPaths
-    from ssbench.statswriter import default_stats_path
+    """Run a scenario (see ssbench.master.scenariorun), then report on it."""
+    from ssbench.load import scenario as scenario_mod
+    from ssbench.master.scenariorun import (RunOptions, ScenarioRun,
+                                            progress_stream)
+    from ssbench.results.safefiles import StatsPaths
+    from ssbench.results.statswriter import default_stats_path
 
     _check_ports(args)
     scenario = scenario_mod.load_scenario(args.scenario_file, {
@@ -252,12 +253,13 @@ def cmd_run_scenario(args):
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
-        from ssbench.cli.auth import auth_from_args, require_keystone
-        from ssbench.swift import SwiftClient
-        from ssbench.swiftauth import Credentials
-        from ssbench.tokens import WorkerConfig
+        from ssbench.cli.authopts import auth_from_args, require_keystone
+        from ssbench.swift.client import SwiftClient
+        from ssbench.swift.auth import Credentials
+        from ssbench.swift.tokens import WorkerConfig
         auth = require_keystone(auth_from_args(args).check())
-        # The master authenticates; workers get the token (ssbench.tokens).
+        # The master authenticates; workers get the token
+        # (ssbench.swift.tokens).
         credentials = Credentials(auth, timeout=args.network_timeout)
         swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
                             connect_timeout=args.connect_timeout,
@@ -279,7 +281,7 @@ def cmd_run_scenario(args):
         progress_stream=progress_stream(args.verbose, args.quiet),
         **loadopts.run_options(args))
 
-    from ssbench.transport import MasterSockets
+    from ssbench.wire.transport import MasterSockets
     # Plain (not green) sockets: the run loop is the master's only task,
     # and a blocking poll costs far less per message than gevent's.
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
@@ -326,7 +328,7 @@ def _local_workers(args, scenario, sockets, curve, batch_size):
     if not args.workers:
         return None
     import math
-    from ssbench.localworkers import LocalWorkers
+    from ssbench.master.localworkers import LocalWorkers
     concurrency = int(math.ceil(scenario.user_count / args.workers))
     extra = ['--profile-count', '1000'] if args.profile else []
     if curve is not None:
@@ -385,7 +387,7 @@ def _curve_keys(args, local_workers=False):
     if not args.zmq_curve_dir:
         return None
     import os
-    from ssbench.curvekeys import CurveKeys
+    from ssbench.wire.curve.keys import CurveKeys
     curve = CurveKeys(os.path.abspath(args.zmq_curve_dir))
     curve.check(master=True, worker=local_workers)
     return curve
@@ -393,8 +395,8 @@ def _curve_keys(args, local_workers=False):
 
 def cmd_kill_workers(args):
     """Ping workers and tell each one that answers to exit."""
-    from ssbench.master import kill_workers
-    from ssbench.transport import MasterSockets
+    from ssbench.master.dispatch import kill_workers
+    from ssbench.wire.transport import MasterSockets
     _check_ports(args)
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
                             args.zmq_results_port, green=False,
@@ -409,9 +411,9 @@ def cmd_kill_workers(args):
 
 def cmd_cleanup_containers(args):
     """Delete every matching container and its objects."""
-    from ssbench.cleanup import cleanup_containers
-    from ssbench.cli.auth import auth_from_args, require_keystone
-    from ssbench.swift import SwiftClient
+    from ssbench.swift.cleanup import cleanup_containers
+    from ssbench.cli.authopts import auth_from_args, require_keystone
+    from ssbench.swift.client import SwiftClient
     client = SwiftClient(require_keystone(auth_from_args(args).check()),
                          concurrency=args.concurrency * args.concurrency)
     try:
@@ -430,7 +432,7 @@ def main(argv=None):
         return status
     if args.command in ('run-scenario', 'cleanup-containers'):
         # Swift calls run in greenlets; patch before anything opens sockets.
-        from ssbench.monkey import patch_all
+        from ssbench.worker.geventpatch import patch_all
         patch_all()
         common.quiet_gevent_interrupts()
     common.setup_logging(args.verbose, args.quiet)

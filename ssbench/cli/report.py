@@ -2,7 +2,7 @@
 
 Every output file is checked before any work (it must not be the stats
 file, nor another output) and written through a temporary file renamed
-into place (ssbench.safefiles), so a failing report never leaves a
+into place (ssbench.results.safefiles), so a failing report never leaves a
 half-written file behind.
 """
 from __future__ import absolute_import, division, print_function
@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 
-from ssbench import safefiles
+from ssbench.results import safefiles
 from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
@@ -128,7 +128,7 @@ class ReportRequest(object):
         self.compare_base = compare_base
         self.rules = None
         if fail_if is not None:
-            from ssbench.analysis.gate import parse_fail_if
+            from ssbench.report.gate import parse_fail_if
             if compare_base is None:
                 raise UsageError('--fail-if needs --compare BASE_STATS_FILE')
             self.rules = parse_fail_if(fail_if)
@@ -152,7 +152,7 @@ class ReportRequest(object):
         safefiles.refuse_overwriting_inputs(
             outputs, [(what, path) for what, path in inputs if path])
         if self.html_path:
-            from ssbench.analysis.html import plotly_js
+            from ssbench.report.render.html import plotly_js
             plotly_js()
 
     def skip_for(self, stats_file):
@@ -160,7 +160,7 @@ class ReportRequest(object):
         the --warmup its run stored."""
         if self.skip is not None:
             return self.skip
-        from ssbench.recordview import stored_warmup
+        from ssbench.results.recordview import stored_warmup
         return stored_warmup(stats_file.header)
 
     def needs_analysis(self):
@@ -190,20 +190,22 @@ def write_reports(stats_path, request):
 
 
 def _write(stats_path, request):
-    from ssbench import report, textreport
-    from ssbench.statsfile import open_stats
+    from ssbench.report.render import classic as report
+    from ssbench.report.compute import classicnotes as textreport
+    from ssbench.results.statsreader import open_stats
 
     # Opened once: its header read once, its warnings said once.
     stats_file = open_stats(stats_path)
     skip = request.skip_for(stats_file)
     doc = None
     if request.needs_analysis():
-        from ssbench.analysis import analyze
+        from ssbench.report.compute.analyze import analyze
         doc = analyze(stats_file, skip=skip)
     status = 0
     parts = []
     if request.compare_base:
-        from ssbench.analysis import analyze, compare, gate
+        from ssbench.report.compute.analyze import analyze
+        from ssbench.report import compare, gate
         base = open_stats(request.compare_base)
         result = compare.compare(
             analyze(base, skip=request.skip_for(base)), doc)
@@ -222,20 +224,20 @@ def _write(stats_path, request):
                                          'rps histogram', 'csv') as out:
                 report.render_rps_histogram(run_stats, out)
     if request.errors:
-        from ssbench.analysis.errortable import render_error_table
+        from ssbench.report.render.errortable import render_error_table
         parts.append((render_error_table, doc))
     if parts:
         _write_main(request, parts, 'csv' if request.csv_output else 'w')
     if request.json_path == STDOUT:
-        from ssbench.analysis.jsonreport import write_json
+        from ssbench.report.render.jsonfile import write_json
         write_json(doc, sys.stdout)
         sys.stdout.flush()
     elif request.json_path:
-        from ssbench.analysis.jsonreport import write_json
+        from ssbench.report.render.jsonfile import write_json
         with safefiles.atomic_output(request.json_path, 'JSON file') as out:
             write_json(doc, out)
     if request.html_path:
-        from ssbench.analysis.html import render_html
+        from ssbench.report.render.html import render_html
         with safefiles.atomic_output(request.html_path, 'HTML file') as out:
             render_html(doc, out)
     return status

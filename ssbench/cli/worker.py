@@ -26,11 +26,11 @@ MAX_RETRIES = 1000
 
 def build_parser():
     from ssbench import version
-    from ssbench.cli.auth import add_auth_options
+    from ssbench.cli.authopts import add_auth_options
     from ssbench.cli.common import (MAX_WORKER_ID, ArgumentParser, bounded,
                                     non_negative_float, non_negative_int,
                                     port, positive_int)
-    from ssbench.scenario import MAX_USER_COUNT
+    from ssbench.load.scenario import MAX_USER_COUNT
     parser = ArgumentParser(
         prog='ssbench-worker',
         description='Run Swift benchmark jobs for an ssbench-master.',
@@ -112,7 +112,7 @@ class _StopOnSignals(object):
     def _handle(self, signum):
         name = 'SIGINT' if signum == signal.SIGINT else 'SIGTERM'
         if self.received is None:
-            logging.getLogger('ssbench.worker').info(
+            logging.getLogger('ssbench.worker.mainloop').info(
                 'worker %d received %s: stopping', self.worker_id, name)
         self.received = signum
         self.attach(self.worker)
@@ -142,13 +142,13 @@ def _serve(args, env, handle_signals=True):
 
 
 def _serve_until_stopped(args, env, stop):
-    from ssbench.cli.auth import auth_from_args, require_keystone
-    from ssbench.curvekeys import CurveKeys
-    from ssbench.transport import WorkerSockets
-    from ssbench.worker import Worker
-    log = logging.getLogger('ssbench.worker')
+    from ssbench.cli.authopts import auth_from_args, require_keystone
+    from ssbench.wire.curve.keys import CurveKeys
+    from ssbench.wire.transport import WorkerSockets
+    from ssbench.worker.mainloop import Worker
+    log = logging.getLogger('ssbench.worker.mainloop')
     if args.profile_file and args.profile_count:
-        from ssbench.safefiles import check_output
+        from ssbench.results.safefiles import check_output
         check_output(args.profile_file, '--profile-file')
     auth = auth_from_args(args, env)
     if auth.has_credentials():
@@ -182,7 +182,7 @@ def main(argv=None, env=None, patch=True):
     `patch=False` skips gevent.monkey.patch_all(), for in-process tests.
     """
     if patch:
-        from ssbench.monkey import patch_all
+        from ssbench.worker.geventpatch import patch_all
         patch_all()
         from ssbench.cli.common import quiet_gevent_interrupts
         quiet_gevent_interrupts()

@@ -156,7 +156,7 @@ def write_scenario(directory, **changes):
 
 
 def read_results(stats_path):
-    from ssbench.statsfile import open_stats
+    from ssbench.results.statsreader import open_stats
     return list(open_stats(stats_path).iter_results())
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ssbench.swiftauth import AuthOptions, authenticate
+from ssbench.swift.auth import AuthOptions, authenticate
 from tests.e2e import support
 from tests.e2e.pcap import Capture, tcpdump_usable
 from tests.fakes import FakeSwift

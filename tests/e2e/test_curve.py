@@ -13,9 +13,9 @@ import time
 import pytest
 import zmq
 
-from ssbench import protocol
-from ssbench.curvekeys import CurveError, CurveKeys
-from ssbench.transport import WorkerSockets
+from ssbench.wire import protocol
+from ssbench.wire.curve.keys import CurveError, CurveKeys
+from ssbench.wire.transport import WorkerSockets
 from tests.e2e import support
 from tests.e2e.relay import Relay
 
@@ -27,7 +27,7 @@ USER2, KEY2 = 'test2:tester2', 'testing2'
 def key_dirs(tmpdir):
     """(good, rogue): the rogue knows the master's public key but has a
     worker key pair of its own, which the master never accepted."""
-    from ssbench.curvekeys import create_curve_keys
+    from ssbench.wire.curve.keys import create_curve_keys
     good = str(tmpdir.join('good'))
     rogue = str(tmpdir.join('rogue'))
     create_curve_keys(good)

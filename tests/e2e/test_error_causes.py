@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from ssbench import READ_OBJECT, protocol
-from ssbench.protocol import HEARTBEAT, PING, SUICIDE, configure_job
-from ssbench.transport import MasterSockets
+from ssbench import READ_OBJECT
+from ssbench.wire import protocol
+from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
+from ssbench.wire.transport import MasterSockets
 from tests.e2e import support
 from tests.e2e.relay import Relay
 

@@ -24,7 +24,8 @@ import msgpack
 import pytest
 import zmq
 
-from ssbench import CRUD_TYPES, protocol
+from ssbench import CRUD_TYPES
+from ssbench.wire import protocol
 from tests.e2e import support
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]

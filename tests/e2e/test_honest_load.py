@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ssbench.statsfile import open_stats
+from ssbench.results.statsreader import open_stats
 from tests.e2e import support
 
 pytestmark = pytest.mark.e2e

@@ -61,7 +61,7 @@ GOLDEN = os.path.join(support.ROOT, 'tests', 'data', 'golden',
 
 def render_page(doc, directory):
     """Write doc's page to directory/report.html; (path, chart count)."""
-    from ssbench.analysis.html import render_html
+    from ssbench.report.render.html import render_html
     path = os.path.join(str(directory), 'report.html')
     with io.open(path, 'w', encoding='utf-8') as out:
         render_html(doc, out)
@@ -95,7 +95,7 @@ def long_run_doc(directory):
 
 def golden_doc(directory):
     """The analysis of a real 0.3.9 run against Swift."""
-    from ssbench.analysis import analyze
+    from ssbench.report.compute.analyze import analyze
     return analyze(GOLDEN)
 
 
@@ -147,7 +147,7 @@ def test_real_run_with_errors(tmpdir):
     """A real run against the local Swift, with real 404s: its page."""
     pytest.importorskip('plotly')
     browser.require_browser()
-    from ssbench.analysis import analyze
+    from ssbench.report.compute.analyze import analyze
     doc = analyze(support.run_with_errors(tmpdir))
     assert doc['errors']['recorded'] and doc['errors']['total'] > 0
     path, expected = render_page(doc, tmpdir)

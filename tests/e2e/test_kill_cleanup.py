@@ -114,7 +114,7 @@ class FakeWorkers(object):
             self.sockets[worker_id] = (pull, push)
 
     def serve(self, until, timeout):
-        from ssbench import protocol
+        from ssbench.wire import protocol
         poller = self.zmq.Poller()
         owner = {}
         for worker_id, (pull, _) in self.sockets.items():

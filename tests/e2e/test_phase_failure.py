@@ -18,7 +18,7 @@ SCENARIO = os.path.join(support.ROOT, 'scenarios', 'very_small.scenario')
 # far as the run can tell) once the benchmark is well under way.
 FAILING_MASTER = """
 import sys
-from ssbench import phase
+from ssbench.master import phase
 calls = [0]
 receive = phase.Phase.receive
 def failing(self, data, now):

@@ -48,10 +48,10 @@ def test_two_workers_complete_with_the_expected_mix(tmpdir, scenario, swift):
     assert set(r['worker_id'] for r in results) == set([0, 1])
     counts = collections.Counter(r['type'] for r in results)
     # Every CRUD type runs.  The shares themselves are checked on seeded
-    # generation in tests/unit/test_jobs.py: on 120 unseeded jobs, with the
-    # master generating ahead of results (deletes shrink the 12-object
-    # population at once, creates join only when answered), an ordering
-    # such as reads > creates > deletes fails about one run in 16.
+    # generation in tests/unit/load/test_jobgen.py: on 120 unseeded jobs, with
+    # the master generating ahead of results (deletes shrink the 12-object
+    # population at once, creates join only when answered), an ordering such as
+    # reads > creates > deletes fails about one run in 16.
     assert sorted(counts) == sorted(
         ['upload_object', 'get_object', 'update_object', 'delete_object'])
     for r in results:

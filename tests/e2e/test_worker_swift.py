@@ -14,13 +14,13 @@ import uuid
 
 import pytest
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
-                     UPDATE_OBJECT, protocol)
-from ssbench.protocol import HEARTBEAT, PING, SUICIDE
-from ssbench.protocol import configure_job
-from ssbench.swift import SwiftClient
-from ssbench.swiftauth import AuthOptions, Grant, authenticate
-from ssbench.transport import MasterSockets
+from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench.wire import protocol
+from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
+from ssbench.wire.protocol import configure_job
+from ssbench.swift.client import SwiftClient
+from ssbench.swift.auth import AuthOptions, Grant, authenticate
+from ssbench.wire.transport import MasterSockets
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 

@@ -1,0 +1,200 @@
+"""The master's record of which objects exist, per size class, in FIFO
+order: what READ, UPDATE and DELETE jobs may name (see ssbench.load.jobgen).
+
+- The initial population joins through `load()` (a --noop run, which
+  uploads nothing) or through its successful results (`on_results()`).
+- `take()` hands out an object *when a job is generated*: a DELETE removes
+  its object at once so no later job uses it, READ and UPDATE rotate theirs
+  to the back.  A CREATE's object joins only when its successful result
+  reaches `on_results()`.
+- `pop_created()` gives what the run created and may have left behind.
+"""
+from __future__ import absolute_import, division, print_function
+
+from array import array
+
+from ssbench import CREATE_OBJECT, DELETE_OBJECT
+from ssbench.compat import range
+
+# Ring entries are ints, 8 bytes each in an array: a long run creates
+# hundreds of thousands of objects, and (container, name) tuples of fresh
+# strings would cost ~200 bytes apiece.  An object named
+# `<size_str>_<6+ digit number>` (ssbench.load.jobgen.object_name) in a
+# container the ring has seen packs as (number << CONTAINER_BITS | container
+# index) << 1 | initial.  Any other name (never produced by ssbench itself) is
+# kept as a tuple in a side table under a negative code.
+CONTAINER_BITS = 20
+_CONTAINER_MASK = (1 << CONTAINER_BITS) - 1
+# Object numbers from here on would not fit a signed 64-bit code.
+_NUMBER_LIMIT = 1 << (63 - CONTAINER_BITS - 1)
+_TYPECODE = 'q' if 'q' in getattr(array, 'typecodes', '') else 'l'
+_COMPACT_AT = 4096
+
+
+class _Ring(object):
+    """A FIFO of int codes in an array with a moving head; the dead front
+    is cut off once it is at least half of the array."""
+
+    __slots__ = ('codes', 'head')
+
+    def __init__(self):
+        self.codes = array(_TYPECODE)
+        self.head = 0
+
+    def __len__(self):
+        return len(self.codes) - self.head
+
+    def __iter__(self):
+        codes = self.codes
+        for index in range(self.head, len(codes)):
+            yield codes[index]
+
+    def popleft(self):
+        head = self.head
+        code = self.codes[head]
+        head += 1
+        if head >= _COMPACT_AT and head * 2 >= len(self.codes):
+            del self.codes[:head]
+            head = 0
+        self.head = head
+        return code
+
+    def replace(self, codes):
+        self.codes = array(_TYPECODE, codes)
+        self.head = 0
+
+
+class ObjectRing(object):
+    """Live objects per size class, in FIFO order; bounded by what exists.
+
+    Entries are (container, name, initial) objects (stored packed, see
+    CONTAINER_BITS).  Besides the rings it remembers run-created objects
+    whose DELETE is in flight or failed, so cleanup can retry them, and
+    counts jobs skipped for lack of an object (`skipped`, kept by
+    ssbench.load.jobgen.bench_jobs).
+    """
+
+    def __init__(self):
+        self._rings = {}
+        self._order = []          # size names in first-seen order
+        self._deleting = {}       # (container, name) -> size_str
+        self._undeleted = []      # (size_str, container, name)
+        self._containers = []     # container index -> name
+        self._container_index = {}
+        self._odd = {}            # -code -> (container, name), odd names
+        self._next_odd = 1
+        self.skipped = 0
+
+    def _ring(self, size_str):
+        ring = self._rings.get(size_str)
+        if ring is None:
+            ring = self._rings[size_str] = _Ring()
+            self._order.append(size_str)
+        return ring
+
+    def _encode(self, size_str, container, name, initial):
+        index = self._container_index.get(container)
+        if index is None and len(self._containers) <= _CONTAINER_MASK:
+            index = self._container_index[container] = len(self._containers)
+            self._containers.append(container)
+        prefix = len(size_str) + 1
+        digits = name[prefix:]
+        if (index is not None and name[prefix - 1:prefix] == '_' and
+                name.startswith(size_str) and digits.isdigit()):
+            number = int(digits)
+            if '%06d' % number == digits and number < _NUMBER_LIMIT:
+                return ((number << CONTAINER_BITS | index) << 1 |
+                        (1 if initial else 0))
+        code = self._next_odd
+        self._next_odd += 1
+        self._odd[code] = (container, name, bool(initial))
+        return -code
+
+    def _decode(self, size_str, code):
+        """(container, name, initial) of a code."""
+        if code < 0:
+            return self._odd[-code]
+        return (self._containers[(code >> 1) & _CONTAINER_MASK],
+                '%s_%06d' % (size_str, code >> (CONTAINER_BITS + 1)),
+                bool(code & 1))
+
+    def _forget(self, code):
+        if code < 0:
+            del self._odd[-code]
+
+    def add(self, size_str, container, name, initial=False):
+        """Append an existing object at the back of its class's ring."""
+        self._ring(size_str).codes.append(
+            self._encode(size_str, container, name, initial))
+
+    def load(self, objects, initial=True):
+        """Add many (size_str, container, name) objects, e.g. the initial
+        population of a --noop run, which uploads nothing."""
+        for size_str, container, name in objects:
+            self.add(size_str, container, name, initial)
+
+    def take(self, size_str, job_type):
+        """(container, name) for a READ/UPDATE/DELETE job, or None.
+
+        READ and UPDATE use the head object and rotate it to the back;
+        DELETE removes the head.
+        """
+        ring = self._rings.get(size_str)
+        if ring is None or ring.head >= len(ring.codes):
+            return None
+        code = ring.popleft()
+        container, name, initial = self._decode(size_str, code)
+        if job_type == DELETE_OBJECT:
+            self._forget(code)
+            if not initial:
+                self._deleting[(container, name)] = size_str
+        else:
+            ring.codes.append(code)
+        return container, name
+
+    def on_results(self, results):
+        """Update the rings from a list of result records of any phase.
+
+        A successful CREATE adds its object (as initial when the job was a
+        population job, `head_first`); a DELETE of a run-created object that
+        failed is kept for cleanup.  Other results change nothing.
+        """
+        for result in results:
+            job_type = result.get('type')
+            if job_type == CREATE_OBJECT:
+                if 'exception' not in result:
+                    self.add(result['size_str'], result['container'],
+                             result['name'], result.get('head_first', False))
+            elif job_type == DELETE_OBJECT and self._deleting:
+                key = (result.get('container'), result.get('name'))
+                size_str = self._deleting.pop(key, None)
+                if size_str is not None and 'exception' in result:
+                    self._undeleted.append((size_str,) + key)
+
+    def count(self, size_str):
+        """Live objects in one size class."""
+        return len(self._rings.get(size_str, ()))
+
+    def pop_created(self):
+        """Remove and return (size_str, container, name) of every object the
+        run created that may still exist: live ones in the rings, then those
+        whose DELETE failed or never answered.  Initial objects stay."""
+        found = []
+        for size_str in self._order:
+            ring = self._rings[size_str]
+            kept = []
+            for code in ring:
+                container, name, initial = self._decode(size_str, code)
+                if initial:
+                    kept.append(code)
+                else:
+                    found.append((size_str, container, name))
+                    self._forget(code)
+            ring.replace(kept)
+        found.extend(self._undeleted)
+        found.extend(sorted((size_str, container, name) for
+                            (container, name), size_str in
+                            self._deleting.items()))
+        self._undeleted = []
+        self._deleting = {}
+        return found

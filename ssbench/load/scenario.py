@@ -1,0 +1,352 @@
+"""Scenario files: what a valid scenario is, command-line overrides, and
+what the rest of ssbench needs from it (size classes, container names, the
+stats file header).  Reading the JSON and the one-line errors are in
+ssbench.load.scenariocheck.
+
+A `Scenario` is built once and treated as read-only.  `scenario.data` is the
+parsed JSON exactly as read (it becomes `_scenario_data` in the stats file);
+overrides are never written back into it: the effective values are the
+attributes (`user_count`, `operation_count`, ...) and the header's own keys,
+as in ssbench 0.3.x.
+"""
+from __future__ import absolute_import, division, print_function
+
+import ssbench
+from ssbench.compat import range
+from ssbench.load.scenariocheck import Checker, read_json, show
+
+DEFAULT_CONTAINER_BASE = 'ssbench'
+DEFAULT_CONTAINER_COUNT = 100
+DEFAULT_CONTAINER_CONCURRENCY = 10
+DEFAULT_BLOCK_SIZE = 65536
+DEFAULT_POLICY_LABEL = 'default_policy'
+
+# Upper bounds, checked before anything starts, so that no input can make
+# the master's memory or work grow without bound (the master keeps 8 bytes
+# per live object and a map per job in flight) or fail mid-run.
+MAX_USER_COUNT = 100000
+MAX_OPERATION_COUNT = 10 ** 9
+MAX_RUN_SECONDS = 10 ** 7            # about 16 weeks
+MAX_CONTAINER_COUNT = 10 ** 6
+MAX_CONTAINER_CONCURRENCY = 1000
+MAX_INITIAL_FILES = 10 ** 7          # all size classes together
+MAX_BLOCK_SIZE = 64 * 1024 * 1024
+# Swift's default max_file_size (5 GiB + 2): larger objects need segments.
+MAX_OBJECT_SIZE = 5 * 1024 ** 3 + 2
+# X-Delete-At must stay a 10-digit timestamp; this is about 31 years.
+MAX_DELETE_AFTER = 10 ** 9
+MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
+MAX_SIZE_CLASSES = 1000
+MAX_SCENARIO_BYTES = 1024 * 1024
+MAX_RATE = 10 ** 7                   # jobs per second, in all
+
+# Keys an `overrides` dict may carry (None values mean "not given").
+OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
+                 'container_count', 'delete_after', 'policy', 'block_size')
+
+
+class SizeClass(object):
+    """A validated entry of `sizes`, with its effective CRUD profile."""
+
+    __slots__ = ('name', 'size_min', 'size_max', 'crud_profile',
+                 'initial_count')
+
+    def __init__(self, name, size_min, size_max, crud_profile, initial_count):
+        self.name = name
+        self.size_min = size_min
+        self.size_max = size_max
+        # Own profile or the top-level one; None only for an unused class
+        # when neither exists.
+        self.crud_profile = crud_profile
+        self.initial_count = initial_count
+
+    def __repr__(self):
+        return 'SizeClass(%r, %r, %r, %r, %r)' % (
+            self.name, self.size_min, self.size_max, self.crud_profile,
+            self.initial_count)
+
+
+# -- loading -------------------------------------------------------------
+
+def load_scenario(path, overrides=None):
+    """Read, parse and validate the scenario file at `path`.
+
+    `overrides` maps OVERRIDE_KEYS to command-line values (None = not
+    given).  Every problem raises ScenarioError with one line naming the file.
+    """
+    return Scenario(read_json(path, MAX_SCENARIO_BYTES), overrides,
+                    source=path)
+
+
+def _key(name):
+    return '"%s"' % name
+
+
+# -- the scenario --------------------------------------------------------
+
+class Scenario(object):
+    """A validated scenario with command-line overrides applied.
+
+    Attributes: source, data (raw parsed JSON), name, sizes (SizeClass list
+    in file order), crud_profile (top-level tuple or None), user_count,
+    operation_count and run_seconds (exactly one is not None),
+    container_base, container_count, container_concurrency, delete_after
+    (None when off), policy (None = default), block_size.
+    """
+
+    def __init__(self, data, overrides=None, source='<scenario>'):
+        check = Checker(source)
+        if not isinstance(data, dict):
+            check.fail('must contain a JSON object, not %s' % (
+                'a list' if isinstance(data, list) else show(data)))
+        overrides = dict(overrides or {})
+        unknown = set(overrides) - set(OVERRIDE_KEYS)
+        if unknown:
+            raise ValueError('unknown scenario overrides: %s' %
+                             ', '.join(sorted(unknown)))
+        overrides = dict((k, v) for k, v in overrides.items() if v is not None)
+        self.source = source
+        self.data = data
+
+        for key in ('name', 'sizes', 'initial_files'):
+            if key not in data:
+                check.fail('missing required key %s' % _key(key))
+        if 'user_count' not in data and 'user_count' not in overrides:
+            check.fail('missing required key %s' % _key('user_count'))
+        if ('operation_count' not in data and 'run_seconds' not in data and
+                'operation_count' not in overrides and
+                'run_seconds' not in overrides):
+            check.fail('missing required key "operation_count" or '
+                       '"run_seconds"')
+
+        self.name = check.text(data['name'], _key('name'))
+        self._load_sizes(check, data)
+        self._load_counts(check, data, overrides)
+
+    # -- construction helpers --
+
+    def _load_sizes(self, check, data):
+        top = data.get('crud_profile')
+        if top is not None or 'crud_profile' in data:
+            top = check.crud_profile(top, _key('crud_profile'),
+                                     MAX_CRUD_WEIGHT)
+        self.crud_profile = top
+
+        sizes = data['sizes']
+        if not isinstance(sizes, list) or not sizes:
+            check.fail('"sizes" must be a non-empty list of size classes, '
+                       'not %s' % show(sizes))
+        if len(sizes) > MAX_SIZE_CLASSES:
+            check.fail('"sizes" has %d size classes; at most %d are '
+                       'supported' % (len(sizes), MAX_SIZE_CLASSES))
+        initial = data['initial_files']
+        if not isinstance(initial, dict):
+            check.fail('"initial_files" must be an object mapping size names '
+                       'to counts, not %s' % show(initial))
+
+        self.sizes = []
+        self._by_name = {}
+        for index, entry in enumerate(sizes):
+            where = 'sizes[%d]' % index
+            if not isinstance(entry, dict):
+                check.fail('%s must be an object with name, size_min and '
+                           'size_max, not %s' % (where, show(entry)))
+            for key in ('name', 'size_min', 'size_max'):
+                if key not in entry:
+                    check.fail('%s: missing required key %s' % (
+                        where, _key(key)))
+            name = check.text(entry['name'], '%s: "name"' % where)
+            where = '%s (%s)' % (where, show(name))
+            if name in self._by_name:
+                check.fail('duplicate size name %s in "sizes"' % show(name))
+            size_min = check.int_at_least(entry['size_min'], 0,
+                                          '%s: "size_min"' % where,
+                                          MAX_OBJECT_SIZE)
+            size_max = check.int_at_least(entry['size_max'], 0,
+                                          '%s: "size_max"' % where,
+                                          MAX_OBJECT_SIZE)
+            if size_min > size_max:
+                check.fail('%s: "size_min" %d is larger than "size_max" %d' % (
+                    where, size_min, size_max))
+            count = 0
+            if name in initial:
+                count = check.int_at_least(
+                    initial[name], 0, '"initial_files" for %s' % show(name),
+                    MAX_INITIAL_FILES)
+            own = entry.get('crud_profile')
+            if own is not None:
+                own = check.crud_profile(
+                    own, '%s: "crud_profile"' % where, MAX_CRUD_WEIGHT)
+            profile = own if own is not None else top
+            if count > 0:
+                if profile is None:
+                    check.fail('missing required key "crud_profile" (size %s '
+                               'has no crud_profile of its own)' % show(name))
+                if not sum(profile):
+                    if own is None:
+                        check.fail('"crud_profile" is all zero but size %s '
+                                   'uses it (initial_files > 0)' %
+                                   show(name))
+                    check.fail('%s: "crud_profile" is all zero but the size '
+                               'is used (initial_files > 0)' % where)
+            size = SizeClass(name, size_min, size_max, profile, count)
+            self.sizes.append(size)
+            self._by_name[name] = size
+
+        for name in sorted(initial, key=show):
+            if name not in self._by_name:
+                check.fail('"initial_files" names unknown size %s' %
+                           show(name))
+        total = sum(size.initial_count for size in self.sizes)
+        if not total:
+            check.fail('"initial_files" has no size with a count > 0, so no '
+                       'size class can be used')
+        if total > MAX_INITIAL_FILES:
+            check.fail('"initial_files" add up to %d objects; at most %d '
+                       'are supported' % (total, MAX_INITIAL_FILES))
+
+    def _load_counts(self, check, data, overrides):
+        def pick(key, default, validate):
+            """CLI value beats the file, which beats the default."""
+            if key in overrides:
+                return validate(overrides[key],
+                                '%s from the command line' % key)
+            if key in data:
+                return validate(data[key], _key(key))
+            return default
+
+        def between(minimum, maximum):
+            return lambda value, what: check.int_at_least(value, minimum,
+                                                          what, maximum)
+
+        self.user_count = pick('user_count', None, between(1, MAX_USER_COUNT))
+        self.container_base = pick(
+            'container_base', DEFAULT_CONTAINER_BASE, check.text)
+        self.container_count = pick(
+            'container_count', DEFAULT_CONTAINER_COUNT,
+            between(1, MAX_CONTAINER_COUNT))
+        self.container_concurrency = pick(
+            'container_concurrency', DEFAULT_CONTAINER_CONCURRENCY,
+            between(1, MAX_CONTAINER_CONCURRENCY))
+        # Open loop (see ssbench.load.schedule): jobs per second in all; None
+        # (the default): closed loop, user_count requests at all times.
+        self.rate = pick('rate', None, lambda value, what: (
+            None if value is None else check.positive_number(
+                value, what, MAX_RATE)))
+        self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE,
+                               between(1, MAX_BLOCK_SIZE))
+        self.policy = pick('policy', None, lambda value, what: check.text(
+            value, what, allow_none=True))
+        # X-Delete-After takes whole seconds; 0 (like null) means off.
+        delete_after = pick('delete_after', None, lambda value, what: (
+            None if value is None else check.int_at_least(
+                value, 0, what, MAX_DELETE_AFTER)))
+        self.delete_after = delete_after or None
+
+        # Validate both file values even if one loses, so typos surface.
+        file_ops = file_secs = None
+        if 'operation_count' in data:
+            file_ops = check.int_at_least(data['operation_count'], 1,
+                                          _key('operation_count'),
+                                          MAX_OPERATION_COUNT)
+        if 'run_seconds' in data:
+            file_secs = check.positive_number(data['run_seconds'],
+                                              _key('run_seconds'),
+                                              MAX_RUN_SECONDS)
+        # run_seconds beats operation_count at each level, and any
+        # command-line value beats both file values.
+        if 'run_seconds' in overrides:
+            ops, secs = None, check.positive_number(
+                overrides['run_seconds'], 'run_seconds from the command line',
+                MAX_RUN_SECONDS)
+        elif 'operation_count' in overrides:
+            ops, secs = check.int_at_least(
+                overrides['operation_count'], 1,
+                'operation_count from the command line',
+                MAX_OPERATION_COUNT), None
+        elif file_secs is not None:
+            ops, secs = None, file_secs
+        else:
+            ops, secs = file_ops, None
+        self.operation_count = ops
+        self.run_seconds = secs
+
+    # -- size classes --
+
+    def size(self, name):
+        """The SizeClass called `name` (KeyError if there is none)."""
+        return self._by_name[name]
+
+    @property
+    def used_sizes(self):
+        """Size classes benchmark operations pick (initial count > 0)."""
+        return [size for size in self.sizes if size.initial_count > 0]
+
+    @property
+    def max_initial_count(self):
+        """Largest initial count; benchmark jobs are numbered above it."""
+        return max(size.initial_count for size in self.sizes)
+
+    # -- containers --
+
+    @property
+    def policy_label(self):
+        """The policy part of container names."""
+        return self.policy if self.policy is not None else \
+            DEFAULT_POLICY_LABEL
+
+    def container_name(self, index):
+        """`<container_base>_<6-digit index>_<policy or default_policy>`."""
+        return '%s_%06d_%s' % (self.container_base, index, self.policy_label)
+
+    @property
+    def containers(self):
+        """All container names, index 0 .. container_count - 1, as a
+        sequence that makes each name when asked for it."""
+        return ContainerNames(self.container_name, self.container_count)
+
+    # -- stats file --
+
+    def stats_header(self, version=None):
+        """The first object of a stats file (SPEC section 4)."""
+        return {
+            '_scenario_data': self.data,
+            'name': self.name,
+            'version': ssbench.version if version is None else version,
+            'user_count': self.user_count,
+            'operation_count': self.operation_count,
+            'run_seconds': self.run_seconds,
+            'container_base': self.container_base,
+            'container_count': self.container_count,
+            'container_concurrency': self.container_concurrency,
+            'delete_after': self.delete_after,
+        }
+
+    def __repr__(self):
+        return '<Scenario %r from %s>' % (self.name, self.source)
+
+
+class ContainerNames(object):
+    """A read-only sequence of `count` names made by `name(index)` on
+    demand: a million containers cost no memory until used."""
+
+    __slots__ = ('_name', '_count')
+
+    def __init__(self, name, count):
+        self._name = name
+        self._count = count
+
+    def __len__(self):
+        return self._count
+
+    def __getitem__(self, index):
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError('container index out of range')
+        return self._name(index)
+
+    def __iter__(self):
+        name = self._name
+        for index in range(self._count):
+            yield name(index)

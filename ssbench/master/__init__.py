@@ -1,0 +1,3 @@
+"""The master: one scenario run phase by phase, its flow control,
+worker liveness, local workers and the progress characters.
+"""

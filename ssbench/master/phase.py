@@ -1,0 +1,226 @@
+"""One phase of a run: what a Master.run_jobs() call has in flight.
+
+Phase sends jobs into whatever room there is (in messages sized for the
+live workers), takes in each message of results (heartbeats go to the
+master, results of no job out are dropped) and delivers the results to the
+caller's callbacks, counting them in PhaseStats.  The master's loop
+(ssbench.master.dispatch) decides when each step runs and when the phase ends.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+from itertools import islice
+
+from ssbench.wire import protocol
+from ssbench.wire.protocol import HEARTBEAT
+from ssbench.wire.messagecheck import check_from_worker
+
+log = logging.getLogger(__name__)
+
+_NOBODY = object()     # a worker id no record carries
+# Jobs that fit at once go out in at least this many messages, so that a
+# worker can start on one while the master still sends.
+MIN_MESSAGES = 2
+
+
+class PhaseStats(object):
+    """What a phase did: counts only, results themselves go elsewhere."""
+
+    def __init__(self):
+        self.sent = 0
+        self.received = 0
+        self.errors = 0
+        self.interrupted = False
+
+    def __repr__(self):
+        return 'PhaseStats(sent=%d, received=%d, errors=%d%s)' % (
+            self.sent, self.received, self.errors,
+            ', interrupted' if self.interrupted else '')
+
+
+class Phase(object):
+    """The state of one run_jobs() call, and its per-message steps."""
+
+    def __init__(self, master, jobs, on_results, on_raw):
+        self.master = master
+        self.jobs = iter(jobs)
+        self.on_results = on_results
+        self.on_raw = on_raw
+        self.stats = PhaseStats()
+        self.exhausted = False
+        self.pending = []      # [jobs of one message] the socket refused
+        self.transport = master.transport
+        self.tracker = master.tracker
+        self.outstanding = master.tracker.outstanding
+        self.schedule = master.schedule
+
+    def message_cap(self):
+        """Most jobs one message carries: a whole number of --batch-size
+        batches, about user_count / max(live workers, MIN_MESSAGES).
+
+        One ZMQ message per --batch-size jobs would cost the master (and
+        the workers) most of their time when room for many jobs opens at
+        once, so the master packs more into a message: the wire is ours,
+        and workers take any number of jobs per message.  It stops short
+        of one message for everything so that PUSH's round-robin keeps
+        every live worker busy, and so that a worker can start on one
+        message while the master still handles the results of another.
+        """
+        size = self.master.batch_size
+        batches = -(-self.master.user_count // size)
+        parts = max(MIN_MESSAGES, len(self.tracker.workers))
+        return -(-batches // parts) * size
+
+    def _messages(self, batch):
+        """Split jobs sent in one go into messages of at most
+        message_cap() jobs, evenly, each a whole number of batches (a
+        worker sends its results once a batch is complete) except for a
+        short last one when room or jobs ran out."""
+        size = self.master.batch_size
+        count = len(batch)
+        cap = self.message_cap()
+        if count <= cap:
+            return [batch]
+        batches = -(-count // size)
+        parts = -(-count // cap)
+        per, extra = divmod(batches, parts)
+        messages = []
+        start = 0
+        for index in range(parts):
+            end = min(count, start + (per + (index < extra)) * size)
+            messages.append(batch[start:end])
+            start = end
+        return messages
+
+    def deliver(self, results, data):
+        """Count results and hand them (and `data`, as run_jobs' on_raw
+        takes it) to the callbacks."""
+        stats = self.stats
+        stats.received += len(results)
+        for result in results:
+            if 'exception' in result:
+                stats.errors += 1
+        if self.on_results is not None:
+            self.on_results(results)
+        if self.on_raw is not None:
+            self.on_raw(data, results)
+
+    def fill(self):
+        """Send jobs into whatever room there is (unless the socket still
+        holds back earlier ones)."""
+        if self.pending:
+            if self.outstanding:
+                self.send_pending(0)
+            return
+        if self.exhausted:
+            return
+        master = self.master
+        room = master.user_count - len(self.outstanding)
+        schedule = self.schedule
+        if schedule is not None:
+            intended = schedule.take(master.clock(), room)
+            room = len(intended)
+        if room <= 0:
+            return
+        batch = list(islice(self.jobs, room))
+        if len(batch) < room:
+            self.exhausted = True
+            if schedule is not None:
+                schedule.unused(room - len(batch))
+        if not batch:
+            return
+        job_id = master.next_job_id
+        for job in batch:
+            job['job_id'] = job_id
+            job_id += 1
+        master.next_job_id = job_id
+        if schedule is not None:
+            epoch = schedule.epoch
+            for job, when in zip(batch, intended):
+                job['intended_start'] = epoch(when)
+        self.pending.extend(self._messages(batch))
+        self.send_pending(0)
+
+    def wait(self, longest):
+        """How long the loop may wait for a message: `longest`, or in a
+        --rate run with room for a job, until the next one is due."""
+        schedule = self.schedule
+        if schedule is None or self.exhausted or self.pending or \
+                len(self.outstanding) >= self.master.user_count:
+            return longest
+        return min(longest, max(0.0, schedule.next_send() -
+                                self.master.clock()))
+
+    def send_pending(self, timeout):
+        """Send queued messages in order; False if one was refused."""
+        pending = self.pending
+        send = self.transport.send
+        clock = self.master.clock
+        while pending:
+            batch = pending[0]
+            if not send(protocol.pack(batch), timeout=timeout):
+                return False
+            del pending[0]
+            now = clock()
+            self.tracker.sent(batch, now)
+            if self.schedule is not None:
+                self.schedule.sent(batch, now)
+            self.stats.sent += len(batch)
+        return True
+
+    def receive(self, data, now):
+        """Account for one received message and deliver its results."""
+        records, intact = protocol.decode(data, check_from_worker,
+                                          self.master.faults)
+        if not intact:
+            data = None
+        pop = self.outstanding.pop
+        seen = self.tracker.seen
+        worker_id = _NOBODY
+        stale = None
+        control = False
+        for record in records:
+            if record.get('type') == HEARTBEAT:
+                control = True
+                continue
+            if pop(record.get('job_id'), None) is None:
+                # Proves nobody alive: a result of no job out may be
+                # anyone's.
+                if stale is None:
+                    stale = []
+                stale.append(record)
+                continue
+            if record.get('worker_id') != worker_id:
+                worker_id = record.get('worker_id')
+                seen(worker_id, now)
+        results = records
+        if control:
+            results = self.master.results_of(records, now)
+            data = None
+        if stale is not None:
+            results = self._drop_stale(results, stale)
+            data = None
+        if data is None and results and self.on_raw is not None:
+            data, results = protocol.pack_records(results,
+                                                  self.master.faults)
+        if results:
+            self.deliver(results, data)
+
+    def _drop_stale(self, results, stale):
+        """Results of jobs already counted as lost (or of no job out:
+        a duplicate, or a stray peer) are not stored."""
+        master = self.master
+        late = [r for r in stale if r.get('job_id') in master.lost_job_ids]
+        if late:
+            log.warning('%d result(s) arrived for jobs already counted as '
+                        'lost; not stored', len(late))
+        if len(late) < len(stale):
+            # A duplicate, or a peer that guesses: one log line per
+            # interval, however many come.
+            for record in stale:
+                if record.get('job_id') not in master.lost_job_ids:
+                    master.faults.add('result of no job in flight',
+                                      record.get('job_id'),
+                                      claimed=record.get('worker_id'))
+        stale_ids = set(id(record) for record in stale)
+        return [r for r in results if id(r) not in stale_ids]

@@ -1,0 +1,311 @@
+"""One scenario run, phase by phase: containers, population, benchmark,
+cleanup.  The CLI builds the pieces (scenario, sockets, auth) and renders
+the report; everything in between lives here so tests can call it."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import sys
+import time
+from itertools import islice
+
+import ssbench
+from ssbench.load import jobgen as jobs_mod
+from ssbench.worker import health
+from ssbench.load import seeds
+from ssbench.swift import hints as swifthints
+from ssbench.compat import monotonic
+from ssbench.errors import Interrupted, SsbenchError
+from ssbench.master.dispatch import Master, store_raw
+from ssbench.load.objectring import ObjectRing
+from ssbench.master.progress import ProgressPrinter
+from ssbench.results.statswriter import StatsWriter
+
+log = logging.getLogger(__name__)
+
+
+class RunOptions(object):
+    """Knobs of a run that are not part of the scenario."""
+
+    def __init__(self, batch_size=1, noop=False, keep_objects=False,
+                 connect_timeout=10.0, network_timeout=20.0,
+                 worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
+                 profile_path=None, progress_stream=None, rng=None,
+                 seed=None, rate=None, arrival='uniform', warmup=0):
+        self.batch_size = batch_size
+        self.noop = noop
+        self.keep_objects = keep_objects
+        self.connect_timeout = connect_timeout
+        self.network_timeout = network_timeout
+        self.worker_wait = worker_wait
+        self.worker_timeout = worker_timeout
+        self.drain_seconds = drain_seconds
+        self.profile_path = profile_path
+        self.progress_stream = progress_stream
+        self.rng = rng
+        # None: draw one (ssbench.load.seeds); stored in the stats header.
+        self.seed = seed
+        # Jobs per second (ssbench.load.schedule); None: the scenario's `rate`,
+        # if any, else closed loop.
+        self.rate = rate
+        self.arrival = arrival
+        # Seconds the reports leave out; stored in the header when > 0.
+        self.warmup = warmup
+
+
+class RunOutcome(object):
+    """Where the results went and how the run ended.
+
+    `interrupted`: stopped by a signal (after draining in-flight results);
+    `error`: the SsbenchError that ended the benchmark early (e.g. every
+    worker lost); `finalized`: False when a second interrupt left the
+    stats file plain (not gzipped) at `stats_path`.
+    """
+
+    def __init__(self, stats_path, interrupted=False, bench=None,
+                 error=None, finalized=True):
+        self.stats_path = stats_path
+        self.interrupted = interrupted
+        self.bench = bench
+        self.error = error
+        self.finalized = finalized
+
+
+# Initial objects a --noop run loads between two looks at a stop request.
+LOAD_CHUNK = 10000
+
+
+def ensure_containers(client, scenario, pool_size, stop_requested=None):
+    """HEAD every container of the scenario and PUT the missing ones,
+    `pool_size` at a time.  Stops at the first failure (raised) or once
+    `stop_requested()` is true (Interrupted); greenlets exist only for
+    the containers in progress, however many there are."""
+    import gevent.pool
+
+    failures = []
+
+    def ensure(name):
+        try:
+            if client.head_container(name, missing_ok=True).status == 404:
+                client.put_container(name, policy=scenario.policy)
+        except Exception as exc:  # reported once, below, not by gevent
+            failures.append(exc)
+
+    pool = gevent.pool.Pool(pool_size)
+    try:
+        for name in scenario.containers:
+            if failures or (stop_requested is not None and
+                            stop_requested()):
+                break
+            pool.spawn(ensure, name)    # waits for room in the pool
+        pool.join()
+    except BaseException:
+        pool.kill()
+        raise
+    if failures:
+        raise swifthints.explain(failures[0], 'cannot create containers',
+                                 scenario.policy)
+    if stop_requested is not None and stop_requested():
+        raise Interrupted('interrupted while creating containers: no '
+                          'benchmark was run')
+
+
+class ScenarioRun(object):
+    """Runs `scenario` through `transport`
+    (ssbench.wire.transport.MasterSockets).
+
+    `stats_paths` is a checked ssbench.results.safefiles.StatsPaths, `swift` a
+    SwiftClient for the master's own container work (None with --noop) and
+    `worker_config` what workers are handed (a
+    ssbench.swift.tokens.WorkerConfig).
+    """
+
+    def __init__(self, scenario, transport, stats_paths, options,
+                 swift=None, worker_config=None):
+        self.scenario = scenario
+        self.stats_paths = stats_paths
+        self.options = options
+        self.swift = swift
+        self.worker_config = worker_config
+        self.seed = options.seed if options.seed is not None \
+            else seeds.draw_seed()
+        self.rng = options.rng or seeds.stream(self.seed, seeds.BENCH)
+        self.population_rng = options.rng or seeds.stream(
+            self.seed, seeds.POPULATION)
+        self.ring = ObjectRing()
+        self.master = Master(transport, scenario.user_count,
+                             options.batch_size,
+                             worker_timeout=options.worker_timeout,
+                             drain_seconds=options.drain_seconds)
+
+    def request_stop(self):
+        """Ask the run to stop (first signal); True if it was already
+        asked, in which case the caller should stop at once."""
+        already = self.master.stop_requested
+        self.master.stop_requested = True
+        return already
+
+    def run(self):
+        scenario, options = self.scenario, self.options
+        workers = self.master.wait_for_workers(options.worker_wait)
+        log.debug('workers connected: %s', workers)
+        if self.worker_config is not None:
+            self.master.configure(self.worker_config)
+        log.info('Starting scenario run for "%s"', scenario.name)
+        if options.noop:
+            self.load_initial_objects()
+        else:
+            log.info('Ensuring %d containers (%s_*) exist; concurrency=%d...',
+                     scenario.container_count, scenario.container_base,
+                     scenario.container_concurrency)
+            ensure_containers(self.swift, scenario,
+                              scenario.container_concurrency,
+                              self._stop_requested)
+            if not self.populate():
+                raise Interrupted('interrupted while populating: no '
+                                  'benchmark was run')
+        outcome = self.benchmark()
+        if options.keep_objects or options.noop:
+            return outcome
+        if outcome.interrupted or outcome.error is not None or \
+                not self.cleanup():
+            log.warning('Objects created by the run were not deleted; '
+                        '"ssbench-master cleanup-containers" removes them')
+            if outcome.error is None:
+                outcome.interrupted = True
+        return outcome
+
+    def _stop_requested(self):
+        return self.master.stop_requested
+
+    def load_initial_objects(self):
+        """--noop: the ring gets the initial objects without uploads, a
+        chunk at a time so that a stop request is seen."""
+        objects = jobs_mod.initial_objects(self.scenario)
+        while True:
+            if self.master.stop_requested:
+                raise Interrupted('interrupted while loading the initial '
+                                  'objects: no benchmark was run')
+            chunk = list(islice(objects, LOAD_CHUNK))
+            if not chunk:
+                return
+            self.ring.load(chunk)
+
+    def populate(self):
+        log.info('Initializing cluster with stock data (up to %d concurrent '
+                 'workers)', self.scenario.user_count)
+        stats = self.master.run_jobs(
+            jobs_mod.initial_jobs(self.scenario, self.population_rng),
+            on_results=self.ring.on_results)
+        if stats.errors:
+            log.warning('%d of %d initial objects could not be uploaded',
+                        stats.errors, stats.sent)
+        return not stats.interrupted
+
+    def benchmark(self):
+        scenario, options = self.scenario, self.options
+        log.info('Starting benchmark run (up to %d concurrent workers)',
+                 scenario.user_count)
+        progress = None
+        if options.progress_stream is not None:
+            progress = ProgressPrinter(options.progress_stream)
+            progress.legend()
+        ring_on_results = self.ring.on_results
+        if progress is not None:
+            add_results = progress.add_results
+
+            def on_results(results):
+                ring_on_results(results)
+                add_results(results)
+            on_idle = progress.tick
+        else:
+            on_results, on_idle = ring_on_results, None
+
+        paths = self.stats_paths
+        header = scenario.stats_header(ssbench.version)
+        header['seed'] = self.seed
+        if options.warmup:
+            header['warmup'] = options.warmup
+        schedule = self.open_loop(header)
+        writer = StatsWriter(paths.plain, header, paths.final)
+        self.master.on_heartbeat = health.store_health(writer)
+        profiler = None
+        if options.profile_path:
+            import cProfile
+            profiler = cProfile.Profile()
+            profiler.enable()
+        stats = error = None
+        try:
+            stats = self.master.run_jobs(
+                jobs_mod.bench_jobs(scenario, self.rng, self.ring,
+                                    noop=options.noop),
+                on_results=on_results, on_raw=store_raw(writer),
+                on_idle=on_idle)
+            if schedule is not None:
+                writer.write_batch([schedule.record()])
+        except KeyboardInterrupt:
+            # Second interrupt: stop now; the plain file stays readable.
+            writer.close()
+            log.warning('Interrupted again: results so far are in %s (not '
+                        'compressed)', paths.plain)
+            return RunOutcome(paths.plain, True, finalized=False)
+        except Exception as exc:
+            # Whatever ended the phase (every worker lost, a bug), the
+            # results received so far are finalized below and the run
+            # ends with one line.
+            log.debug('benchmark phase failed', exc_info=True)
+            error = exc if isinstance(exc, SsbenchError) else SsbenchError(
+                'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
+        finally:
+            self.master.schedule = None
+            self.master.on_heartbeat = None
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(options.profile_path)
+            if progress is not None:
+                progress.finish()
+            writer.close()
+        interrupted = stats is not None and stats.interrupted
+        if interrupted:
+            log.warning('Interrupted: the benchmark phase stopped early; '
+                        'every result received is kept')
+        if profiler is not None:
+            log.info('Benchmark profile written to %s', options.profile_path)
+        if self.ring.skipped:
+            log.debug('%d jobs skipped for lack of an object',
+                      self.ring.skipped)
+        return RunOutcome(writer.finalize(), interrupted, stats, error)
+
+    def open_loop(self, header):
+        """For a --rate run, the benchmark's Schedule, handed to the
+        master and named in the stats `header`; else None."""
+        rate = self.options.rate or self.scenario.rate
+        if not rate:
+            return None
+        from ssbench.load.schedule import SEND_WINDOW, Schedule
+        arrival = self.options.arrival
+        now = monotonic()
+        schedule = Schedule(rate, arrival,
+                            seeds.stream(self.seed, seeds.ARRIVALS),
+                            start=now, epoch_offset=time.time() - now,
+                            window=SEND_WINDOW)
+        header['rate'] = rate
+        header['arrival'] = arrival
+        self.master.schedule = schedule
+        log.info('Open loop: %g jobs/s, %s arrivals, at most %d in flight',
+                 rate, arrival, self.scenario.user_count)
+        return schedule
+
+    def cleanup(self):
+        """Delete what the run created; False when interrupted."""
+        created = jobs_mod.cleanup_jobs(self.ring)
+        log.info('Deleting population objects from cluster')
+        stats = self.master.run_jobs(created)
+        if stats.errors:
+            log.warning('%d of %d objects created by the run could not be '
+                        'deleted', stats.errors, stats.sent)
+        return not stats.interrupted
+
+
+def progress_stream(verbose, quiet):
+    """Progress characters go to stderr unless -v or -q."""
+    return None if verbose or quiet else sys.stderr

@@ -1,0 +1,125 @@
+"""Analysis of a stats file as one JSON-ready document.
+
+analyze() reads the stats file once (scan), then builds the document
+(document): exact latency statistics per operation and size class, the
+time series, the throughput summary and the causes of failures.  The
+renderers (jsonreport, html, compare) take that document.
+"""
+from __future__ import absolute_import, division, print_function
+
+import numbers
+
+from ssbench.worker import health
+from ssbench.results import sortedruns
+from ssbench.report.compute import document, openloop
+from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
+from ssbench.errors import StatsFileError, UsageError
+from ssbench.results.recordview import RecordView, controls_of_kind
+from ssbench.report.compute.classicnotes import open_loop
+
+DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
+
+
+def _check_percentiles(pctiles):
+    """Percentiles as given (integral ones as int), without repeats."""
+    out = []
+    for pctile in pctiles:
+        if (isinstance(pctile, bool) or
+                not isinstance(pctile, numbers.Real) or
+                not 0 <= pctile <= 100):
+            raise UsageError('percentile %r is not a number from 0 to 100'
+                             % (pctile,))
+        pctile = int(pctile) if pctile == int(pctile) else float(pctile)
+        if pctile not in out:
+            out.append(pctile)
+    return out
+
+
+def _check_skip(skip):
+    if (isinstance(skip, bool) or not isinstance(skip, numbers.Real) or
+            not 0 <= skip < float('inf')):
+        raise UsageError('warm-up skip %r is not a number of seconds >= 0'
+                         % (skip,))
+    return skip
+
+
+def _scan(stats_file, store, skip, skip_until):
+    if getattr(stats_file, 'raw_strings', False):
+        # Undecoded strings make msgpack ~40% faster; only a handful
+        # (names, trans ids, messages) are ever decoded.
+        scan = Scan(store, RAW_KEYS, skip, skip_until)
+        scan.scan(stats_file.iter_batches(raw=True))
+    else:
+        scan = Scan(store, TEXT_KEYS, skip, skip_until)
+        scan.scan(stats_file.iter_batches())
+    return scan
+
+
+def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
+    """The analysis document (a dict of JSON types) of a stats file.
+
+    ``stats_file`` is a path or an ssbench.results.statsreader.open_stats()
+    object. Results that completed within ``skip`` seconds of the run's first
+    request start are left out of every statistic.  Raises StatsFileError for
+    an unusable file, UsageError for bad arguments.
+    """
+    pctiles = _check_percentiles(percentiles)
+    skip = _check_skip(skip)
+    path = stats_file
+    if not hasattr(stats_file, 'iter_batches'):
+        from ssbench.results.statsreader import open_stats
+        stats_file = open_stats(stats_file)
+    else:
+        path = getattr(stats_file, 'path', '')
+    path = '%s' % (path,)
+    # Open loop: the document's latencies are response times; the
+    # service times (as measured from the actual send) go under
+    # "open_loop" (see ssbench.report.compute.openloop).
+    response = open_loop(stats_file.header)
+    view = RecordView(stats_file, response=response)
+    try:
+        doc = _document(view, pctiles, skip, path)
+        service = response and _document(stats_file, pctiles, skip, path)
+    except StatsFileError as exc:
+        if path and not str(exc).startswith(path):
+            raise StatsFileError('%s: %s' % (path, exc))
+        raise
+    if response:
+        doc['open_loop'] = openloop.section(stats_file.header, service,
+                                            view.controls)
+    client = health_section(view.controls)
+    if client is not None:
+        doc['client'] = client
+    return doc
+
+
+def health_section(controls):
+    """The "client" part of the document: per worker, how long it was
+    past a health limit (see ssbench.worker.health); None without usable
+    records."""
+    workers = health.judge(controls_of_kind(controls,
+                                            health.HEALTH_RECORD))
+    if not workers:
+        return None
+    return {'limits': {'loop_lag': health.LOOP_LAG_LIMIT,
+                       'cpu': health.CPU_LIMIT,
+                       'share': health.SHARE_LIMIT},
+            'saturated': any(w['saturated'] for w in workers),
+            'warning': health.warning(workers),
+            'workers': workers}
+
+
+def _document(stats_file, pctiles, skip, path):
+    store = sortedruns.RunStore()
+    try:
+        scan = _scan(stats_file, store, skip, None)
+        if scan.needs_rescan:
+            # Rare: the first request start moved after results were left
+            # out as warm-up that it now keeps.
+            store.close()
+            store = sortedruns.RunStore()
+            scan = _scan(stats_file, store, skip, scan.skip_until)
+        scan.finish()
+        return document.build(stats_file.header, scan, pctiles, path, skip)
+    finally:
+        store.close()

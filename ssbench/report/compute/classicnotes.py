@@ -1,0 +1,73 @@
+"""The text report's numbers: ssbench.report.compute.classicstats.compute()
+over a RecordView (warm-up and control records left out, response times in an
+open-loop run), with the header lines that say how to read them
+(RunStats.notes, printed under the "Ran" line).
+
+Without a warm-up, and for a closed-loop run, there are no notes and the
+report is the one ssbench 0.3.9 prints."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+
+from ssbench.worker import health
+from ssbench.report.compute import classicstats as stats
+from ssbench.errors import StatsFileError
+from ssbench.results.recordview import RecordView, controls_of_kind
+
+log = logging.getLogger(__name__)
+
+
+def compute(stats_file, pctile=95, skip=0):
+    """RunStats of a stats file (path or open_stats() object), leaving out
+    the first `skip` seconds; its `notes` are extra header lines."""
+    if not hasattr(stats_file, 'iter_batches'):
+        from ssbench.results.statsreader import open_stats
+        stats_file = open_stats(stats_file)
+    view = RecordView(stats_file, skip, response=open_loop(
+        stats_file.header))
+    path = '%s' % (getattr(stats_file, 'path', stats_file),)
+    try:
+        run_stats = stats.compute(view, pctile=pctile)
+    except StatsFileError as exc:
+        # The scan's word on a bad value (a text completed_at, a list as
+        # worker id, a NaN time) does not know the file's name.
+        if str(exc).startswith(path):
+            raise
+        raise StatsFileError('%s: %s' % (path, exc))
+    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+        # A hand-made header (a list as the scenario): one line, not
+        # "unexpected error".
+        raise StatsFileError('%s: not a valid ssbench stats file: a result '
+                             'has a bad value (%s)' % (path, exc))
+    run_stats.notes = notes(view)
+    warn_if_saturated(view.controls)
+    return run_stats
+
+
+def warn_if_saturated(controls):
+    """Log (not print: the report stays as it is) when the workers'
+    health records say the client was the bottleneck."""
+    line = health.warning(health.judge(controls_of_kind(
+        controls, health.HEALTH_RECORD)))
+    if line:
+        log.warning('%s', line)
+
+
+def open_loop(header):
+    """True for the stats file of a --rate run."""
+    rate = header.get('rate')
+    return isinstance(rate, (int, float)) and rate > 0
+
+
+def notes(view):
+    """The extra header lines of a report read through `view`."""
+    lines = []
+    if view.response:
+        header = view.header
+        lines.append('Open loop at %g jobs/s (%s arrivals): latency is '
+                     'response time, from each job\'s intended start' % (
+                         header['rate'], header.get('arrival', 'uniform')))
+    if view.skip:
+        lines.append('Warm-up: the first %g s of the run left out (%d '
+                     'results)' % (view.skip, view.skipped))
+    return lines

@@ -1,0 +1,162 @@
+"""The JSON document (format_version 1) from a finished Scan."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench import version
+from ssbench.report.compute import loghist, throughput
+from ssbench.report.render.jsonfile import jsonable
+from ssbench.report.compute.scan import OPERATIONS, SLOTS
+from ssbench.report.compute.series import latency_entry
+from ssbench.report.compute.classicstats import (GROUPS, as_text, size_order,
+                                                 worst_of)
+
+FORMAT_VERSION = 1
+# The percentiles of the time series, per bucket: (JSON suffix, pctile).
+TIMESERIES_PCTILES = (('p50', 50), ('p99', 99))
+
+_HEADER_KEY = u'_scenario_data'
+
+
+def build(header, scan, pctiles, stats_path, skip):
+    """The document of a scan (see SCHEMA / README "JSON document")."""
+    scenario = header.get(_HEADER_KEY)
+    if not isinstance(scenario, dict):
+        scenario = {}
+    operations = []
+    for _, key, job_type in GROUPS:
+        cells = [c for c in range(len(scan.cells))
+                 if job_type is None or scan.cells[c].type == job_type]
+        if any(scan.count[c] or scan.errors[c] for c in cells):
+            operations.append(_operation(key, cells, scan, scenario,
+                                         pctiles))
+    doc = {
+        'format_version': FORMAT_VERSION,
+        'generator': 'ssbench %s' % (version,),
+        'stats_file': stats_path,
+        'header': dict((k, v) for k, v in header.items()
+                       if k != _HEADER_KEY),
+        'scenario': scenario,
+        'run': _run(header, scan, skip),
+        'percentiles': list(pctiles),
+        'operations': operations,
+        'timeseries': _timeseries(scan, [op['operation']
+                                         for op in operations]),
+        'errors': {
+            'recorded': scan.cause_keys_seen or (
+                not sum(scan.errors) and scan.reconnects_recorded),
+            'total': sum(scan.errors),
+            'causes': scan.causes.summary(),
+        },
+    }
+    return jsonable(doc)
+
+
+def _run(header, scan, skip):
+    if any(scan.count):
+        stop_second = int(max(scan.stop))
+        start_time = scan.start_time
+        stop_time = float(stop_second)
+        duration = stop_second - start_time
+    else:
+        start_time = stop_time = duration = None
+    return {
+        'name': as_text(header.get('name', '')),
+        'version': as_text(header.get('version', '')),
+        'worker_count': len(scan.workers),
+        'concurrency': header.get('user_count') or 0,
+        'start_time': start_time,
+        'stop_time': stop_time,
+        'duration': duration,
+        'records': scan.records,
+        'skipped': scan.skipped,
+        'skip_seconds': skip,
+    }
+
+
+def _slots(key):
+    """The operation slots of a GROUPS key ("total": all of them)."""
+    if key == 'total':
+        return list(range(SLOTS))
+    return [OPERATIONS.index(key)]
+
+
+def _operation(key, cells, scan, scenario, pctiles):
+    count = sum(scan.count[c] for c in cells)
+    ok_cells = [c for c in cells if scan.count[c]]
+    start = min(scan.start[c] for c in ok_cells) if ok_cells else None
+    stop = max(scan.stop[c] for c in ok_cells) if ok_cells else None
+    sized = [scan.bytes[c] for c in cells if scan.bytes[c] is not None]
+    slots = _slots(key)
+    return {
+        'operation': key,
+        'count': count,
+        'errors': sum(scan.errors[c] for c in cells),
+        'retries': sum(scan.retries[c] for c in cells),
+        'reconnects': (sum(scan.reconnects[c] for c in cells)
+                       if scan.reconnects_recorded else None),
+        'bytes': sum(sized) if sized else None,
+        'start': start,
+        'stop': stop,
+        'req_per_s': (count / (stop - start)
+                      if ok_cells and stop != start else None),
+        'throughput': throughput.summarize(scan.seconds.items(slots)),
+        'latency': _latency(cells, scan, scenario, pctiles),
+    }
+
+
+def _latency(cells, scan, scenario, pctiles):
+    sizes = [s.get('name') for s in scenario.get('sizes') or []
+             if isinstance(s, dict)]
+    groups = [(None, cells)]
+    for size in size_order(sizes, [scan.cells[c] for c in cells]):
+        groups.append((size, [c for c in cells
+                              if scan.cells[c].size == size]))
+    out = {'first_byte': [], 'last_byte': []}
+    for size, size_cells in groups:
+        for kind, runs, values, ids in (
+                ('first_byte', scan.buffers.first_runs, scan.worst_first,
+                 scan.worst_first_id),
+                ('last_byte', scan.buffers.last_runs, scan.worst_last,
+                 scan.worst_last_id)):
+            series_runs = [run for c in size_cells for run in runs[c]]
+            out[kind].append(latency_entry(
+                scan.store, series_runs, worst_of(values, ids, size_cells),
+                pctiles, size))
+    return out
+
+
+def _timeseries(scan, names):
+    buckets = scan.buckets
+    width = buckets.width
+    count = buckets.count()
+    series = {}
+    for name in names:
+        slots = _slots(name)
+        requests = _per_bucket(scan.seconds.items(slots), buckets)
+        errors = _per_bucket(
+            scan.seconds.items([SLOTS + s for s in slots]), buckets)
+        nbytes = [0] * count
+        for index, row in buckets.rows.items():
+            nbytes[index - buckets.lo] = sum(row.bytes[s] for s in slots)
+        entry = {'requests': requests, 'errors': errors, 'bytes': nbytes}
+        for kind, offset in (('last_byte', 0), ('first_byte', SLOTS)):
+            values = buckets.percentiles(
+                [offset + s for s in slots],
+                [pctile for _, pctile in TIMESERIES_PCTILES])
+            for i, (suffix, _) in enumerate(TIMESERIES_PCTILES):
+                entry['%s_%s' % (kind, suffix)] = [v[i] for v in values]
+        series[name] = entry
+    return {
+        'bucket_seconds': width,
+        'start': (float(buckets.lo * width) if buckets.lo is not None
+                  else None),
+        'count': count,
+        'percentile_relative_error': loghist.RELATIVE_ERROR,
+        'operations': series,
+    }
+
+
+def _per_bucket(items, buckets):
+    counts = [0] * buckets.count()
+    for second, n in items:
+        counts[second // buckets.width - buckets.lo] += n
+    return counts

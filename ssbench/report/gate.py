@@ -1,0 +1,195 @@
+"""The --fail-if regression gate on a comparison of two runs (see
+ssbench.report.compare), for CI pipelines.
+
+--fail-if rules, comma-separated::
+
+    RULE   = [OP "."] [KIND "."] METRIC CMP CHANGE
+    OP     = total (default) | create | read | update | delete
+    KIND   = last_byte (default) | first_byte     (latency metrics only)
+    METRIC = rps | pN (a percentile: p50, p90, p95, p99, p99.9 or p99_9)
+             | max | avg | errors
+    CMP    = ">" | "<"
+    CHANGE = a sign, a number and "%": +10%, -5%, +0.5%
+
+A rule fails when the change is beyond CHANGE in the direction of CMP:
+"p99>+10%" fails when the 99th percentile grew by more than 10%, and
+"rps<-5%" fails when throughput dropped by more than 5%.  A change equal
+to CHANGE passes.  The sign is required so that "rps<5%" cannot be taken
+for a drop.  "errors" compares the error rate (failed / all requests) in
+percentage points, so it works when the base had no errors: "errors>+1%"
+fails when the rate rose by more than one point ("+1pp" means the same).
+Spaces and letter case do not matter.  A rule that cannot be evaluated (the
+operation or the metric is missing in either run, or the base value is 0)
+fails: a gate must not pass silently.
+"""
+from __future__ import absolute_import, division, print_function
+
+import collections
+import re
+
+from ssbench.report.compare import (KIND_LABELS, OPERATIONS, format_value,
+                                    percentile_key, spread_text)
+from ssbench.errors import UsageError
+
+# The CLI's exit status when a --fail-if rule failed.
+THRESHOLD_EXIT = 3
+# A change equal to a threshold must pass even after float rounding.
+_TOLERANCE = 1e-9
+
+
+class FailIfError(UsageError):
+    """A --fail-if rule that cannot be parsed."""
+
+
+class Rule(collections.namedtuple(
+        'Rule', 'text operation kind metric comparison threshold')):
+    """One parsed --fail-if rule.
+
+    kind is None unless metric is a latency (pN, max, avg); threshold is
+    in percent (percentage points for metric 'errors').
+    """
+    __slots__ = ()
+
+
+_OPERATION_RE = re.compile(r'(total|create|read|update|delete)\.')
+_KIND_RE = re.compile(r'(first_byte|last_byte)\.')
+_METRIC_RE = re.compile(r'(rps|max|avg|errors|p(\d+(?:[._]\d+)?))$')
+_CHANGE_RE = re.compile(r'([+-]?)(\d+(?:\.\d*)?|\.\d+)\s*(%|pp)?$')
+
+
+def _bad(rule, why):
+    return FailIfError("bad --fail-if rule '%s': %s" % (rule, why))
+
+
+def parse_fail_if(text):
+    """Parse --fail-if text into a list of Rule; FailIfError if malformed."""
+    if not text or not text.strip():
+        raise FailIfError('--fail-if needs at least one rule, '
+                          'e.g. --fail-if "p99>+10%,rps<-5%"')
+    return [_parse_rule(part.strip()) for part in text.split(',')]
+
+
+def _parse_rule(rule):
+    if not rule:
+        raise _bad(rule, 'empty rule (a stray comma?)')
+    found = [c for c in rule if c in '<>=']
+    if found != ['>'] and found != ['<']:
+        raise _bad(rule, 'needs exactly one comparison, > or <, '
+                   'e.g. p99>+10% or rps<-5%')
+    comparison = found[0]
+    left, right = [s.strip() for s in rule.split(comparison)]
+    operation, kind, metric = _parse_metric(rule, left.lower())
+    threshold = _parse_change(rule, right.lower(), metric)
+    return Rule(rule, operation, kind, metric, comparison, threshold)
+
+
+def _parse_metric(rule, left):
+    operation = 'total'
+    match = _OPERATION_RE.match(left)
+    if match:
+        operation = match.group(1)
+        left = left[match.end():]
+    kind = None
+    match = _KIND_RE.match(left)
+    if match:
+        kind = match.group(1)
+        left = left[match.end():]
+    match = _METRIC_RE.match(left)
+    if not match:
+        raise _bad(rule, "unknown metric '%s'; write [OP.][first_byte.]"
+                   "METRIC, OP one of %s, METRIC one of rps/pN/max/avg/"
+                   "errors (pN: p50, p99.9, ...)"
+                   % (left, '/'.join(OPERATIONS)))
+    metric = match.group(1)
+    if match.group(2) is not None:
+        number = float(match.group(2).replace('_', '.'))
+        if not 0 < number <= 100:
+            raise _bad(rule, 'percentile %s is not above 0 and at most 100'
+                       % match.group(2))
+        metric = percentile_key(number)
+    if metric in ('rps', 'errors'):
+        if kind is not None:
+            raise _bad(rule, '%s. applies only to latency metrics '
+                       '(pN, max, avg)' % kind)
+    elif kind is None:
+        kind = 'last_byte'
+    return operation, kind, metric
+
+
+def _parse_change(rule, right, metric):
+    match = _CHANGE_RE.match(right)
+    if not match:
+        raise _bad(rule, 'the change must look like +10% or -5%')
+    sign, number, unit = match.groups()
+    if not sign:
+        raise _bad(rule, 'the change needs a sign, +%s%% or -%s%%'
+                   % (number, number))
+    if unit is None:
+        raise _bad(rule, 'the change needs a unit: %s%s%%' % (sign, number))
+    if unit == 'pp' and metric != 'errors':
+        raise _bad(rule, 'pp (percentage points) applies only to errors; '
+                   'use %')
+    value = float(number)
+    return -value if sign == '-' else value
+
+
+def _rule_row(op, rule):
+    if rule.metric == 'errors':
+        wanted = 'error_rate'
+    elif rule.kind is None:
+        wanted = rule.metric
+    else:
+        wanted = '%s.%s' % (rule.kind, rule.metric)
+    for row in op['rows']:
+        if row['metric'] == wanted:
+            return row
+    return None
+
+
+def _change_text(row):
+    if row['change_unit'] == 'points':
+        return '%+.2f points' % row['change']
+    return '%+.1f%%' % row['change']
+
+
+def check_rule(result, rule):
+    """The one-line violation of a rule, or None when the rule passes."""
+    ops = dict((op['operation'], op) for op in result['operations'])
+    op = ops.get(rule.operation)
+    if op is None or not op['in_base'] or not op['in_this']:
+        where = 'either run' if op is None else (
+            'the base run' if not op['in_base'] else 'this run')
+        return '%s: %s has no results in %s' % (
+            rule.text, rule.operation, where)
+    row = _rule_row(op, rule)
+    what = '%s %s' % (rule.operation, row['label'] if row else '%s %s' % (
+        KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
+    if row is None or row['base'] is None or row['this'] is None:
+        if row is None or (row['base'] is None and row['this'] is None):
+            side = 'both runs'
+        else:
+            side = 'the base run' if row['base'] is None else 'this run'
+        return '%s: %s is missing in %s' % (rule.text, what, side)
+    if row['change'] is None:
+        return ('%s: %s is 0 in the base run, so it has no relative change'
+                % (rule.text, what))
+    change = row['change']
+    if rule.comparison == '>':
+        passed = change <= rule.threshold + _TOLERANCE
+    else:
+        passed = change >= rule.threshold - _TOLERANCE
+    if passed:
+        return None
+    line = '%s: %s changed %s (%s -> %s)' % (
+        rule.text, what, _change_text(row),
+        format_value(row['base'], row['unit']),
+        format_value(row['this'], row['unit']))
+    if row['metric'] == 'rps':
+        line += ' ' + spread_text(op['spread'])
+    return line
+
+
+def failed_checks(result, rules):
+    """One line per rule that failed on compare()'s result; [] is a pass."""
+    return [line for line in (check_rule(result, rule) for rule in rules)
+            if line is not None]

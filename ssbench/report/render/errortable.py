@@ -1,0 +1,43 @@
+"""The error breakdown as text, for `report-scenario --errors`: failed
+requests by operation and cause, printed after the (unchanged) report."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.compat import write_text
+from ssbench.report.render.classic import format_time
+
+_ROW = '%-9s %-24s %7s %6s  %-23s  %-23s  %s'
+
+
+def _clip(text, width):
+    text = '%s' % (text,)
+    return text if len(text) <= width else text[:width - 3] + '...'
+
+
+def error_lines(doc):
+    """The breakdown of an analysis document as a list of lines."""
+    errors = doc.get('errors') or {}
+    total = errors.get('total') or 0
+    lines = ['', 'Errors by cause']
+    if not total:
+        return lines + ['       No errors.']
+    if not errors.get('recorded'):
+        lines.append('       (this stats file does not record the HTTP '
+                     'status or exception class: causes not recorded)')
+    lines.append('       ' + _ROW % ('Operation', 'Cause', 'Count', 'Share',
+                                     'First seen', 'Last seen',
+                                     'Example TX ID'))
+    for cause in errors.get('causes') or []:
+        count = cause.get('count') or 0
+        lines.append('       ' + (_ROW % (
+            cause.get('operation'), _clip(cause.get('cause'), 24), count,
+            '%.1f%%' % (100.0 * count / total),
+            format_time(cause.get('first_seen')),
+            format_time(cause.get('last_seen')),
+            cause.get('example_trans_id') or '')).rstrip())
+    lines.append('       %d failed requests' % (total,))
+    return lines
+
+
+def render_error_table(doc, stream):
+    """Write the breakdown to a text stream."""
+    write_text(stream, '\n'.join(error_lines(doc)) + '\n')

@@ -1,0 +1,212 @@
+"""The HTML report: one self-contained page (plotly.js inlined, nothing
+fetched) from an analysis document (see ssbench.report.analyze).
+
+The page is assembled here from its sections: the tables
+(ssbench.report.render.htmltables) and the charts (htmlcharts).  Every text
+taken from the document is escaped: a stats file is untrusted input.
+Needs the optional extra ssbench[html] (plotly)."""
+from __future__ import absolute_import, division, print_function
+
+import json
+
+from ssbench.report.render import htmlcharts
+from ssbench.report.render.htmltables import (chart_esc, client_html,
+                                              errors_html, esc, facts_html,
+                                              open_loop_html, percentiles_html,
+                                              sizes_html, summary_html)
+from ssbench.compat import text_type, write_text
+from ssbench.errors import UsageError
+
+EXTRA_HINT = ("--html needs the optional extra: pip install 'ssbench[html]' "
+              "(plotly)")
+# Inside <script>, JSON must not be able to close the element.
+_SCRIPT_ESCAPES = (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'))
+
+
+class MissingExtraError(UsageError):
+    """The optional plotting library (ssbench[html]) is not installed."""
+
+
+def plotly_js():
+    """(plotly.js source, its version), or MissingExtraError."""
+    try:
+        from plotly.offline import get_plotlyjs, get_plotlyjs_version
+    except ImportError:
+        raise MissingExtraError(EXTRA_HINT)
+    return get_plotlyjs(), get_plotlyjs_version()
+
+
+def script_json(value):
+    """JSON of value that is safe inside a <script> element."""
+    text = json.dumps(value, sort_keys=True, separators=(',', ':'))
+    for char, escape in _SCRIPT_ESCAPES:
+        text = text.replace(char, escape)
+    return text
+
+
+def chart_specs(doc):
+    """[(section, [(div id, figure)])] of every chart the page shows."""
+    operations = doc.get('operations') or []
+    if not operations:
+        return []
+    timeseries = doc.get('timeseries') or {}
+    sections = []
+    throughput = htmlcharts.throughput_figure(timeseries, chart_esc)
+    if throughput:
+        sections.append(('throughput', [('chart-throughput', throughput)]))
+    over_time = htmlcharts.latency_time_figures(timeseries, chart_esc)
+    if over_time:
+        sections.append(('latency-time', [
+            ('chart-latency-%d' % i, fig)
+            for i, (_, fig) in enumerate(over_time)]))
+    distribution = htmlcharts.distribution_figures(operations,
+                                                   chart_esc)
+    if distribution:
+        sections.append(('distribution', [
+            ('chart-distribution-%d' % i, fig)
+            for i, (_, fig) in enumerate(distribution)]))
+    return sections
+
+
+SECTION_TITLES = {
+    'throughput': ('Throughput', 'Requests completed per second in each '
+                   'time bucket, by completion time (the first and last '
+                   'buckets are partial).'),
+    'latency-time': ('Latency over time', 'Median (p50) and p99 latency '
+                     'of the requests completed in each time bucket: '
+                     'first byte (response headers) and last byte (whole '
+                     'request).'),
+    'distribution': ('Latency distribution', 'Share of the successful '
+                     'requests done within a given latency, per object '
+                     'size class; click a legend entry to show or hide '
+                     'a curve (first-byte curves are dotted).'),
+}
+
+
+def _section(anchor, title, body, intro=''):
+    return ('<section id="%s"><h2>%s</h2>%s%s</section>\n' % (
+        anchor, title, '<p class="intro">%s</p>' % intro if intro else '',
+        body))
+
+
+def charts_html(charts):
+    """(chart sections' HTML, [figure with its div id]) of chart_specs."""
+    parts, figures = [], []
+    for anchor, items in charts:
+        title, intro = SECTION_TITLES[anchor]
+        grid = ' grid' if anchor != 'throughput' else ''
+        divs = ''.join('<div class="chart" id="%s"></div>' % div_id
+                       for div_id, _ in items)
+        parts.append(_section(anchor, title, '<div class="charts%s">%s'
+                              '</div>' % (grid, divs), intro))
+        figures.extend({'id': div_id, 'data': fig['data'],
+                        'layout': fig['layout']} for div_id, fig in items)
+    return ''.join(parts), figures
+
+
+def page_body(doc, charts, js_version):
+    """The page's HTML from its title down to the footer."""
+    operations = doc.get('operations') or []
+    body = ['<header><h1>%s</h1><p class="sub">ssbench benchmark report'
+            '</p></header>\n' % page_title(doc)]
+    body.append(_section('run', 'Run', '<div class="pair">%s%s</div>' % (
+        facts_html(doc), sizes_html(doc.get('scenario')))))
+    body.append(_section('summary', 'Summary', summary_html(operations)
+                         if operations else
+                         '<p>This stats file holds no results.</p>'))
+    body.append(charts)
+    if operations:
+        body.append(_section('percentiles', 'Latency percentiles',
+                             percentiles_html(operations,
+                                              doc.get('percentiles') or []),
+                             'Exact values in seconds, over every '
+                             'successful request.' + (
+                                 ' Open loop: response times, from each '
+                                 'job\'s intended start.'
+                                 if doc.get('open_loop') else '')))
+    if doc.get('open_loop'):
+        body.append(_section('open-loop', 'Open loop: service time',
+                             open_loop_html(doc['open_loop'],
+                                            doc.get('percentiles') or []),
+                             'The schedule, and the latencies from each '
+                             'request\'s actual send (service time): they '
+                             'leave out the waits the response times '
+                             'above count.'))
+    if doc.get('client'):
+        body.append(_section('client', 'Client health',
+                             client_html(doc['client']),
+                             'Per worker: how long it was past a limit '
+                             '(event-loop lag p99 or CPU of its process); '
+                             'past it for long, the figures show the '
+                             'client\'s limit, not the cluster\'s.'))
+    body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
+    body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
+                'plotly.js %s, included in this file.</footer>\n' % (
+                    esc(doc.get('generator')), esc(doc.get('stats_file')),
+                    esc(js_version)))
+    return ''.join(body)
+
+
+def page_title(doc):
+    return esc((doc.get('run') or {}).get('name')) or 'ssbench run'
+
+
+def render_html(doc, stream):
+    """Write the HTML report of an analysis document to a text stream
+    (UTF-8 when it is a file).  MissingExtraError without plotly."""
+    js_source, js_version = plotly_js()
+    charts, figures = charts_html(chart_specs(doc))
+    scripts = ''
+    if figures:
+        scripts = ('<script>%s</script>\n<script>%s</script>\n' % (
+            js_source, DRAW_JS % script_json(figures)))
+    write_text(stream, text_type(PAGE) % {
+        'title': page_title(doc), 'style': STYLE, 'scripts': scripts,
+        'body': page_body(doc, charts, js_version)})
+
+
+DRAW_JS = """(function () {
+  var config = {responsive: true, displaylogo: false};
+  var charts = %s;
+  for (var i = 0; i < charts.length; i++) {
+    Plotly.newPlot(charts[i].id, charts[i].data, charts[i].layout, config);
+  }
+})();"""
+
+STYLE = """
+body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial,
+       sans-serif; margin: 0 auto; padding: 0 24px 24px; max-width: 1500px;
+       color: #222; background: #fff; font-size: 14px; }
+header h1 { margin: 20px 0 0; font-size: 24px; }
+.sub { margin: 2px 0 0; color: #666; }
+h2 { font-size: 18px; border-bottom: 2px solid #ddd; padding-bottom: 4px;
+     margin-top: 28px; }
+.intro, .note { color: #555; margin: 4px 0 10px; }
+.note { background: #fff6dd; border-left: 4px solid #e6b800;
+        padding: 6px 10px; }
+.pair { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+table { border-collapse: collapse; margin: 4px 0 12px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left;
+         vertical-align: top; }
+th { background: #f2f4f7; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+code { font-size: 12px; word-break: break-all; }
+.charts.grid { display: grid; gap: 12px;
+               grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); }
+.chart { border: 1px solid #e4e4e4; min-height: 380px; }
+footer { margin-top: 28px; color: #777; font-size: 12px; }
+"""
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ssbench: %(title)s</title>
+<style>%(style)s</style>
+</head>
+<body>
+%(body)s%(scripts)s</body>
+</html>
+"""

@@ -1,0 +1,264 @@
+"""The HTML report's tables, one per section (run facts, sizes, summary,
+percentiles, open loop, client health, errors), and the escaping and
+number formats they share with the page (ssbench.report.render.html).
+
+Every text taken from the document is escaped: a stats file is untrusted
+input."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.report.compute.series import percentile_key
+from ssbench.compat import text_type
+from ssbench.report.render.classic import format_bytes, format_time
+
+NA = 'N/A'
+NOT_RECORDED = 'not recorded'
+_HTML_ESCAPES = (('&', '&amp;'), ('<', '&lt;'), ('>', '&gt;'),
+                 ('"', '&quot;'), ("'", '&#x27;'))
+
+
+def esc(value, escapes=_HTML_ESCAPES):
+    """HTML-escaped text of value ('' for None), ASCII only (other
+    characters as character references)."""
+    if value is None:
+        return ''
+    if isinstance(value, bytes):
+        value = value.decode('utf-8', 'replace')
+    text = value if isinstance(value, text_type) else text_type(value)
+    for char, entity in escapes:
+        text = text.replace(char, entity)
+    return text.encode('ascii', 'xmlcharrefreplace').decode('ascii')
+
+
+def chart_esc(value):
+    """Text for plotly.js labels: it reads tags in them, and decodes
+    numeric references and &amp; &lt; &gt; (not &quot;) back."""
+    return esc(value, _HTML_ESCAPES[:3])
+
+
+def pct_key(percentile):
+    """99.9 -> ('99.9', 'p99_9'): the column label and the document key."""
+    return (('%f' % percentile).rstrip('0').rstrip('.'),
+            percentile_key(percentile))
+
+
+def fmt_int(value):
+    return NA if value is None else '{:,}'.format(int(value))
+
+
+def fmt_float(value, form='%.3f'):
+    return NA if value is None else form % value
+
+
+def fmt_duration(seconds):
+    return NA if seconds is None else '%.0f s' % seconds
+
+
+def _trans_id(trans_id):
+    return NA if trans_id is None else '<code>%s</code>' % esc(trans_id)
+
+
+def table(headers, rows, numeric=()):
+    """An HTML table; headers and cells are already-escaped HTML; the
+    columns whose index is in `numeric` are right-aligned."""
+    out = ['<table><thead><tr>']
+    for i, head in enumerate(headers):
+        out.append('<th%s>%s</th>' % (' class="num"' if i in numeric
+                                      else '', head))
+    out.append('</tr></thead><tbody>')
+    for row in rows:
+        out.append('<tr>')
+        for i, cell in enumerate(row):
+            out.append('<td%s>%s</td>' % (' class="num"' if i in numeric
+                                          else '', cell))
+        out.append('</tr>')
+    out.append('</tbody></table>')
+    return ''.join(out)
+
+
+def facts_html(doc):
+    """The run's header facts as a two-column table."""
+    run = doc.get('run') or {}
+    header = doc.get('header') or {}
+    length = NA
+    if header.get('run_seconds'):
+        length = '%s s' % esc(header['run_seconds'])
+    elif header.get('operation_count'):
+        length = '%s operations' % esc(header['operation_count'])
+    records = fmt_int(run.get('records'))
+    if run.get('skipped'):
+        records += ' (%s skipped)' % fmt_int(run['skipped'])
+    expiration = header.get('delete_after')
+    rows = [
+        ('Scenario', esc(run.get('name'))),
+        ('Stats file', '<code>%s</code>' % esc(doc.get('stats_file'))),
+        ('Written by', 'ssbench %s' % esc(run.get('version'))),
+        ('Workers', fmt_int(run.get('worker_count'))),
+        ('Concurrency', fmt_int(run.get('concurrency'))),
+        ('Started', esc(format_time(run.get('start_time')))),
+        ('Stopped', esc(format_time(run.get('stop_time')))),
+        ('Duration', fmt_duration(run.get('duration'))),
+        ('Run length', length),
+        ('Containers', '%s (%s_*)' % (esc(header.get('container_count')),
+                                      esc(header.get('container_base')))),
+        ('Object expiration', ('%s s' % esc(expiration)) if expiration
+         else 'off'),
+        ('Result records', records),
+    ]
+    return table(['Fact', 'Value'], rows)
+
+
+def _percentages(weights):
+    total = sum(weights)
+    return [100.0 * w / total if total else 0.0 for w in weights]
+
+
+def sizes_html(scenario):
+    """The scenario's size classes: range, initial files, share of the
+    operations and CRUD mix ('' when the scenario has no usable sizes)."""
+    sizes = scenario.get('sizes') if isinstance(scenario, dict) else None
+    if not isinstance(sizes, list):
+        return ''
+    initial = scenario.get('initial_files')
+    initial = initial if isinstance(initial, dict) else {}
+    counts = [initial.get(s.get('name'), 0) if isinstance(s, dict) else 0
+              for s in sizes]
+    try:
+        shares = _percentages([float(c or 0) for c in counts])
+    except (TypeError, ValueError):
+        return ''
+    rows = []
+    for size, count, share in zip(sizes, counts, shares):
+        if not isinstance(size, dict):
+            continue
+        profile = size.get('crud_profile') or scenario.get('crud_profile')
+        try:
+            mix = ['%.0f' % p for p in _percentages(
+                [float(w) for w in profile])]
+            low, high = int(size['size_min']), int(size['size_max'])
+        except (TypeError, ValueError, KeyError):
+            return ''
+        span = format_bytes(low).strip()
+        if high != low:
+            span += ' - ' + format_bytes(high).strip()
+        rows.append([esc(size.get('name')), esc(span), fmt_int(count),
+                     '%.0f%%' % share] + mix)
+    return table(['Size', 'Range', 'Initial files', 'Share of ops', 'C %',
+                  'R %', 'U %', 'D %'], rows, numeric=range(2, 8))
+
+
+def _bytes(operation, count):
+    if count is not None:
+        return esc(format_bytes(count).strip())
+    # A DELETE moves no object bytes; others lack sizes in 0.3.x files.
+    return NA if operation == 'delete' else NOT_RECORDED
+
+
+def summary_html(operations):
+    """Per operation: successes, errors, retries, bytes, request rates."""
+    rows = []
+    for op in operations:
+        reconnects = op.get('reconnects')
+        bytes_done = op.get('bytes')
+        speed = op.get('throughput') or {}
+        rows.append([
+            esc(op.get('operation')), fmt_int(op.get('count')),
+            fmt_int(op.get('errors')), fmt_int(op.get('retries')),
+            NOT_RECORDED if reconnects is None else fmt_int(reconnects),
+            _bytes(op.get('operation'), bytes_done),
+            fmt_float(op.get('req_per_s'), '%.1f'),
+            fmt_float(speed.get('slowest'), '%.0f'),
+            fmt_float(speed.get('median'), '%.0f'),
+            fmt_float(speed.get('fastest'), '%.0f')])
+    return table(['Operation', 'Successes', 'Errors', 'Retries',
+                  'Reconnects', 'Bytes', 'Req/s (average)',
+                  'Req/s (slowest second)', 'Req/s (median second)',
+                  'Req/s (fastest second)'],
+                 rows, numeric=range(1, 10))
+
+
+def percentiles_html(operations, percentiles):
+    """The exact latency statistics per operation, byte and size class."""
+    keys = [pct_key(p) for p in percentiles]
+    rows = []
+    for op in operations:
+        latency = op.get('latency') or {}
+        for kind, label in (('first_byte', 'first byte'),
+                            ('last_byte', 'last byte')):
+            for row in latency.get(kind) or []:
+                if not row.get('count'):
+                    continue
+                size = row.get('size')
+                rows.append(
+                    [esc(op.get('operation')), label,
+                     'all sizes' if size is None else esc(size),
+                     fmt_int(row['count']), fmt_float(row.get('min'))] +
+                    [fmt_float(row.get(key)) for _, key in keys] +
+                    [fmt_float(row.get('max')), fmt_float(row.get('avg')),
+                     fmt_float(row.get('std_dev')),
+                     _trans_id(row.get('worst_trans_id'))])
+    headers = (['Operation', 'Latency', 'Size', 'Count', 'Min'] +
+               ['p%s' % label for label, _ in keys] +
+               ['Max', 'Average', 'Std dev', 'Worst trans id'])
+    return table(headers, rows, numeric=range(3, len(headers) - 1))
+
+
+def open_loop_html(open_loop, percentiles):
+    """The schedule's facts and the service-time percentiles."""
+    schedule = open_loop.get('schedule') or {}
+    lag = schedule.get('send_lag') or {}
+    facts = [('Rate', '%s jobs/s, %s arrivals' % (
+        esc(open_loop.get('rate')), esc(open_loop.get('arrival')))),
+        ('Jobs sent', fmt_int(schedule.get('sent'))),
+        ('Jobs that waited for the user count', fmt_int(
+            schedule.get('cap_waits'))),
+        ('Send lag p50 / p99 / max', ' / '.join(
+            fmt_float(lag.get(key), '%.4f') for key in ('p50', 'p99', 'max')
+        ) + ' s')]
+    service = (open_loop.get('service_time') or {}).get('operations') or []
+    return table(['Fact', 'Value'], facts) + percentiles_html(
+        service, percentiles)
+
+
+def client_html(client):
+    """The saturation warning, if any, and the per-worker table."""
+    warning = client.get('warning')
+    rows = [[esc(w.get('worker_id')), fmt_float(w.get('seconds'), '%.1f'),
+             fmt_float(100 * (w.get('share') or 0), '%.1f%%'),
+             fmt_float(w.get('loop_lag_max'), '%.4f'),
+             fmt_float(100 * (w.get('cpu_max') or 0), '%.0f%%'),
+             fmt_int(w.get('waiting_max')),
+             'saturated' if w.get('saturated') else 'ok']
+            for w in client.get('workers') or []]
+    return ('<p class="note">%s</p>' % esc(warning) if warning else '') + \
+        table(['Worker', 'Seconds', 'Past a limit', 'Loop lag max (s)',
+               'CPU max', 'Waiting max', 'Verdict'], rows,
+              numeric=range(1, 6))
+
+
+def errors_html(errors):
+    """The error breakdown, 'No errors.' or what the file did not record."""
+    errors = errors or {}
+    if not errors.get('total'):
+        return '<p>No errors.</p>'
+    parts = []
+    if not errors.get('recorded'):
+        parts.append(
+            '<p class="note">This stats file does not record the HTTP '
+            'status or exception class of failed requests (ssbench 0.3.x '
+            'did not), so their causes are %s.</p>' % NOT_RECORDED)
+    total = errors['total']
+    rows = []
+    for cause in errors.get('causes') or []:
+        count = cause.get('count') or 0
+        rows.append([
+            esc(cause.get('operation')), esc(cause.get('cause')),
+            fmt_int(count), '%.1f%%' % (100.0 * count / total),
+            esc(format_time(cause.get('first_seen'))),
+            esc(format_time(cause.get('last_seen'))),
+            _trans_id(cause.get('example_trans_id')),
+            esc(cause.get('example_message'))])
+    parts.append('<p>%s failed requests.</p>' % fmt_int(total))
+    parts.append(table(['Operation', 'Cause', 'Count', 'Share',
+                        'First seen', 'Last seen', 'Example trans id',
+                        'Example message'], rows, numeric=(2, 3)))
+    return ''.join(parts)

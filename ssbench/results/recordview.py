@@ -1,0 +1,185 @@
+"""What the reports read: a stats file's results, with the warm-up left
+out, control records dropped and, for an open-loop (--rate) run, the
+latencies turned into response times.
+
+ssbench.report.compute.classicstats.compute() and the analysis scan take any
+object with
+``header`` and ``iter_batches()``; RecordView is one over an open stats
+file.  It drops control records (maps without ``completed_at``, e.g.
+worker health; they are stored in batches of their own, so a look at a
+batch's first record finds them) and, with ``skip`` > 0, every record that
+completed before the run's first request start + ``skip`` seconds.  That
+start and that threshold are those of ssbench.report.analyze(skip=...):
+the earliest completion less its last-byte latency (a failure's
+completion itself).
+
+With ``response=True``, a result with an ``intended_start`` (epoch
+seconds, set by the master of a --rate run) gets the time from then to its
+actual start added to both latencies: its response time, which counts
+every wait (in the master, on the wire, for a free greenlet) the service
+time (from the actual send) leaves out.  A negative difference (clocks of
+two hosts out of step) counts as none.
+"""
+from __future__ import absolute_import, division, print_function
+
+_INF = float('inf')
+
+
+def stored_warmup(header):
+    """The seconds of warm-up a stats header asks the reports to leave
+    out (run-scenario --warmup): 0 when it names none, or names something
+    that is not a number of seconds."""
+    warmup = header.get('warmup')
+    if isinstance(warmup, (int, float)) and not isinstance(warmup, bool) \
+            and 0 < warmup < _INF:
+        return warmup
+    return 0
+
+
+def _keys(raw):
+    names = ('completed_at', 'last_byte_latency', 'exception',
+             'first_byte_latency', 'intended_start')
+    return tuple(name.encode('ascii') for name in names) if raw else names
+
+
+def first_request_start(batches, raw=False):
+    """The earliest request start over every result of `batches`, or None
+    when there is none."""
+    k_completed, k_last, k_exc = _keys(raw)[:3]
+    first = _INF
+    for batch in batches:
+        for record in batch:
+            try:
+                began = record[k_completed]
+            except (KeyError, TypeError, IndexError):
+                continue
+            if k_exc not in record:
+                last = record.get(k_last)
+                if last:
+                    began -= last
+            if began < first:
+                first = began
+    return None if first == _INF else first
+
+
+class RecordView(object):
+    """A stats file seen without its warm-up and control records.
+
+    Once iter_batches() has been consumed, ``skipped`` counts the results
+    left out as warm-up and ``controls`` holds the control records.
+    """
+
+    def __init__(self, stats_file, skip=0, response=False):
+        self.stats_file = stats_file
+        self.response = response
+        self.header = stats_file.header
+        self.raw_strings = getattr(stats_file, 'raw_strings', False)
+        self.path = getattr(stats_file, 'path', '')
+        self.skip = skip
+        self.skipped = 0
+        self.skip_until = None
+        self.controls = []
+
+    def iter_batches(self, raw=False):
+        raw = raw and self.raw_strings
+        batches = self._source(raw)
+        if not self.skip:
+            return self._results(batches, raw)
+        if self.skip_until is None:
+            start = first_request_start(self._results(self._source(raw),
+                                                      raw), raw)
+            self.skip_until = (start + self.skip if start is not None
+                               else _INF)
+        return self._after(self._results(batches, raw), raw)
+
+    def _source(self, raw):
+        if raw:
+            batches = self.stats_file.iter_batches(raw=True)
+        else:
+            batches = self.stats_file.iter_batches()
+        if self.response:
+            return _response_times(batches, raw)
+        return batches
+
+    def _results(self, batches, raw):
+        """Batches without the control ones (see the module docstring);
+        the control records of the last pass are kept in `controls`."""
+        k_completed = _keys(raw)[0]
+        controls = self.controls = []
+        for batch in batches:
+            if batch and isinstance(batch[0], dict) and \
+                    k_completed not in batch[0]:
+                kept = []
+                for record in batch:
+                    if isinstance(record, dict) and \
+                            k_completed not in record:
+                        controls.append(record)
+                    else:
+                        kept.append(record)
+                if not kept:
+                    continue
+                batch = kept
+            yield batch
+
+    def _after(self, batches, raw):
+        k_completed = _keys(raw)[0]
+        until = self.skip_until
+        skipped = 0
+        for batch in batches:
+            kept = [record for record in batch
+                    if not _before(record, k_completed, until)]
+            skipped += len(batch) - len(kept)
+            if kept:
+                yield kept
+        self.skipped = skipped
+
+
+def _before(record, key, until):
+    try:
+        return record[key] < until
+    except (KeyError, TypeError, IndexError):
+        return False
+
+
+def _response_times(batches, raw):
+    """Batches with the latencies of open-loop results made response
+    times (see the module docstring); records are changed in place."""
+    k_completed, k_last, k_exc, k_first, k_intended = _keys(raw)
+    for batch in batches:
+        for record in batch:
+            try:
+                intended = record[k_intended]
+                if k_exc in record:
+                    continue
+                last = record[k_last] or 0.0
+                wait = record[k_completed] - last - intended
+            except (KeyError, TypeError, IndexError, AttributeError):
+                continue
+            if wait > 0:
+                record[k_last] = last + wait
+                first = record.get(k_first)
+                if first is not None:
+                    record[k_first] = first + wait
+        yield batch
+
+
+def as_text_keys(value):
+    """A decoded record with bytes (raw msgpack strings) made text."""
+    if isinstance(value, bytes):
+        return value.decode('utf-8', 'replace')
+    if isinstance(value, dict):
+        return dict((as_text_keys(k), as_text_keys(v))
+                    for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [as_text_keys(v) for v in value]
+    return value
+
+
+def controls_of_kind(controls, kind):
+    """The control records (with text keys) whose `kind` is `kind`."""
+    out = []
+    for record in controls:
+        record = as_text_keys(record)
+        if record.get('kind') == kind:
+            out.append(record)
+    return out

@@ -1,0 +1,129 @@
+"""`cleanup-containers`: delete ssbench's containers and everything in them."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import re
+
+from ssbench.swift import hints as swifthints
+from ssbench.compat import monotonic
+from ssbench.errors import SwiftError
+
+log = logging.getLogger(__name__)
+
+# A container may answer 409 (not empty) for a moment after its objects
+# are gone, until the container listing catches up.
+CONTAINER_DELETE_TRIES = 5
+
+
+def container_pattern(base, policy):
+    """The names ssbench gives containers: <base>_<digits>_<policy>."""
+    return re.compile(r'^%s_\d+_%s$' % (re.escape(base), re.escape(policy)))
+
+
+def matching_containers(names, base, policy):
+    """The names among `names` that ssbench created for base and policy."""
+    pattern = container_pattern(base, policy)
+    return [name for name in names if pattern.match(name)]
+
+
+class CleanupStats(object):
+    """What a cleanup did: containers and objects deleted, and what could
+    not be deleted (`failures`: containers, `object_failures`: objects)."""
+
+    def __init__(self):
+        self.containers = 0
+        self.objects = 0
+        self.failures = 0
+        self.object_failures = 0
+
+
+def _quietly(func, *args):
+    """Call func in a greenlet without letting gevent print a traceback:
+    returns (result, None) or (None, exception)."""
+    try:
+        return func(*args), None
+    except Exception as exc:
+        return None, exc
+
+
+def _delete_objects(client, name, objects, concurrency, stats):
+    """Delete objects of one container; failures are counted and the first
+    one is logged (one line per container, not one per object)."""
+    import gevent.pool
+
+    def delete(obj):
+        # An object already gone (404) is as good as deleted.
+        return client.request('DELETE', name, obj, missing_ok=True)
+
+    pool = gevent.pool.Pool(concurrency)
+    greenlets = [pool.spawn(_quietly, delete, obj) for obj in objects]
+    pool.join()
+    failed = [exc for _, exc in (g.value for g in greenlets)
+              if exc is not None]
+    stats.objects += len(objects) - len(failed)
+    stats.object_failures += len(failed)
+    if failed:
+        log.error('could not delete %d of %d objects in %s: %s',
+                  len(failed), len(objects), name, _reason(failed[0]))
+
+
+def _reason(exc):
+    if isinstance(exc, SwiftError):
+        return '%s' % (exc,)
+    return '%s: %s' % (type(exc).__name__, exc)
+
+
+def _delete_container(client, name, concurrency, stats):
+    import gevent
+
+    for attempt in range(CONTAINER_DELETE_TRIES):
+        _delete_objects(client, name, client.list_objects(name),
+                        concurrency, stats)
+        try:
+            timing = client.delete_container(name, missing_ok=True)
+        except SwiftError as exc:
+            if getattr(exc, 'http_status', None) == 409 and \
+                    attempt + 1 < CONTAINER_DELETE_TRIES:
+                gevent.sleep(0.2 * (attempt + 1))
+                continue
+            raise
+        if timing.status != 404:
+            stats.containers += 1
+        return
+
+
+def cleanup_containers(client, base='ssbench', policy='default_policy',
+                       concurrency=10):
+    """Delete every container named <base>_<n>_<policy> and all its
+    objects: `concurrency` containers at a time, and `concurrency` objects
+    at a time within each.  Logs the rates; returns CleanupStats, or
+    raises SwiftError when anything could not be deleted."""
+    import gevent.pool
+
+    try:
+        listed = client.list_containers(prefix=base + '_')
+    except Exception as exc:    # one line that says what to fix
+        raise swifthints.explain(exc, 'cannot list containers')
+    names = matching_containers(listed, base, policy)
+    log.info('Deleting %d containers (%s_*_%s) and their objects; '
+             'concurrency=%d', len(names), base, policy, concurrency)
+    stats = CleanupStats()
+    started = monotonic()
+    pool = gevent.pool.Pool(concurrency)
+    greenlets = [pool.spawn(_quietly, _delete_container, client, name,
+                            concurrency, stats) for name in names]
+    pool.join()
+    for name, greenlet in zip(names, greenlets):
+        exc = greenlet.value[1]
+        if exc is not None:
+            stats.failures += 1
+            log.error('could not delete container %s: %s', name,
+                      _reason(exc))
+    elapsed = max(monotonic() - started, 1e-9)
+    log.info('Deleted %d containers (%.1f/s) and %d objects (%.1f/s) in '
+             '%.1f s', stats.containers, stats.containers / elapsed,
+             stats.objects, stats.objects / elapsed, elapsed)
+    if stats.failures or stats.object_failures:
+        raise SwiftError('%d container(s) and %d object(s) could not be '
+                         'deleted' % (stats.failures, stats.object_failures))
+    return stats

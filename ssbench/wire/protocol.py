@@ -1,0 +1,232 @@
+"""The wire and record format: the only module that knows msgpack.
+
+Every ZeroMQ message, and every object in a stats file after the header, is
+one msgpack-encoded array of maps.  Strings are packed as msgpack raw
+(``use_bin_type=False``) so ssbench 0.3.x under Python 2 reads them as str.
+
+Every message a master or a worker receives goes through decode(), which
+keeps the records of the expected shape (ssbench.wire.messagecheck says which)
+and drops anything else: a frame that is not msgpack, not a list, a record that
+is not a map, or a key the receiver relies on missing or of the wrong type.
+Drops are counted and logged by an ssbench.wire.faultlog.Faults; the run goes
+on.
+"""
+from __future__ import absolute_import, division, print_function
+
+import time
+
+import msgpack
+
+from ssbench.compat import string_types
+
+# Control messages between master and workers.  PING is answered like a
+# no-op job; SUICIDE makes a worker exit; CONFIGURE hands a worker its
+# settings; a worker sends a HEARTBEAT record about once a second.
+PING = 'PING'
+SUICIDE = 'SUICIDE'
+HEARTBEAT = 'HEARTBEAT'
+CONFIGURE = 'CONFIGURE'
+# Keys a job map may carry from master to worker; the result echoes them.
+JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
+            'delete_after', 'noop', 'job_id', 'head_first', 'intended_start')
+
+# Bounds of sane values: job ids and sizes fit in int64; times are Unix
+# seconds before the year 5000; a latency is under 30 years.
+INT64 = 1 << 63
+MAX_TIMESTAMP = 1e11
+MAX_LATENCY = 1e9
+
+
+def pack(obj):
+    """Encode one message (usually a list of maps) to bytes."""
+    return msgpack.packb(obj, use_bin_type=False)
+
+
+def pack_records(records, faults):
+    """(pack(records), records), leaving out any received record msgpack
+    cannot encode again (nested deeper than the packer allows, in a key
+    nobody reads); each is counted in `faults` (an
+    ssbench.wire.faultlog.Faults).
+    """
+    try:
+        return pack(records), records
+    except (ValueError, TypeError, OverflowError):
+        pass
+    kept = []
+    for record in records:
+        try:
+            pack(record)
+        except (ValueError, TypeError, OverflowError) as exc:
+            faults.add('record msgpack cannot encode', record, exc,
+                       claimed=_claimed_id(record))
+            continue
+        kept.append(record)
+    return pack(kept), kept
+
+
+def unpack(data):
+    """Decode one message of a trusted source, such as what a test sent;
+    received messages go through decode()."""
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+def unpacker(raw=False):
+    """A streaming decoder (feed() it bytes) with the same options as
+    unpack(); `raw=True` leaves strings as bytes, which decodes faster
+    (for readers that only need a few of them as text)."""
+    return msgpack.Unpacker(raw=raw, strict_map_key=False)
+
+
+# -- receiving -----------------------------------------------------------
+
+def decode(data, check, faults):
+    """The valid records of one received message, and True when that was
+    all of it (nothing dropped).
+
+    `check(record)` (ssbench.wire.messagecheck.check_from_worker on the master,
+    check_from_master on a worker) is None for a valid record, else (fault
+    kind, offending value); each dropped frame or record is counted and
+    logged through `faults` (an ssbench.wire.faultlog.Faults).
+    """
+    intact = True
+    try:
+        try:
+            records = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        except UnicodeDecodeError:
+            # A string that is not UTF-8 (say, a worker echoing the bytes
+            # of a bad job): read as U+FFFD, so that the rest of the
+            # message is kept, and packed again.
+            records = msgpack.unpackb(data, raw=False, strict_map_key=False,
+                                      unicode_errors='replace')
+            intact = False
+    except Exception as exc:  # garbage: msgpack raises several types
+        faults.add('undecodable message', data, exc)
+        return [], False
+    if type(records) is not list:
+        faults.add('message that is not a list', records)
+        return [], False
+    for record in records:
+        if check(record) is not None:
+            break
+    else:
+        return records, intact
+    valid = []
+    for record in records:
+        fault = check(record)
+        if fault is None:
+            valid.append(record)
+        else:
+            faults.add(fault[0], fault[1], claimed=_claimed_id(record))
+    return valid, False
+
+
+def _claimed_id(record):
+    """The worker id a bad record claims, if it has a plausible one."""
+    worker_id = record.get('worker_id') if isinstance(record, dict) \
+        else None
+    if isinstance(worker_id, string_types + (int,)) and \
+            not isinstance(worker_id, bool):
+        return worker_id
+    return None
+
+
+# -- building messages ---------------------------------------------------
+
+def ping_job():
+    return {'type': PING}
+
+
+def suicide_job():
+    return {'type': SUICIDE}
+
+
+def configure_job(connect_timeout=None, network_timeout=None,
+                  block_size=None, grant=None, renewable=False,
+                  insecure=False, cacert=None):
+    """A CONFIGURE job: timeouts, block size and, with a Grant
+    (ssbench.swift.auth), its storage URLs, token and generation, whether
+    the master can renew it, and the TLS options to use it with.  Never a
+    key or password."""
+    job = {'type': CONFIGURE}
+    for key, value in (('connect_timeout', connect_timeout),
+                       ('network_timeout', network_timeout),
+                       ('block_size', block_size)):
+        if value is not None:
+            job[key] = value
+    if grant is not None:
+        job['storage_urls'] = list(grant.storage_urls)
+        job['token'] = grant.token
+        job['token_generation'] = grant.generation
+        job['renewable'] = bool(renewable)
+        job['insecure'] = bool(insecure)
+        job['cacert'] = cacert
+    return job
+
+
+def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
+              token_rejected=False):
+    """A control record a worker sends periodically; never stored.
+
+    A worker using its master's token gives the `token_generation` it
+    holds, and `token_rejected` once Swift answered 401 to that token (see
+    ssbench.swift.tokens).
+    """
+    record = {'type': HEARTBEAT, 'worker_id': worker_id,
+              'in_flight': in_flight, 'completed_at': time.time()}
+    if configured is not None:
+        record['configured'] = configured
+    if token_generation is not None:
+        record['token_generation'] = token_generation
+        if token_rejected:
+            record['token_rejected'] = True
+    return record
+
+
+def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
+              trans_id, retries, completed_at=None, status=None,
+              reconnects=None, size=None):
+    """The record of a job that succeeded (SPEC section 3).
+
+    Jobs that reached Swift also give the final HTTP `status` and the
+    `reconnects`, and reads the body bytes as `size`; each is left out
+    when None (no-op and PING answers stay as they were).
+    """
+    result = dict(job)
+    result['worker_id'] = worker_id
+    result['first_byte_latency'] = first_byte_latency
+    result['last_byte_latency'] = last_byte_latency
+    result['trans_id'] = trans_id
+    result['retries'] = retries
+    result['completed_at'] = (time.time() if completed_at is None
+                              else completed_at)
+    if status is not None:
+        result['status'] = status
+    if reconnects is not None:
+        result['reconnects'] = reconnects
+    if size is not None:
+        result['size'] = size
+    return result
+
+
+def result_error(job, worker_id, exception, traceback_text, retries,
+                 trans_id=None, completed_at=None, status=None,
+                 error_class=None, reconnects=None):
+    """The record of a job that failed: no latencies, an exception string.
+
+    Its cause: the final HTTP `status`, or without a response the
+    `error_class` (see ssbench.swift.client.error_class); both keys are always
+    there, `reconnects` when given.
+    """
+    result = dict(job)
+    result['worker_id'] = worker_id
+    result['exception'] = exception
+    result['traceback'] = traceback_text
+    result['retries'] = retries
+    result['trans_id'] = trans_id
+    result['completed_at'] = (time.time() if completed_at is None
+                              else completed_at)
+    result['status'] = status
+    result['error_class'] = error_class
+    if reconnects is not None:
+        result['reconnects'] = reconnects
+    return result

@@ -1,0 +1,390 @@
+"""ZeroMQ sockets between master and workers.
+
+The master binds a PUSH socket (jobs) and a PULL socket (results); a worker
+connects a PULL and a PUSH socket to them.  Every payload is one bytes frame
+(see ssbench.wire.protocol).  Receives take a timeout so no caller can hang on
+a lost peer, and zmq failures surface as TransportError with one clear line.
+
+Opt-in CURVE: pass `curve=CurveKeys(directory)` (ssbench.wire.curve.keys) to
+both ends (keys made by `python -m ssbench.cli.curve keys DIR`).  Traffic is
+encrypted (the token in CONFIGURE messages included), workers know they
+talk to the real master, and the master only lets in workers whose public
+key is in its directory: any other worker is refused during the handshake,
+so it is sent no job and nothing it sends arrives.
+"""
+from __future__ import absolute_import, division, print_function
+
+import errno
+import logging
+import socket
+import time
+
+import zmq
+
+from ssbench.compat import monotonic
+from ssbench.errors import TransportError
+from ssbench.wire.poller import POLLIN, HubPoller, gevent_patched
+from ssbench.wire.curve.handshakes import (MasterHandshakes, WorkerHandshakes,
+                                           enforce_zap, handshake_events,
+                                           monitor_handshakes)
+from ssbench.wire.curve.zap import ZAP_DOMAIN, ZapHandler, key_name
+
+log = logging.getLogger(__name__)
+
+# PUSH/PULL never drop at the high-water mark, they block (or report
+# EAGAIN); the marks are generous so that the master's own flow control
+# (at most user_count jobs out), not ZMQ, is what limits traffic.
+WORK_HWM = 10000
+RESULTS_HWM = 100000
+# ZMTP heartbeats notice a dead peer long before TCP would.
+ZMTP_HEARTBEAT_IVL_MS = 5000
+ZMTP_HEARTBEAT_TIMEOUT_MS = 15000
+TCP_KEEPALIVE_IDLE_S = 60
+TCP_KEEPALIVE_INTVL_S = 10
+TCP_KEEPALIVE_CNT_S = 6
+
+
+def resolve(host, what):
+    """Return (address, is_ipv6) for a host name or literal; IPv4 wins."""
+    host = (host or '').strip()
+    if host.startswith('[') and host.endswith(']'):
+        host = host[1:-1]
+    if host in ('', '*'):
+        return '0.0.0.0', False
+    try:
+        infos = socket.getaddrinfo(host, None, 0, socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = getattr(exc, 'strerror', None) or str(exc)
+        raise TransportError('cannot resolve %s %r: %s' % (what, host, reason))
+    for family in (socket.AF_INET, socket.AF_INET6):
+        for info in infos:
+            if info[0] == family:
+                return info[4][0], family == socket.AF_INET6
+    raise TransportError('cannot resolve %s %r: no IPv4 or IPv6 address'
+                         % (what, host))
+
+
+def endpoint(address, is_ipv6, port):
+    """A tcp:// endpoint; port 0 asks for a free port (bind only)."""
+    port_text = '*' if not port else str(int(port))
+    if is_ipv6:
+        return 'tcp://[%s]:%s' % (address, port_text)
+    return 'tcp://%s:%s' % (address, port_text)
+
+
+def _set_options(sock, is_ipv6, hwm):
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.SNDHWM, hwm)
+    sock.setsockopt(zmq.RCVHWM, hwm)
+    sock.setsockopt(zmq.IPV6, 1 if is_ipv6 else 0)
+    sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, TCP_KEEPALIVE_IDLE_S)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, TCP_KEEPALIVE_INTVL_S)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, TCP_KEEPALIVE_CNT_S)
+    if hasattr(zmq, 'HEARTBEAT_IVL'):  # libzmq >= 4.2
+        try:
+            sock.setsockopt(zmq.HEARTBEAT_IVL, ZMTP_HEARTBEAT_IVL_MS)
+            sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, ZMTP_HEARTBEAT_TIMEOUT_MS)
+        except zmq.ZMQError:  # pragma: no cover - older libzmq at run time
+            pass
+
+
+def _left(deadline):
+    """Seconds until `deadline` (None: no deadline)."""
+    return None if deadline is None else deadline - monotonic()
+
+
+def _timeout_ms(timeout):
+    """zmq poll timeouts: milliseconds, -1 for forever."""
+    if timeout is None:
+        return -1
+    return max(0, int(timeout * 1000))
+
+
+class _Sockets(object):
+    """Send/receive helpers shared by both ends."""
+
+    _push = None
+    _pull = None
+    _context = None
+    _zap = None            # master with CURVE: its ZapHandler
+    _monitors = ()         # with CURVE: [(monitor socket, endpoint)]
+    _handshakes = None     # with CURVE: who hears of them (handshakes.py)
+    _watch_at = 0.0
+    _blocking = False      # recv() may block the thread (no gevent here)
+    _rcvtimeo = -1         # the PULL socket's RCVTIMEO as last set
+
+    def _wait_with(self, green):
+        """Choose how the sockets wait: letting other greenlets run when
+        `green` (None: when gevent has patched this process), else
+        blocking the thread.  Returns the choice."""
+        if green is None:
+            green = gevent_patched()
+        if green:
+            self._push_poll = HubPoller(self._push).poll
+            self._pull_poll = HubPoller(self._pull).poll
+        else:
+            self._push_poll, self._pull_poll = self._push.poll, self._pull.poll
+        self._blocking = not green
+        return green
+
+    def _flush(self):
+        """Log what the CURVE machinery noticed, in the caller's thread."""
+        zap = self._zap
+        if zap is not None:
+            while zap.notes:
+                level, message = zap.notes.popleft()
+                log.log(level, '%s', message)
+        if self._monitors:
+            now = time.time()
+            if now >= self._watch_at:
+                self._watch_at = now + 0.5
+                self._watch_handshakes()
+
+    def _watch_handshakes(self):
+        for kind, where in handshake_events(self._monitors):
+            self._handshakes.seen(kind, where)
+
+    def _raise(self):
+        """Stop a worker whose CURVE handshakes cannot succeed: waiting
+        would only hide the problem."""
+        failure = self._handshakes and self._handshakes.failure
+        if failure is not None:
+            raise failure
+
+    def send(self, data, timeout=None):
+        """Queue one message; False when it could not go out in `timeout`
+        seconds (None: wait as long as it takes, 0: don't wait)."""
+        self._flush()
+        deadline = None if timeout is None else monotonic() + timeout
+        try:
+            while True:
+                try:
+                    self._push.send(data, zmq.NOBLOCK)
+                    return True
+                except zmq.Again:
+                    pass
+                left = _left(deadline)
+                if left is not None and left <= 0:
+                    return False
+                # POLLOUT may be reported while the send would still
+                # block (a peer that went away meanwhile): try again.
+                self._push_poll(_timeout_ms(left), zmq.POLLOUT)
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot send: %s' % (exc,))
+
+    def recv(self, timeout=None):
+        """The next message, or None after `timeout` seconds (None: wait)."""
+        self._flush()
+        self._raise()
+        if self._blocking:
+            return self._recv_blocking(timeout)
+        deadline = None if timeout is None else monotonic() + timeout
+        try:
+            while True:
+                # EVENTS first: a NOBLOCK recv with nothing queued raises,
+                # and the master and workers mostly find nothing queued.
+                if self._pull.getsockopt(zmq.EVENTS) & POLLIN:
+                    try:
+                        return self._pull.recv(zmq.NOBLOCK)
+                    except zmq.Again:
+                        pass
+                left = _left(deadline)
+                if left is not None and left <= 0:
+                    return None
+                self._pull_poll(_timeout_ms(left), zmq.POLLIN)
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot receive: %s' % (exc,))
+
+    def _recv_blocking(self, timeout):
+        # libzmq waits itself: a poll per message (pyzmq builds a Poller
+        # each time) cost the master about 20 us of CPU per job at b1.
+        timeout_ms = _timeout_ms(timeout)
+        try:
+            if timeout_ms != self._rcvtimeo:
+                self._pull.setsockopt(zmq.RCVTIMEO, timeout_ms)
+                self._rcvtimeo = timeout_ms
+            return self._pull.recv()
+        except zmq.Again:
+            return None
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot receive: %s' % (exc,))
+
+    def recv_nowait(self):
+        """A message already queued, or None."""
+        try:
+            if not self._pull.getsockopt(zmq.EVENTS) & POLLIN:
+                return None
+            return self._pull.recv(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot receive: %s' % (exc,))
+
+    def poll(self, timeout=None):
+        """True when a message can be received within `timeout` seconds."""
+        self._flush()
+        self._raise()
+        try:
+            return bool(self._pull_poll(_timeout_ms(timeout), zmq.POLLIN))
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot poll: %s' % (exc,))
+
+    def close(self, linger=0):
+        """Close both sockets, discarding what is still unsent after
+        `linger` seconds on the PUSH socket (0: at once)."""
+        socks = [monitor for monitor, _ in self._monitors]
+        for sock in socks + [self._push, self._pull]:
+            if sock is not None and not sock.closed:
+                sock.close(linger=int(linger * 1000)
+                           if sock is self._push else 0)
+        self._monitors = ()
+        zap = self._zap
+        if zap is not None:           # only now: no socket left to guard
+            zap.stop_green()
+        if self._context is not None:
+            self._context.term()      # ends an OS-thread ZAP handler too
+            self._context = None
+        if zap is not None:
+            zap.join()
+            self._flush()
+            self._zap = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+
+
+class MasterSockets(_Sockets):
+    """The master's end: binds PUSH (work) and PULL (results).
+
+    `bind_ip` may be an IPv4 or IPv6 literal (`::` binds every v6 address,
+    and v4 too where the OS allows dual-stack) or a host name.  A port of 0
+    binds a free port; `work_port` / `results_port` hold the real ones.
+    `green` makes waits cooperate with gevent (None: when gevent has
+    patched this process).
+    """
+
+    def __init__(self, bind_ip, work_port, results_port, green=None,
+                 curve=None):
+        keys = curve.master_keys() if curve is not None else None
+        address, is_ipv6 = resolve(bind_ip, 'bind address')
+        self.bind_ip = bind_ip
+        self._context = zmq.Context()
+        try:
+            self._push = self._context.socket(zmq.PUSH)
+            self._pull = self._context.socket(zmq.PULL)
+            green = self._wait_with(green)
+            if keys is not None:
+                # Before binding, so no handshake goes unchecked.
+                self._zap = ZapHandler(self._context, green, keys[1],
+                                       curve.directory)
+            _set_options(self._push, is_ipv6, WORK_HWM)
+            _set_options(self._pull, is_ipv6, RESULTS_HWM)
+            if keys is not None:
+                (public_key, secret_key), _ = keys
+                for sock in (self._push, self._pull):
+                    sock.setsockopt(zmq.CURVE_SERVER, 1)
+                    sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
+                    sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
+                    sock.setsockopt(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
+                    enforce_zap(sock)
+            self.work_port = self._bind(self._push, 'work', address,
+                                        is_ipv6, work_port)
+            if results_port and results_port == self.work_port:
+                raise TransportError(
+                    'the work and results sockets need two ports, not both '
+                    '%d: choose another --zmq-results-port' % results_port)
+            self.results_port = self._bind(self._pull, 'results', address,
+                                           is_ipv6, results_port)
+            if keys is not None:
+                self._handshakes = MasterHandshakes()
+                self._monitors = monitor_handshakes([
+                    (self._push, 'work port %d' % self.work_port),
+                    (self._pull, 'results port %d' % self.results_port)])
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def curve_directory(self):
+        """The key directory of a CURVE master (None without CURVE)."""
+        return self._zap.directory if self._zap is not None else None
+
+    @property
+    def curve_refusals(self):
+        """{Z85 public key (None: not CURVE): refused handshakes}."""
+        zap = self._zap
+        if zap is None:
+            return {}
+        return dict((key_name(key) if key else None, count)
+                    for key, count in list(zap.refused.items()))
+
+    def _bind(self, sock, what, address, is_ipv6, port):
+        where = endpoint(address, is_ipv6, port)
+        try:
+            sock.bind(where)
+        except zmq.ZMQError as exc:
+            shown = '[%s]:%s' % (address, port) if is_ipv6 else '%s:%s' % (
+                address, port)
+            hint = ''
+            if exc.errno == errno.EADDRINUSE:
+                hint = ' (is another ssbench-master running? choose ' \
+                       'another --zmq-%s-port)' % what
+            raise TransportError('cannot bind the %s socket to %s: %s%s'
+                                 % (what, shown, exc.strerror, hint))
+        last = sock.getsockopt(zmq.LAST_ENDPOINT)
+        if not isinstance(last, str):
+            last = last.decode('ascii')
+        return int(last.rsplit(':', 1)[1])
+
+
+class WorkerSockets(_Sockets):
+    """A worker's end: connects PULL (work) and PUSH (results).
+
+    The results socket only queues messages while the master is connected
+    (ZMQ_IMMEDIATE), so a failed send(timeout=0) means "no master there";
+    the worker uses that to notice a master that went away.
+
+    With CURVE, recv() and poll() raise CurveError once the master has
+    refused this worker's key or turned out to run without CURVE: such a
+    worker could never get a job.  (A wrong master.key is only logged: it
+    looks like a peer that hangs up, as a proxy without its master does.)
+    """
+
+    def __init__(self, host, work_port, results_port, green=True,
+                 curve=None):
+        keys = curve.worker_keys() if curve is not None else None
+        address, is_ipv6 = resolve(host, 'master host')
+        self._context = zmq.Context()
+        try:
+            self._pull = self._context.socket(zmq.PULL)
+            self._push = self._context.socket(zmq.PUSH)
+            _set_options(self._pull, is_ipv6, WORK_HWM)
+            _set_options(self._push, is_ipv6, RESULTS_HWM)
+            self._push.setsockopt(zmq.IMMEDIATE, 1)
+            self._wait_with(green)
+            self.work_endpoint = endpoint(address, is_ipv6, work_port)
+            self.results_endpoint = endpoint(address, is_ipv6, results_port)
+            pairs = ((self._pull, self.work_endpoint),
+                     (self._push, self.results_endpoint))
+            if keys is not None:
+                self._handshakes = WorkerHandshakes(curve.directory)
+                server_key, (public_key, secret_key) = keys
+                for sock, _ in pairs:
+                    sock.setsockopt(zmq.CURVE_SERVERKEY, server_key)
+                    sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
+                    sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
+                self._monitors = monitor_handshakes(pairs)
+            for sock, where in pairs:
+                try:
+                    sock.connect(where)
+                except zmq.ZMQError as exc:
+                    raise TransportError('cannot connect to %s: %s'
+                                         % (where, exc.strerror))
+        except BaseException:
+            self.close()
+            raise

@@ -1,0 +1,225 @@
+"""The worker's job execution: Swift jobs in a fixed set of greenlets.
+
+`Runners` are greenlets spawned once (on the first job) that take jobs
+from a FIFO: a gevent Pool would spawn a greenlet per job (a new greenlet,
+its frame stack and the pool's bookkeeping), which at one request per job
+is a visible part of a worker's CPU.  A job put while every runner is
+busy waits there, so putting never blocks the reader.
+
+`SwiftJobs` is the part of ssbench.worker.mainloop.Worker that runs a job and
+turns what happened into a result record: configuration (CONFIGURE jobs,
+waiting for one), the Swift client, and one handler per job type.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import traceback
+
+import gevent
+import gevent.queue
+
+from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench.wire import protocol
+from ssbench.errors import SsbenchError
+from ssbench.swift.client import SwiftRequestError, error_class
+from ssbench.swift.auth import AuthOptions
+
+log = logging.getLogger('ssbench.worker.mainloop')
+
+
+class Runners(object):
+    """`size` greenlets calling `func(job)` for each job put(), in order.
+
+    `func` should not raise: an exception other than GreenletExit is
+    reported by gevent and ends that runner, leaving one fewer.
+    """
+
+    def __init__(self, size, func):
+        self.size = max(1, int(size))
+        self._func = func
+        self._queue = gevent.queue.Queue()
+        self._greenlets = []
+
+    def put(self, job):
+        if not self._greenlets:
+            self._greenlets = [gevent.spawn(self._run)
+                               for _ in range(self.size)]
+        self._queue.put(job)
+
+    def waiting(self):
+        """Jobs put that no runner has taken yet."""
+        return self._queue.qsize()
+
+    def _run(self):
+        get = self._queue.get
+        func = self._func
+        while True:
+            func(get())
+
+    def kill(self, timeout=None):
+        """Stop every runner; jobs still waiting are dropped."""
+        greenlets, self._greenlets = self._greenlets, []
+        self._queue = gevent.queue.Queue()
+        gevent.killall(greenlets, timeout=timeout)
+
+
+def _after(head, request, *args):
+    """request(*args), a job's second request after the HEAD `head`: its
+    Timing, or its SwiftRequestError, counts the HEAD's retries and
+    reconnects too."""
+    try:
+        timing = request(*args)
+    except SwiftRequestError as exc:
+        exc.retries += head.retries
+        exc.reconnects += head.reconnects
+        raise
+    timing.retries += head.retries
+    timing.reconnects += head.reconnects
+    return timing
+
+
+class SwiftJobs(object):
+    """Mixed into Worker, whose __init__ sets what these methods use:
+    worker_id, own_auth, tls, handed (HandedTokens), configured (an
+    Event), swift (None until first use), swift_factory, concurrency,
+    retries, connect_timeout, network_timeout, block_size, configure_wait,
+    runners, unconfigured (a Group) and the results side's _add_result(),
+    _heartbeat_soon and _wake.
+    """
+
+    def job_handlers(self):
+        """{job type: the method that runs it}."""
+        return {
+            CREATE_OBJECT: self.handle_upload_object,
+            READ_OBJECT: self.handle_get_object,
+            UPDATE_OBJECT: self.handle_update_object,
+            DELETE_OBJECT: self.handle_delete_object,
+        }
+
+    # -- configuration ------------------------------------------------
+
+    def configure(self, job):
+        """Apply a CONFIGURE job; the worker's own credentials win over
+        the token it carries."""
+        rebuild = False
+        for key in ('connect_timeout', 'network_timeout'):
+            value = job.get(key)
+            if value is not None and value != getattr(self, key):
+                setattr(self, key, value)
+                rebuild = True
+        if job.get('block_size') is not None:
+            self.block_size = job['block_size']
+        if self.own_auth is None and job.get('token'):
+            tls = AuthOptions(insecure=job.get('insecure'),
+                              os_cacert=job.get('cacert'))
+            if tls != self.tls:
+                self.tls = tls
+                rebuild = True
+            self.handed.update(job)
+        if rebuild and self.swift is not None:
+            # Requests still running finish on the old client, whose
+            # connections close as they end.
+            old, self.swift = self.swift, None
+            old.close()
+        if not self.configured.is_set() and (
+                self.own_auth is not None or self.handed.grant is not None):
+            log.info('worker %s configured by the master', self.worker_id)
+            self.configured.set()
+
+    def _ask_for_token(self):
+        """Have the next heartbeat, which says the token was rejected,
+        go out now."""
+        self._heartbeat_soon = True
+        self._wake.set()
+
+    def _wait_configured(self):
+        """Wait up to configure_wait for CONFIGURE (asking for it with a
+        prompt heartbeat); the error to report if it did not come."""
+        if self.configured.is_set():
+            return None
+        self._heartbeat_soon = True
+        self._wake.set()
+        if self.configured.wait(self.configure_wait):
+            return None
+        return SsbenchError(
+            'worker %s has no Swift credentials: give it -A/-U/-K (or ST_* '
+            'variables) or let the master configure it' % (self.worker_id,))
+
+    def _run_when_configured(self, job):
+        error = self._wait_configured()
+        if error is None:
+            self.runners.put(job)
+        else:
+            self._add_result(protocol.result_error(
+                job, self.worker_id, '%s: %s' % (type(error).__name__, error),
+                '', 0, error_class=error_class(error), reconnects=0))
+
+    def get_swift(self):
+        if self.swift is None:
+            error = self._wait_configured()
+            if error is not None:
+                raise error
+            if self.swift is None:
+                kwargs = {}
+                auth = self.own_auth
+                if auth is None:
+                    auth, kwargs['tokens'] = self.tls, self.handed
+                self.swift = self.swift_factory(
+                    auth, concurrency=self.concurrency,
+                    retries=self.retries,
+                    connect_timeout=self.connect_timeout,
+                    network_timeout=self.network_timeout, **kwargs)
+        return self.swift
+
+    # -- jobs ---------------------------------------------------------
+
+    def run_job(self, job):
+        kind = job['type']
+        try:
+            timing = self._handlers[kind](job)
+        except SwiftRequestError as exc:
+            result = protocol.result_error(
+                job, self.worker_id, str(exc), traceback.format_exc(),
+                exc.retries, exc.trans_id, status=exc.http_status,
+                error_class=exc.error_class, reconnects=exc.reconnects)
+        except Exception as exc:  # a failed job is data, never raised
+            result = protocol.result_error(
+                job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
+                traceback.format_exc(), 0, error_class=error_class(exc),
+                reconnects=0)
+        else:
+            result = protocol.result_ok(
+                job, self.worker_id, timing.first_byte_latency,
+                timing.last_byte_latency, timing.trans_id, timing.retries,
+                status=timing.status, reconnects=timing.reconnects,
+                size=timing.size if kind == READ_OBJECT else None)
+        self._add_result(result)
+
+    def _block_size(self, job):
+        return job.get('block_size') or self.block_size
+
+    def handle_upload_object(self, job):
+        swift = self.get_swift()
+        if not job.get('head_first'):
+            return swift.put_object(job['container'], job['name'],
+                                    job['size'], b'A', self._block_size(job),
+                                    job.get('delete_after'))
+        head = swift.head_object(job['container'], job['name'],
+                                 missing_ok=True)
+        if head.status != 404:
+            return head
+        return _after(head, swift.put_object, job['container'], job['name'],
+                      job['size'], b'A', self._block_size(job),
+                      job.get('delete_after'))
+
+    def handle_get_object(self, job):
+        return self.get_swift().get_object(job['container'], job['name'],
+                                           self._block_size(job))
+
+    def handle_update_object(self, job):
+        return self.get_swift().put_object(
+            job['container'], job['name'], job['size'], b'B',
+            self._block_size(job), job.get('delete_after'))
+
+    def handle_delete_object(self, job):
+        return self.get_swift().delete_object(job['container'], job['name'])

@@ -1,0 +1,458 @@
+"""Bad input corpus: every user mistake gets exit status 2 (usage) or 1
+(runtime), one ERROR line on stderr and never a traceback.
+
+Each case runs the real command in a subprocess, as a user would."""
+from __future__ import absolute_import, division, print_function
+
+import gzip
+import io
+import json
+import os
+import socket
+import sys
+
+import pytest
+
+from ssbench.wire import protocol
+from tests.e2e import support
+from tests import paths
+
+DATA = paths.DATA
+BAD = os.path.join(DATA, 'bad')
+GOOD = os.path.join(paths.SCENARIOS,
+                    'very_small.scenario')
+NO_AUTH_ENV = ('ST_AUTH', 'ST_USER', 'ST_KEY', 'OS_USERNAME', 'OS_PASSWORD',
+               'OS_AUTH_URL', 'OS_TENANT_NAME', 'OS_PROJECT_NAME',
+               'OS_AUTH_TOKEN', 'OS_STORAGE_URL', 'ST_AUTH_VERSION')
+
+
+def run_cli(module, args, timeout=60):
+    ran = support.run([sys.executable, '-m', module] + list(args), timeout,
+                      drop_env=NO_AUTH_ENV)
+    return ran.status, ran.out, ran.err
+
+
+def error_lines(err):
+    return [line for line in err.splitlines()
+            if line.startswith('ERROR:') or ': error: ' in line]
+
+
+def check(status, err, want_status, fragment):
+    assert 'Traceback' not in err, err
+    lines = error_lines(err)
+    assert len(lines) == 1, err
+    assert fragment in lines[0], err
+    assert status == want_status, err
+
+
+def write(path, data):
+    with io.open(path, 'wb') as fp:
+        fp.write(data)
+    return path
+
+
+@pytest.fixture(scope='module')
+def files(tmpdir_factory):
+    d = tmpdir_factory.mktemp('bad')
+    header = protocol.pack({'name': 'x'})         # no _scenario_data
+    good_header = protocol.pack({'_scenario_data': {}, 'name': 'x'})
+
+    def with_result(name, **latencies):
+        # Two good results around one whose latencies are `latencies`.
+        result = {'type': 'get_object', 'size_str': 'tiny', 'worker_id': 1,
+                  'completed_at': 100.5, 'first_byte_latency': 0.01,
+                  'last_byte_latency': 0.02, 'trans_id': 'tx1',
+                  'retries': 0}
+        batch = [dict(result, completed_at=100.0),
+                 dict(result, completed_at=100.7, **latencies),
+                 dict(result, completed_at=101.0)]
+        if not latencies:
+            del batch[1]
+        return write(str(d.join(name)),
+                     good_header + protocol.pack(batch))
+    return {
+        'clean': with_result('clean.stat'),
+        'neg_latency': with_result('neg.stat', last_byte_latency=-0.5),
+        'nan_latency': with_result('nan.stat',
+                                   first_byte_latency=float('nan')),
+        'inf_latency': with_result('inf.stat', last_byte_latency=1e400),
+        'last_before_first': with_result('order.stat',
+                                         first_byte_latency=0.3,
+                                         last_byte_latency=0.2),
+        'text_latency': with_result('word.stat', last_byte_latency='x'),
+        'empty': write(str(d.join('empty.stat')), b''),
+        'garbage': write(str(d.join('garbage.stat')), b'\xc1\xc1\xc1 not'),
+        'text': write(str(d.join('text.stat')), b'hello world\n'),
+        'not_ssbench': write(str(d.join('other.stat')), header),
+        'bad_gz': write(str(d.join('bad.stat.gz')), b'\x1f\x8b\x08junk'),
+        'list_header': write(str(d.join('list.stat')),
+                             protocol.pack([1, 2, 3])),
+        'header_only': write(str(d.join('header_only.stat')), good_header),
+        'dir': str(d),
+        'scenario_dir': str(d.mkdir('scenario_dir')),
+        'json_list': write(str(d.join('list.scenario')), b'[1, 2]'),
+        'gz_text': write(str(d.join('text.stat.gz')),
+                         gzip.compress(b'plain text') if hasattr(
+                             gzip, 'compress') else b'\x1f\x8b'),
+    }
+
+
+MASTER = 'ssbench.cli.master'
+WORKER = 'ssbench.cli.worker'
+
+# (name, module, args, status, fragment); {name} is replaced by files[name].
+CASES = [
+    ('no subcommand', MASTER, [], 2, 'error:'),
+    ('unknown subcommand', MASTER, ['frobnicate'], 2, 'invalid choice'),
+    ('unknown flag', MASTER, ['report-scenario', '-s', 'x', '--nope'], 2,
+     'unrecognized arguments'),
+    ('report without -s', MASTER, ['report-scenario'], 2,
+     '-s/--stats-file'),
+    ('report missing file', MASTER, ['report-scenario', '-s',
+                                     '/nonexistent/x.stat'], 1,
+     '/nonexistent/x.stat'),
+    ('report empty file', MASTER, ['report-scenario', '-s', '{empty}'], 1,
+     'empty.stat'),
+    ('report garbage file', MASTER, ['report-scenario', '-s', '{garbage}'],
+     1, 'garbage.stat'),
+    ('report text file', MASTER, ['report-scenario', '-s', '{text}'], 1,
+     'text.stat'),
+    ('report non-ssbench msgpack', MASTER,
+     ['report-scenario', '-s', '{not_ssbench}'], 1, 'other.stat'),
+    ('report bad gzip', MASTER, ['report-scenario', '-s', '{bad_gz}'], 1,
+     'bad.stat.gz'),
+    ('report list header', MASTER,
+     ['report-scenario', '-s', '{list_header}'], 1, 'list.stat'),
+    ('report directory', MASTER, ['report-scenario', '-s', '{dir}'], 1,
+     'bad'),
+    ('report bad pctile', MASTER,
+     ['report-scenario', '-s', '{empty}', '--pctile', '0'], 2,
+     'argument --pctile'),
+    ('report pctile over 100', MASTER,
+     ['report-scenario', '-s', '{empty}', '--pctile', '101'], 2,
+     'argument --pctile'),
+    ('report pctile not a number', MASTER,
+     ['report-scenario', '-s', '{empty}', '--pctile', 'x'], 2,
+     'argument --pctile'),
+    ('report unwritable report file', MASTER,
+     ['report-scenario', '-s', '{header_only}', '-f',
+      '/nonexistent/dir/report.txt'], 2, '/nonexistent/dir/report.txt'),
+    ('report latency that is not a number', MASTER,
+     ['report-scenario', '-s', '{text_latency}', '--csv'], 1,
+     'word.stat: not a valid ssbench stats file: a result has a bad value '
+     "(first_byte_latency 0.01, last_byte_latency %r)" % (u'x',)),
+    ('run without -f', MASTER, ['run-scenario'], 2, '-f/--scenario-file'),
+    ('run missing scenario', MASTER,
+     ['run-scenario', '-f', '/nonexistent.scenario', '--noop'], 2,
+     '/nonexistent.scenario'),
+    ('run scenario is a directory', MASTER,
+     ['run-scenario', '-f', '{scenario_dir}', '--noop'], 2, 'scenario_dir'),
+    ('run scenario is a list', MASTER,
+     ['run-scenario', '-f', '{json_list}', '--noop'], 2,
+     'must contain a JSON object'),
+    ('run user count zero', MASTER,
+     ['run-scenario', '-f', GOOD, '-u', '0', '--noop'], 2,
+     'argument -u/--user-count'),
+    ('run op count negative', MASTER,
+     ['run-scenario', '-f', GOOD, '-o', '-5', '--noop'], 2,
+     'argument -o/--op-count'),
+    ('run op count not integer', MASTER,
+     ['run-scenario', '-f', GOOD, '-o', '1.5', '--noop'], 2,
+     'argument -o/--op-count'),
+    ('run seconds zero', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', '0', '--noop'], 2,
+     'argument -r/--run-seconds'),
+    ('run block size zero', MASTER,
+     ['run-scenario', '-f', GOOD, '-b', '0', '--noop'], 2,
+     'argument -b/--block-size'),
+    ('run port out of range', MASTER,
+     ['run-scenario', '-f', GOOD, '--zmq-work-port', '70000', '--noop'], 2,
+     'argument --zmq-work-port'),
+    ('run negative delete-after', MASTER,
+     ['run-scenario', '-f', GOOD, '--delete-after', '-1', '--noop'], 2,
+     'argument --delete-after'),
+    ('run workers not a number', MASTER,
+     ['run-scenario', '-f', GOOD, '--workers', 'two', '--noop'], 2,
+     'argument --workers'),
+    ('run no credentials', MASTER, ['run-scenario', '-f', GOOD], 2,
+     'auth'),
+    ('run unreachable auth URL', MASTER,
+     ['run-scenario', '-f', GOOD, '-A', 'http://127.0.0.1:9/auth/v1.0',
+      '-U', 'a:b', '-K', 'secret-key-xyz'], 1, '127.0.0.1:9'),
+    ('run malformed auth URL', MASTER,
+     ['run-scenario', '-f', GOOD, '-A', 'not a url', '-U', 'a:b', '-K',
+      'secret-key-xyz'], 1, 'not a url'),
+    ('run unresolvable bind host', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip',
+      'no-such-host.invalid'], 1, 'no-such-host.invalid'),
+    ('run no worker connects', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip', '127.0.0.1',
+      '--zmq-work-port', '0', '--zmq-results-port', '0',
+      '--worker-wait', '1'], 1, 'no ssbench-worker connected'),
+    ('cleanup no credentials', MASTER, ['cleanup-containers'], 2, 'auth'),
+    ('cleanup concurrency zero', MASTER,
+     ['cleanup-containers', '-c', '0'], 2, 'argument -c/--concurrency'),
+    ('kill-workers bad port', MASTER,
+     ['kill-workers', '--zmq-work-port', 'x'], 2, 'argument --zmq-work-port'),
+    ('worker without id', WORKER, [], 2, 'ssbench-worker: error:'),
+    ('worker id not a number', WORKER, ['abc'], 2, 'worker_id'),
+    ('worker concurrency zero', WORKER, ['-c', '0', '1'], 2,
+     'argument -c/--concurrency'),
+    ('worker unresolvable master', WORKER,
+     ['--zmq-host', 'no-such-host.invalid', '1'], 1,
+     'no-such-host.invalid'),
+    # Upper bounds (issue 13): refused before anything starts.
+    ('run container count too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-c', '1000000000000', '--noop'], 2,
+     "argument -c/--container-count: '1000000000000' must be at most "
+     "1000000"),
+    ('run op count too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-o', '99999999999999999999999',
+      '--noop'], 2, 'argument -o/--op-count: '),
+    ('run user count too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-u', '100001', '--noop'], 2,
+     'argument -u/--user-count'),
+    ('run seconds infinite', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', 'inf', '--noop'], 2,
+     "argument -r/--run-seconds: 'inf' is not a finite number"),
+    ('run seconds not a number', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', 'nan', '--noop'], 2,
+     "argument -r/--run-seconds: 'nan' is not a finite number"),
+    ('run seconds too long', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', '1e300', '--noop'], 2,
+     'argument -r/--run-seconds'),
+    ('run block size too large', MASTER,
+     ['run-scenario', '-f', GOOD, '-b', '100000000000', '--noop'], 2,
+     'argument -b/--block-size'),
+    ('run batch size too large', MASTER,
+     ['run-scenario', '-f', GOOD, '--batch-size', '9999999', '--noop'], 2,
+     'argument --batch-size'),
+    ('run delete-after too large', MASTER,
+     ['run-scenario', '-f', GOOD, '--delete-after', '99999999999',
+      '--noop'], 2, 'argument --delete-after'),
+    ('run too many local workers', MASTER,
+     ['run-scenario', '-f', GOOD, '--workers', '100000', '--noop'], 2,
+     'argument --workers'),
+    ('run negative local workers', MASTER,
+     ['run-scenario', '-f', GOOD, '--workers', '-1', '--noop'], 2,
+     'argument --workers'),
+    ('run infinite worker wait', MASTER,
+     ['run-scenario', '-f', GOOD, '--worker-wait', 'inf', '--noop'], 2,
+     'argument --worker-wait'),
+    ('run huge connect timeout', MASTER,
+     ['run-scenario', '-f', GOOD, '--connect-timeout', '1e308', '--noop'],
+     2, 'argument --connect-timeout'),
+    ('run zero drain', MASTER,
+     ['run-scenario', '-f', GOOD, '--drain-seconds', '0', '--noop'], 2,
+     'argument --drain-seconds'),
+    ('run one port for both sockets', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--zmq-work-port', '5999',
+      '--zmq-results-port', '5999'], 2,
+     '--zmq-work-port and --zmq-results-port are both 5999'),
+    ('run endless scenario file', MASTER,
+     ['run-scenario', '-f', '/dev/zero', '--noop'], 2,
+     '/dev/zero: larger than 1048576 bytes: not a scenario file'),
+    ('run no local worker and none connects', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--workers', '0',
+      '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', '0',
+      '--zmq-results-port', '0', '--worker-wait', '1'], 1,
+     'no ssbench-worker connected within 1 s; start workers'),
+    ('kill-workers one port for both sockets', MASTER,
+     ['kill-workers', '--zmq-work-port', '5999', '--zmq-results-port',
+      '5999'], 2, 'are both 5999'),
+    ('kill-workers infinite timeout', MASTER,
+     ['kill-workers', '--timeout', 'inf'], 2, 'argument --timeout'),
+    ('cleanup concurrency too large', MASTER,
+     ['cleanup-containers', '-c', '101'], 2, 'argument -c/--concurrency'),
+    ('worker id beyond int64', WORKER, ['18446744073709551616'], 2,
+     "argument worker_id: '18446744073709551616' must be at most "
+     "9223372036854775807"),
+    ('worker negative id', WORKER, ['-1'], 2,
+     "argument worker_id: '-1' must not be negative"),
+    ('worker negative master timeout', WORKER,
+     ['--master-timeout', '-1', '1'], 2,
+     "argument --master-timeout: '-1' must not be negative"),
+    ('worker infinite master timeout', WORKER,
+     ['--master-timeout', 'inf', '1'], 2, 'argument --master-timeout'),
+    ('worker concurrency too large', WORKER, ['-c', '100000000', '1'], 2,
+     'argument -c/--concurrency'),
+    ('worker retries too many', WORKER, ['--retries', '100000', '1'], 2,
+     'argument --retries'),
+    ('worker batch size too large', WORKER,
+     ['--batch-size', '100001', '1'], 2, 'argument --batch-size'),
+]
+
+
+def _expand(args, files):
+    return [a.format(**files) if a.startswith('{') else a for a in args]
+
+
+@pytest.mark.parametrize('name, module, args, status, fragment', CASES,
+                         ids=[c[0] for c in CASES])
+def test_bad_input(files, name, module, args, status, fragment):
+    got, out, err = run_cli(module, _expand(args, files))
+    check(got, err, status, fragment)
+    assert 'secret-key-xyz' not in out + err
+
+
+# Latencies that are no measurement (0.3.x timed with the wall clock, so
+# a clock stepped back can leave them in a real file): every report leaves
+# them out with one warning, and reports the rest as if they were absent.
+@pytest.mark.parametrize('name', ['neg_latency', 'nan_latency',
+                                  'inf_latency', 'last_before_first'])
+@pytest.mark.parametrize('flags', [[], ['--csv'], ['--pctile', '50']])
+def test_latencies_that_are_no_measurement_are_left_out(files, name, flags):
+    clean = run_cli(MASTER, ['report-scenario', '-s', files['clean']] + flags)
+    got, out, err = run_cli(MASTER,
+                            ['report-scenario', '-s', files[name]] + flags)
+    assert (got, out) == (0, clean[1])
+    assert clean[0] == 0 and 'WARNING' not in clean[2]
+    assert 'Traceback' not in err
+    assert [line for line in err.splitlines() if 'WARNING' in line] == [
+        'WARNING:%s: left out 1 result whose latencies are no measurement '
+        '(negative, NaN or infinite, or the last byte before the first)'
+        % (files[name],)]
+
+
+STORAGE_URL = 'http://127.0.0.1:8080/v1/AUTH_test'
+UNREACHABLE_URL = 'http://127.0.0.1:9/v1/AUTH_test'
+RUN = ['run-scenario', '-f', GOOD, '-u', '2', '-o', '20', '--workers', '1']
+
+# The master's own container requests (created before a run, listed by
+# cleanup-containers) against the local Swift of tools/saio; a run also
+# gets free ports, a local worker and a stats path that must not appear.
+SWIFT_CASES = [
+    ('run bad token', MASTER, RUN + ['-S', STORAGE_URL, '-T', 'AUTH_tkno'],
+     1, 'cannot create containers: HEAD %s/ssbench_' % STORAGE_URL,
+     'Swift refused the token: give a valid one (-T)'),
+    ('run unreachable storage URL', MASTER,
+     RUN + ['-S', UNREACHABLE_URL, '-T', 'AUTH_tkno'], 1,
+     'cannot create containers: HEAD %s/ssbench_' % UNREACHABLE_URL,
+     'check the storage URL (-S, or the one the auth server returns)'),
+    ('run unknown storage policy', MASTER,
+     RUN + support.auth_args() + ['--policy', 'no-such-policy'], 1,
+     "cannot create containers: unknown storage policy 'no-such-policy' "
+     "(PUT %s/ssbench_" % STORAGE_URL,
+     'name one the cluster has with --policy'),
+    ('cleanup bad token', MASTER,
+     ['cleanup-containers', '-S', STORAGE_URL, '-T', 'AUTH_tkno'], 1,
+     'cannot list containers: GET %s?' % STORAGE_URL,
+     'Swift refused the token: give a valid one (-T)'),
+    ('cleanup unreachable storage URL', MASTER,
+     ['cleanup-containers', '-S', UNREACHABLE_URL, '-T', 'AUTH_tkno'], 1,
+     'cannot list containers: GET %s?' % UNREACHABLE_URL,
+     'check the storage URL (-S'),
+]
+
+
+@pytest.mark.parametrize('name, module, args, status, start, hint',
+                         SWIFT_CASES, ids=[c[0] for c in SWIFT_CASES])
+def test_container_requests_say_what_to_fix(name, module, args, status,
+                                            start, hint, tmpdir):
+    support.require_swift()
+    stats = tmpdir.join('run.stat')
+    if args[0] == 'run-scenario':
+        args = args + ['-s', str(stats)] + support.zmq_args()
+    got, out, err = run_cli(module, args, timeout=120)
+    check(got, err, status, hint)
+    assert error_lines(err)[0].startswith('ERROR:' + start), err
+    assert not stats.check() and 'testing' not in out + err
+
+
+def test_corpus_is_large_enough():
+    scenario_cases = json.load(io.open(os.path.join(BAD, 'cases.json')))
+    assert len(CASES) + len(scenario_cases) >= 30
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize('case', json.load(io.open(
+    os.path.join(BAD, 'cases.json'), encoding='utf-8'))[:12],
+    ids=lambda c: c['file'])
+def test_bad_scenarios_through_the_cli(case):
+    if case.get('overrides'):
+        pytest.skip('override cases are covered in test_scenario')
+    got, out, err = run_cli(MASTER, ['run-scenario', '-f',
+                                     os.path.join(BAD, case['file']),
+                                     '--noop'])
+    check(got, err, case['status'], case['fragment'])
+
+
+# The scenario cases over an upper bound, except block_size, which -b
+# (65536 unless given) always overrides on the command line.
+BOUND_CASES = [case for case in json.load(io.open(
+    os.path.join(BAD, 'cases.json'), encoding='utf-8'))
+    if not case.get('overrides') and '"block_size"' not in case['fragment']
+    and ('at most' in case['fragment'] or 'add up to' in case['fragment'])]
+
+
+@pytest.mark.parametrize('case', BOUND_CASES, ids=lambda c: c['file'])
+def test_oversized_scenarios_leave_no_stats_file(case, tmpdir):
+    stats = str(tmpdir.join('run.stat'))
+    got, out, err = run_cli(MASTER, ['run-scenario', '-f',
+                                     os.path.join(BAD, case['file']),
+                                     '--noop', '-s', stats])
+    check(got, err, case['status'], case['fragment'])
+    assert tmpdir.listdir() == []
+
+
+def test_workers_zero_is_the_default_in_the_help():
+    got, out, err = run_cli(MASTER, ['run-scenario', '-h'])
+    assert got == 0
+    text = ' '.join(out.split())
+    assert '--workers COUNT Spawn COUNT local ssbench-worker processes ' \
+        'just for this run (0: none;' in text
+    assert '(default: 0)' in text.split('--workers COUNT Spawn', 1)[1].split(
+        '--batch-size', 1)[0]
+
+
+@pytest.mark.parametrize('module, prog', [(MASTER, 'ssbench-master'),
+                                          (WORKER, 'ssbench-worker')])
+def test_version(module, prog):
+    import ssbench
+    got, out, err = run_cli(module, ['--version'])
+    assert got == 0
+    # argparse prints it to stdout on Python 3, to stderr on 2.
+    assert (out + err).strip() == '%s %s' % (prog, ssbench.version)
+
+
+def test_port_in_use():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    sock.listen(1)
+    port = sock.getsockname()[1]
+    try:
+        got, out, err = run_cli(MASTER, [
+            'run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip',
+            '127.0.0.1', '--zmq-work-port', str(port)])
+    finally:
+        sock.close()
+    check(got, err, 1, str(port))
+
+
+def test_verbose_shows_the_traceback():
+    got, out, err = run_cli(MASTER, ['-v', 'report-scenario', '-s',
+                                     '/nonexistent/x.stat'])
+    assert got == 1 and 'ERROR:' in err
+
+
+KEYSTONE_ARGS = ['--os-auth-url', 'http://127.0.0.1:9/v3', '--os-username',
+                 'u', '--os-password', 'secret-key-xyz',
+                 '--os-project-name', 'p']
+
+
+@pytest.mark.parametrize('module, args', [
+    (MASTER, ['run-scenario', '-f', GOOD, '-V', '3'] + KEYSTONE_ARGS),
+    (MASTER, ['cleanup-containers', '-V', '2.0'] + KEYSTONE_ARGS),
+    (WORKER, ['-V', '3'] + KEYSTONE_ARGS + ['1']),
+], ids=['run', 'cleanup', 'worker'])
+def test_keystone_auth_without_the_keystone_extra_names_it(
+        module, args, tmpdir):
+    # Packages of these names that cannot be imported stand for a missing
+    # extra: they come first on the path.
+    for name in ('keystoneclient', 'keystoneauth1'):
+        tmpdir.mkdir(name).join('__init__.py').write(
+            "raise ImportError('No module named %s')\n" % name)
+    ran = support.run([sys.executable, '-m', module] + args, 60,
+                      env={'PYTHONPATH': str(tmpdir)}, drop_env=NO_AUTH_ENV)
+    check(ran.status, ran.err, 2, "pip install 'ssbench[keystone]'")
+    assert 'secret-key-xyz' not in ran.out + ran.err

@@ -1,0 +1,199 @@
+"""report-scenario's outputs through the real CLI (in-process main()):
+--json, --html, --compare and --fail-if, on the 0.3.9 golden stats files."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import os
+import shutil
+
+import pytest
+
+from ssbench.cli import master as cli
+from tests import paths
+
+GOLDEN = paths.GOLDEN
+SWIFT = os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz')
+NOOP = os.path.join(GOLDEN, 'noop_u4_w1_b1.run1.stat.gz')
+
+
+def have_plotly():
+    try:
+        import plotly  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def main(capsys, *argv):
+    status = cli.main(['report-scenario'] + list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def read_text(path):
+    with io.open(path, encoding='utf-8') as fp:
+        return fp.read()
+
+
+def test_json_next_to_the_unchanged_text_report(tmpdir, capsys):
+    path = str(tmpdir.join('run.json'))
+    status, out, err = main(capsys, '-s', SWIFT, '--json', path)
+    assert status == 0, err
+    with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
+                 encoding='utf-8') as fp:
+        assert out == fp.read()
+    doc = json.loads(read_text(path))
+    assert doc['format_version'] == 1
+    total = doc['operations'][0]
+    assert total['operation'] == 'total' and total['count'] == 2000
+    assert doc['errors']['recorded'] is False
+
+
+def test_json_dash_is_standard_output_instead_of_the_report(tmpdir,
+                                                            capsys):
+    with_file = str(tmpdir.join('run.json'))
+    assert main(capsys, '-s', SWIFT, '--json', with_file)[0] == 0
+    rps = str(tmpdir.join('rps.csv'))
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '-', '-r', rps)
+    assert status == 0, err
+    assert out == read_text(with_file)
+    assert read_text(rps) == read_text(
+        os.path.join(GOLDEN, 'swift_u8_o2000_c10.rps_histogram.csv'))
+    assert not os.path.exists('-')
+    report = str(tmpdir.join('report.txt'))
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '-', '-f', report)
+    assert status == 0 and out == read_text(with_file)
+    assert read_text(report) == read_text(
+        os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'))
+
+
+@pytest.mark.parametrize('argv', [['--errors'], ['--compare', SWIFT]])
+def test_json_dash_shares_standard_output_with_nothing(capsys, argv):
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '-', *argv)
+    assert (status, out) == (2, '')
+    assert 'would share standard output' in err and 'Traceback' not in err
+
+
+@pytest.mark.skipif(not have_plotly(), reason="needs ssbench[html] (plotly)")
+def test_html_is_one_self_contained_page(tmpdir, capsys):
+    path = str(tmpdir.join('run.html'))
+    status, out, err = main(capsys, '-s', SWIFT, '--html', path, '-f',
+                            os.devnull)
+    assert status == 0, err
+    page = read_text(path)
+    assert page.startswith('<!DOCTYPE html>')
+    assert 'Small test scenario' in page
+    assert 'src="http' not in page and "src='http" not in page
+
+
+def test_compare_replaces_the_report(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--compare', SWIFT)
+    assert status == 0, err
+    assert out.startswith('Comparison of two ssbench runs')
+    assert 'Worst latency TX ID' not in out
+
+
+def test_fail_if_passes_on_the_same_run(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--compare', SWIFT,
+                            '--fail-if', 'p99>+10%,rps<-5%')
+    assert status == 0, err
+    assert 'ERROR' not in err
+
+
+def test_a_crossed_threshold_exits_3_with_one_line_per_rule(capsys):
+    # Against the noop run, the Swift run's throughput fell by 98%.
+    status, out, err = main(capsys, '-s', SWIFT, '--compare', NOOP,
+                            '--fail-if', 'rps<-5%,create.rps<-5%,p99>+1000%')
+    assert status == 3, err
+    lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
+    assert len(lines) == 3, err
+    assert lines[0].startswith('ERROR:--fail-if rps<-5%: total requests/s')
+    assert 'missing in the base run' in lines[2]
+
+
+@pytest.mark.parametrize('argv, fragment', [
+    (['--fail-if', 'p99>+10%'], 'needs --compare'),
+    (['--compare', SWIFT, '--fail-if', 'p99>10%'], "'p99>10%'"),
+    (['--compare', SWIFT, '--fail-if', ''], 'at least one rule'),
+    (['--compare', '/nonexistent/base.stat'], '/nonexistent/base.stat'),
+])
+def test_bad_compare_usage_is_one_line(capsys, argv, fragment):
+    status, out, err = main(capsys, '-s', SWIFT, *argv)
+    assert status in (1, 2), err
+    lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
+    assert len(lines) == 1 and fragment in lines[0], err
+    assert 'Traceback' not in err
+
+
+def test_outputs_may_not_replace_an_input(tmpdir, capsys):
+    stats = str(tmpdir.join('s.stat.gz'))
+    shutil.copy(SWIFT, stats)
+    base = str(tmpdir.join('b.stat.gz'))
+    shutil.copy(NOOP, base)
+    for argv in (['--json', stats], ['--html', stats],
+                 ['--compare', base, '--json', base],
+                 ['--json', str(tmpdir.join('x')), '-r',
+                  str(tmpdir.join('x'))]):
+        with io.open(stats, 'rb') as fp:
+            before = fp.read()
+        status, out, err = main(capsys, '-s', stats, *argv)
+        assert status == 2, (argv, err)
+        with io.open(stats, 'rb') as fp:
+            assert fp.read() == before
+    assert sorted(os.listdir(str(tmpdir))) == ['b.stat.gz', 's.stat.gz']
+
+
+def test_a_failing_analysis_writes_no_output(tmpdir, capsys):
+    corrupt = tmpdir.join('corrupt.stat.gz')
+    corrupt.write_binary(b'\x1f\x8b\x08junk')
+    json_path = tmpdir.join('old.json')
+    json_path.write('{"kept": true}')
+    status, out, err = main(capsys, '-s', str(corrupt), '--json',
+                            str(json_path))
+    assert status == 1, err
+    assert json_path.read() == '{"kept": true}'
+    assert sorted(os.listdir(str(tmpdir))) == ['corrupt.stat.gz', 'old.json']
+
+
+def test_errors_table_follows_the_unchanged_report(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--errors')
+    assert status == 0, err
+    with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
+                 encoding='utf-8') as fp:
+        report = fp.read()
+    assert out.startswith(report)
+    assert out[len(report):] == '\nErrors by cause\n       No errors.\n'
+
+
+def test_errors_table_is_not_for_csv(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--errors', '--csv')
+    assert status == 2 and '--errors' in err and out == ''
+
+
+GOOD_RECORD = {'type': 'get_object', 'size_str': 's', 'worker_id': 1,
+               'completed_at': 1700000000.0, 'first_byte_latency': 0.1,
+               'last_byte_latency': 0.2, 'trans_id': 'tx', 'retries': 0}
+
+
+@pytest.mark.parametrize('bad', [
+    {'completed_at': 'soon'}, {'completed_at': float('nan')},
+    {'last_byte_latency': 'fast'}, {'worker_id': [1]}, {'retries': 'x'}],
+    ids=['text time', 'nan time', 'text latency', 'list worker',
+         'text retries'])
+@pytest.mark.parametrize('output', [[], ['--json', os.devnull]],
+                         ids=['text', 'json'])
+def test_corrupt_records_are_one_line_naming_the_file(tmpdir, capsys, bad,
+                                                      output):
+    from ssbench.wire import protocol
+    path = str(tmpdir.join('hand-made.stat'))
+    record = dict(GOOD_RECORD, **bad)
+    with io.open(path, 'wb') as fp:
+        fp.write(protocol.pack({'_scenario_data': {}, 'name': 'x'}))
+        fp.write(protocol.pack([GOOD_RECORD, record]))
+    status, out, err = main(capsys, '-s', path, '-f', os.devnull, *output)
+    assert status == 1, err
+    lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
+    assert len(lines) == 1, err
+    assert lines[0].startswith('ERROR:%s: not a valid ssbench stats file: '
+                               'a result has a bad value' % path), err

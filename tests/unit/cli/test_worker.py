@@ -1,0 +1,204 @@
+"""ssbench-worker's command line, in-process and as a real process."""
+from __future__ import absolute_import, division, print_function
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ssbench import READ_OBJECT
+from ssbench.wire import protocol
+from ssbench.wire.protocol import HEARTBEAT, PING
+from ssbench.cli import worker as cli
+from ssbench.cli.authopts import add_auth_options, auth_from_args
+from ssbench.cli.common import ArgumentParser
+from ssbench.wire.transport import MasterSockets
+from tests import paths
+
+pytestmark = pytest.mark.timeout(60)
+
+ROOT = paths.ROOT
+
+
+def test_defaults():
+    args = cli.build_parser().parse_args(['3'])
+    assert args.worker_id == 3
+    assert args.zmq_host == '127.0.0.1'
+    assert (args.zmq_work_port, args.zmq_results_port) == (13579, 13580)
+    assert (args.concurrency, args.retries, args.batch_size) == (64, 10, 1)
+    assert args.profile_count == 0 and args.master_timeout == 0
+    assert args.profile_file is None
+    assert not args.verbose
+
+
+def test_flags():
+    args = cli.build_parser().parse_args([
+        '--zmq-host', '::1', '--zmq-work-port', '1', '--zmq-results_port',
+        '2', '-c', '5', '--retries', '0', '--batch-size', '9', '-p', '100',
+        '--master-timeout', '30', '--profile-file', '/x/w.prof', '-v',
+        '-A', 'http://a', '-U', 'u',
+        '-K', 'k', '-S', 'http://s1', '-S', 'http://s2', '-T', 'tok', '12'])
+    assert (args.zmq_host, args.zmq_work_port, args.zmq_results_port) == (
+        '::1', 1, 2)
+    assert (args.concurrency, args.retries, args.batch_size,
+            args.profile_count, args.master_timeout) == (5, 0, 9, 100, 30.0)
+    assert args.profile_file == '/x/w.prof'
+    auth = auth_from_args(args, env={})
+    assert (auth.auth_url, auth.user, auth.key) == ('http://a', 'u', 'k')
+    assert auth.storage_urls == ['http://s1', 'http://s2']
+    assert auth.token == 'tok'
+
+
+@pytest.mark.parametrize('argv', [[], ['x'], ['-c', '0', '1'],
+                                  ['--zmq-work-port', '70000', '1'],
+                                  ['--bogus', '1']])
+def test_usage_errors_exit_2(argv, capsys):
+    assert cli.main(argv, env={}, patch=False) == 2
+    err = capsys.readouterr().err
+    assert 'ssbench-worker' in err and 'usage' not in err.splitlines()[-1]
+
+
+def test_help_exits_0_and_shows_no_env_secret(capsys):
+    env = {'ST_KEY': 'env-secret-key'}
+    assert cli.main(['-h'], env=env, patch=False) == 0
+    out = capsys.readouterr().out
+    assert '--zmq-results-port' in out and '[ST_KEY]' in out
+    assert 'env-secret-key' not in out
+
+
+def test_auth_env_defaults():
+    parser = ArgumentParser(prog='x')
+    add_auth_options(parser)
+    env = {'ST_AUTH': 'http://e/auth', 'ST_USER': 'eu', 'ST_KEY': 'ek',
+           'ST_AUTH_VERSION': '1.0', 'OS_USERNAME': 'ou',
+           'OS_PASSWORD': 'op', 'OS_AUTH_URL': 'http://ks',
+           'OS_TENANT_NAME': 't', 'OS_PROJECT_NAME': 'p',
+           'OS_USER_DOMAIN_NAME': 'd', 'OS_REGION_NAME': 'r',
+           'OS_CACERT': '/ca', 'SWIFTCLIENT_INSECURE': 'true'}
+    auth = auth_from_args(parser.parse_args([]), env=env)
+    assert (auth.auth_url, auth.user, auth.key) == ('http://e/auth', 'eu',
+                                                    'ek')
+    assert (auth.os_username, auth.os_password, auth.os_auth_url) == (
+        'ou', 'op', 'http://ks')
+    assert auth.os_project_name == 'p' and auth.os_user_domain_name == 'd'
+    assert auth.os_cacert == '/ca' and auth.insecure is True
+    # Flags beat the environment.
+    auth = auth_from_args(parser.parse_args(['-U', 'flag-user', '-V', '2']),
+                          env=env)
+    assert auth.user == 'flag-user' and auth.auth_version == '2'
+    # Nothing at all: version 1.0, no credentials.
+    auth = auth_from_args(parser.parse_args([]), env={})
+    assert auth.auth_version == '1.0' and not auth.has_credentials()
+    assert auth.storage_urls == [] and auth.insecure is False
+    # OS_IDENTITY_API_VERSION (what `tools/keystone env` and openrc files
+    # set) picks the version too, after the ST_/OS_AUTH_ names.
+    auth = auth_from_args(parser.parse_args([]),
+                          env={'OS_IDENTITY_API_VERSION': '3'})
+    assert auth.auth_version == '3'
+    auth = auth_from_args(parser.parse_args([]),
+                          env={'OS_IDENTITY_API_VERSION': '3',
+                               'OS_AUTH_VERSION': '2.0'})
+    assert auth.auth_version == '2.0'
+
+
+def test_bad_host_is_one_error_line(capsys):
+    status = cli.main(['--zmq-host', 'no-such-host.invalid', '1'], env={},
+                      patch=False)
+    assert status == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].startswith('ERROR:cannot resolve master host')
+    assert not [x for x in lines if 'Traceback' in x]
+
+
+def test_bad_auth_version_is_a_config_error(capsys):
+    status = cli.main(['-A', 'http://a', '-U', 'u', '-K', 'k', '-V', '9',
+                       '1'], env={}, patch=False)
+    assert status == 2
+    assert 'ERROR:unknown auth version' in capsys.readouterr().err
+
+
+def test_unwritable_profile_file_is_a_usage_error(tmp_path, capsys):
+    path = str(tmp_path / 'missing' / 'w.prof')
+    status = cli.main(['-p', '5', '--profile-file', path, '1'], env={},
+                      patch=False)
+    assert status == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].startswith('ERROR:--profile-file') and path in lines[-1]
+
+
+def _spawn(master, *extra):
+    argv = [os.path.join(ROOT, 'bin', 'ssbench-worker'),
+            '--zmq-work-port', str(master.work_port),
+            '--zmq-results-port', str(master.results_port)] + list(extra)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    for name in ('ST_AUTH', 'ST_USER', 'ST_KEY'):
+        env.pop(name, None)
+    return subprocess.Popen([sys.executable] + argv, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def _wait(proc, timeout):
+    deadline = time.time() + timeout
+    while proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    return proc.poll()
+
+
+def _records(master, timeout, want):
+    got = []
+    deadline = time.time() + timeout
+    while time.time() < deadline and not want(got):
+        data = master.recv(0.2)
+        if data is not None:
+            got.extend(protocol.unpack(data))
+    return got
+
+
+def test_process_noop_ping_suicide():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    proc = _spawn(master, '-c', '4', '5')
+    try:
+        beats = _records(master, 15, lambda got: got)
+        assert beats and beats[0]['type'] == HEARTBEAT
+        assert beats[0]['worker_id'] == 5
+        assert beats[0]['configured'] is False
+        jobs = [{'type': READ_OBJECT, 'size_str': 's', 'container': 'c',
+                 'name': 'n%d' % i, 'noop': True} for i in range(10)]
+        assert master.send(protocol.pack(jobs), timeout=5)
+        assert master.send(protocol.pack([{'type': PING}]), timeout=5)
+        records = _records(master, 10, lambda got: len(
+            [r for r in got if r['type'] != HEARTBEAT]) >= 11)
+        results = [r for r in records if r['type'] != HEARTBEAT]
+        assert sorted(r['name'] for r in results if 'name' in r) == sorted(
+            j['name'] for j in jobs)
+        assert [r['worker_id'] for r in results if r['type'] == PING] == [5]
+        assert master.send(protocol.pack([{'type': 'SUICIDE'}]), timeout=5)
+        assert _wait(proc, 10) == 0
+        out = proc.stdout.read().decode('utf-8', 'replace')
+        assert 'INFO:worker 5 exiting' in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        master.close()
+
+
+def test_process_exits_when_master_gone():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    proc = _spawn(master, '--master-timeout', '1', '6')
+    try:
+        assert _records(master, 15, lambda got: got)   # connected
+        master.close()
+        status = _wait(proc, 15)
+        assert status == 1
+        out = proc.stdout.read().decode('utf-8', 'replace')
+        assert 'ERROR:no master for 1 s' in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        master.close()

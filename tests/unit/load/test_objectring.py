@@ -1,0 +1,164 @@
+"""ssbench.load.objectring: live objects per size class, packing, cleanup."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
+from ssbench.load.jobgen import object_name
+from ssbench.load.objectring import ObjectRing
+from tests.unit.load.test_jobgen import fail, succeed
+
+C, R, U, D = CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
+
+
+def entries(ring, size_str):
+    """The (container, name, initial) entries of a class, head first."""
+    return [ring._decode(size_str, code)
+            for code in ring._rings.get(size_str, ())]
+
+
+def test_ring_fifo_rotate_and_pop():
+    ring = ObjectRing()
+    for n in (1, 2, 3):
+        ring.add('a', 'c%d' % n, 'a_%d' % n)
+    assert ring.count('a') == 3
+    assert ring.take('a', R) == ('c1', 'a_1')     # head, rotated to back
+    assert ring.take('a', U) == ('c2', 'a_2')
+    assert [e[1] for e in entries(ring, 'a')] == ['a_3', 'a_1', 'a_2']
+    assert ring.take('a', D) == ('c3', 'a_3')     # head removed
+    assert [e[1] for e in entries(ring, 'a')] == ['a_1', 'a_2']
+    assert ring.take('a', R) == ('c1', 'a_1')
+    assert ring.take('a', D) == ('c2', 'a_2')
+    assert ring.take('a', D) == ('c1', 'a_1')
+    assert ring.take('a', D) is None
+    assert ring.take('a', R) is None
+    assert ring.take('never', R) is None
+    assert ring.count('a') == ring.count('never') == 0
+
+
+def test_ring_classes_are_independent():
+    ring = ObjectRing()
+    ring.add('a', 'c', 'a_1')
+    ring.add('b', 'c', 'b_1')
+    assert ring.take('b', D) == ('c', 'b_1')
+    assert ring.take('b', R) is None
+    assert (ring.count('a'), ring.count('b')) == (1, 0)
+
+
+def test_on_results_adds_successful_creates_only():
+    ring = ObjectRing()
+    create = {'type': C, 'size_str': 'a', 'container': 'c', 'name': 'a_9',
+              'size': 1, 'block_size': 10}
+    ring.on_results([fail(create)])
+    assert ring.count('a') == 0
+    ring.on_results([succeed(create)])
+    assert entries(ring, 'a') == [('c', 'a_9', False)]
+    population = dict(create, name='a_1', head_first=True)
+    ring.on_results([succeed(population)])
+    assert entries(ring, 'a')[-1] == ('c', 'a_1', True)
+    # Other types never add anything.
+    ring.on_results([succeed(dict(create, type=R, name='a_5')),
+                     succeed(dict(create, type=U, name='a_6'))])
+    assert ring.count('a') == 2
+
+
+def test_pop_created_returns_run_objects_and_keeps_initial_ones():
+    ring = ObjectRing()
+    ring.load([('a', 'c', 'a_1'), ('a', 'c', 'a_2')])
+    ring.add('a', 'c', 'a_3')
+    ring.add('b', 'c', 'b_3')
+    ring.add('a', 'c', 'a_4')
+    assert ring.pop_created() == [('a', 'c', 'a_3'), ('a', 'c', 'a_4'),
+                                  ('b', 'c', 'b_3')]
+    assert entries(ring, 'a') == [('c', 'a_1', True), ('c', 'a_2', True)]
+    assert ring.pop_created() == []
+
+
+def test_deletes_that_failed_or_never_answered_are_cleaned_up():
+    ring = ObjectRing()
+    ring.add('a', 'c', 'a_1', initial=True)
+    for n in (2, 3, 4):
+        ring.add('a', 'c', 'a_%d' % n)
+    deletes = []
+    for _ in range(4):
+        container, name = ring.take('a', D)
+        deletes.append({'type': D, 'size_str': 'a', 'container': container,
+                        'name': name})
+    ring.on_results([fail(deletes[0]),       # initial object: not ours
+                     succeed(deletes[1]),    # a_2 gone
+                     fail(deletes[2])])      # a_3 may still exist
+    # a_4's result never came back.
+    assert ring.pop_created() == [('a', 'c', 'a_3'), ('a', 'c', 'a_4')]
+    assert ring.pop_created() == []
+
+
+def test_one_list_of_results_of_both_kinds():
+    ring = ObjectRing()
+    ring.load([('a', 'c', 'a_000001'), ('a', 'c', 'a_000002')])
+    ring.add('a', 'c', 'a_000003')
+    records = [fail({'type': D, 'size_str': 'a', 'container': container,
+                     'name': name})
+               for container, name in [ring.take('a', D) for _ in 'xyz']]
+    records.append(succeed({'type': C, 'size_str': 'b', 'container': 'c',
+                            'name': 'b_000009'}))
+    records.append(fail({'type': C, 'size_str': 'b', 'container': 'c',
+                         'name': 'b_000010'}))
+    records.append(succeed({'type': C, 'size_str': 'b', 'container': 'c',
+                            'name': 'b_000011', 'head_first': True}))
+    ring.on_results(records)
+    assert entries(ring, 'b') == [('c', 'b_000009', False),
+                                  ('c', 'b_000011', True)]
+    assert ring.pop_created() == [('b', 'c', 'b_000009'),
+                                  ('a', 'c', 'a_000003')]
+
+
+def test_ring_packs_ssbench_names_and_keeps_odd_ones_as_they_are():
+    ring = ObjectRing()
+    ring.add('tiny', 'ssbench_000007_default_policy', 'tiny_000042')
+    ring.add('tiny', 'c', 'tiny_1234567', initial=True)   # 7 digits
+    ring.add('tiny', 'c', 'tiny_000001x')                 # not ours
+    ring.add('tiny', 'c', 'tiny_00042')                   # 5 digits
+    ring.add('tiny', 'c', 'small_000001')                 # other class
+    assert entries(ring, 'tiny') == [
+        ('ssbench_000007_default_policy', 'tiny_000042', False),
+        ('c', 'tiny_1234567', True), ('c', 'tiny_000001x', False),
+        ('c', 'tiny_00042', False), ('c', 'small_000001', False)]
+    codes = list(ring._rings['tiny'])
+    assert [code >= 0 for code in codes] == [True, True, False, False,
+                                             False]
+    assert ring.take('tiny', D) == ('ssbench_000007_default_policy',
+                                    'tiny_000042')
+    assert ring.take('tiny', R) == ('c', 'tiny_1234567')
+    assert ring.take('tiny', D) == ('c', 'tiny_000001x')
+    assert len(ring._odd) == 2
+    assert ring.pop_created() == [
+        ('tiny', 'c', 'tiny_00042'), ('tiny', 'c', 'small_000001'),
+        ('tiny', 'c', 'tiny_000001x'),
+        ('tiny', 'ssbench_000007_default_policy', 'tiny_000042')]
+    assert ring._odd == {}
+    assert entries(ring, 'tiny') == [('c', 'tiny_1234567', True)]
+
+
+def test_ring_keeps_numbers_too_large_to_pack():
+    ring = ObjectRing()
+    huge = 'tiny_%d' % (1 << 60)
+    ring.add('tiny', 'c', huge)
+    ring.add('tiny', 'c', 'tiny_%d' % ((1 << 42) - 1))
+    assert [code >= 0 for code in ring._rings['tiny']] == [False, True]
+    assert ring.take('tiny', D) == ('c', huge)
+    assert ring.take('tiny', D) == ('c', 'tiny_%d' % ((1 << 42) - 1))
+
+
+def test_ring_memory_follows_the_live_objects():
+    """Rotating and deleting never lets the array grow without bound."""
+    ring = ObjectRing()
+    for n in range(1, 20001):
+        ring.add('a', 'c%d' % (n % 7), object_name('a', n))
+    for _ in range(100000):
+        ring.take('a', R)
+    assert len(ring._rings['a'].codes) <= 2 * 20000
+    for _ in range(19990):
+        ring.take('a', D)
+    assert ring.count('a') == 10
+    assert len(ring._rings['a'].codes) <= 10 + 4096
+    assert [e[1] for e in entries(ring, 'a')] == [
+        object_name('a', n) for n in range(19991, 20001)]
+    assert len(ring._containers) == 7

@@ -1,0 +1,583 @@
+from __future__ import absolute_import, division, print_function
+
+import collections
+
+import pytest
+
+from ssbench.wire import protocol
+from ssbench.errors import NoWorkersError
+from ssbench.master.dispatch import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
+                                     store_raw)
+from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
+from ssbench.swift.auth import AuthOptions, Credentials
+from ssbench.swift.tokens import WorkerConfig
+
+
+class FakeClock(object):
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+class FakeTransport(object):
+    """In-memory stand-in for MasterSockets with scripted workers.
+
+    Every job sent is answered by `respond(job)` (a list of records, sent
+    back as one message), unless `workers` is 0 (nobody connected).
+    """
+
+    def __init__(self, respond=None, workers=1, clock=None, hold=False,
+                 beating=()):
+        self.beating = beating     # ids that heartbeat while the master waits
+        self.inbox = collections.deque()
+        self.sent = []
+        self.respond = respond or (lambda job: [answer(job, 1)])
+        self.workers = workers
+        self.clock = clock
+        self.hold = hold
+        self.max_outstanding = 0
+        self.outstanding = 0
+
+    def send(self, data, timeout=None):
+        if not self.workers:
+            if self.clock is not None and timeout:
+                self.clock.now += timeout
+            return False
+        batch = protocol.unpack(data)
+        self.sent.append(batch)
+        self.outstanding += len(batch)
+        self.max_outstanding = max(self.max_outstanding, self.outstanding)
+        replies = []
+        for job in batch:
+            replies.extend(self.respond(job))
+        if replies:
+            self.inbox.append(protocol.pack(replies))
+        return True
+
+    def recv(self, timeout):
+        if self.inbox and not self.hold:
+            return self._take()
+        if self.clock is not None:
+            self.clock.now += timeout
+        if self.beating:
+            return protocol.pack([protocol.heartbeat(w, [])
+                                  for w in self.beating])
+        return None
+
+    def recv_nowait(self):
+        if self.inbox and not self.hold:
+            return self._take()
+        return None
+
+    def _take(self):
+        data = self.inbox.popleft()
+        self.outstanding -= sum(1 for r in protocol.unpack(data)
+                                if r.get('type') != HEARTBEAT)
+        return data
+
+
+def jobs(n):
+    return [{'type': 'upload_object', 'size_str': 's', 'container': 'c',
+             'name': 'o%d' % i} for i in range(n)]
+
+
+def answer(job, worker_id, exception=None):
+    """A worker's result record of `job`."""
+    if exception is not None:
+        return protocol.result_error(job, worker_id, exception, '', 0)
+    return protocol.result_ok(job, worker_id, 0.0, 0.01, None, 0)
+
+
+def test_all_jobs_sent_and_results_seen():
+    transport = FakeTransport()
+    seen = []
+    stats = Master(transport, user_count=4).run_jobs(jobs(10), seen.extend)
+    assert stats.sent == 10 and stats.received == 10 and stats.errors == 0
+    assert [r['name'] for r in seen] == ['o%d' % i for i in range(10)]
+
+
+def test_batches_respect_batch_size_and_user_count():
+    transport = FakeTransport(respond=lambda job: [])
+    transport.hold = True
+    clock = FakeClock()
+    transport.clock = clock
+    master = Master(transport, user_count=5, batch_size=2, clock=clock,
+                    worker_timeout=3)
+    with pytest.raises(NoWorkersError):
+        master.run_jobs(jobs(20))
+    # 5 users, batches of 2 (2 + 2 + 1) in at least two messages, each
+    # whole batches but the last; then nothing until results come.
+    assert [len(b) for b in transport.sent] == [4, 1]
+
+
+@pytest.mark.parametrize('users, batch, workers, sizes', [
+    (24, 1, 2, [12, 12]),
+    (24, 8, 2, [16, 8]),
+    (24, 8, 3, [8, 8, 8]),
+    (4, 1, 1, [2, 2]),
+    (5, 2, 1, [4, 1]),
+    (3, 1, 5, [1, 1, 1]),
+    (1, 1, 1, [1]),
+    (10, 4, 2, [8, 2]),
+])
+def test_room_that_opens_at_once_goes_out_in_few_whole_batches(
+        users, batch, workers, sizes):
+    transport = FakeTransport(respond=lambda job: [], hold=True)
+    clock = FakeClock()
+    transport.clock = clock
+    master = Master(transport, user_count=users, batch_size=batch,
+                    clock=clock, worker_timeout=3)
+    for worker_id in range(workers):
+        master.tracker.seen(worker_id, clock())
+    with pytest.raises(NoWorkersError):
+        master.run_jobs(jobs(100))
+    assert [len(b) for b in transport.sent] == sizes
+    ids = [job['job_id'] for b in transport.sent for job in b]
+    assert ids == list(range(1, users + 1))
+
+
+def test_results_coming_back_refill_only_the_room_they_free():
+    """Each result message frees room for exactly its jobs."""
+    transport = FakeTransport()
+    master = Master(transport, user_count=6, batch_size=1)
+    stats = master.run_jobs(jobs(40))
+    assert stats.sent == stats.received == 40
+    assert transport.max_outstanding <= 6
+    assert sum(len(b) for b in transport.sent) == 40
+    assert max(len(b) for b in transport.sent) <= 3
+
+
+def test_batch_size_is_capped_to_user_count():
+    assert Master(FakeTransport(), user_count=3, batch_size=8).batch_size == 3
+
+
+def test_never_more_than_user_count_outstanding():
+    transport = FakeTransport()
+    Master(transport, user_count=3, batch_size=2).run_jobs(jobs(50))
+    assert transport.max_outstanding <= 3
+
+
+def test_errors_are_counted():
+    def respond(job):
+        if job['name'] == 'o3':
+            return [answer(job, 1, exception='boom')]
+        return [answer(job, 1)]
+    stats = Master(FakeTransport(respond), 2).run_jobs(jobs(5))
+    assert stats.errors == 1 and stats.received == 5
+
+
+def test_heartbeats_are_not_results_and_not_stored():
+    def respond(job):
+        return [protocol.heartbeat(7, []), answer(job, 7)]
+
+    class Writer(object):
+        def __init__(self):
+            self.raw, self.batches = [], []
+
+        def write_raw(self, data):
+            self.raw.append(data)
+
+        def write_batch(self, results):
+            self.batches.append(results)
+
+    writer = Writer()
+    master = Master(FakeTransport(respond), 2)
+    stats = master.run_jobs(jobs(3), on_raw=store_raw(writer))
+    assert stats.received == 3
+    # Re-packed by the master: the results only.
+    stored = [protocol.unpack(data) for data in writer.raw]
+    assert writer.batches == [] and len(stored) == 3
+    assert [[r['name'] for r in batch] for batch in stored] == [
+        ['o0'], ['o1'], ['o2']]
+    assert 7 in master.workers
+
+
+def test_pure_result_messages_are_stored_verbatim():
+    stored = []
+    Master(FakeTransport(), 1).run_jobs(
+        jobs(2), on_raw=lambda data, results: stored.append(data))
+    assert all(isinstance(d, bytes) for d in stored)
+    assert [protocol.unpack(d)[0]['name'] for d in stored] == ['o0', 'o1']
+
+
+def test_silent_workers_end_the_phase_with_an_error():
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock)
+    master = Master(transport, user_count=2, worker_timeout=5, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(4))
+    assert 'no worker heard from for 5 s with 2 jobs outstanding' in \
+        str(info.value)
+
+
+def test_no_worker_connected_ends_with_an_error():
+    clock = FakeClock()
+    transport = FakeTransport(workers=0, clock=clock)
+    master = Master(transport, 1, worker_timeout=5, clock=clock)
+    with pytest.raises(NoWorkersError):
+        master.run_jobs(jobs(1))
+
+
+def test_wait_for_workers_times_out():
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    assert 'no ssbench-worker connected within 3 s' in str(info.value)
+
+
+def test_wait_for_workers_returns_ids_from_heartbeats():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([protocol.heartbeat(4, 0)]))
+    assert Master(transport, 1).wait_for_workers(3) == [4]
+
+
+class FakeAuth(object):
+    """An authenticator counting its calls; token N is 'tokN'."""
+
+    def __init__(self, lifetime=None):
+        self.lifetime = lifetime
+        self.calls = 0
+
+    def __call__(self, auth, timeout=None):
+        self.calls += 1
+        return 'http://swift/v1/AUTH_a', 'tok%d' % self.calls, self.lifetime
+
+
+def token_master(clock, lifetime=None, workers=(1,)):
+    """A Master with a WorkerConfig over FakeAuth credentials, configured
+    (one CONFIGURE sent per worker)."""
+    fake = FakeAuth(lifetime)
+    credentials = Credentials(
+        AuthOptions(auth_url='http://auth/v1.0', user='u', key='secret-key'),
+        authenticator=fake, clock=clock)
+    transport = FakeTransport(respond=lambda job: [] if job['type'] ==
+                              'CONFIGURE' else [answer(job, 1)], clock=clock)
+    master = Master(transport, 1, clock=clock)
+    for worker_id in workers:
+        master.tracker.seen(worker_id, clock())
+    master.configure(WorkerConfig(credentials, 1.0, 2.0, 4096, clock=clock))
+    return master, transport, fake
+
+
+def configures(transport):
+    return [m[0] for m in transport.sent if m[0]['type'] == 'CONFIGURE']
+
+
+def beat(worker_id, generation=None, rejected=False, configured=True):
+    return protocol.heartbeat(worker_id, [], configured, generation, rejected)
+
+
+def hear(master, *records):
+    """The master takes in `records` (one message) during a phase."""
+    master.transport.inbox.append(protocol.pack(list(records)))
+    master.run_jobs(jobs(1))
+
+
+def test_configure_hands_out_a_token_never_a_key():
+    master, transport, fake = token_master(FakeClock(), workers=(1, 2))
+    sent = configures(transport)
+    assert len(sent) == 2 and fake.calls == 1
+    assert sent[0] == {
+        'type': 'CONFIGURE', 'connect_timeout': 1.0, 'network_timeout': 2.0,
+        'block_size': 4096, 'storage_urls': ['http://swift/v1/AUTH_a'],
+        'token': 'tok1', 'token_generation': 1, 'renewable': True,
+        'insecure': False, 'cacert': None}
+    assert b'secret-key' not in b''.join(
+        protocol.pack(m) for m in transport.sent)
+
+
+def test_unconfigured_or_stale_workers_get_the_configuration_again():
+    clock = FakeClock()
+    master, transport, fake = token_master(clock)
+    for record in (beat(1, configured=False), beat(1, generation=1),
+                   beat(1)):
+        clock.now += 1.0
+        hear(master, record)
+    # Unconfigured: another copy; up to date, or own credentials: none.
+    assert len(configures(transport)) == 2
+    # The master's own client renewed the token: heartbeats that show the
+    # old one (five in a second) bring one more round of copies.
+    credentials = master.configuration.credentials
+    credentials.renew(credentials.grant)
+    clock.now += 1.0
+    hear(master, *[beat(1, generation=1)] * 5)
+    sent = configures(transport)
+    assert len(sent) == 3 and sent[-1]['token'] == 'tok2'
+    assert fake.calls == 2
+
+
+def test_many_rejected_tokens_cost_one_authentication():
+    """Every worker's 401 on generation 1 asks for a token: the master
+    authenticates once and sends every live worker generation 2."""
+    clock = FakeClock()
+    master, transport, fake = token_master(clock, workers=(1, 2, 3))
+    del transport.sent[:]
+    beats = [beat(w, generation=1, rejected=True) for w in (1, 2, 3)]
+    hear(master, *beats)
+    hear(master, beats[0])                  # a late one
+    assert fake.calls == 2       # the first token, and one renewal
+    sent = configures(transport)
+    assert len(sent) == 3
+    assert set((c['token'], c['token_generation']) for c in sent) == set(
+        [('tok2', 2)])
+
+
+def test_token_renewed_before_it_expires_during_a_phase():
+    clock = FakeClock()
+    master, transport, fake = token_master(clock, lifetime=100.0)
+
+    def slow(job):                 # each job takes a second
+        clock.now += 1.0
+        return [answer(job, 1)]
+    transport.respond = slow
+    master.run_jobs(jobs(70))
+    assert fake.calls == 1
+    master.run_jobs(jobs(10))      # crosses 3/4 of the token's lifetime
+    assert fake.calls == 2
+    sent = configures(transport)
+    assert len(sent) == 2 and sent[-1]['token'] == 'tok2'
+
+
+def test_kill_workers_pings_then_suicides_until_silence():
+    alive = [1, 2]
+
+    def respond(job):
+        if job['type'] == PING and alive:
+            return [{'type': PING, 'worker_id': alive[0]}]
+        if job['type'] == SUICIDE and alive:
+            alive.pop(0)
+        return []
+    clock = FakeClock()
+    transport = FakeTransport(respond, clock=clock)
+    transport.inbox.append(protocol.pack([protocol.heartbeat(1, [])]))
+    killed = kill_workers(transport, timeout=1.0, clock=clock)
+    assert killed == [1, 2]
+    assert alive == []
+
+
+def test_kill_workers_waits_a_little_for_a_first_heartbeat():
+    """A worker that never beats is told after KILL_HEARTBEAT_WAIT, not
+    before (one that beats would have been heard by then)."""
+    alive = [1]
+    sent_at = []
+
+    def respond(job):
+        sent_at.append(clock.now)
+        if job['type'] == SUICIDE and alive:
+            alive.pop()
+        return [{'type': PING, 'worker_id': 1}] if job['type'] == PING \
+            and alive else []
+    clock = FakeClock()
+    transport = FakeTransport(respond, clock=clock)
+    assert kill_workers(transport, timeout=5.0, clock=clock) == [1]
+    assert transport.sent[0] == [{'type': PING}, {'type': SUICIDE}]
+    assert sent_at[0] >= KILL_HEARTBEAT_WAIT
+
+
+def test_kill_workers_without_any_worker_returns_at_once():
+    clock = FakeClock()
+    assert kill_workers(FakeTransport(workers=0, clock=clock), timeout=1,
+                        clock=clock) == []
+
+
+def test_jobs_get_increasing_ids():
+    transport = FakeTransport()
+    seen = []
+    Master(transport, 2).run_jobs(jobs(3), seen.extend)
+    assert [r['job_id'] for r in seen] == [1, 2, 3]
+
+
+def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
+    """Worker 1 takes jobs and dies; worker 2 answers everything else."""
+    clock = FakeClock()
+    state = {'n': 0}
+
+    def respond(job):
+        state['n'] += 1
+        if state['n'] in (2, 3):          # these went to worker 1
+            return [dict(protocol.heartbeat(1, [job['job_id']]))]
+        return [answer(job, 2), protocol.heartbeat(2, [])]
+    transport = FakeTransport(respond, clock=clock, beating=[2])
+    stored = []
+    master = Master(transport, user_count=3, worker_timeout=5, clock=clock)
+    stats = master.run_jobs(
+        jobs(6), on_raw=lambda data, results: stored.extend(results))
+    assert stats.received == 6 and stats.errors == 2
+    lost = [r for r in stored if 'exception' in r]
+    assert sorted(r['name'] for r in lost) == ['o1', 'o2']
+    assert all(r['exception'] == 'worker 1 lost' and r['worker_id'] == 1
+               for r in lost)
+    assert master.tracker.lost_ids == set([1])
+
+
+def test_all_workers_lost_ends_the_phase_after_recording_their_jobs():
+    clock = FakeClock()
+
+    def respond(job):
+        return [protocol.heartbeat(1, [job['job_id']])]
+    stored = []
+    master = Master(FakeTransport(respond, clock=clock), user_count=2,
+                    worker_timeout=5, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(5),
+                        on_raw=lambda data, results: stored.extend(results))
+    assert 'all workers lost (1)' in str(info.value)
+    assert [r['exception'] for r in stored] == ['worker 1 lost'] * 2
+
+
+def test_stop_request_drains_in_flight_results_then_returns():
+    clock = FakeClock()
+    transport = FakeTransport(clock=clock)
+    transport.hold = True           # results arrive only when released
+    master = Master(transport, user_count=3, clock=clock)
+    seen = []
+
+    def on_idle():
+        if not master.stop_requested:
+            master.stop_requested = True
+            transport.hold = False
+    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
+    assert stats.interrupted
+    assert stats.sent == 3 and len(seen) == 3
+
+
+def test_stop_request_gives_up_after_the_drain_period():
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock,
+                              beating=[1])
+    master = Master(transport, user_count=2, clock=clock, drain_seconds=2,
+                    worker_timeout=60)
+
+    def on_idle():
+        master.stop_requested = True
+    stats = master.run_jobs(jobs(10), on_idle=on_idle)
+    assert stats.interrupted and stats.sent == 2 and stats.received == 0
+    assert clock.now - 1000.0 < 5
+
+
+def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
+    """E.g. pulled by a peer that never heartbeats: counted as lost after
+    3 x worker_timeout, and the phase ends."""
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock,
+                              beating=[1])
+    stored = []
+    master = Master(transport, user_count=1, worker_timeout=2, clock=clock)
+    stats = master.run_jobs(
+        jobs(1), on_raw=lambda data, results: stored.extend(results))
+    assert stats.errors == 1
+    assert stored[0]['exception'] == 'job lost: no worker claimed it'
+    assert clock.now - 1000.0 < 3 * 2 + 5
+
+
+def test_a_stop_request_ends_the_wait_for_workers():
+    from ssbench.errors import Interrupted
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    master.stop_requested = True
+    with pytest.raises(Interrupted):
+        master.wait_for_workers(60)
+    assert clock.now == 1000.0
+
+
+# -- workers known to be gone, stale results, the no-worker hint --------
+
+def test_workers_gone_ends_the_wait_for_workers_at_once():
+    clock = FakeClock()
+    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    master.workers_gone = lambda: 'every local ssbench-worker exited (x)'
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(60)
+    assert str(info.value) == ('every local ssbench-worker exited (x) '
+                               'before connecting')
+    assert clock.now == 1000.0
+
+
+def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
+    clock = FakeClock()
+    transport = FakeTransport(clock=clock, beating=[1])
+    transport.hold = True
+    master = Master(transport, user_count=3, clock=clock, drain_seconds=60,
+                    worker_timeout=600)
+    seen = []
+
+    def on_idle():
+        master.stop_requested = True
+        transport.hold = False     # queued, then the workers are gone
+        master.workers_gone = lambda: 'gone'
+    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
+    assert stats.interrupted and len(seen) == 3
+    assert clock.now - 1000.0 < 2
+
+
+def test_workers_gone_mid_phase_is_an_error_at_once():
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock)
+    master = Master(transport, user_count=2, clock=clock, worker_timeout=600)
+    master.workers_gone = lambda: 'every local ssbench-worker exited (y)'
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(10))
+    assert str(info.value) == ('every local ssbench-worker exited (y); the '
+                               'run cannot go on')
+    assert clock.now - 1000.0 < 2
+
+
+def test_a_duplicate_result_is_not_called_late(caplog):
+    def respond(job):
+        return [answer(job, 1)] * 2
+    stored = []
+    master = Master(FakeTransport(respond), 1)
+    master.run_jobs(jobs(2), on_raw=lambda data, results:
+                    stored.extend(results))
+    assert len(stored) == 2
+    text = caplog.text
+    assert 'already counted as lost' not in text
+    assert 'Dropped input on the results port: result of no job in ' \
+        'flight: 1' in text
+
+
+def test_a_result_after_its_worker_was_lost_is_late(caplog):
+    clock = FakeClock()
+    state = {'n': 0, 'late': None}
+
+    def respond(job):
+        state['n'] += 1
+        if state['n'] == 1:           # worker 1 takes it, then goes quiet
+            state['late'] = answer(job, 1)
+            return [protocol.heartbeat(1, [job['job_id']])]
+        replies = [answer(job, 2), protocol.heartbeat(2, [])]
+        if state.get('late') is not None and clock.now - 1000.0 > 5:
+            replies.append(state.pop('late'))
+        return replies
+    transport = FakeTransport(respond, clock=clock, beating=[2])
+    master = Master(transport, user_count=1, worker_timeout=5, clock=clock)
+    master.run_jobs(iter(jobs(4) + [dict(j) for j in jobs(4)]))
+    assert '1 result(s) arrived for jobs already counted as lost' in \
+        caplog.text
+
+
+def test_no_worker_hint_names_refused_curve_keys():
+    clock = FakeClock()
+    transport = FakeTransport(workers=0, clock=clock)
+    transport.curve_refusals = {'K3y': 2, None: 1}
+    transport.curve_directory = '/keys'
+    master = Master(transport, 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    message = str(info.value)
+    assert message.startswith('no ssbench-worker connected within 3 s; '
+                              'the master refused 3 CURVE handshake(s) '
+                              'from worker key(s) not in /keys (K3y, no '
+                              'CURVE key)')
+    assert '\n' not in message
+
+
+def test_no_worker_hint_without_curve():
+    clock = FakeClock()
+    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    assert 'start workers (or use --workers N)' in str(info.value)

@@ -1,0 +1,124 @@
+from __future__ import absolute_import, division, print_function
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from ssbench.errors import SsbenchError
+from ssbench.master.localworkers import (LocalWorkers, worker_command,
+                                         _scrubbed_env)
+
+
+def test_worker_command_carries_no_credential_and_a_master_timeout():
+    argv = worker_command(3, '127.0.0.1', 1, 2, concurrency=6, batch_size=4)
+    assert argv[:3] == [sys.executable, '-m', 'ssbench.cli.worker']
+    assert argv[-1] == '3'
+    text = ' '.join(argv)
+    assert '--concurrency 6' in text and '--batch-size 4' in text
+    assert '--master-timeout 30' in text
+    for flag in ('-K', '--key', '--os-password', '-T', '--token'):
+        assert flag not in argv
+
+
+def test_credentials_are_scrubbed_from_the_worker_environment(monkeypatch):
+    monkeypatch.setenv('ST_KEY', 'sekrit')
+    monkeypatch.setenv('OS_PASSWORD', 'sekrit')
+    monkeypatch.setenv('OS_AUTH_TOKEN', 'sekrit')
+    env = _scrubbed_env()
+    assert 'sekrit' not in env.values()
+    assert env.get('PATH') == os.environ.get('PATH')
+
+
+def test_start_and_stop_real_processes(tmpdir):
+    workers = LocalWorkers(2, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
+    # A worker pointed at closed ports keeps retrying; stop must reap it.
+    with workers:
+        assert len(workers.alive()) == 2
+        pids = [p.pid for p in workers.procs]
+    assert workers.procs == []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+            alive = True
+        except OSError:
+            alive = False
+        assert not alive
+    assert os.path.exists(str(tmpdir.join('worker-0.log')))
+    assert os.path.exists(str(tmpdir.join('worker-1.log')))
+
+
+def test_logs_go_to_a_new_private_directory_per_run():
+    first = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1)
+    second = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1)
+    try:
+        with first, second:
+            assert first.log_dir != second.log_dir
+            for workers in (first, second):
+                mode = os.stat(workers.log_dir).st_mode & 0o777
+                assert mode == 0o700
+                assert os.path.exists(workers.log_path(0))
+    finally:
+        for workers in (first, second):
+            if workers.log_dir:
+                shutil.rmtree(workers.log_dir)
+
+
+def test_a_planted_link_is_never_followed(tmpdir):
+    victim = tmpdir.join('victim')
+    victim.write('precious')
+    logs = tmpdir.mkdir('logs')
+    os.symlink(str(victim), str(logs.join('worker-0.log')))
+    workers = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1, log_dir=str(logs))
+    with pytest.raises(SsbenchError):
+        workers.start()
+    assert workers.procs == []
+    assert victim.read() == 'precious'
+
+
+def _wait_for(path, text, proc, timeout=60):
+    import time
+    deadline = time.time() + timeout
+    while True:
+        with open(path, 'rb') as fp:
+            content = fp.read().decode('utf-8', 'replace')
+        if text in content:
+            return content
+        assert proc.poll() is None, content
+        assert time.time() < deadline, content
+        time.sleep(0.05)
+
+
+def test_workers_ignore_sigint_and_leave_quietly_on_sigterm(tmpdir):
+    import signal
+    workers = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
+    with workers:
+        proc = workers.procs[0]
+        path = workers.log_path(0)
+        _wait_for(path, 'connecting to', proc)
+        # A terminal's Ctrl-C is the master's: the worker stays.
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait() == 0
+        text = _wait_for(path, 'worker 0 exiting', proc)
+        assert workers.exited() == ('every local ssbench-worker exited '
+                                    '(status 0; logs in %s)' % tmpdir)
+    assert 'received SIGTERM: stopping' in text
+    assert 'SIGINT' not in text
+    for bad in ('Traceback', 'KeyboardInterrupt', 'ERROR'):
+        assert bad not in text
+
+
+def test_exited_is_none_while_one_runs_or_none_started(tmpdir):
+    import signal
+    workers = LocalWorkers(2, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
+    assert workers.exited() is None
+    with workers:
+        workers.procs[0].send_signal(signal.SIGKILL)
+        workers.procs[0].wait()
+        assert workers.exited() is None
+        workers.procs[1].send_signal(signal.SIGKILL)
+        workers.procs[1].wait()
+        assert workers.exited() == ('every local ssbench-worker exited '
+                                    '(signal 9; logs in %s)' % tmpdir)

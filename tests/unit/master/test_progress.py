@@ -1,0 +1,93 @@
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from ssbench.master.progress import LEGEND, ProgressPrinter, progress_chars
+
+
+class Stream(object):
+    def __init__(self):
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def flush(self):
+        pass
+
+    def getvalue(self):
+        return ''.join(self.parts)
+
+
+@pytest.mark.parametrize('result, char', [
+    ({'exception': 'x'}, 'X'),
+    ({'first_byte_latency': 0.5, 'last_byte_latency': 9}, '.'),
+    ({'first_byte_latency': 1.0, 'last_byte_latency': 9}, 'o'),
+    ({'first_byte_latency': 3.0}, 'O'),
+    ({'first_byte_latency': 10.0}, '*'),
+    ({'first_byte_latency': None, 'last_byte_latency': 0.2}, '_'),
+    ({'first_byte_latency': None, 'last_byte_latency': 2.9}, '|'),
+    ({'first_byte_latency': None, 'last_byte_latency': 9.9}, '^'),
+    ({'first_byte_latency': None, 'last_byte_latency': 11}, '@'),
+    ({'first_byte_latency': 0.0, 'last_byte_latency': 0.0}, '.'),
+])
+def test_progress_chars_of_one_result(result, char):
+    assert progress_chars([result]) == char
+
+
+def test_printer_wraps_lines_and_finishes():
+    out = Stream()
+    printer = ProgressPrinter(out, width=5)
+    printer.add_results([{'first_byte_latency': 0.1}] * 7)
+    printer.flush()
+    printer.add_results([{'exception': 'boom'}])
+    printer.finish()
+    assert out.getvalue() == '.....\n..X\n'
+
+
+def test_legend_matches_the_original_wording():
+    out = Stream()
+    ProgressPrinter(out).legend()
+    assert out.getvalue() == LEGEND
+    assert '  X    work job raised an exception' in LEGEND
+    assert '  @ >= 10s last-byte-latency  (CREATE or UPDATE)' in LEGEND
+
+
+def test_progress_chars_of_every_bucket():
+    results = [
+        {'exception': 'x', 'first_byte_latency': 0.1},
+        {'first_byte_latency': 0.0, 'last_byte_latency': 0.0},
+        {'first_byte_latency': 0.99}, {'first_byte_latency': 1.0},
+        {'first_byte_latency': 2.5}, {'first_byte_latency': 3.0},
+        {'first_byte_latency': 9.9}, {'first_byte_latency': 10.0},
+        {'first_byte_latency': None, 'last_byte_latency': None},
+        {'first_byte_latency': None, 'last_byte_latency': 0.5},
+        {'first_byte_latency': None, 'last_byte_latency': 1.5},
+        {'first_byte_latency': None, 'last_byte_latency': 3.5},
+        {'first_byte_latency': None, 'last_byte_latency': 10.5},
+        {'last_byte_latency': 0.1}, {}]
+    assert progress_chars(results) == 'X..ooOO*__|^@__'
+    assert progress_chars([]) == ''
+
+
+def test_tick_writes_at_most_once_per_interval():
+    now = [100.0]
+    out = Stream()
+    printer = ProgressPrinter(out, width=80, interval=0.5,
+                              clock=lambda: now[0])
+    printer.add_results([{'first_byte_latency': 0.1}] * 3)
+    printer.tick()
+    assert out.getvalue() == ''          # written at creation time
+    now[0] += 0.5
+    printer.tick()
+    assert out.getvalue() == '...'
+    printer.add_results([{'exception': 'e'}])
+    now[0] += 0.25
+    printer.tick()
+    assert out.getvalue() == '...'
+    now[0] += 0.25
+    printer.tick()
+    assert out.getvalue() == '...X'
+    printer.add_results([{'first_byte_latency': 0.1}])
+    printer.finish()
+    assert out.getvalue() == '...X.\n'

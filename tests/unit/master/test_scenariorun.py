@@ -1,0 +1,142 @@
+"""ssbench.master.scenariorun: every phase stops at a stop request, container
+creation is bounded, and an interrupted cleanup makes an interrupted run."""
+from __future__ import absolute_import, division, print_function
+
+import gevent
+import pytest
+
+from ssbench import DELETE_OBJECT
+from ssbench.errors import Interrupted, SwiftError
+from ssbench.master.scenariorun import (RunOptions, ScenarioRun,
+                                        ensure_containers)
+from ssbench.results.safefiles import StatsPaths
+from ssbench.load.scenario import Scenario
+from tests.unit.master.test_dispatch import FakeTransport
+
+
+def scenario(**changes):
+    data = {'name': 'runner', 'user_count': 2, 'operation_count': 20,
+            'sizes': [{'name': 'zero', 'size_min': 0, 'size_max': 0}],
+            'initial_files': {'zero': 5}, 'crud_profile': [1, 1, 1, 0],
+            'container_count': 3}
+    data.update(changes)
+    return Scenario(data)
+
+
+class Status(object):
+    def __init__(self, status):
+        self.status = status
+
+
+class FakeSwift(object):
+    """HEAD says 404 for every container; PUT records it.  `on_head` runs
+    on each HEAD (it may raise)."""
+
+    def __init__(self, on_head=None):
+        self.heads = []
+        self.puts = []
+        self.running = 0
+        self.most_running = 0
+        self.on_head = on_head
+
+    def head_container(self, name, missing_ok=False):
+        self.running += 1
+        self.most_running = max(self.most_running, self.running)
+        try:
+            self.heads.append(name)
+            gevent.sleep(0)
+            if self.on_head is not None:
+                self.on_head(name)
+            return Status(404)
+        finally:
+            self.running -= 1
+
+    def put_container(self, name, policy=None):
+        self.puts.append(name)
+
+
+def test_containers_are_created_a_pool_at_a_time():
+    swift = FakeSwift()
+    ensure_containers(swift, scenario(container_count=50), 4)
+    assert len(swift.puts) == 50 and swift.most_running <= 4
+
+
+def test_a_stop_request_ends_container_creation():
+    asked = []
+    swift = FakeSwift(on_head=asked.append)
+    with pytest.raises(Interrupted) as info:
+        ensure_containers(swift, scenario(container_count=1000000), 10,
+                          stop_requested=lambda: len(asked) >= 25)
+    assert 'interrupted while creating containers' in str(info.value)
+    assert len(swift.heads) < 40
+
+
+def test_the_first_container_failure_is_raised_once(capsys):
+    def fail(name):
+        raise ValueError('no way')
+    swift = FakeSwift(on_head=fail)
+    with pytest.raises(SwiftError) as info:
+        ensure_containers(swift, scenario(container_count=1000), 5)
+    assert str(info.value) == 'cannot create containers: ValueError: no way'
+    assert len(swift.heads) <= 10
+    assert 'Traceback' not in capsys.readouterr().err
+
+
+def respond_ok(job):
+    return [dict(job, worker_id=1, completed_at=0.0, first_byte_latency=0.0,
+                 last_byte_latency=0.0, trans_id=None, retries=0)]
+
+
+def make_run(tmpdir, scenario_, respond=respond_ok, **options):
+    paths = StatsPaths(str(tmpdir.join('run.stat'))).check()
+    run = ScenarioRun(scenario_, FakeTransport(respond, beating=[1]), paths,
+                      RunOptions(**options), swift=FakeSwift())
+    return run
+
+
+def test_a_noop_load_stops_at_a_stop_request(tmpdir):
+    run = make_run(tmpdir, scenario(initial_files={'zero': 10000000}),
+                   noop=True)
+    loaded = []
+    load = run.ring.load
+
+    def load_and_stop(chunk):
+        loaded.append(len(chunk))
+        load(chunk)
+        run.request_stop()
+    run.ring.load = load_and_stop
+    with pytest.raises(Interrupted) as info:
+        run.load_initial_objects()
+    assert 'interrupted while loading the initial objects' in str(info.value)
+    assert len(loaded) == 1
+
+
+def test_a_whole_run_cleans_up(tmpdir):
+    run = make_run(tmpdir, scenario(crud_profile=[1, 0, 0, 0]))
+    outcome = run.run()
+    assert not outcome.interrupted and outcome.error is None
+    assert run.ring.pop_created() == []
+
+
+def test_an_interrupted_cleanup_interrupts_the_run(tmpdir):
+    holder = []
+
+    def respond(job):
+        # Cleanup jobs are the only DELETEs without a block size.
+        if job['type'] == DELETE_OBJECT and 'block_size' not in job:
+            holder[0].request_stop()
+        return respond_ok(job)
+    run = make_run(tmpdir, scenario(crud_profile=[1, 0, 0, 0]), respond)
+    holder.append(run)
+    outcome = run.run()
+    assert outcome.interrupted and outcome.error is None
+    assert outcome.stats_path == str(tmpdir.join('run.stat.gz'))
+
+
+def test_results_of_the_run_are_kept(tmpdir):
+    run = make_run(tmpdir, scenario())
+    outcome = run.run()
+    from ssbench.results.statsreader import open_stats
+    results = list(open_stats(outcome.stats_path).iter_results())
+    assert len(results) == 20
+    assert all(r['worker_id'] == 1 for r in results)

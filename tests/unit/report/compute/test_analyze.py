@@ -1,0 +1,414 @@
+"""analyze(): the whole document against the naive computation."""
+from __future__ import absolute_import, division, print_function
+
+import os
+
+import pytest
+
+from ssbench.results import sortedruns
+from ssbench.report.compute import classicstats as stats
+from ssbench.report.compute.analyze import analyze
+from ssbench.report.compute import loghist, scan, timebuckets
+from ssbench.report.compute.series import percentile_key
+from ssbench.errors import UsageError
+from tests import analysis_naive as naive
+from tests.analysis_naive import FakeStatsFile, err, res
+from tests import paths
+
+PCTILES = [0, 50, 90, 95, 99, 99.9, 100]
+
+
+def run(results, skip=0, pctiles=PCTILES, batch=3):
+    return analyze(FakeStatsFile(results, batch=batch), pctiles, skip)
+
+
+def operation(doc, key):
+    for op in doc['operations']:
+        if op['operation'] == key:
+            return op
+    return None
+
+
+def check_document(doc, results, pctiles=PCTILES):
+    """Every number of doc against the naive computation of results."""
+    keys = [key for _, key, _ in stats.GROUPS
+            if naive._members(results, key)]
+    assert [op['operation'] for op in doc['operations']] == keys
+    for op in doc['operations']:
+        want = naive.operation(results, op['operation'])
+        for name in ('count', 'errors', 'retries', 'reconnects', 'bytes',
+                     'start', 'stop', 'throughput'):
+            assert op[name] == want[name], name
+        if want['req_per_s'] is None:
+            assert op['req_per_s'] is None
+        else:
+            assert op['req_per_s'] == pytest.approx(want['req_per_s'])
+        members = naive._members(results, op['operation'])
+        ok = [r for r in members if 'exception' not in r]
+        for kind in ('first_byte', 'last_byte'):
+            entries = op['latency'][kind]
+            assert entries[0]['size'] is None
+            sizes = [e['size'] for e in entries[1:]]
+            scenario_first = [s for s in ('tiny', 'big') if s in sizes]
+            assert sizes[:len(scenario_first)] == scenario_first
+            assert set(sizes) == set(r['size_str'] for r in members)
+            for entry in entries:
+                rows = [r for r in ok
+                        if entry['size'] in (None, r['size_str'])]
+                exp = naive.latency(rows, kind + '_latency', pctiles)
+                for name in ('count', 'min', 'max', 'worst_trans_id',
+                             'histogram'):
+                    assert entry[name] == exp[name], (kind, name)
+                for pctile in pctiles:
+                    assert entry[percentile_key(pctile)] == exp[pctile]
+                if exp['count']:
+                    assert entry['avg'] == pytest.approx(exp['avg'],
+                                                         rel=1e-13)
+                    assert entry['std_dev'] == pytest.approx(
+                        exp['std_dev'], rel=1e-9, abs=1e-15)
+    check_timeseries(doc, results, keys)
+    check_errors(doc, results)
+
+
+def check_timeseries(doc, results, keys):
+    ts = doc['timeseries']
+    width, start, count, want = naive.timeseries(
+        results, timebuckets.MAX_BUCKETS, keys)
+    assert (ts['bucket_seconds'], ts['start'], ts['count']) == (
+        width, start, count)
+    assert ts['percentile_relative_error'] == loghist.RELATIVE_ERROR
+    assert sorted(ts['operations']) == sorted(keys)
+    for key in keys:
+        got = ts['operations'][key]
+        for name in ('requests', 'errors', 'bytes'):
+            assert got[name] == want[key][name], (key, name)
+        for name in ('first_byte_p50', 'first_byte_p99', 'last_byte_p50',
+                     'last_byte_p99'):
+            assert len(got[name]) == count
+            for value, exact in zip(got[name], want[key][name]):
+                if exact is None:
+                    assert value is None
+                else:
+                    assert abs(value - exact) <= (
+                        loghist.RELATIVE_ERROR * exact)
+
+
+def check_errors(doc, results):
+    table, order = naive.causes(results)
+    failed = [r for r in results if 'exception' in r]
+    assert doc['errors']['total'] == len(failed)
+    order.sort(key=lambda key: -table[key][0])  # stable: ties as seen
+    got = doc['errors']['causes']
+    assert [(c['operation'], c['cause']) for c in got] == order
+    for cause in got:
+        count, first_seen, last_seen, txid, message = table[
+            cause['operation'], cause['cause']]
+        assert (cause['count'], cause['first_seen'], cause['last_seen'],
+                cause['example_trans_id'], cause['example_message']) == (
+            count, first_seen, last_seen, txid, message)
+        status = cause['status']
+        assert cause['cause'] == ('HTTP %d' % status if status is not None
+                                  else cause['error_class'] or
+                                  'not recorded')
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_document_equals_naive(seed):
+    results = naive.random_run(seed)
+    check_document(run(results), results)
+
+
+@pytest.mark.parametrize('budget, block', [(7, 2), (100, 3), (1000, 512)])
+def test_spilled_runs_give_the_same_document(monkeypatch, budget, block):
+    # Tiny budgets force many sorted runs per cell, tiny blocks many block
+    # reads per run (and a block cache that keeps overflowing); few time
+    # buckets force the width to double several times.
+    monkeypatch.setattr(scan, 'BUFFER_BUDGET', budget)
+    monkeypatch.setattr(scan, 'BUDGET_CHECK', 5)
+    monkeypatch.setattr(sortedruns, 'BLOCK', block)
+    monkeypatch.setattr(sortedruns, 'BLOCK_CACHE', 7)
+    monkeypatch.setattr(timebuckets, 'MAX_BUCKETS', 9)
+    results = naive.random_run(budget + block, 900)
+    check_document(run(results), results)
+
+
+def test_old_files_say_not_recorded():
+    results = naive.random_run(7, new_keys=False)
+    doc = run(results)
+    check_document(doc, results)
+    assert doc['errors']['recorded'] is False
+    assert set(c['cause'] for c in doc['errors']['causes']) == {
+        'not recorded'}
+    assert all(op['reconnects'] is None for op in doc['operations'])
+    assert operation(doc, 'read')['bytes'] is None
+    assert operation(doc, 'create')['bytes'] is not None
+
+
+def test_new_keys():
+    results = [
+        res('get_object', at=10.1, size=100, reconnects=1, status=200),
+        res('upload_object', at=10.2, first=None, size=50, reconnects=0,
+            status=201),
+        err('get_object', at=11.5, status=404, reconnects=2,
+            exception='ClientException: 404 Not Found\nmore',
+            trans_id='tx404'),
+        err('get_object', at=12.5, status=404, reconnects=0),
+        err('delete_object', at=13.0, error_class='timeout',
+            exception='Timeout: 20 s'),
+        err('delete_object', at=12.0, status=None,
+            error_class='ConnectionRefusedError'),
+    ]
+    doc = run(results)
+    check_document(doc, results)
+    read = operation(doc, 'read')
+    assert (read['count'], read['errors'], read['reconnects'],
+            read['bytes']) == (1, 2, 3, 100)
+    delete = operation(doc, 'delete')
+    assert (delete['count'], delete['errors']) == (0, 2)
+    assert delete['bytes'] is None
+    assert delete['latency']['last_byte'][0]['count'] == 0
+    assert doc['errors']['recorded'] is True
+    assert doc['errors']['causes'][0] == {
+        'operation': 'read', 'cause': 'HTTP 404', 'status': 404,
+        'error_class': None, 'count': 2, 'first_seen': 11.5,
+        'last_seen': 12.5, 'example_trans_id': 'tx404',
+        'example_message': 'ClientException: 404 Not Found'}
+    assert [(c['cause'], c['error_class'], c['status'])
+            for c in doc['errors']['causes'][1:]] == [
+        ('timeout', 'timeout', None),
+        ('ConnectionRefusedError', 'ConnectionRefusedError', None)]
+
+
+def test_a_run_without_failures_records_causes_when_it_has_reconnects():
+    doc = run([res(reconnects=0, status=200)])
+    assert doc['errors'] == {'recorded': True, 'total': 0, 'causes': []}
+    assert run([res()])['errors']['recorded'] is False
+
+
+def test_control_records_are_not_results():
+    control = {'kind': 'worker_health', 'worker_id': 3}
+    broken = res()
+    del broken['last_byte_latency']
+    doc = run([control, res(at=5.5), broken, 17, control, res(at=6.5)])
+    assert doc['run']['records'] == 4
+    assert doc['run']['skipped'] == 2
+    assert operation(doc, 'total')['count'] == 2
+
+
+def test_run_fields_equal_the_text_report():
+    results = naive.random_run(11)
+    doc = run(results)
+    want = stats.compute(FakeStatsFile(results), 95)
+    got = doc['run']
+    assert (got['name'], got['version'], got['worker_count'],
+            got['concurrency'], got['start_time'], got['stop_time'],
+            got['duration'], got['skipped'], got['skip_seconds']) == (
+        want.name, want.version, want.worker_count, want.concurrency,
+        want.start_time, want.stop_time, want.duration, want.skipped, 0)
+    assert got['records'] == len(results)
+    assert doc['header'] == dict((k, v) for k, v in naive.HEADER.items()
+                                 if k != '_scenario_data')
+    assert doc['scenario'] == naive.HEADER['_scenario_data']
+
+
+def test_only_failures():
+    doc = run([err(at=3.5), err('delete_object', at=4.5)])
+    assert [op['operation'] for op in doc['operations']] == [
+        'total', 'read', 'delete']
+    total = operation(doc, 'total')
+    assert (total['count'], total['start'], total['req_per_s'],
+            total['throughput']) == (0, None, None, None)
+    assert (doc['run']['start_time'], doc['run']['duration']) == (None,
+                                                                  None)
+    assert doc['timeseries']['operations']['total']['errors'] == [1, 1]
+
+
+def test_empty_file():
+    doc = run([])
+    assert doc['operations'] == [] and doc['errors']['total'] == 0
+    assert (doc['timeseries']['count'], doc['timeseries']['start']) == (
+        0, None)
+
+
+def test_zero_span_has_no_rate():
+    doc = run([res(at=5.0, first=0.0, last=0.0)])
+    total = operation(doc, 'total')
+    assert total['req_per_s'] is None
+    assert total['latency']['last_byte'][0]['worst_trans_id'] is None
+
+
+# --- warm-up -----------------------------------------------------------------
+
+@pytest.mark.parametrize('skip', [0.5, 30, 200.25])
+def test_warm_up_leaves_results_out(skip):
+    results = naive.random_run(21)
+    fake = FakeStatsFile(results)
+    doc = analyze(fake, PCTILES, skip)
+    kept = naive.included(results, skip)
+    check_document(doc, kept)
+    assert doc['run']['skip_seconds'] == skip
+    assert doc['run']['records'] == len(results)
+
+
+def test_warm_up_takes_one_pass_when_the_first_start_comes_first():
+    results = [res(at=100.0 + i / 10, last=0.05) for i in range(100)]
+    fake = FakeStatsFile(results)
+    doc = analyze(fake, PCTILES, 2)
+    assert fake.passes == 1
+    check_document(doc, naive.included(results, 2))
+    assert operation(doc, 'total')['count'] == 80
+
+
+def test_warm_up_rescans_when_the_first_start_moves_back():
+    # The first results start at 100; a later one started at 90, which
+    # brings back the result completed at 100.5 that was left out.
+    results = [res(at=100.2, last=0.2), res(at=100.5, last=0.5),
+               res(at=101.0, last=0.5), res(at=104.0, last=14.0),
+               res(at=106.0, last=0.5)]
+    fake = FakeStatsFile(results, batch=1)
+    doc = analyze(fake, PCTILES, 10.5)
+    assert fake.passes == 2
+    kept = naive.included(results, 10.5)
+    assert [r['completed_at'] for r in kept] == [100.5, 101.0, 104.0,
+                                                 106.0]
+    check_document(doc, kept)
+
+
+def test_warm_up_covers_failures():
+    results = [err(at=50.0), res(at=55.0, last=1.0), err(at=58.0),
+               res(at=70.0, last=1.0)]
+    doc = analyze(FakeStatsFile(results), PCTILES, 6)
+    assert doc['errors']['total'] == 1
+    assert operation(doc, 'total')['count'] == 1
+
+
+# --- arguments ---------------------------------------------------------------
+
+def test_percentile_keys_follow_the_argument():
+    doc = run([res()], pctiles=[50.0, 99.9, 50, 99.99])
+    assert doc['percentiles'] == [50, 99.9, 99.99]
+    entry = operation(doc, 'total')['latency']['last_byte'][0]
+    assert (entry['p50'], entry['p99_9'], entry['p99_99']) == (0.02,) * 3
+
+
+@pytest.mark.parametrize('pctiles', [[101], [-1], ['95'], [True],
+                                     [float('nan')]])
+def test_bad_percentiles(pctiles):
+    with pytest.raises(UsageError):
+        run([res()], pctiles=pctiles)
+
+
+@pytest.mark.parametrize('skip', [-1, 'x', float('inf'), float('nan')])
+def test_bad_skip(skip):
+    with pytest.raises(UsageError):
+        run([res()], skip=skip)
+
+
+def test_bad_values_are_a_stats_file_error():
+    from ssbench.errors import StatsFileError
+    with pytest.raises(StatsFileError) as info:
+        run([res(), res(at=float('nan'))])
+    assert 'bad value' in str(info.value)
+
+
+# --- raw decoding and the 0.3.9 golden files ---------------------------------
+
+class RawFakeStatsFile(FakeStatsFile):
+    """Batches as raw msgpack decoding leaves them: bytes everywhere."""
+    raw_strings = True
+
+    def iter_batches(self, raw=False):
+        assert raw
+        self.passes += 1
+        return iter(self.batches)
+
+
+def to_bytes(obj):
+    if isinstance(obj, dict):
+        return dict((to_bytes(k), to_bytes(v)) for k, v in obj.items())
+    if isinstance(obj, type(u'')):
+        return obj.encode('utf-8')
+    return obj
+
+
+def test_raw_decoding_gives_the_same_document():
+    results = naive.random_run(5) + [
+        res(size_str=u'caf\xe9', txid=u'tx\xe9'),
+        err(exception=u'\xe9chec', error_class=u'Caf\xe9Error')]
+    raw = RawFakeStatsFile([to_bytes(r) for r in results], path='fake.stat')
+    assert analyze(raw, PCTILES) == run(results)
+
+
+GOLDEN = paths.GOLDEN
+
+
+@pytest.mark.parametrize('name', ['swift_u8_o2000_c10',
+                                  'noop_u4_w1_b1.run1'])
+def test_golden_files_match_the_text_report(name):
+    path = os.path.join(GOLDEN, name + '.stat.gz')
+    doc = analyze(path)
+    by_pctile = dict((p, stats.compute(path, p)) for p in (50, 95))
+    text = by_pctile[95]
+    assert [op['operation'] for op in doc['operations']] == [
+        g.key for g in text.groups]
+    assert (doc['run']['start_time'], doc['run']['stop_time'],
+            doc['run']['duration'], doc['run']['worker_count']) == (
+        text.start_time, text.stop_time, text.duration, text.worker_count)
+    assert doc['stats_file'] == path
+    for index, op in enumerate(doc['operations']):
+        group = text.groups[index]
+        assert (op['count'], op['errors'], op['retries']) == (
+            group.count, group.errors, group.retries)
+        assert op['req_per_s'] == group.avg_req_per_sec
+        assert op['reconnects'] is None
+        for kind, attr in (('first_byte', 'first'), ('last_byte', 'last')):
+            entries = op['latency'][kind]
+            assert [e['size'] for e in entries] == [
+                s.size_name for s in group.series]
+            for row, entry in enumerate(entries):
+                want = dict((p, getattr(by_pctile[p].groups[index].series[
+                    row], attr)) for p in by_pctile)
+                assert (entry['count'], entry['min'], entry['max'],
+                        entry['p95'], entry['p50']) == (
+                    want[95].count, want[95].min, want[95].max,
+                    want[95].pctile, want[50].pctile)
+                assert entry['worst_trans_id'] == (
+                    want[95].worst_txid if want[95].worst_latency is not None
+                    else None)
+                assert sum(b[2] for b in entry['histogram']) == (
+                    want[95].count)
+                if entry['count']:
+                    assert entry['avg'] == pytest.approx(want[95].avg,
+                                                         rel=1e-12)
+    total = doc['operations'][0]
+    counts = sorted(text.rps_counts[1:-1])
+    assert total['throughput']['seconds'] == len(counts)
+    assert total['throughput']['median'] == stats.percentile_of_sorted(
+        counts, 50)
+    assert doc['timeseries']['operations']['total']['requests'] == (
+        text.rps_counts)
+    assert doc['errors'] == {'recorded': False, 'total': 0, 'causes': []}
+
+
+def test_golden_bytes_where_the_file_has_them():
+    doc = analyze(os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz'))
+    bytes_of = dict((op['operation'], op['bytes'])
+                    for op in doc['operations'])
+    # 0.3.9 put "size" in PUT results only.
+    assert bytes_of['read'] is None and bytes_of['delete'] is None
+    assert bytes_of['create'] > 0 and bytes_of['update'] >= 0
+    assert bytes_of['total'] == bytes_of['create'] + bytes_of['update']
+
+
+def test_a_written_stats_file_gives_the_same_document(tmp_path):
+    from ssbench.results.statswriter import StatsWriter
+    results = naive.random_run(9)
+    writer = StatsWriter(str(tmp_path / 'run.stat'), naive.HEADER)
+    for i in range(0, len(results), 50):
+        writer.write_batch(results[i:i + 50])
+        writer.write_batch([{'kind': 'worker_health', 'worker_id': 1}])
+    path = writer.finalize()
+    doc = analyze(path, PCTILES)
+    assert doc['stats_file'] == path
+    doc['stats_file'] = 'fake.stat'
+    assert doc == run(results)

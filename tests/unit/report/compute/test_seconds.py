@@ -1,0 +1,30 @@
+from __future__ import absolute_import, division, print_function
+
+from ssbench.report.compute import seconds
+from ssbench.report.compute.seconds import SecondCounts
+
+
+def test_add_zeroes_the_counts_and_items_sum_slots():
+    counts = SecondCounts(3)
+    pending = [2, 0, 1]
+    counts.add(100, pending)
+    assert pending == [0, 0, 0]
+    counts.add(99, [0, 4, 0])
+    counts.add(100, [1, 0, 0])
+    assert list(counts.items([0])) == [(100, 3)]
+    assert list(counts.items([1])) == [(99, 4)]
+    assert list(counts.items([0, 1, 2])) == [(99, 4), (100, 4)]
+    assert list(counts.items([2])) == [(100, 1)]
+
+
+def test_far_apart_seconds_cost_one_chunk_each():
+    counts = SecondCounts(2)
+    far = 1795317877
+    for second in (far, 3, -5, far + seconds.CHUNK):
+        counts.add(second, [1, 0])
+    assert list(counts.items([0])) == [(-5, 1), (3, 1), (far, 1),
+                                       (far + seconds.CHUNK, 1)]
+    assert len(counts._chunks) == 4
+    # A slot never used has no arrays at all.
+    assert all(chunk[1] is None for chunk in counts._chunks.values())
+    assert list(counts.items([1])) == []

@@ -1,0 +1,185 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+import csv
+import io
+
+import pytest
+
+from ssbench.report.render import classic as report
+from ssbench.compat import PY2
+from ssbench.report.compute.classicstats import compute
+
+from tests.unit.report.compute.test_classicstats import FakeStatsFile, err, res
+
+
+def render(func, run_stats):
+    out = io.BytesIO() if PY2 else io.StringIO()
+    func(run_stats, out)
+    value = out.getvalue()
+    return value.decode('utf-8') if PY2 else value
+
+
+def crafted(results, pctile=95, header=None):
+    if header is None:
+        return compute(FakeStatsFile([results]), pctile)
+    return compute(FakeStatsFile([results], header), pctile)
+
+
+RESULTS = [
+    res('get_object', 'tiny', at=100.25, first=0.01, last=0.02, txid='r1'),
+    res('get_object', 'big', at=101.5, first=0.2, last=0.4, txid='r2',
+        worker=1),
+    res('upload_object', 'tiny', at=102.0, first=None, last=0.3, txid='c1',
+        retries=2),
+    err('delete_object', 'big', at=102.5, worker=2),
+]
+
+
+def test_csv_columns_for_a_crafted_run():
+    names, values = report.csv_rows(crafted(RESULTS))
+    stat = ['min', 'max', 'avg', 'std_dev', '95_pctile', 'worst_txid']
+    want = ['scenario_name', 'ssbench_version', 'worker_count',
+            'concurrency', 'start_time', 'stop_time', 'duration',
+            'delete_after']
+    # DELETE only failed and UPDATE never ran: neither has columns.
+    # CREATE only touched 'tiny', so it has no 'big' columns.
+    for g, sizes in (('total', ['all', 'tiny', 'big']),
+                     ('create', ['all', 'tiny']),
+                     ('read', ['all', 'tiny', 'big'])):
+        want += [g + '_count', g + '_errors', g + '_retries',
+                 g + '_retry_rate', g + '_avg_req_per_s']
+        for size in sizes:
+            for kind in ('first', 'last'):
+                want += ['%s_%s_%s_%s' % (g, kind, size, s) for s in stat]
+    assert names == want
+    assert len(values) == len(names)
+
+
+def test_csv_values_and_quoting():
+    text = render(report.render_csv, crafted(RESULTS))
+    lines = text.split('\n')
+    assert len(lines) == 3 and lines[2] == ''  # two rows, '\n' endings
+    header, row = list(csv.reader(io.StringIO(text) if not PY2 else
+                                  io.BytesIO(text.encode('utf-8'))))
+    data = dict(zip(header, row))
+    assert data['worker_count'] == '3'
+    assert data['concurrency'] == '7'
+    assert data['delete_after'] == '30'
+    assert data['start_time'] == '1970-01-01 00:01:39 UTC'
+    assert data['total_retry_rate'] == '133.333333'  # 4 retries / 3 ok
+    assert data['total_retries'] == '4'
+    assert data['create_first_all_min'] == ' N/A  '
+    assert data['create_first_all_max'] == '  N/A  '
+    assert data['create_first_all_worst_txid'] == ''
+    assert data['read_last_big_worst_txid'] == 'r2'
+    assert data['read_first_tiny_95_pctile'] == '0.01'
+    # Strings are quoted, numbers are not, retry_rate is a quoted string.
+    raw = lines[1].split(',')
+    assert raw[0] == '"Crafted"'
+    assert raw[2] == '3'
+    assert '"133.333333"' in raw
+    assert '"0.000000"' in raw  # read_retry_rate
+
+
+def test_csv_pctile_column_name():
+    names, _ = report.csv_rows(crafted(RESULTS, pctile=50))
+    assert 'total_first_all_50_pctile' in names
+
+
+def test_csv_numbers_rounded_to_six_places():
+    rs = crafted([res(at=100.5, first=0.1234564, last=0.12345651)])
+    _, values = report.csv_rows(rs)
+    assert 0.123456 in values
+    assert 0.123457 in values
+
+
+def test_round6_rounds_halves_away_from_zero_like_python2():
+    # 0.5078125 is exact in binary, a true halfway case at six places.
+    assert report.round6(0.5078125) == 0.507813
+    assert report.round6(-0.5078125) == -0.507813
+    assert report.round6(2.5e-7) == 0.0
+    assert report.round6(0.1234565) == 0.123456  # just below half in binary
+    assert report.round6(0.0123455) == 0.012346  # just above
+    assert report.round6(1e20) == 1e20
+    assert report.round6(float('inf')) == float('inf')
+    assert report.round6(3) == 3.0
+
+
+@pytest.mark.parametrize('size, text', [
+    (0, '  0  B'), (999, '999  B'), (1000, '  1 kB'), (4096, '  4 kB'),
+    (20000, ' 20 kB'), (1500000, '  2 MB'), (3 * 10 ** 9, '  3 GB'),
+    (5 * 10 ** 12, '5000 GB'),
+])
+def test_format_bytes(size, text):
+    assert report.format_bytes(size) == text
+
+
+def test_text_report_layout():
+    text = render(report.render_text, crafted(RESULTS))
+    lines = text.split('\n')
+    assert lines[0] == ''
+    assert lines[1] == 'Crafted  (generated with ssbench version 9.9)'
+    assert lines[2] == ('Worker count:   3   Concurrency:   7  Ran '
+                        '1970-01-01 00:01:39 UTC to 1970-01-01 00:01:42 UTC '
+                        '(2s)')
+    assert lines[3] == 'Object expiration (X-Delete-After): 30 (sec)'
+    assert lines[5:10] == [
+        '% Ops    C   R   U   D       Size Range       Size Name',
+        ' 75%   % 60   0  30  10        4 kB -   8 kB  tiny',
+        ' 25%   % 25  50  25   0        1 MB           big',
+        '-' * 69,
+        '         51  12  29   8      CRUD weighted average',
+    ]
+    assert [line for line in lines if line.isupper()] == [
+        'TOTAL', 'CREATE', 'READ']
+    assert ('       Count:     3 (    1 error;     4 retries: 133.33%)  '
+            'Average requests per second:   1.7') in lines
+    assert ('       First-byte latency:  N/A   -   N/A      N/A    (  N/A  )'
+            '    N/A    (all obj sizes)  ') in lines
+    assert ('       Last-byte  latency:  0.300 -   0.300    0.300  (  0.000)'
+            '    0.300  (    tiny objs)  c1') in lines
+    assert lines[-2] == ('Distribution of requests per worker-ID:  1.000 -   '
+                         '2.000 (avg:   1.500; stddev:   0.500)')
+    assert lines[-1] == ''
+
+
+def test_text_noop_worst_is_none_and_rate_inf():
+    rs = crafted([res(at=100.0, first=0.0, last=0.0)])
+    text = render(report.render_text, rs)
+    assert ('       Last-byte  latency:  N/A   -   N/A      N/A    (  N/A  )'
+            '    N/A    (all obj sizes)  None') in text
+    assert 'Average requests per second:   inf' in text
+    assert '(0s)' in text
+
+
+def test_text_pctile_header():
+    text = render(report.render_text, crafted(RESULTS, pctile=5))
+    assert ' std_dev  05%-ile ' in text
+
+
+def test_text_unicode_name():
+    header = dict(FakeStatsFile([]).header, name=u'Caf\xe9 \u2603')
+    text = render(report.render_text, crafted(RESULTS, header=header))
+    assert u'Caf\xe9 \u2603  (generated' in text
+    csv_text = render(report.render_csv, crafted(RESULTS, header=header))
+    assert u'"Caf\xe9 \u2603"' in csv_text
+
+
+def test_rps_histogram_with_empty_seconds():
+    rs = crafted([res(at=10.5), res(at=10.9), res(at=13.0), err(at=12.0),
+                  res(at=11.2)])
+    assert render(report.render_rps_histogram, rs) == (
+        '"Seconds Since Start","Requests Completed"\n'
+        '1,2\n2,1\n3,0\n4,1\n')
+
+
+def test_no_successes_at_all():
+    rs = crafted([err(), err(worker=1)])
+    text = render(report.render_text, rs)
+    assert 'Worker count:   2' in text
+    assert 'TOTAL' not in text
+    assert render(report.render_rps_histogram, rs) == (
+        '"Seconds Since Start","Requests Completed"\n')
+    names, values = report.csv_rows(rs)
+    assert len(names) == len(values) == 8

@@ -1,0 +1,46 @@
+"""The text error breakdown of report-scenario --errors."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.report.render.errortable import error_lines
+
+
+def doc(total, causes, recorded=True):
+    return {'errors': {'recorded': recorded, 'total': total,
+                       'causes': causes}}
+
+
+def cause(operation, name, count, trans_id=None):
+    return {'operation': operation, 'cause': name, 'count': count,
+            'first_seen': 1700000000.5, 'last_seen': 1700000060.0,
+            'example_trans_id': trans_id, 'example_message': 'x'}
+
+
+def test_no_errors():
+    assert error_lines(doc(0, [])) == ['', 'Errors by cause',
+                                       '       No errors.']
+
+
+def test_one_row_per_cause_with_share_times_and_example():
+    lines = error_lines(doc(4, [
+        cause('read', 'HTTP 404', 3, 'tx-abc'),
+        cause('create', 'ConnectionRefusedError', 1)]))
+    assert lines[1] == 'Errors by cause'
+    assert lines[2].split() == ['Operation', 'Cause', 'Count', 'Share',
+                                'First', 'seen', 'Last', 'seen', 'Example',
+                                'TX', 'ID']
+    assert lines[3].split() == [
+        'read', 'HTTP', '404', '3', '75.0%', '2023-11-14', '22:13:20',
+        'UTC', '2023-11-14', '22:14:20', 'UTC', 'tx-abc']
+    assert lines[4].endswith('UTC')       # no example: nothing after
+    assert 'ConnectionRefusedError' in lines[4] and '25.0%' in lines[4]
+    assert lines[5] == '       4 failed requests'
+    # Columns line up whatever the cause's length.
+    assert lines[3].index('75.0%') == lines[4].index('25.0%')
+
+
+def test_long_causes_are_clipped_and_old_files_say_not_recorded():
+    lines = error_lines(doc(2, [cause('read', 'not recorded', 1),
+                                cause('read', 'X' * 40, 1)],
+                            recorded=False))
+    assert 'not recorded' in lines[2]
+    assert 'X' * 21 + '...' in lines[5] and 'X' * 22 not in lines[5]

@@ -1,0 +1,268 @@
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from ssbench.report.render import html, htmlcharts, htmltables
+from ssbench.errors import SsbenchError
+from tests import analysis_docs
+from tests import paths
+
+try:
+    import plotly  # noqa: F401
+    from plotly import graph_objects
+    from plotly.offline import get_plotlyjs
+except ImportError:
+    graph_objects = None
+
+needs_plotly = pytest.mark.skipif(
+    graph_objects is None,
+    reason="plotly is not installed (pip install 'ssbench[html]')")
+
+HOSTILE = '</script><img src=x onerror=alert(1)>'
+
+
+def render(doc):
+    out = io.StringIO()
+    html.render_html(doc, out)
+    return out.getvalue()
+
+
+def outside_plotly(page):
+    """The page without the inlined plotly.js bundle."""
+    bundle = get_plotlyjs()
+    assert page.count(bundle) == 1
+    return page.replace(bundle, '')
+
+
+def figures(page):
+    match = re.search(r'var charts = (.*);\n  for', page)
+    return json.loads(match.group(1)) if match else []
+
+
+def test_missing_plotly_is_a_one_line_usage_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'plotly', None)
+    monkeypatch.setitem(sys.modules, 'plotly.offline', None)
+    with pytest.raises(html.MissingExtraError) as raised:
+        render(analysis_docs.sample_doc())
+    assert isinstance(raised.value, SsbenchError)
+    assert raised.value.exit_status == 2
+    assert str(raised.value) == (
+        "--html needs the optional extra: pip install 'ssbench[html]' "
+        "(plotly)")
+
+
+@needs_plotly
+def test_page_shows_the_run_facts_and_scenario_sizes():
+    page = render(analysis_docs.sample_doc())
+    for fact in ('<title>ssbench: Small mixed run</title>',
+                 '/tmp/ssbench-results/run.stat.gz', 'ssbench 1.0.0',
+                 '<td>Workers</td><td>2</td>',
+                 '<td>Concurrency</td><td>4</td>',
+                 '2026-11-22 03:24:37 UTC', '2026-11-22 03:25:07 UTC',
+                 '<td>Duration</td><td>30 s</td>', '3,004',
+                 '<td>tiny</td><td>4 kB - 66 kB</td>'):
+        assert fact in page
+
+
+@needs_plotly
+def test_page_is_self_contained_with_plotly_inlined_once():
+    page = render(analysis_docs.sample_doc())
+    rest = outside_plotly(page)
+    assert not re.search(r'\s(src|href)\s*=', rest)
+    assert 'http://' not in rest and 'https://' not in rest
+    assert rest.count('<script>') == 2 and rest.count('</script>') == 2
+    # Outside the bundle the page is pure ASCII, whatever the stream.
+    rest.encode('ascii')
+
+
+@needs_plotly
+def test_every_chart_div_has_a_valid_figure():
+    page = render(analysis_docs.sample_doc())
+    charts = figures(page)
+    ids = re.findall(r'<div class="chart" id="([^"]+)"></div>', page)
+    assert [c['id'] for c in charts] == ids
+    # throughput, CREATE and READ over time, CREATE and READ distributions
+    assert len(ids) == 5
+    for chart in charts:
+        graph_objects.Figure({'data': chart['data'],
+                              'layout': chart['layout']})
+        assert chart['data']
+
+
+@needs_plotly
+def test_throughput_is_requests_per_second_of_the_buckets():
+    doc = analysis_docs.sample_doc()
+    doc['timeseries']['bucket_seconds'] = 2
+    throughput = figures(render(doc))[0]
+    names = [t['name'] for t in throughput['data']]
+    assert names == ['total', 'create', 'read', 'errors (all operations)']
+    requests = doc['timeseries']['operations']['read']['requests']
+    assert throughput['data'][2]['y'] == [n / 2 for n in requests]
+    assert throughput['data'][0]['x'][0] == '2026-11-22 03:24:38.000'
+    assert throughput['layout']['yaxis']['title']['text'] == \
+        'Requests per second'
+
+
+@needs_plotly
+def test_percentile_table_has_the_exact_values():
+    doc = analysis_docs.sample_doc()
+    row = doc['operations'][2]['latency']['last_byte'][1]
+    row.update(p99_9=1.23456, worst_trans_id='txWORST')
+    page = render(doc)
+    for head in ('p50', 'p90', 'p95', 'p99', 'p99.9'):
+        assert '<th class="num">%s</th>' % head in page
+    assert ('<td>read</td><td>last byte</td><td>tiny</td>' in page)
+    assert '1.235' in page and 'txWORST' in page
+    # rows without any latency value (first byte of a PUT) are left out
+    assert '<td>create</td><td>first byte</td>' not in page
+
+
+@needs_plotly
+def test_error_breakdown():
+    page = render(analysis_docs.sample_doc())
+    errors = page[page.index('<section id="errors">'):]
+    assert '<td>HTTP 503</td><td class="num">3</td>' in errors
+    assert '<td>ConnectionRefusedError</td><td class="num">1</td>' in errors
+    assert 'not recorded' not in page
+
+
+@needs_plotly
+def test_old_file_says_not_recorded():
+    page = render(analysis_docs.old_file_doc())
+    errors = page[page.index('<section id="errors">'):]
+    assert 'does not record the HTTP status' in errors
+    assert '<td>not recorded</td><td class="num">4</td>' in errors
+    summary = page[page.index('<section id="summary">'):
+                   page.index('<section id="throughput">')]
+    assert summary.count('<td class="num">not recorded</td>') == 3
+
+
+@needs_plotly
+def test_no_errors():
+    doc = analysis_docs.sample_doc()
+    doc['errors'] = {'recorded': True, 'total': 0, 'causes': []}
+    assert '<p>No errors.</p>' in render(doc)
+
+
+@needs_plotly
+def test_empty_run_has_facts_and_no_charts():
+    page = render(analysis_docs.empty_doc())
+    assert 'This stats file holds no results.' in page
+    assert '<td>Started</td><td>N/A</td>' in page
+    assert '<p>No errors.</p>' in page
+    assert '<script' not in page and 'class="chart"' not in page
+
+
+@needs_plotly
+def test_hostile_strings_are_escaped_everywhere():
+    doc = analysis_docs.sample_doc(
+        name=HOSTILE, sizes=('<b>big</b>', 'a"b\'c&d'),
+        trans_id='"><svg onload=alert(2)>', message=HOSTILE)
+    doc['stats_file'] = HOSTILE
+    doc['errors']['causes'][1]['cause'] = HOSTILE
+    page = render(doc)
+    rest = outside_plotly(page)
+    for raw in ('<img', '<svg', '<b>', 'a"b'):
+        assert raw not in rest
+    assert rest.count('</script>') == 2
+    assert ('<title>ssbench: &lt;/script&gt;&lt;img src=x '
+            'onerror=alert(1)&gt;</title>') in page
+    assert '&lt;b&gt;big&lt;/b&gt;' in page
+    assert 'a&quot;b&#x27;c&amp;d' in page
+    # plotly.js shows entities as characters: the names read as given
+    names = set(t['name'] for c in figures(page) for t in c['data'])
+    assert set(['&lt;b&gt;big&lt;/b&gt;', 'a"b\'c&amp;d']) <= names
+
+
+def test_esc():
+    assert htmltables.esc(None) == ''
+    assert htmltables.esc(1.5) == '1.5'
+    assert htmltables.esc(u'\xdcber <&>"\'') == (
+        '&#220;ber &lt;&amp;&gt;&quot;&#x27;')
+    assert htmltables.esc(b'caf\xc3\xa9') == 'caf&#233;'
+    assert htmltables.chart_esc(u'<\xdc>&"\'') == '&lt;&#220;&gt;&amp;"\''
+
+
+def test_script_json_cannot_close_the_script():
+    text = html.script_json({'name': '</script><!--&'})
+    assert '<' not in text and '>' not in text and '&' not in text
+    assert json.loads(text) == {'name': '</script><!--&'}
+
+
+def test_pct_key():
+    assert htmltables.pct_key(50) == ('50', 'p50')
+    assert htmltables.pct_key(99.9) == ('99.9', 'p99_9')
+    assert htmltables.pct_key(99.99) == ('99.99', 'p99_99')
+    # The document's own key, whatever '%f' makes of the label.
+    assert htmltables.pct_key(0.00001)[1] == 'p1e-05'
+
+
+def test_log_ticks_are_round_and_cover_the_range():
+    assert htmlcharts.log_ticks(0.0045, 0.14) == (
+        [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2],
+        ['0.002', '0.005', '0.01', '0.02', '0.05', '0.1', '0.2'])
+    assert htmlcharts.log_ticks(0.3, 0.4) == ([0.2, 0.5], ['0.2', '0.5'])
+    assert htmlcharts.log_ticks(1.0, 1.0) == ([1.0, 2.0], ['1', '2'])
+
+
+def test_cdf_points():
+    assert htmlcharts.cdf_points([[0.1, 0.2, 1], [0.2, 0.4, 3]]) == (
+        [0.1, 0.2, 0.4], [0.0, 25.0, 100.0])
+    assert htmlcharts.cdf_points([]) == ([], [])
+
+
+def test_latency_charts_skip_total_and_empty_series():
+    doc = analysis_docs.sample_doc()
+    series = doc['timeseries']['operations']['create']
+    series['first_byte_p50'] = [None] * len(series['first_byte_p50'])
+    series['first_byte_p99'] = [None] * len(series['first_byte_p99'])
+    charts = htmlcharts.latency_time_figures(doc['timeseries'], htmltables.esc)
+    assert [op for op, _ in charts] == ['create', 'read']
+    assert [t['name'] for t in charts[0][1]['data']] == [
+        'last byte p50', 'last byte p99']
+    assert len(charts[1][1]['data']) == 4
+
+
+def test_distribution_curves_per_size_class():
+    doc = analysis_docs.sample_doc()
+    charts = htmlcharts.distribution_figures(doc['operations'], htmltables.esc)
+    assert [op for op, _ in charts] == ['create', 'read']
+    read = charts[1][1]['data']
+    assert [(t['name'], t.get('visible', True)) for t in read] == [
+        ('all sizes', True), ('tiny', True), ('large', True),
+        ('all sizes (first byte)', True),
+        ('tiny (first byte)', 'legendonly'),
+        ('large (first byte)', 'legendonly')]
+    assert read[0]['y'][-1] == 100.0
+
+
+def test_summary_says_why_bytes_are_missing():
+    ops = [{'operation': 'read', 'bytes': None, 'reconnects': None},
+           {'operation': 'delete', 'bytes': None, 'reconnects': 0},
+           {'operation': 'create', 'bytes': 2500000, 'reconnects': 2}]
+    cells = re.findall(r'<td[^>]*>([^<]*)</td>', htmltables.summary_html(ops))
+    assert cells[0:6] == ['read', 'N/A', 'N/A', 'N/A', 'not recorded',
+                          'not recorded']
+    assert cells[10:16] == ['delete', 'N/A', 'N/A', 'N/A', '0', 'N/A']
+    assert cells[20:26] == ['create', 'N/A', 'N/A', 'N/A', '2', '2 MB']
+
+
+@needs_plotly
+def test_page_of_a_real_0_3_9_run():
+    from ssbench.report.compute.analyze import analyze
+    golden = os.path.join(paths.GOLDEN, 'swift_u8_o2000_c10.stat.gz')
+    page = render(analyze(golden))
+    assert '<h1>Small test scenario</h1>' in page
+    assert '<p>No errors.</p>' in page
+    charts = figures(page)
+    # throughput; each of the 4 operations over time and distributed
+    assert len(charts) == 9
+    for chart in charts:
+        graph_objects.Figure({'data': chart['data'],
+                              'layout': chart['layout']})

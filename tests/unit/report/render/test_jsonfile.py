@@ -1,0 +1,208 @@
+"""write_json(): valid JSON on both Pythons, and the document's schema."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import os
+
+import pytest
+
+from ssbench.report.compute.analyze import analyze
+from ssbench.report.render.jsonfile import dumps, jsonable, write_json
+from ssbench.report.compute.series import percentile_key
+from ssbench.compat import string_types
+from tests import analysis_naive as naive
+from tests import paths
+
+GOLDEN = paths.GOLDEN
+
+try:
+    INTS = (int, long)  # noqa: F821
+except NameError:
+    INTS = (int,)
+NUMBER = INTS + (float,)
+
+
+def is_int(value):
+    return isinstance(value, INTS) and not isinstance(value, bool)
+
+
+def is_number(value, nullable=False):
+    if value is None:
+        return nullable
+    return isinstance(value, NUMBER) and not isinstance(value, bool)
+
+
+def is_text(value, nullable=False):
+    return isinstance(value, string_types) or (nullable and value is None)
+
+
+def check_keys(obj, keys):
+    assert isinstance(obj, dict)
+    assert sorted(obj) == sorted(keys)
+
+
+def check_schema(doc):
+    """Keys and types of the JSON document, format_version 1."""
+    check_keys(doc, ['format_version', 'generator', 'stats_file', 'header',
+                     'scenario', 'run', 'percentiles', 'operations',
+                     'timeseries', 'errors'])
+    assert doc['format_version'] == 1
+    assert doc['generator'].startswith('ssbench ')
+    assert is_text(doc['stats_file'])
+    assert isinstance(doc['header'], dict)
+    assert '_scenario_data' not in doc['header']
+    assert isinstance(doc['scenario'], dict)
+    run = doc['run']
+    check_keys(run, ['name', 'version', 'worker_count', 'concurrency',
+                     'start_time', 'stop_time', 'duration', 'records',
+                     'skipped', 'skip_seconds'])
+    assert is_text(run['name']) and is_text(run['version'])
+    for key in ('worker_count', 'concurrency', 'records', 'skipped'):
+        assert is_int(run[key])
+    for key in ('start_time', 'stop_time', 'duration'):
+        assert is_number(run[key], nullable=True)
+    assert is_number(run['skip_seconds'])
+    pctile_keys = [percentile_key(p) for p in doc['percentiles']]
+    for op in doc['operations']:
+        check_operation(op, pctile_keys)
+    check_timeseries(doc['timeseries'],
+                     [op['operation'] for op in doc['operations']])
+    errors = doc['errors']
+    check_keys(errors, ['recorded', 'total', 'causes'])
+    assert isinstance(errors['recorded'], bool) and is_int(errors['total'])
+    for cause in errors['causes']:
+        check_keys(cause, ['operation', 'cause', 'status', 'error_class',
+                           'count', 'first_seen', 'last_seen',
+                           'example_trans_id', 'example_message'])
+        assert is_text(cause['operation']) and is_text(cause['cause'])
+        assert cause['status'] is None or is_int(cause['status'])
+        assert is_text(cause['error_class'], nullable=True)
+        assert is_int(cause['count'])
+        assert is_number(cause['first_seen'])
+        assert is_number(cause['last_seen'])
+        assert is_text(cause['example_trans_id'], nullable=True)
+        assert is_text(cause['example_message'])
+
+
+def check_operation(op, pctile_keys):
+    check_keys(op, ['operation', 'count', 'errors', 'retries', 'reconnects',
+                    'bytes', 'start', 'stop', 'req_per_s', 'throughput',
+                    'latency'])
+    assert op['operation'] in ('total', 'create', 'read', 'update',
+                               'delete')
+    for key in ('count', 'errors', 'retries'):
+        assert is_int(op[key])
+    for key in ('reconnects', 'bytes'):
+        assert op[key] is None or is_int(op[key])
+    for key in ('start', 'stop', 'req_per_s'):
+        assert is_number(op[key], nullable=True)
+    if op['throughput'] is not None:
+        check_keys(op['throughput'], ['seconds', 'fastest', 'p75', 'median',
+                                      'p25', 'slowest', 'iqr'])
+        assert is_int(op['throughput']['seconds'])
+        for key in ('fastest', 'p75', 'median', 'p25', 'slowest', 'iqr'):
+            assert isinstance(op['throughput'][key], float)
+    check_keys(op['latency'], ['first_byte', 'last_byte'])
+    for entries in op['latency'].values():
+        assert entries[0]['size'] is None
+        for entry in entries:
+            check_keys(entry, ['size', 'count', 'min', 'max', 'avg',
+                               'std_dev', 'worst_trans_id', 'histogram'] +
+                       pctile_keys)
+            assert is_text(entry['size'], nullable=True)
+            assert is_int(entry['count'])
+            for key in ['min', 'max', 'avg', 'std_dev'] + pctile_keys:
+                assert is_number(entry[key], nullable=not entry['count'])
+            assert is_text(entry['worst_trans_id'], nullable=True)
+            for lo, hi, count in entry['histogram']:
+                assert is_number(lo) and is_number(hi) and lo < hi
+                assert is_int(count) and count > 0
+
+
+def check_timeseries(ts, names):
+    check_keys(ts, ['bucket_seconds', 'start', 'count',
+                    'percentile_relative_error', 'operations'])
+    assert is_int(ts['bucket_seconds']) and ts['bucket_seconds'] >= 1
+    assert is_int(ts['count']) and ts['count'] <= 4000
+    assert is_number(ts['start'], nullable=not ts['count'])
+    assert 0 < ts['percentile_relative_error'] < 0.05
+    assert sorted(ts['operations']) == sorted(names)
+    for series in ts['operations'].values():
+        check_keys(series, ['requests', 'errors', 'bytes', 'first_byte_p50',
+                            'first_byte_p99', 'last_byte_p50',
+                            'last_byte_p99'])
+        for key, values in series.items():
+            assert len(values) == ts['count']
+            for value in values:
+                if key in ('requests', 'errors', 'bytes'):
+                    assert is_int(value)
+                else:
+                    assert is_number(value, nullable=True)
+
+
+def round_trip(doc, stream):
+    write_json(doc, stream)
+    data = stream.getvalue()
+    if isinstance(data, bytes):
+        data = data.decode('ascii')
+    assert data.endswith('\n') and data.count('\n') == 1
+    return json.loads(data)
+
+
+DOCS = {
+    'random': lambda: analyze(naive.FakeStatsFile(naive.random_run(3))),
+    'old': lambda: analyze(naive.FakeStatsFile(
+        naive.random_run(3, new_keys=False))),
+    'empty': lambda: analyze(naive.FakeStatsFile([])),
+    'swift': lambda: analyze(os.path.join(GOLDEN,
+                                          'swift_u8_o2000_c10.stat.gz')),
+    'noop': lambda: analyze(os.path.join(GOLDEN,
+                                         'noop_u4_w1_b1.run1.stat.gz')),
+}
+
+
+@pytest.mark.parametrize('name', sorted(DOCS))
+@pytest.mark.parametrize('stream', [io.StringIO, io.BytesIO])
+def test_round_trip_keeps_the_schema(name, stream):
+    doc = DOCS[name]()
+    check_schema(doc)
+    loaded = round_trip(doc, stream())
+    assert loaded == doc
+    check_schema(loaded)
+
+
+def test_write_json_to_a_native_file(tmp_path):
+    path = str(tmp_path / 'doc.json')
+    doc = {'name': u'caf\xe9', 'value': 1.5}
+    with open(path, 'w') as out:
+        write_json(doc, out)
+    with io.open(path, 'rb') as fp:
+        data = fp.read()
+    assert data == b'{"name":"caf\\u00e9","value":1.5}\n'
+
+
+def test_jsonable_makes_anything_strict_json():
+    nan, inf = float('nan'), float('inf')
+    obj = {b'raw': b'caf\xc3\xa9', 3: (1, nan), u'x': [inf, -inf, b'\xff'],
+           (1, 2): object, True: None, 2.5: 0, u'ok': [1.5, 2, u'y', False]}
+    got = jsonable(obj)
+    assert got[u'raw'] == u'caf\xe9'
+    assert got[u'3'] == [1, None]
+    assert got[u'x'] == [None, None, u'\ufffd']
+    assert got[u'[1, 2]'] == u'%s' % (object,)
+    assert got[u'true'] is None and got[u'2.5'] == 0
+    assert got[u'ok'] == [1.5, 2, u'y', False]
+    assert json.loads(dumps(obj)) == got
+    assert sorted(jsonable({None: 1, False: 2, 7: 3})) == [
+        u'7', u'false', u'null']
+
+
+def test_header_values_are_made_json():
+    header = dict(naive.HEADER, odd=float('nan'), raw=b'\x00\xff',
+                  nested={1: b'one'})
+    doc = analyze(naive.FakeStatsFile([naive.res()], header=header))
+    assert doc['header']['odd'] is None
+    assert doc['header']['raw'] == u'\x00\ufffd'
+    assert doc['header']['nested'] == {u'1': u'one'}
+    check_schema(json.loads(dumps(doc)))

@@ -1,0 +1,335 @@
+"""swiftauth.py: auth options, authentication (v1.0 against a fake Swift
+and canned answers, Keystone through a fake keystoneauth), token
+renewal."""
+from __future__ import absolute_import, division, print_function
+
+import socket
+import sys
+
+import pytest
+
+from ssbench.swift import auth as swiftauth
+from ssbench.errors import AuthConfigError, SwiftAuthError
+from ssbench.swift.auth import AuthOptions, Credentials
+from tests.fakes import CannedServer, serve_fake_swift
+
+pytestmark = pytest.mark.timeout(60)
+
+
+fake = pytest.fixture(name='fake')(serve_fake_swift)
+
+
+def v1(fake, **kwargs):
+    return fake.v1_auth(**kwargs)
+
+
+# -- AuthOptions -------------------------------------------------------
+
+def test_repr_masks_secrets():
+    auth = AuthOptions(auth_url='http://a/auth', user='u', key='sekrit',
+                       os_password='pw-sekrit', token='tok-sekrit',
+                       os_auth_token='ostok-sekrit')
+    text = repr(auth)
+    assert 'sekrit' not in text and 'sekrit' not in str(auth)
+    assert "user='u'" in text and "key='***'" in text
+
+
+def test_dict_roundtrip_ignores_unknown_keys():
+    auth = AuthOptions(auth_url='u', user='x', key='k', storage_urls=['s'],
+                       insecure=True, os_project_name='p')
+    data = dict(auth.to_dict(), some_future_option=1)
+    assert AuthOptions.from_dict(data) == auth
+    assert AuthOptions.from_dict(data) != AuthOptions()
+    with pytest.raises(TypeError):
+        AuthOptions(bogus=1)
+
+
+def test_v1_credentials():
+    auth = AuthOptions(auth_url='http://a', user='u', key='k')
+    assert auth.credentials() == ('1.0', 'http://a', 'u', 'k', {})
+    assert auth.preset() is None
+    assert auth.check() is auth
+
+
+def test_fallback_to_keystone_v2():
+    auth = AuthOptions(auth_url='http://a', user='u',  # no key
+                       os_auth_url='http://ks/v2.0', os_username='ou',
+                       os_password='op', os_tenant_name='t',
+                       os_region_name='r')
+    version, url, user, key, options = auth.credentials()
+    assert (version, url, user, key) == ('2.0', 'http://ks/v2.0', 'ou', 'op')
+    assert options == {'tenant_name': 't', 'region_name': 'r'}
+
+
+def test_keystone_v3_by_version_or_domain():
+    base = dict(os_auth_url='http://ks/v3', os_username='ou',
+                os_password='op', os_project_name='p')
+    assert AuthOptions(auth_version='3', **base).credentials()[0] == '3'
+    auth = AuthOptions(os_user_domain_name='Default', **base)
+    assert auth.credentials()[0] == '3'
+    assert auth.credentials()[4]['user_domain_name'] == 'Default'
+    assert AuthOptions(**base).credentials()[0] == '2.0'
+
+
+def test_preset_storage_url_and_token():
+    auth = AuthOptions(storage_urls=['http://s1', 'http://s2'], token='t')
+    assert auth.preset() == (['http://s1', 'http://s2'], 't')
+    assert auth.credentials() is None
+    assert swiftauth.authenticate(auth) == ('http://s1', 't', None)
+    auth = AuthOptions(os_storage_url='http://s', os_auth_token='t')
+    assert auth.preset() == (['http://s'], 't')
+
+
+def test_missing_credentials():
+    with pytest.raises(AuthConfigError) as info:
+        AuthOptions(auth_url='http://a', user='u').check()
+    text = str(info.value)
+    assert '-K/--key (ST_KEY)' in text and '-A' not in text.split(';')[0]
+    assert '--os-auth-url' in text
+    assert not AuthOptions(token='t').has_credentials()
+    with pytest.raises(AuthConfigError):
+        AuthOptions(auth_url='a', user='u', key='k',
+                    auth_version='7').check()
+
+
+# -- authenticate ----------------------------------------------------------
+
+def test_authenticate_v1(fake):
+    url, token, lifetime = swiftauth.authenticate(v1(fake))
+    assert url == fake.storage_url
+    assert token in fake.valid_tokens and lifetime is None
+
+
+def test_authenticate_bad_key_one_line_no_secret(fake):
+    auth = AuthOptions(auth_url=fake.auth_url, user='test:tester',
+                       key='wrong-key-123')
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(auth)
+    text = str(info.value)
+    assert '401' in text and fake.auth_url in text
+    assert 'wrong-key-123' not in text and '\n' not in text
+
+
+def test_authenticate_unreachable():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    auth = AuthOptions(auth_url='http://127.0.0.1:%d/auth/v1.0' % port,
+                       user='u', key='secret-key-456')
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(auth, timeout=5)
+    text = str(info.value)
+    assert str(port) in text and 'secret-key-456' not in text
+    assert '\n' not in text
+
+
+def canned_auth(*replies):
+    """A CannedServer answering `replies` and v1.0 options for it."""
+    server = CannedServer()
+    server.replies.extend(replies)
+    return server, AuthOptions(
+        auth_url='http://127.0.0.1:%d/auth/v1.0' % server.port,
+        user='acc:usr', key='the-key')
+
+
+def test_tempauth_needs_no_swiftclient(fake, monkeypatch):
+    monkeypatch.setitem(sys.modules, 'swiftclient', None)
+    url, token, _ = swiftauth.authenticate(v1(fake))
+    assert url == fake.storage_url and token in fake.valid_tokens
+
+
+def test_tempauth_request_redirect_and_auth_token_header():
+    server, auth = canned_auth(
+        b'HTTP/1.1 301 Moved\r\nLocation: /auth/v1.0/\r\n'
+        b'Content-Length: 0\r\n\r\n',
+        b'HTTP/1.1 200 OK\r\nX-Storage-Url: http://s/v1/AUTH_a\r\n'
+        b'X-Auth-Token: AUTH_tk\r\nContent-Length: 0\r\n\r\n')
+    try:
+        assert swiftauth.authenticate(auth, timeout=5) == (
+            'http://s/v1/AUTH_a', 'AUTH_tk', None)
+    finally:
+        server.stop()
+    heads = [head.decode('latin-1').split('\r\n')
+             for _, head, _ in server.requests]
+    assert [lines[0] for lines in heads] == [
+        'GET /auth/v1.0 HTTP/1.1', 'GET /auth/v1.0/ HTTP/1.1']
+    for lines in heads:
+        assert 'X-Auth-User: acc:usr' in lines
+        assert 'X-Auth-Key: the-key' in lines
+
+
+def test_tempauth_page_without_storage_url_is_refused():
+    server, auth = canned_auth(
+        b'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello')
+    try:
+        with pytest.raises(SwiftAuthError) as info:
+            swiftauth.authenticate(auth, timeout=5)
+    finally:
+        server.stop()
+    assert str(info.value) == (
+        'authentication failed at %s (as acc:usr, auth version 1.0): '
+        '200 OK' % auth.auth_url)
+
+
+def test_tempauth_unusable_url():
+    auth = AuthOptions(auth_url='ftp://h/auth', user='u', key='k')
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(auth)
+    assert 'unusable auth URL' in str(info.value)
+
+
+# -- Keystone (v2.0 through the stub token server of the e2e tests) ---------
+
+@pytest.fixture
+def v2_stub():
+    from tests.e2e.keystone_v2_stub import V2Stub
+    stub = V2Stub('ten', 'usr', 'v2-secret', 'http://swift/v1/AUTH_t',
+                  'v2-token').start()
+    yield stub
+    stub.stop()
+
+
+def test_keystone_v2_token_catalog_and_lifetime(v2_stub):
+    auth = AuthOptions(auth_version='2.0', os_auth_url=v2_stub.auth_url,
+                       os_username='usr', os_password='v2-secret',
+                       os_tenant_name='ten')
+    url, token, lifetime = swiftauth.authenticate(auth, timeout=10)
+    assert (url, token) == ('http://swift/v1/AUTH_t', 'v2-token')
+    # Issued 2020-01-01, expires 2099-01-01, as the server says.
+    import datetime
+    assert lifetime == (datetime.date(2099, 1, 1) -
+                        datetime.date(2020, 1, 1)).days * 86400
+
+
+def test_keystone_versionless_url_and_tenant_in_user(v2_stub):
+    root = v2_stub.auth_url[:-len('/v2.0')]
+    auth = AuthOptions(auth_version='2.0', auth_url=root + '/',
+                       user='ten:usr', key='v2-secret')
+    assert swiftauth.authenticate(auth, timeout=10)[1] == 'v2-token'
+    assert v2_stub.token_requests() == [('ten', 'usr', 'v2-secret')]
+
+
+def test_keystone_refusal_is_one_line_without_the_password(v2_stub):
+    auth = AuthOptions(auth_version='2.0', os_auth_url=v2_stub.auth_url,
+                       os_username='usr', os_password='wrong-pass-789',
+                       os_tenant_name='ten')
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(auth, timeout=10)
+    text = str(info.value)
+    assert text.startswith('authentication failed at %s (as usr, auth '
+                           'version 2.0): 401' % v2_stub.auth_url)
+    assert 'wrong-pass-789' not in text and '\n' not in text
+
+
+def test_keystone_url():
+    assert swiftauth.keystone_url('http://k:5000', '3') == 'http://k:5000/v3'
+    assert swiftauth.keystone_url('http://k/', '2.0') == 'http://k/v2.0'
+    for url in ('http://k/v3', 'http://k/identity/v2.0/', 'http://k/v2'):
+        assert swiftauth.keystone_url(url, '3') == url
+
+
+# -- Credentials -------------------------------------------------------------
+
+class Clock(object):
+    def __init__(self):
+        self.now = 50.0
+
+    def __call__(self):
+        return self.now
+
+
+class Authenticator(object):
+    """Token N is 'tkN'; each call yields to other greenlets first, as a
+    request to a real auth server would."""
+
+    def __init__(self, lifetime=None):
+        self.lifetime = lifetime
+        self.seen = []
+        self.fail = None
+
+    def __call__(self, auth, timeout=None):
+        import gevent
+        gevent.sleep(0.01)
+        self.seen.append(auth)
+        if self.fail is not None:
+            raise self.fail
+        return 'http://s/v1', 'tk%d' % len(self.seen), self.lifetime
+
+
+def test_many_concurrent_renewals_authenticate_once():
+    import gevent
+    fake = Authenticator()
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'), authenticator=fake)
+    first = credentials.current()
+    assert (first.token, first.generation) == ('tk1', 1)
+    assert credentials.current() is first
+    renewals = [gevent.spawn(credentials.renew, first) for _ in range(20)]
+    gevent.joinall(renewals, timeout=5)
+    assert set(g.value.token for g in renewals) == set(['tk2'])
+    assert credentials.grant.generation == 2 and len(fake.seen) == 2
+
+
+def test_preset_token_first_then_the_credentials():
+    fake = Authenticator()
+    credentials = Credentials(
+        AuthOptions(auth_url='http://a', user='u', key='k',
+                    storage_urls=['http://s1', 'http://s2'], token='given'),
+        authenticator=fake)
+    first = credentials.current()
+    assert (first.storage_urls, first.token) == (['http://s1', 'http://s2'],
+                                                 'given')
+    assert fake.seen == []
+    second = credentials.renew(first)
+    # -S still wins over the URL auth returns; the token given is not
+    # sent to the auth server.
+    assert (second.storage_urls, second.token) == (['http://s1',
+                                                    'http://s2'], 'tk1')
+    assert fake.seen[0].token is None
+
+
+def test_preset_token_alone_cannot_be_renewed():
+    credentials = Credentials(AuthOptions(storage_urls=['http://s'],
+                                          token='t'))
+    assert not credentials.renewable
+    with pytest.raises(SwiftAuthError) as info:
+        credentials.renew(credentials.current())
+    assert 'no credentials' in str(info.value)
+
+
+def test_renewal_due_at_three_quarters_of_the_lifetime():
+    clock = Clock()
+    fake = Authenticator(lifetime=3600.0)
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=fake, clock=clock)
+    assert credentials.current().token == 'tk1'
+    clock.now += 2699.0
+    assert not credentials.due()
+    assert credentials.current().token == 'tk1'
+    clock.now += 1.0
+    assert credentials.due()
+    # current() renews a token that is due.
+    assert credentials.current().token == 'tk2'
+    assert not credentials.due()
+    # A failed renewal keeps the token (still good), and is tried again
+    # RETRY_INTERVAL later, not on every use.
+    clock.now += 2700.0
+    fake.fail = SwiftAuthError('down')
+    assert credentials.current().token == 'tk2'
+    assert credentials.current().token == 'tk2'
+    assert len(fake.seen) == 3
+    clock.now += swiftauth.RETRY_INTERVAL
+    fake.fail = None
+    assert credentials.current().token == 'tk4'
+
+
+def test_unknown_lifetime_is_never_due():
+    clock = Clock()
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=Authenticator(), clock=clock)
+    credentials.current()
+    clock.now += 10 ** 9
+    assert not credentials.due()

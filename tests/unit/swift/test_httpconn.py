@@ -1,0 +1,399 @@
+"""httpconn against a loopback server that serves canned byte responses."""
+from __future__ import absolute_import, division, print_function
+
+import socket
+import time
+
+import pytest
+
+from ssbench.swift import httpconn
+from ssbench.compat import PY2
+from ssbench.swift.httpconn import (HTTPConnection, HTTPError, ProtocolError,
+                                    StaleConnection)
+from tests.fakes import CLOSE, RESET, SILENT, CannedServer
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def server():
+    srv = CannedServer()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def conn(server):
+    c = HTTPConnection('127.0.0.1', server.port, 5, 5)
+    yield c
+    c.close()
+
+
+def ok(body=b'', extra=b''):
+    return (b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n'
+            % (len(body), extra)) + body
+
+
+def exchange(conn, method='GET', path='/x', headers=(), keep=True):
+    """(response, body), or (response, bytes discarded) if not `keep`."""
+    conn.send(method, path, headers)
+    resp = conn.read_response()
+    body = conn.read_body() if keep else conn.discard_body(1000)
+    return resp, body
+
+
+def test_content_length_and_keep_alive(server, conn):
+    server.replies.extend([ok(b'hello', b'X-Trans-Id: tx1\r\n'),
+                           ok(b'world')])
+    resp, body = exchange(conn, headers=[('X-Auth-Token', 't')])
+    assert (resp.status, resp.reason, resp.version) == (200, 'OK',
+                                                        'HTTP/1.1')
+    assert body == b'hello' and isinstance(body, bytes)
+    assert resp.headers.get('x-trans-id') == 'tx1'
+    assert not resp.will_close and not conn.reused
+    resp, body = exchange(conn)
+    assert body == b'world' and conn.reused
+    assert server.connections == 1
+    head = server.requests[0][1].split(b'\r\n')
+    assert head[0] == b'GET /x HTTP/1.1'
+    assert head[1] == b'Host: 127.0.0.1:%d' % server.port
+    assert b'X-Auth-Token: t' in head
+    assert not [h for h in head if h.lower().startswith(b'accept-enc')]
+
+
+def test_header_names_lowered_values_native_str(server, conn):
+    server.replies.append(ok(extra=(
+        b'Location: http://h:8080/a:b\r\nX-Odd:a: b :c\r\n'
+        b'Set-Thing: 1\r\nset-thing: 2\r\nX-Folded: one\r\n  two\r\n'
+        b'X-Latin: caf\xe9\r\n')))
+    resp, _ = exchange(conn)
+    headers = resp.headers
+    assert headers['location'] == 'http://h:8080/a:b'
+    assert headers['x-odd'] == 'a: b :c'
+    assert headers['set-thing'] == '1, 2'
+    assert headers['x-folded'] == 'one two'
+    assert headers['x-latin'] == (b'caf\xe9' if PY2 else u'caf\xe9')
+    assert all(type(k) is str and type(v) is str
+               for k, v in headers.items())
+    assert all(k == k.lower() for k in headers)
+
+
+def test_chunked_body_then_reuse(server, conn):
+    chunked = (b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
+               b'5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n'
+               b'\r\n')
+    server.replies.extend([chunked, chunked, ok(b'next')])
+    resp, body = exchange(conn)
+    assert resp.chunked and body == b'hello world'
+    resp, body = exchange(conn, keep=False)
+    assert body == 11          # discarded: the count of bytes read
+    assert exchange(conn)[1] == b'next'
+    assert server.connections == 1
+
+
+def test_chunked_large_and_split(server, conn):
+    piece = b'x' * 70000
+    server.replies.append([
+        b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n',
+        b'%x\r\n' % len(piece) + piece[:1000], piece[1000:] + b'\r\n1',
+        b'\r\ny\r\n0\r\n\r\n'])
+    assert exchange(conn)[1] == piece + b'y'
+
+
+def test_bad_chunk_size(server, conn):
+    server.replies.append(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked'
+                          b'\r\n\r\nzz\r\n')
+    conn.send('GET', '/')
+    conn.read_response()
+    with pytest.raises(ProtocolError):
+        conn.read_body()
+    assert conn.sock is None
+
+
+def test_read_to_close(server, conn):
+    server.replies.append((b'HTTP/1.1 200 OK\r\n\r\n' + b'z' * 100000,
+                           CLOSE))
+    conn.send('GET', '/')
+    resp = conn.read_response()
+    assert resp.will_close and resp.length is None
+    assert conn.read_body() == b'z' * 100000
+
+
+def test_read_to_close_discarded(server, conn):
+    server.replies.append((b'HTTP/1.1 200 OK\r\n\r\n' + b'z' * 100000,
+                           CLOSE))
+    resp, body = exchange(conn, keep=False)
+    assert resp.will_close and body == 100000
+
+
+def test_discard_body_returns_the_bytes_read(server):
+    # A small buffer: part of each body comes with the head, the rest in
+    # receives of its own.
+    conn = HTTPConnection('127.0.0.1', server.port, 5, 5, buffer_size=256)
+    chunked = (b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
+               b'3e8\r\n' + b'c' * 1000 + b'\r\n5\r\nhello\r\n0\r\n\r\n')
+    server.replies.extend([
+        ok(b'x' * 5000), ok(), chunked,
+        b'HTTP/1.1 204 No Content\r\n\r\n',
+        (b'HTTP/1.1 200 OK\r\n\r\n' + b'z' * 3000, CLOSE)])
+    try:
+        sizes = []
+        for _ in range(5):
+            conn.send('GET', '/')
+            conn.read_response()
+            sizes.append(conn.discard_body(100))
+        assert sizes == [5000, 0, 1005, 0, 3000]
+        assert server.connections == 1
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize('status', [204, 304])
+def test_no_body_statuses(server, conn, status):
+    server.replies.extend([b'HTTP/1.1 %d X\r\nX-A: 1\r\n\r\n' % status,
+                           ok(b'after')])
+    resp, body = exchange(conn)
+    assert resp.status == status and body == b'' and not resp.will_close
+    assert exchange(conn)[1] == b'after'
+    assert server.connections == 1
+
+
+def test_head_has_no_body(server, conn):
+    server.replies.extend([b'HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n',
+                           ok(b'after')])
+    resp, body = exchange(conn, 'HEAD')
+    assert resp.headers['content-length'] == '1000' and body == b''
+    assert exchange(conn)[1] == b'after'
+
+
+def test_interim_100_skipped(server, conn):
+    server.replies.append(b'HTTP/1.1 100 Continue\r\n\r\n' + ok(b'done'))
+    resp, body = exchange(conn)
+    assert resp.status == 200 and body == b'done'
+
+
+@pytest.mark.parametrize('extra,version,closes', [
+    (b'Connection: close\r\n', b'1.1', True),
+    (b'Connection: Keep-Alive, Close\r\n', b'1.1', True),
+    (b'', b'1.0', True),
+    (b'Connection: TE\r\n', b'1.0', True),
+    (b'Connection: keep-alive\r\n', b'1.0', False),
+    (b'Connection: keep-alive\r\n', b'1.1', False)])
+def test_will_close(server, conn, extra, version, closes):
+    server.replies.append(ok(b'b', extra).replace(b'HTTP/1.1',
+                                                  b'HTTP/' + version))
+    resp, body = exchange(conn)
+    assert body == b'b' and resp.will_close is closes
+
+
+def test_server_closed_idle_connection_is_stale(server, conn):
+    server.replies.extend([(ok(b'one'), CLOSE), ok(b'two')])
+    assert exchange(conn)[1] == b'one'
+    time.sleep(0.1)           # the server's FIN reaches us
+    with pytest.raises(StaleConnection):
+        exchange(conn)
+    assert conn.sock is None
+    assert exchange(conn)[1] == b'two'    # a new connection
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize('how', [CLOSE, RESET])
+def test_dropped_on_request_while_reused_is_stale(server, conn, how):
+    server.replies.extend([ok(b'one'), how])
+    assert exchange(conn)[1] == b'one'
+    with pytest.raises(StaleConnection) as info:
+        exchange(conn)
+    if how == RESET:
+        assert isinstance(info.value.cause, socket.error)
+
+
+@pytest.mark.parametrize('how', [CLOSE, RESET])
+def test_fresh_connection_dropped_is_not_stale(server, conn, how):
+    server.replies.append(how)
+    with pytest.raises((ProtocolError, socket.error)) as info:
+        exchange(conn)
+    assert not isinstance(info.value, StaleConnection)
+    assert not isinstance(info.value, socket.timeout)
+
+
+def test_timeout_is_not_stale(server):
+    server.replies.extend([ok(b'one'), SILENT])
+    conn = HTTPConnection('127.0.0.1', server.port, 5, 0.3)
+    try:
+        assert exchange(conn)[1] == b'one'
+        started = time.time()
+        with pytest.raises(socket.timeout):
+            exchange(conn)
+        assert 0.2 < time.time() - started < 3
+        assert conn.sock is None
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize('reply', [
+    b'garbage\r\n\r\n', b'HTTP/1.1 abc OK\r\n\r\n', b'ICY 200 OK\r\n\r\n',
+    b'HTTP/1.1 200 OK\r\nno colon here\r\n\r\n',
+    b'HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n',
+    b'HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n',
+    (b'HTTP/1.1 200 OK\r\nContent-Len', CLOSE)])
+def test_malformed_responses(server, conn, reply):
+    server.replies.append(reply)
+    conn.send('GET', '/')
+    with pytest.raises(ProtocolError) as info:
+        conn.read_response()
+    assert isinstance(info.value, HTTPError)
+    assert not isinstance(info.value, StaleConnection)
+    assert conn.sock is None
+
+
+def test_truncated_body(server, conn):
+    server.replies.append((b'HTTP/1.1 200 OK\r\nContent-Length: 100000'
+                           b'\r\n\r\n' + b'a' * 5000, CLOSE))
+    conn.send('GET', '/')
+    conn.read_response()
+    with pytest.raises(ProtocolError):
+        conn.discard_body()
+
+
+def test_large_bodies_and_split_head(server, conn):
+    big = bytes(bytearray(range(256))) * 4096         # 1 MiB
+    server.replies.extend([
+        [b'HTTP/1.1 200 OK\r\nCont', b'ent-Length: %d\r\n' % len(big),
+         b'\r\n' + big[:10], big[10:]],
+        ok(big), ok(b'end')])
+    assert exchange(conn)[1] == big
+    sizes = []
+    real = conn.sock
+
+    class Spy(object):
+        def recv_into(self, buf, nbytes=0):
+            sizes.append(nbytes or len(buf))
+            return real.recv_into(buf, nbytes)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    conn.sock = Spy()
+    resp, body = exchange(conn, keep=False)     # 1000-byte receives
+    assert body == len(big) and len(sizes) > 100
+    assert max(sizes[1:]) <= 1000
+    conn.sock = real
+    assert exchange(conn)[1] == b'end'
+    assert server.connections == 1
+
+
+@pytest.mark.parametrize('interim', [b'', b'HTTP/1.1 100 Continue\r\n\r\n'])
+def test_long_head_grows_the_buffer(server, interim):
+    # After an interim response the head starts mid-buffer: moved first.
+    conn = HTTPConnection('127.0.0.1', server.port, 5, 5, buffer_size=64)
+    long_header = b'X-Long: %s\r\n' % (b'v' * 500)
+    server.replies.append(interim + ok(b'b', long_header))
+    try:
+        resp, body = exchange(conn)
+        assert resp.headers['x-long'] == 'v' * 500 and body == b'b'
+    finally:
+        conn.close()
+
+
+def test_request_bodies(server, conn):
+    block = b'B' * 1000
+    sent = []
+    server.replies.extend([ok(), ok(), ok()])
+    conn.connect()
+    real = conn.sock
+
+    class Spy(object):
+        def send(self, data):
+            sent.append(data)
+            return real.send(data)
+
+        def sendall(self, data):
+            sent.append(data)
+            return real.sendall(data)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    conn.sock = Spy()
+    for size in (10, 1000, 3500):
+        conn.send('PUT', '/o', [('Content-Length', str(size))], size, block)
+        conn.read_response()
+        conn.discard_body()
+    conn.sock = real
+    assert [b for _, _, b in server.requests] == [
+        b'B' * 10, b'B' * 1000, b'B' * 3500]
+    assert len(sent) == 1 + 1 + 5    # header and body together when small
+    assert sent[0].endswith(b'\r\n\r\n' + b'B' * 10)
+    assert [len(d) for d in sent[3:]] == [1000, 1000, 1000, 500]
+    assert all(isinstance(d, memoryview) for d in sent[3:])
+    assert conn.reused is True
+
+
+def test_a_partial_send_sends_the_rest(server, conn):
+    server.replies.append(ok())
+    conn.connect()
+    real = conn.sock
+    rest = []
+
+    class Short(object):
+        """A socket whose send() takes 7 bytes."""
+
+        def send(self, data):
+            return real.send(data[:7])
+
+        def sendall(self, data):
+            rest.append(bytes(bytearray(data)))
+            return real.sendall(data)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    conn.sock = Short()
+    conn.send('PUT', '/o', [('Content-Length', '3')], 3, b'xyz')
+    conn.sock = real
+    assert conn.read_response().status == 200
+    head, body = server.requests[0][1:]
+    assert head.startswith(b'PUT /o HTTP/1.1\r\n') and body == b'xyz'
+    assert len(rest) == 1 and rest[0].endswith(b'\r\n\r\nxyz')
+
+
+def test_unread_body_closes_before_next_request(server, conn):
+    server.replies.extend([ok(b'x' * 10), ok(b'y')])
+    conn.send('GET', '/')
+    conn.read_response()
+    conn.send('GET', '/')        # the first body was never read
+    conn.read_response()
+    assert conn.read_body() == b'y' and not conn.reused
+    assert server.connections == 2
+
+
+def test_socket_options_timeouts_and_tls(server, monkeypatch):
+    seen = {}
+    real = socket.create_connection
+
+    def create_connection(address, timeout=None):
+        seen['connect_timeout'] = timeout
+        return real(address, timeout)
+    monkeypatch.setattr(socket, 'create_connection', create_connection)
+
+    class Context(object):      # stands in for ssl.SSLContext
+        def wrap_socket(self, sock, server_hostname=None):
+            seen['hostname'] = server_hostname
+            seen['handshake_timeout'] = sock.gettimeout()
+            return sock
+    conn = HTTPConnection('127.0.0.1', server.port, 2.5, 7.5, Context())
+    server.replies.append(ok(b'tls'))
+    try:
+        assert exchange(conn)[1] == b'tls'
+        assert conn.sock.gettimeout() == 7.5
+        assert conn.sock.getsockopt(socket.IPPROTO_TCP,
+                                    socket.TCP_NODELAY) != 0
+    finally:
+        conn.close()
+    assert seen == {'connect_timeout': 2.5, 'hostname': '127.0.0.1',
+                    'handshake_timeout': 2.5}
+
+
+def test_host_header_default_ports():
+    assert HTTPConnection('h', 80).host_header == 'h'
+    assert HTTPConnection('h', 443, ssl_context=object()).host_header == 'h'
+    assert HTTPConnection('h', 8080).host_header == 'h:8080'
+    assert HTTPConnection('::1', 80).host_header == '[::1]'
+    assert httpconn.MAX_HEAD >= 65536

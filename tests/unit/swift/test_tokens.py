@@ -1,0 +1,271 @@
+"""ssbench.swift.tokens: the master hands out tokens, a worker asks for a new
+one after a 401 (real SwiftClient against the fake Swift)."""
+from __future__ import absolute_import, division, print_function
+
+import time
+
+import gevent
+import pytest
+
+from ssbench.wire import protocol
+from ssbench.errors import SwiftAuthError
+from ssbench.wire.protocol import CONFIGURE, HEARTBEAT, SUICIDE, configure_job
+from ssbench.swift.client import SwiftClient
+from ssbench.swift.auth import AuthOptions, Credentials, Grant
+from ssbench.swift.tokens import HandedTokens, WorkerConfig
+from ssbench.wire.messagecheck import check_from_master, check_from_worker
+from ssbench.worker.mainloop import Worker
+from tests.fakes import FakeSwift, FakeTransport
+
+pytestmark = pytest.mark.timeout(30)
+
+
+class Clock(object):
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def grant_job(generation, token='tok', urls=('http://s/v1/AUTH_a',),
+              renewable=True):
+    return configure_job(grant=Grant(urls, token, generation),
+                         renewable=renewable)
+
+
+# -- what goes on the wire -----------------------------------------------
+
+def test_configure_job_carries_a_token_and_no_credential():
+    auth = AuthOptions(auth_url='http://a/auth/v1.0', user='u',
+                       key='the-key', os_password='the-password',
+                       os_cacert='/etc/ca.pem', insecure=True)
+    clock = Clock()
+    credentials = Credentials(
+        auth, authenticator=lambda a, timeout: ('http://s/v1', 'tk', None),
+        clock=clock)
+    job = WorkerConfig(credentials, 1.5, 2.5, 4096, clock).broadcast()
+    assert job == {'type': CONFIGURE, 'connect_timeout': 1.5,
+                   'network_timeout': 2.5, 'block_size': 4096,
+                   'storage_urls': ['http://s/v1'], 'token': 'tk',
+                   'token_generation': 1, 'renewable': True,
+                   'insecure': True, 'cacert': '/etc/ca.pem'}
+    packed = protocol.pack([job])
+    assert b'the-key' not in packed and b'the-password' not in packed
+    assert configure_job() == {'type': CONFIGURE}
+
+
+def received(record):
+    """`record` as the peer decodes it."""
+    return protocol.unpack(protocol.pack(record))
+
+
+def test_configure_and_heartbeat_token_keys_are_checked():
+    good = grant_job(3)
+    assert check_from_master(received(good)) is None
+    for key, value in (('storage_urls', []), ('storage_urls', [7]),
+                       ('token', 5), ('token_generation', 0),
+                       ('token_generation', 'x'), ('renewable', 'yes')):
+        bad = dict(good)
+        bad[key] = value
+        assert check_from_master(received(bad))[0] == 'bad ' + key
+    beat = protocol.heartbeat(1, [], True, 2, True)
+    assert (beat['token_generation'], beat['token_rejected']) == (2, True)
+    assert check_from_worker(received(beat)) is None
+    assert 'token_rejected' not in protocol.heartbeat(1, [], True, 2)
+    assert 'token_generation' not in protocol.heartbeat(1, [], True)
+    beat['token_generation'] = -1
+    assert check_from_worker(received(beat))[0] == \
+        'bad token_generation'
+
+
+# -- WorkerConfig ----------------------------------------------------------
+
+def config(clock, fail=None, lifetime=None):
+    calls = []
+
+    def authenticator(auth, timeout=None):
+        calls.append(auth)
+        if fail:
+            raise SwiftAuthError(fail)
+        return 'http://s/v1', 'tk%d' % len(calls), lifetime
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=authenticator, clock=clock)
+    return WorkerConfig(credentials, clock=clock), calls
+
+
+def test_rejections_of_one_generation_renew_once():
+    clock = Clock()
+    worker_config, calls = config(clock)
+    worker_config.broadcast()
+    rejected = protocol.heartbeat(1, [], True, 1, True)
+    assert worker_config.wanted(rejected) is True
+    assert len(calls) == 2
+    # The other workers' 401s on generation 1: no more authentication,
+    # and no more copies within a second.
+    for worker_id in (2, 3, 4):
+        assert not worker_config.wanted(
+            protocol.heartbeat(worker_id, [], True, 1, True))
+    assert len(calls) == 2
+    clock.now += 1.0
+    assert worker_config.wanted(protocol.heartbeat(2, [], True, 1))
+    assert not worker_config.wanted(protocol.heartbeat(2, [], True, 2))
+    # A worker with credentials of its own gives no generation.
+    assert not worker_config.wanted(protocol.heartbeat(5, [], True))
+
+
+def test_a_failed_renewal_is_tried_again_later():
+    clock = Clock()
+    worker_config, calls = config(clock)
+    worker_config.broadcast()
+    worker_config.credentials.authenticator = lambda auth, timeout: (
+        calls.append(auth), _raise(SwiftAuthError('auth server down')))
+    rejected = protocol.heartbeat(1, [], True, 1, True)
+    assert not worker_config.wanted(rejected)
+    assert not worker_config.wanted(rejected)    # not again at once
+    assert len(calls) == 2
+    clock.now += 5.0
+    assert not worker_config.wanted(rejected)
+    assert len(calls) == 3
+
+
+def _raise(exc):
+    raise exc
+
+
+def test_renewal_before_expiry():
+    clock = Clock()
+    worker_config, calls = config(clock, lifetime=40.0)
+    assert worker_config.broadcast()['token'] == 'tk1'
+    clock.now += 29.0
+    assert not worker_config.renew_if_due()
+    clock.now += 1.0                       # 3/4 of 40 s
+    assert worker_config.renew_if_due()
+    assert worker_config.broadcast()['token'] == 'tk2'
+    assert len(calls) == 2
+    assert not worker_config.renew_if_due()
+
+
+# -- HandedTokens --------------------------------------------------------
+
+def test_handed_tokens_ask_once_and_all_waiters_get_the_answer():
+    asked = []
+    handed = HandedTokens(lambda: asked.append(1), wait=5)
+    assert handed.update(grant_job(1, 'old'))
+    assert not handed.update(grant_job(1, 'old'))     # the same again
+    stale = handed.current()
+    waiters = [gevent.spawn(handed.renew, stale) for _ in range(5)]
+    gevent.sleep(0.01)
+    assert len(asked) == 1 and handed.rejected == 1
+    assert handed.update(grant_job(2, 'new'))
+    gevent.joinall(waiters, timeout=5)
+    assert [w.value.token for w in waiters] == ['new'] * 5
+    assert handed.rejected is None
+    # A renewal asked for an old grant returns the current one at once.
+    assert handed.renew(stale).token == 'new' and len(asked) == 1
+
+
+def test_handed_tokens_not_renewable_or_no_answer():
+    handed = HandedTokens(lambda: None, wait=0.05)
+    with pytest.raises(SwiftAuthError):
+        handed.current()
+    handed.update(grant_job(1, renewable=False))
+    with pytest.raises(SwiftAuthError) as info:
+        handed.renew(handed.current())
+    assert '-S with -T' in str(info.value)
+    handed.update(grant_job(2))
+    with pytest.raises(SwiftAuthError) as info:
+        handed.renew(handed.current())
+    assert 'no new one within 0.05 s' in str(info.value)
+
+
+# -- a worker whose token is rejected ----------------------------------------
+
+def put_job(job_id):
+    return {'type': 'upload_object', 'size_str': 'tiny', 'container': 'c',
+            'name': 'o%d' % job_id, 'size': 10, 'job_id': job_id}
+
+
+def records(transport):
+    return [r for data in transport.sent for r in protocol.unpack(data)]
+
+
+def wait_for(predicate, timeout=10):
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        gevent.sleep(0.01)
+    assert predicate()
+
+
+def test_concurrent_401s_make_one_token_request():
+    swift = FakeSwift()
+    transport = FakeTransport()
+    worker = Worker(1, transport, concurrency=8, auth=None,
+                    swift_factory=SwiftClient, heartbeat_interval=60)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        swift.containers['c'] = {}
+        first = swift.issue_token()
+        transport.inbox.append(protocol.pack([grant_job(
+            1, first, [swift.storage_url])]))
+        transport.inbox.append(protocol.pack([put_job(1)]))
+        wait_for(lambda: len(results_of(transport)) == 1)
+        swift.valid_tokens.clear()
+        transport.inbox.append(protocol.pack(
+            [put_job(i) for i in range(2, 10)]))
+        wait_for(lambda: rejections(transport))
+        gevent.sleep(0.2)       # every job has met its 401 by now
+        assert len([r for r in swift.requests
+                    if r['method'] == 'PUT']) == 1 + 8
+        assert len(rejections(transport)) == 1
+        assert rejections(transport)[0]['token_generation'] == 1
+        second = swift.issue_token()
+        transport.inbox.append(protocol.pack([grant_job(
+            2, second, [swift.storage_url])]))
+        wait_for(lambda: len(results_of(transport)) == 9)
+        results = results_of(transport)
+        assert [r for r in results if 'exception' in r] == []
+        assert sorted(r['retries'] for r in results) == [0] + [1] * 8
+        assert len(rejections(transport)) == 1
+        # Later heartbeats say which token the worker holds.
+        worker._heartbeat()
+        last = records(transport)[-1]
+        assert last['token_generation'] == 2
+        assert 'token_rejected' not in last
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+        swift.stop()
+
+
+def rejections(transport):
+    return [r for r in records(transport)
+            if r['type'] == HEARTBEAT and r.get('token_rejected')]
+
+
+def results_of(transport):
+    return [r for r in records(transport) if r['type'] != HEARTBEAT]
+
+
+@pytest.mark.parametrize('renewable', [False, True])
+def test_401_without_a_new_token_is_a_401_result(renewable):
+    swift = FakeSwift()
+    transport = FakeTransport()
+    worker = Worker(1, transport, concurrency=2, auth=None,
+                    swift_factory=SwiftClient, heartbeat_interval=60,
+                    configure_wait=0.1)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        swift.containers['c'] = {}
+        transport.inbox.append(protocol.pack([
+            grant_job(1, 'not-valid', [swift.storage_url], renewable),
+            put_job(1)]))
+        wait_for(lambda: len(results_of(transport)) == 1)
+        result = results_of(transport)[0]
+        assert result['status'] == 401 and result['retries'] == 0
+        assert len(rejections(transport)) == (1 if renewable else 0)
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+        swift.stop()

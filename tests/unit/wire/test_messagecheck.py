@@ -1,0 +1,302 @@
+"""What a master and a worker accept, record by record and message by
+message (ssbench.wire.messagecheck)."""
+from __future__ import absolute_import, division, print_function
+
+import random
+
+import pytest
+
+from ssbench.wire import protocol, messagecheck as wirecheck
+from ssbench.wire.protocol import HEARTBEAT, PING
+from ssbench.wire.messagecheck import check_from_master, check_from_worker
+
+NAN = float('nan')
+INF = float('inf')
+BEYOND_INT64 = (1 << 64) - 1
+FAR = 10 ** 12
+
+
+# -- what a master accepts --------------------------------------------------
+
+JOB = {'type': 'upload_object', 'size_str': 'tiny', 'container': 'c_1',
+       'name': 'tiny_000001', 'size': 10, 'block_size': 65536, 'job_id': 7}
+
+
+def noop_result(**changes):
+    record = protocol.result_ok(dict(JOB, noop=True), 1, 0.0, 0.0, None, 0,
+                                1.6e9)
+    record.update(changes)
+    return record
+
+
+def swift_result(**changes):
+    record = protocol.result_ok(JOB, 'w-2', 0.01, 0.5, 'tx1', 1, 1.6e9,
+                                status=201, reconnects=0)
+    record.update(changes)
+    return record
+
+
+def error_result(**changes):
+    record = protocol.result_error(JOB, 3, 'PUT: 503', 'tb', 2, 'tx3', 1.6e9,
+                                   status=503, reconnects=1)
+    record.update(changes)
+    return record
+
+
+def without(record, key):
+    record = dict(record)
+    del record[key]
+    return record
+
+
+def decoded(record):
+    """The record as a master would receive it (text keys and values)."""
+    return protocol.unpack(protocol.pack([record]))[0]
+
+
+VALID_FROM_WORKER = [
+    ('no-op result', noop_result()),
+    ('no-op read', without(noop_result(type='get_object'), 'size')),
+    ('Swift success', swift_result()),
+    ('HEAD first', swift_result(head_first=True, first_byte_latency=None)),
+    ('read with size', swift_result(type='get_object', size=4096)),
+    ('integer latencies and time',
+     noop_result(last_byte_latency=1, completed_at=1600000000)),
+    ('error', error_result()),
+    ('error without a status', error_result(status=None,
+                                            error_class='timeout')),
+    ('text trans_id', noop_result(trans_id='tx')),
+    ('extra keys are kept', noop_result(note={'any': ['thing']})),
+    ('heartbeat', protocol.heartbeat(4, [1, 2, 3])),
+    ('heartbeat with a count of jobs', protocol.heartbeat(4, 3)),
+    ('heartbeat with health figures',
+     dict(protocol.heartbeat(4, []), window=1.0, cpu=0.5, loop_lag=0.002,
+          waiting=3)),
+    ('heartbeat of a text id', dict(protocol.heartbeat('w', []),
+                                    configured=False)),
+    ('PING answer', protocol.result_ok(protocol.ping_job(), 5, 0.0, 0.0,
+                                       None, 0)),
+    ('huge job id', noop_result(job_id=BEYOND_INT64)),
+    ('a --rate job', noop_result(intended_start=1.6e9 - 0.5)),
+]
+
+
+@pytest.mark.parametrize('record', [c[1] for c in VALID_FROM_WORKER],
+                         ids=[c[0] for c in VALID_FROM_WORKER])
+def test_valid_records_from_workers(record):
+    assert check_from_worker(decoded(record)) is None
+
+
+# (case, record, fault kind)
+INVALID_FROM_WORKER = [
+    ('an int', 5, 'record that is not a map'),
+    ('a list', [noop_result()], 'record that is not a map'),
+    ('a text', 'upload_object', 'record that is not a map'),
+    ('no job_id', without(noop_result(), 'job_id'), 'missing job_id'),
+    ('no worker_id', without(noop_result(), 'worker_id'),
+     'missing worker_id'),
+    ('no completed_at', without(noop_result(), 'completed_at'),
+     'missing completed_at'),
+    ('no size_str', without(swift_result(), 'size_str'), 'missing size_str'),
+    ('no container', without(noop_result(), 'container'),
+     'missing container'),
+    ('no name', without(error_result(), 'name'), 'missing name'),
+    ('no retries', without(error_result(), 'retries'), 'missing retries'),
+    ('no trans_id', without(noop_result(), 'trans_id'), 'missing trans_id'),
+    ('a success without last_byte_latency',
+     without(noop_result(), 'last_byte_latency'),
+     'missing last_byte_latency'),
+    ('a success with a None last_byte_latency',
+     noop_result(last_byte_latency=None), 'missing last_byte_latency'),
+    ('text job_id', noop_result(job_id='7'), 'bad job_id'),
+    ('bool job_id', noop_result(job_id=True), 'bad job_id'),
+    ('float job_id', noop_result(job_id=7.0), 'bad job_id'),
+    ('list worker_id', noop_result(worker_id=[1]), 'bad worker_id'),
+    ('map worker_id', noop_result(worker_id={'a': 1}), 'bad worker_id'),
+    ('None worker_id', noop_result(worker_id=None), 'bad worker_id'),
+    ('int type', noop_result(type=1), 'bad type'),
+    ('float size_str', noop_result(size_str=3.5), 'bad size_str'),
+    ('None container', noop_result(container=None), 'bad container'),
+    ('text completed_at', noop_result(completed_at='now'),
+     'bad completed_at'),
+    ('NaN completed_at', noop_result(completed_at=NAN), 'bad completed_at'),
+    ('infinite completed_at', noop_result(completed_at=INF),
+     'bad completed_at'),
+    ('negative completed_at', noop_result(completed_at=-1.0),
+     'bad completed_at'),
+    ('completed_at beyond int64', noop_result(completed_at=BEYOND_INT64),
+     'bad completed_at'),
+    ('negative retries', noop_result(retries=-1), 'bad retries'),
+    ('float retries', noop_result(retries=1.5), 'bad retries'),
+    ('NaN latency', noop_result(last_byte_latency=NAN),
+     'bad last_byte_latency'),
+    ('infinite latency', swift_result(first_byte_latency=INF),
+     'bad first_byte_latency'),
+    ('negative latency', swift_result(last_byte_latency=-0.5),
+     'bad last_byte_latency'),
+    ('text latency', swift_result(first_byte_latency='0.1'),
+     'bad first_byte_latency'),
+    ('int trans_id', noop_result(trans_id=5), 'bad trans_id'),
+    ('negative size', noop_result(size=-1), 'bad size'),
+    ('text intended_start', noop_result(intended_start='now'),
+     'bad intended_start'),
+    ('NaN intended_start', swift_result(intended_start=NAN),
+     'bad intended_start'),
+    ('text size', swift_result(size='big'), 'bad size'),
+    ('list exception', error_result(exception=['x']), 'bad exception'),
+    ('None exception', error_result(exception=None), 'bad exception'),
+    ('text status', error_result(status='503'), 'bad status'),
+    ('negative reconnects', error_result(reconnects=-2), 'bad reconnects'),
+    ('int error_class', error_result(error_class=7), 'bad error_class'),
+    ('heartbeat without worker_id', {'type': HEARTBEAT, 'in_flight': []},
+     'bad worker_id'),
+    ('heartbeat with a map of jobs',
+     {'type': HEARTBEAT, 'worker_id': 1, 'in_flight': {'a': 1}},
+     'bad in_flight'),
+    ('heartbeat with a negative count',
+     {'type': HEARTBEAT, 'worker_id': 1, 'in_flight': -1}, 'bad in_flight'),
+    ('heartbeat with text job ids',
+     {'type': HEARTBEAT, 'worker_id': 1, 'in_flight': ['1']},
+     'bad in_flight'),
+    ('heartbeat with a text configured',
+     dict(protocol.heartbeat(1, []), configured='no'), 'bad configured'),
+    ('PING answer without worker_id', {'type': PING}, 'bad worker_id'),
+    ('heartbeat with a NaN CPU share',
+     dict(protocol.heartbeat(1, []), cpu=NAN), 'bad cpu'),
+    ('heartbeat with a negative loop lag',
+     dict(protocol.heartbeat(1, []), loop_lag=-1.0), 'bad loop_lag'),
+    ('heartbeat with a text window',
+     dict(protocol.heartbeat(1, []), window='1s'), 'bad window'),
+]
+
+
+@pytest.mark.parametrize('record,kind', [c[1:] for c in INVALID_FROM_WORKER],
+                         ids=[c[0] for c in INVALID_FROM_WORKER])
+def test_invalid_records_from_workers(record, kind):
+    record = decoded(record)
+    assert check_from_worker(record)[0] == kind
+    if isinstance(record, dict):
+        assert wirecheck._check_record(record)[0] == kind
+
+
+def test_binary_strings_are_not_text():
+    record = decoded(noop_result())
+    record[u'name'] = b'\xff'       # a msgpack bin value, decoded
+    assert check_from_worker(record)[0] == 'bad name'
+
+
+def mutations(rng, record):
+    """Copies of `record` with one key removed or one value replaced."""
+    junk = [None, True, False, -1, 0, 2 ** 40, BEYOND_INT64, -2 ** 63, 0.5,
+            -0.5, NAN, INF, 1e300, u'', u'x', b'\x00', [], [1], {}, {u'a': 1}]
+    for key in list(record):
+        yield without(record, key)
+        for value in rng.sample(junk, 6):
+            yield dict(record, **{key: value})
+
+
+def test_the_fast_check_agrees_with_the_key_by_key_check():
+    rng = random.Random(13)
+    seen = {True: 0, False: 0}
+    for template in (noop_result(), swift_result(), error_result(),
+                     noop_result(type='get_object', size=None),
+                     noop_result(intended_start=1.6e9)):
+        for record in mutations(rng, decoded(template)):
+            fast = check_from_worker(record)
+            slow = wirecheck._check_record(record)
+            assert (fast and fast[0]) == (slow and slow[0]), record
+            seen[fast is None] += 1
+    assert seen[True] and seen[False]
+
+
+def refuse(*args):
+    raise AssertionError('the fast check did not decide')
+
+
+@pytest.mark.parametrize('record', [
+    noop_result(), without(noop_result(type='get_object'), 'size'),
+    noop_result(intended_start=1.6e9 - 0.5),
+    dict(noop_result(), trans_id=u'tx', first_byte_latency=0.1,
+         last_byte_latency=0.5)])
+def test_usual_successes_take_the_fast_check(monkeypatch, record):
+    monkeypatch.setattr(wirecheck, '_check_record', refuse)
+    assert check_from_worker(decoded(record)) is None
+
+
+# -- what a worker accepts --------------------------------------------------
+
+VALID_FROM_MASTER = [
+    ('no-op job', dict(JOB, noop=True)),
+    ('read', without(JOB, 'size')),
+    ('initial upload', dict(JOB, head_first=True)),
+    ('upload with delete_after', dict(JOB, delete_after=60)),
+    ('a --rate job', dict(JOB, noop=True, intended_start=1.6e9)),
+    ('delete', {'type': 'delete_object', 'size_str': 'tiny',
+                'container': 'c', 'name': 'n'}),
+    ('unknown type, answered as an error', {'type': 'frobnicate',
+                                            'job_id': 3}),
+    ('PING', protocol.ping_job()),
+    ('SUICIDE', protocol.suicide_job()),
+    ('HEARTBEAT', protocol.heartbeat(1, [])),
+    ('CONFIGURE', protocol.configure_job(connect_timeout=1.5,
+                                         network_timeout=2,
+                                         block_size=4096)),
+]
+
+
+@pytest.mark.parametrize('job', [c[1] for c in VALID_FROM_MASTER],
+                         ids=[c[0] for c in VALID_FROM_MASTER])
+def test_valid_jobs_from_a_master(job):
+    assert check_from_master(decoded(job)) is None
+
+
+INVALID_FROM_MASTER = [
+    ('an int', 7, 'record that is not a map'),
+    ('a list', [JOB], 'record that is not a map'),
+    ('no type', without(JOB, 'type'), 'bad type'),
+    ('list type', dict(JOB, type=['x']), 'bad type'),
+    ('a key jobs never have', dict(JOB, auth={'key': 'x'}), 'unknown key'),
+    ('int name', dict(JOB, name=5), 'bad name'),
+    ('text size', dict(JOB, size='10'), 'bad size'),
+    ('bool size', dict(JOB, size=True), 'bad size'),
+    ('float block_size', dict(JOB, block_size=1.5), 'bad block_size'),
+    ('text noop', dict(JOB, noop='yes'), 'bad noop'),
+    ('list job_id', dict(JOB, job_id=[7]), 'bad job_id'),
+    ('no container', without(JOB, 'container'), 'missing container'),
+    ('no name', without(JOB, 'name'), 'missing name'),
+    ('no size_str', without(JOB, 'size_str'), 'missing size_str'),
+    ('negative size', dict(JOB, size=-1), 'bad size'),
+    ('size beyond int64', dict(JOB, size=BEYOND_INT64), 'bad size'),
+    ('zero block_size', dict(JOB, block_size=0), 'bad block_size'),
+    ('a job of the container requests the master makes itself',
+     {'type': 'create_container', 'container': 'c', 'policy': 'gold'},
+     'unknown key'),
+    ('PING with more keys', dict(protocol.ping_job(), x=[1]),
+     'unknown key'),
+    ('PING with a text job_id', dict(protocol.ping_job(), job_id='1'),
+     'bad job_id'),
+    ('CONFIGURE with a text timeout',
+     protocol.configure_job(network_timeout='1'), 'bad network_timeout'),
+    ('CONFIGURE with a zero timeout',
+     protocol.configure_job(connect_timeout=0), 'bad connect_timeout'),
+    ('CONFIGURE with a negative block_size',
+     protocol.configure_job(block_size=-1), 'bad block_size'),
+]
+
+
+@pytest.mark.parametrize('job,kind', [c[1:] for c in INVALID_FROM_MASTER],
+                         ids=[c[0] for c in INVALID_FROM_MASTER])
+def test_invalid_jobs_from_a_master(job, kind):
+    assert check_from_master(decoded(job))[0] == kind
+
+
+def test_a_no_op_job_is_only_echoed_back():
+    # The master checks the result.
+    odd = decoded(dict(JOB, noop=True, size=u'x', job_id=[1], note={}))
+    assert check_from_master(odd) is None
+    # Any other job asks for a request: its keys and values are checked.
+    assert check_from_master(dict(odd, noop=False)) == ('unknown key',
+                                                        u'note')
+    del odd[u'note']
+    assert check_from_master(dict(odd, noop=False))[0] == 'bad size'
+    assert check_from_master(decoded(dict(JOB, noop=1)))[0] == 'bad noop'

@@ -1,0 +1,854 @@
+"""The worker loop over an in-memory transport and fake Swift clients."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import os
+import tempfile
+import time
+
+import gevent
+import pytest
+
+from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench.wire import protocol
+from ssbench.errors import SsbenchError, TransportError
+from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
+from ssbench.swift.client import SwiftClient, SwiftRequestError, Timing
+from ssbench.swift.auth import AuthOptions, Grant
+from ssbench.worker.mainloop import SUICIDE_LINGER, MasterGone, Worker
+from tests.fakes import FakeSwift, FakeTransport
+
+pytestmark = pytest.mark.timeout(30)
+
+AUTH = AuthOptions(auth_url='http://127.0.0.1:1/auth/v1.0', user='u',
+                   key='k')
+# What a master hands a worker without credentials of its own.
+GRANT = Grant(['http://127.0.0.1:1/v1/AUTH_test'], 'AUTH_tk1', 1)
+
+
+class FakeClient(object):
+    """Records calls; answers with canned Timings or raises."""
+
+    instances = []
+
+    def __init__(self, auth, **kwargs):
+        self.auth = auth
+        self.kwargs = kwargs
+        self.calls = []
+        self.missing = set()
+        self.fail = {}
+        self.closed = False
+        FakeClient.instances.append(self)
+
+    def _op(self, name, *args):
+        self.calls.append((name,) + args)
+        if name in self.fail:
+            raise self.fail[name]
+        read = name == 'get_object'
+        return Timing(200, 0.01 if read else None, 0.02, 'tx-%s' % name, 1,
+                      0, 321 if read else 0)
+
+    def put_object(self, *args):
+        return self._op('put_object', *args)
+
+    def get_object(self, *args):
+        return self._op('get_object', *args)
+
+    def delete_object(self, *args):
+        return self._op('delete_object', *args)
+
+    def head_object(self, container, name, missing_ok=False):
+        self.calls.append(('head_object', container, name))
+        if name in self.missing:
+            return Timing(404, None, 0.01, 'tx-head', 2, 1)
+        return Timing(200, None, 0.01, 'tx-head', 0)
+
+    def head_container(self, container, missing_ok=False):
+        self.calls.append(('head_container', container))
+        return Timing(404 if container in self.missing else 204, None, 0.01,
+                      'tx-headc', 0)
+
+    def close(self):
+        self.closed = True
+
+
+def job(kind, **extra):
+    record = {'type': kind, 'size_str': 'tiny', 'container': 'c',
+              'name': 'tiny_000001', 'size': 10}
+    record.update(extra)
+    return record
+
+
+def results_of(transport, include_heartbeats=False):
+    out = []
+    for data in transport.sent:
+        for record in protocol.unpack(data):
+            if include_heartbeats or record.get('type') != HEARTBEAT:
+                out.append(record)
+    return out
+
+
+def messages_of(transport):
+    """Result messages (lists), heartbeats left out."""
+    return [m for m in (protocol.unpack(d) for d in transport.sent)
+            if m and m[0].get('type') != HEARTBEAT]
+
+
+class Clock(object):
+    """The worker's clock, moved by the test."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def wait_for(predicate, timeout=5):
+    """Let greenlets run until predicate() holds (at most `timeout`)."""
+    with gevent.Timeout(timeout, False):
+        while not predicate():
+            gevent.sleep(0.002)
+    return predicate()
+
+
+def advance(worker, clock, seconds):
+    """Move the clock and have the writer greenlet look at it now."""
+    clock.now += seconds
+    worker._wake.set()
+    # The writer clears the event as it wakes, and acts before it yields.
+    assert wait_for(lambda: not worker._wake.is_set())
+    gevent.sleep(0)
+
+
+def make(transport=None, **kwargs):
+    kwargs.setdefault('auth', AUTH)
+    kwargs.setdefault('swift_factory', FakeClient)
+    kwargs.setdefault('heartbeat_interval', 10)
+    return Worker(7, transport or FakeTransport(), concurrency=4, **kwargs)
+
+
+def run_until(worker, predicate, timeout=5):
+    """Run the worker in a greenlet until predicate() holds, then SUICIDE."""
+    runner = gevent.spawn(worker.run, 0.01)
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        gevent.sleep(0.01)
+    worker.transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    runner.join(timeout)
+    assert runner.ready(), 'worker did not stop'
+    if runner.exception is not None:
+        raise runner.exception
+    return runner.value
+
+
+def test_noop_jobs_answered_inline_and_coalesced():
+    transport = FakeTransport()
+    for i in range(5):
+        transport.inbox.append(protocol.pack([job(CREATE_OBJECT, noop=True,
+                                                  name='n%d' % i)]))
+    worker = make(transport)
+    run_until(worker, lambda: len(results_of(transport)) >= 5)
+    results = results_of(transport)
+    assert [r['name'] for r in results] == ['n%d' % i for i in range(5)]
+    for result in results:
+        assert result['worker_id'] == 7 and result['retries'] == 0
+        assert result['first_byte_latency'] == 0.0
+        assert result['last_byte_latency'] == 0.0
+        assert result['trans_id'] is None and result['completed_at'] > 0
+        assert result['type'] == CREATE_OBJECT and result['noop'] is True
+    # Exactly the keys of 0.3.x no-op results: no status, reconnects, ...
+    assert set(results[0]) == set([
+        'type', 'size_str', 'container', 'name', 'size', 'noop',
+        'worker_id', 'first_byte_latency', 'last_byte_latency', 'trans_id',
+        'retries', 'completed_at'])
+    # Everything was queued at once: one message despite batch size 1.
+    assert len(messages_of(transport)) == 1
+    assert FakeClient.instances == [] or not worker.swift
+    assert transport.closed
+
+
+def test_ping_answered_suicide_stops():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([{'type': PING}]))
+    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    transport.inbox.append(protocol.pack([{'type': PING}]))
+    worker = make(transport)
+    runner = gevent.spawn(worker.run, 0.01)
+    runner.join(5)
+    assert runner.successful()
+    results = results_of(transport)
+    assert len(results) == 1
+    assert results[0]['type'] == PING and results[0]['worker_id'] == 7
+    assert not set(['status', 'reconnects', 'error_class']) & set(results[0])
+    assert transport.closed
+    # Told to exit: unsent results get time to leave (kill-workers counts
+    # the PING answer).
+    assert transport.linger == SUICIDE_LINGER
+
+
+def test_partial_batch_flushed_after_idle_interval():
+    transport = FakeTransport()
+    clock = Clock()
+    worker = make(transport, batch_size=3, flush_interval=5.0, clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+        assert wait_for(lambda: len(worker.outbox) == 1)
+        advance(worker, clock, 3.0)
+        transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+        assert wait_for(lambda: len(worker.outbox) == 2)
+        advance(worker, clock, 4.9)
+        assert results_of(transport) == []     # 2 < batch size, not idle
+        advance(worker, clock, 0.2)            # 5.1 s after the last one
+        assert wait_for(lambda: results_of(transport))
+        assert [len(m) for m in messages_of(transport)] == [2]
+        # A full batch goes out at once, the clock standing still.
+        del transport.sent[:]
+        transport.inbox.append(protocol.pack(
+            [job(READ_OBJECT, noop=True)] * 3))
+        assert wait_for(lambda: messages_of(transport))
+        assert [len(m) for m in messages_of(transport)] == [3]
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_heartbeats_are_one_element_batches():
+    transport = FakeTransport()
+    worker = make(transport, heartbeat_interval=0.05, auth=None)
+    run_until(worker, lambda: len(transport.sent) >= 3)
+    beats = [protocol.unpack(d) for d in transport.sent]
+    assert len(beats) >= 3
+    for batch in beats:
+        assert len(batch) == 1
+        beat = batch[0]
+        assert beat['type'] == HEARTBEAT and beat['worker_id'] == 7
+        assert beat['in_flight'] == [] and beat['configured'] is False
+
+
+def test_crud_handlers():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([
+        job(CREATE_OBJECT, delete_after=60, block_size=4096),
+        job(READ_OBJECT),
+        job(UPDATE_OBJECT, size=20),
+        job(DELETE_OBJECT)]))
+    worker = make(transport)
+    run_until(worker, lambda: len(results_of(transport)) >= 4)
+    client = FakeClient.instances[-1]
+    assert client.kwargs['concurrency'] == 4
+    assert client.kwargs['retries'] == 10
+    assert sorted(client.calls) == sorted([
+        ('put_object', 'c', 'tiny_000001', 10, b'A', 4096, 60),
+        ('get_object', 'c', 'tiny_000001', 65536),
+        ('put_object', 'c', 'tiny_000001', 20, b'B', 65536, None),
+        ('delete_object', 'c', 'tiny_000001')])
+    by_type = dict((r['type'], r) for r in results_of(transport))
+    assert by_type[READ_OBJECT]['first_byte_latency'] == 0.01
+    assert by_type[CREATE_OBJECT]['first_byte_latency'] is None
+    for result in by_type.values():
+        assert result['last_byte_latency'] == 0.02
+        assert result['retries'] == 1 and result['worker_id'] == 7
+        assert result['trans_id'].startswith('tx-')
+        assert 'exception' not in result and 'error_class' not in result
+        assert result['status'] == 200 and result['reconnects'] == 0
+    # Reads record the body bytes read; the others keep the job's size.
+    assert by_type[READ_OBJECT]['size'] == 321
+    assert by_type[CREATE_OBJECT]['size'] == 10
+    assert by_type[UPDATE_OBJECT]['size'] == 20
+    assert by_type[DELETE_OBJECT]['size'] == 10
+    assert client.closed
+
+
+def test_head_first_uploads_only_missing_objects():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([
+        job(CREATE_OBJECT, name='present', head_first=True)]))
+    worker = make(transport)
+    worker.get_swift().missing.add('absent')
+    transport.inbox.append(protocol.pack([
+        job(CREATE_OBJECT, name='absent', head_first=True)]))
+    run_until(worker, lambda: len(results_of(transport)) >= 2)
+    client = FakeClient.instances[-1]
+    assert ('head_object', 'c', 'present') in client.calls
+    assert ('head_object', 'c', 'absent') in client.calls
+    puts = [c for c in client.calls if c[0] == 'put_object']
+    assert [p[2] for p in puts] == ['absent']
+    by_name = dict((r['name'], r) for r in results_of(transport))
+    assert by_name['present']['trans_id'] == 'tx-head'
+    assert by_name['absent']['trans_id'] == 'tx-put_object'
+    assert by_name['absent']['retries'] == 3      # HEAD's 2 + PUT's 1
+    assert by_name['absent']['reconnects'] == 1   # HEAD's
+    assert by_name['absent']['status'] == 200
+    assert by_name['present']['status'] == 200
+    assert by_name['present']['reconnects'] == 0
+
+
+def test_head_first_failure_counts_the_head_too():
+    worker = make()
+    client = worker.get_swift()
+    client.missing.add('absent')
+    client.fail['put_object'] = SwiftRequestError(
+        'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 4, 1)
+    results = run_direct(worker, job(CREATE_OBJECT, name='absent',
+                                     head_first=True))
+    result = results[0]
+    assert (result['retries'], result['reconnects'], result['status']) == (
+        6, 2, 503)
+    assert result['exception'].endswith('after 6 retries')
+
+
+def test_failures_are_results():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    worker = make(transport)
+    client = worker.get_swift()
+    client.fail['get_object'] = SwiftRequestError(
+        'GET', '/v1/a/c/o', 500, 'Internal Error', 'tx-bad', 4)
+    client.fail['delete_object'] = ValueError('boom')
+    transport.inbox.append(protocol.pack([
+        job(READ_OBJECT), job(DELETE_OBJECT), {'type': 'bogus'}]))
+    run_until(worker, lambda: len(results_of(transport)) >= 3)
+    by_type = dict((r['type'], r) for r in results_of(transport))
+    read = by_type[READ_OBJECT]
+    assert '500' in read['exception'] and read['trans_id'] == 'tx-bad'
+    assert read['retries'] == 4 and 'Traceback' in read['traceback']
+    assert 'first_byte_latency' not in read
+    assert read['size'] == 10           # the job's: nothing was read
+    assert read['status'] == 500 and read['error_class'] is None
+    assert read['reconnects'] == 0
+    delete = by_type[DELETE_OBJECT]
+    assert delete['exception'] == 'ValueError: boom'
+    assert delete['retries'] == 0 and delete['reconnects'] == 0
+    assert delete['status'] is None and delete['error_class'] == 'ValueError'
+    bogus = by_type['bogus']
+    assert 'unknown job type' in bogus['exception']
+    assert bogus['status'] is None and bogus['error_class'] == 'ValueError'
+
+
+def test_unconfigured_worker_waits_for_configure():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    worker = make(transport, auth=None, heartbeat_interval=5)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        transport.inbox.append(protocol.pack([job(READ_OBJECT, job_id=7)]))
+
+        def beats():
+            return [r for r in results_of(transport, True)
+                    if r['type'] == HEARTBEAT]
+        assert wait_for(lambda: len(beats()) >= 2)
+        assert results_of(transport) == []
+        beats = beats()
+        # A job waiting for credentials triggers a prompt heartbeat, which
+        # lists the ids of the jobs the worker holds.
+        assert len(beats) >= 2 and beats[-1]['configured'] is False
+        assert beats[-1]['in_flight'] == [7]
+        transport.inbox.append(protocol.pack([configure_job(
+            connect_timeout=3.0, network_timeout=4.0, block_size=1024,
+            grant=GRANT, renewable=True)]))
+        deadline = time.time() + 5
+        while not results_of(transport) and time.time() < deadline:
+            gevent.sleep(0.01)
+        result = results_of(transport)[0]
+        assert 'exception' not in result and result['type'] == READ_OBJECT
+        client = FakeClient.instances[-1]
+        assert client.auth == AuthOptions()     # no credentials
+        tokens = client.kwargs['tokens']
+        assert tokens is worker.handed and tokens.renewable
+        assert tokens.current().token == 'AUTH_tk1'
+        assert tokens.current().storage_urls == GRANT.storage_urls
+        assert client.kwargs['connect_timeout'] == 3.0
+        assert client.kwargs['network_timeout'] == 4.0
+        assert client.calls == [('get_object', 'c', 'tiny_000001', 1024)]
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_configure_behind_more_jobs_than_slots_is_still_read():
+    """A worker that joined late gets jobs before its CONFIGURE.  They
+    must not fill the pool while waiting: the reader, blocked on a free
+    slot, would not read the CONFIGURE behind them until configure_wait
+    ran out (seen as population objects never written)."""
+    transport = FakeTransport()
+    for job_id in range(1, 7):
+        transport.inbox.append(protocol.pack([job(READ_OBJECT,
+                                                  job_id=job_id)]))
+    transport.inbox.append(protocol.pack([configure_job(grant=GRANT)]))
+    worker = Worker(7, transport, concurrency=2, auth=None,
+                    swift_factory=FakeClient, heartbeat_interval=10,
+                    configure_wait=30)
+    # (Before the fix, nothing came for configure_wait, 30 s.)
+    run_until(worker, lambda: len(results_of(transport)) >= 6, timeout=10)
+    results = results_of(transport)
+    assert sorted(r['job_id'] for r in results) == list(range(1, 7))
+    assert not [r for r in results if 'exception' in r]
+
+
+def test_own_credentials_beat_configure():
+    FakeClient.instances = []
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([configure_job(
+        1.0, 2.0, grant=GRANT, renewable=True)]))
+    transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
+    worker = make(transport)
+    run_until(worker, lambda: len(results_of(transport)) >= 1)
+    client = FakeClient.instances[-1]
+    assert client.auth == AUTH and 'tokens' not in client.kwargs
+    assert client.kwargs['network_timeout'] == 2.0
+    assert worker.handed.grant is None
+    beats = [r for r in results_of(transport, True) if r['type'] == HEARTBEAT]
+    assert beats and not [b for b in beats if 'token_generation' in b]
+
+
+def test_no_configure_in_time_is_an_error_result():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT)]))
+    worker = make(transport, auth=None, configure_wait=0.1)
+    run_until(worker, lambda: len(results_of(transport)) >= 1)
+    result = results_of(transport)[0]
+    assert 'no Swift credentials' in result['exception']
+    assert result['error_class'] == 'SsbenchError'
+    assert result['status'] is None
+
+
+def test_incomplete_own_auth_means_unconfigured():
+    worker = make(auth=AuthOptions(auth_url='http://a', user='u'))
+    assert worker.own_auth is None and not worker.configured.is_set()
+
+
+def test_undeliverable_results_kept_until_master_returns():
+    transport = FakeTransport(deliverable=False)
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+    worker = make(transport)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        gevent.sleep(0.2)
+        assert transport.sent == [] and len(worker.outbox) == 1
+        transport.deliverable = True
+        deadline = time.time() + 3
+        while not results_of(transport) and time.time() < deadline:
+            gevent.sleep(0.01)
+        assert len(results_of(transport)) == 1 and worker.pending == 0
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_master_gone_ends_the_worker():
+    transport = FakeTransport(deliverable=False)
+    clock = Clock()
+    worker = make(transport, master_timeout=30, heartbeat_interval=1,
+                  clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    gevent.sleep(0.05)
+    advance(worker, clock, 29)
+    assert not runner.ready()
+    advance(worker, clock, 2)
+    runner.join(5)
+    assert isinstance(runner.exception, MasterGone)
+    assert '30' in str(runner.exception)
+    assert transport.closed
+
+
+def test_master_timeout_kept_alive_by_delivery():
+    transport = FakeTransport(deliverable=True)
+    clock = Clock()
+    worker = make(transport, master_timeout=30, heartbeat_interval=10,
+                  clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    for _ in range(10):       # 100 s, each heartbeat delivered
+        advance(worker, clock, 10)
+    assert not runner.ready() and len(transport.sent) >= 10
+    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    runner.join(5)
+    assert runner.successful()      # no MasterGone raised
+
+
+def test_profile_first_jobs(tmp_path):
+    path = str(tmp_path / 'w.prof')
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)] * 5))
+    worker = make(transport, profile_count=3, profile_path=path)
+    run_until(worker, lambda: len(results_of(transport)) >= 5)
+    assert os.path.getsize(path) > 0
+    import pstats
+    pstats.Stats(path)
+
+
+def test_profile_goes_to_a_new_private_file(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)] * 2))
+    worker = make(transport, profile_count=2)
+    with caplog.at_level(logging.INFO, logger='ssbench.worker.mainloop'):
+        run_until(worker, lambda: len(results_of(transport)) >= 2)
+    (path,) = [str(p) for p in tmp_path.iterdir()]
+    assert os.path.basename(path).startswith('ssbench-worker-7-')
+    assert path.endswith('.prof') and worker.profile_path == path
+    assert os.stat(path).st_mode & 0o077 == 0
+    assert os.path.getsize(path) > 0
+    assert [r for r in caplog.records if path in r.getMessage()]
+
+
+def test_against_fake_swift_over_http():
+    server = FakeSwift()
+    try:
+        server.containers['c'] = {}
+        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                           key='testing')
+        transport = FakeTransport()
+        transport.inbox.append(protocol.pack([
+            job(CREATE_OBJECT, size=5000, block_size=1000)]))
+        worker = Worker(3, transport, concurrency=2, auth=auth,
+                        swift_factory=SwiftClient, heartbeat_interval=10)
+        runner = gevent.spawn(worker.run, 0.01)
+        deadline = time.time() + 5
+        while not results_of(transport) and time.time() < deadline:
+            gevent.sleep(0.01)
+        server.script.append(503)
+        transport.inbox.append(protocol.pack([job(READ_OBJECT),
+                                              job(UPDATE_OBJECT, size=7)]))
+        while len(results_of(transport)) < 3 and time.time() < deadline:
+            gevent.sleep(0.01)
+        transport.inbox.append(protocol.pack([job(DELETE_OBJECT)]))
+        while len(results_of(transport)) < 4 and time.time() < deadline:
+            gevent.sleep(0.01)
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+        results = results_of(transport)
+        assert [r['type'] for r in results][:1] == [CREATE_OBJECT]
+        assert all('exception' not in r for r in results), results
+        assert sum(r['retries'] for r in results) == 1
+        assert all(r['trans_id'].startswith('tx') for r in results)
+        read = [r for r in results if r['type'] == READ_OBJECT][0]
+        assert read['first_byte_latency'] <= read['last_byte_latency']
+        assert server.containers['c'] == {}
+        puts = [r for r in server.requests if r['method'] == 'PUT']
+        assert [p['body_length'] for p in puts] == [5000, 7]
+    finally:
+        server.stop()
+
+
+def run_direct(worker, *jobs):
+    """Run `jobs` one after the other in this greenlet; their results."""
+    results = []
+    worker._add_result = results.append
+    for one in jobs:
+        worker.run_job(one)
+    return results
+
+
+def test_results_over_http_carry_their_cause():
+    server = FakeSwift()
+    try:
+        server.containers['c'] = {}
+        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                           key='testing')
+        worker = Worker(3, FakeTransport(), auth=auth, retries=2,
+                        swift_factory=SwiftClient)
+        created, read, missing = run_direct(
+            worker, job(CREATE_OBJECT, size=5000, block_size=1000),
+            job(READ_OBJECT, block_size=1000),
+            job(READ_OBJECT, name='missing'))
+        assert (created['status'], created['size']) == (201, 5000)
+        assert (read['status'], read['size'], read['retries'],
+                read['reconnects']) == (200, 5000, 0, 0)
+        assert 'exception' not in read and 'error_class' not in read
+        assert '404' in missing['exception']
+        assert (missing['status'], missing['error_class'],
+                missing['retries'], missing['reconnects']) == (
+                    404, None, 2, 0)
+        server.script.extend([503] * 3)
+        busy = run_direct(worker, job(UPDATE_OBJECT, size=7))[0]
+        assert (busy['status'], busy['error_class'], busy['retries'],
+                busy['size']) == (503, None, 2, 7)
+        # The server closes the connection after this read; the next job
+        # finds it closed: a reconnect, not a retry.
+        server.close_after_response = True
+        run_direct(worker, job(READ_OBJECT))
+        server.close_after_response = False
+        time.sleep(0.1)
+        again = run_direct(worker, job(READ_OBJECT))[0]
+        assert (again['status'], again['retries'], again['reconnects'],
+                again['size']) == (200, 0, 1, 5000)
+        worker.swift.close()
+        bad_key = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                              key='wrong')
+        denied = run_direct(Worker(4, FakeTransport(), auth=bad_key,
+                                   swift_factory=SwiftClient),
+                            job(READ_OBJECT))[0]
+        assert denied['status'] is None
+        assert denied['error_class'] == 'SwiftAuthError'
+    finally:
+        server.stop()
+
+
+def test_connection_refused_and_timeout_results():
+    from tests.fakes import SILENT, CannedServer
+    port = CannedServer()
+    port.stop()             # nothing listens there any more
+    refused = Worker(5, FakeTransport(), retries=1, swift_factory=SwiftClient,
+                     auth=AuthOptions(storage_urls=[
+                         'http://127.0.0.1:%d/v1/a' % port.port], token='t'))
+    result = run_direct(refused, job(READ_OBJECT))[0]
+    assert (result['status'], result['error_class'], result['retries'],
+            result['reconnects']) == (None, 'ConnectionRefusedError', 1, 0)
+    assert 'refused' in result['exception'].lower()
+    refused.swift.close()
+    server = CannedServer()
+    try:
+        server.replies.extend([SILENT, SILENT])
+        silent = Worker(6, FakeTransport(), retries=1, network_timeout=0.2,
+                        swift_factory=SwiftClient, auth=AuthOptions(
+                            storage_urls=['http://127.0.0.1:%d/v1/a'
+                                          % server.port], token='t'))
+        result = run_direct(silent, job(READ_OBJECT))[0]
+        silent.swift.close()
+    finally:
+        server.stop()
+    assert (result['status'], result['error_class'], result['retries'],
+            result['reconnects']) == (None, 'timeout', 1, 0)
+
+
+def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
+    transport = FakeTransport()
+    clock = Clock()
+    worker = make(transport, batch_size=3, heartbeat_interval=10,
+                  flush_interval=100, clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+
+    def last_beat(count):
+        assert wait_for(lambda: len(beats()) >= count)
+        return beats()[-1]
+
+    def beats():
+        return [r for r in results_of(transport, True)
+                if r['type'] == HEARTBEAT]
+    try:
+        last_beat(1)
+        first = len(beats())
+        transport.inbox.append(protocol.pack(
+            [job(READ_OBJECT, noop=True, job_id=i) for i in (4, 5)]))
+        assert wait_for(lambda: len(worker.outbox) == 2)
+        advance(worker, clock, 10)
+        # The batch of 3 is not full yet.
+        assert last_beat(first + 1)['in_flight'] == [4, 5]
+        transport.inbox.append(protocol.pack(
+            [job(READ_OBJECT, noop=True, job_id=6)]))
+        assert wait_for(lambda: len(results_of(transport)) == 3)
+        advance(worker, clock, 10)
+        assert last_beat(first + 2)['in_flight'] == []
+        assert sorted(r['job_id'] for r in results_of(transport)) == [4, 5, 6]
+    finally:
+        worker.stopping = True
+        runner.join(2)
+
+
+def test_undelivered_heartbeat_is_retried_soon():
+    """A worker not connected yet keeps trying, so the master, which waits
+    for a first heartbeat, can start at once instead of a second later."""
+
+    class LateTransport(FakeTransport):
+        refusals = 3
+
+        def send(self, data, timeout=None):
+            if self.refusals:
+                self.refusals -= 1
+                return False
+            return FakeTransport.send(self, data, timeout)
+
+    transport = LateTransport()
+    clock = Clock()
+    worker = make(transport, heartbeat_interval=10, clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        assert wait_for(lambda: transport.refusals == 2)
+        # Retries after 0.02, 0.04, then 0.08 s, not heartbeat_interval.
+        for step in (0.02, 0.04, 0.08):
+            advance(worker, clock, step)
+        assert wait_for(lambda: transport.sent)
+        beats = [r for r in results_of(transport, True)
+                 if r['type'] == HEARTBEAT]
+        assert len(beats) == 1 and transport.refusals == 0
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+class StuckClient(FakeClient):
+    """A GET never ends (until its greenlet is killed)."""
+
+    def get_object(self, *args):
+        gevent.sleep(3600)
+
+
+def test_jobs_cut_short_by_an_exit_are_logged(caplog):
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, job_id=i, name='tiny_%06d' % i)
+         for i in range(1, 7)]))
+    worker = make(transport, swift_factory=StuckClient)   # concurrency 4
+    with caplog.at_level(logging.WARNING, logger='ssbench.worker.mainloop'):
+        run_until(worker, lambda: len(worker.holding) == 6)
+    assert 'worker 7: 6 job(s) still running or waiting when it stopped: ' \
+        'no result for them' in caplog.text
+    assert results_of(transport) == []
+
+
+def test_a_clean_exit_logs_no_cut_jobs(caplog):
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, job_id=1)]))
+    worker = make(transport)
+    with caplog.at_level(logging.WARNING, logger='ssbench.worker.mainloop'):
+        run_until(worker, lambda: len(results_of(transport)) == 1)
+    assert 'when it stopped' not in caplog.text
+
+
+def test_held_lists_running_jobs_and_unsent_results():
+    worker = make()
+    worker.holding.update([9, 3])
+    worker.outbox.extend([{'job_id': 5}, {'type': PING}])
+    assert worker.held() == [3, 5, 9]
+
+
+class SlowClient(FakeClient):
+    """Each GET takes 20 ms; counts how many run at once."""
+
+    running = 0
+    most = 0
+
+    def get_object(self, *args):
+        SlowClient.running += 1
+        SlowClient.most = max(SlowClient.most, SlowClient.running)
+        try:
+            gevent.sleep(0.02)
+            return self._op('get_object', *args)
+        finally:
+            SlowClient.running -= 1
+
+
+def test_at_most_concurrency_jobs_run_at_once_and_all_finish():
+    SlowClient.running = SlowClient.most = 0
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, job_id=i, name='tiny_%06d' % i)
+         for i in range(1, 21)]))
+    worker = make(transport, swift_factory=SlowClient)   # concurrency 4
+    run_until(worker, lambda: len(results_of(transport)) >= 20)
+    results = results_of(transport)
+    assert sorted(r['job_id'] for r in results) == list(range(1, 21))
+    assert SlowClient.most == 4
+    assert not worker.holding
+
+
+# -- a hostile or broken master, a broken results socket -------------------
+
+GARBAGE = [
+    b'\xc1', b'', b'\x91' * 3000 + b'\xc0', protocol.pack(5),
+    protocol.pack(SUICIDE),
+    protocol.pack({'type': SUICIDE}),          # a map, not a list of maps
+    protocol.pack([[{'type': SUICIDE}]]),
+    protocol.pack([5, u'x', None]),
+    protocol.pack([dict(job(READ_OBJECT), extra=[[[1]]])]),
+    protocol.pack([job(READ_OBJECT, noop='yes')]),
+    protocol.pack([job(READ_OBJECT, size=-1)]),
+    protocol.pack([job(READ_OBJECT, job_id=[1])]),
+    protocol.pack([{'type': PING, 'x': {}}]),
+    protocol.pack([{'type': 'CONFIGURE', 'network_timeout': 'soon'}]),
+]
+
+
+def test_malformed_messages_are_dropped_and_the_worker_goes_on(caplog):
+    transport = FakeTransport()
+    transport.inbox.extend(GARBAGE)
+    transport.inbox.append(protocol.pack(
+        [7, job(READ_OBJECT, noop=True, job_id=9)]))
+    worker = make(transport)
+    # Had any of it stopped the worker, job 9 would never be answered.
+    run_until(worker, lambda: len(results_of(transport)) >= 1)
+    assert [r['job_id'] for r in results_of(transport)] == [9]
+    # One fault per message, one per record of [5, u'x', None] and of the
+    # last message.
+    assert worker.faults.total == len(GARBAGE) + 2 + 1
+    assert worker.network_timeout == 20.0
+    dropped = [r.getMessage() for r in caplog.records
+               if r.getMessage().startswith('Dropped input from the master')]
+    assert len(dropped) == len(worker.faults.counts) < worker.faults.total
+
+
+def test_a_writer_that_dies_stops_the_worker_with_one_error():
+    # A worker id msgpack cannot encode: no heartbeat can be sent.
+    transport = FakeTransport()
+    worker = Worker(1 << 64, transport, auth=AUTH, swift_factory=FakeClient)
+    runner = gevent.spawn(worker.run, 0.01)
+    runner.join(5)
+    assert runner.ready(), 'the worker went on without its writer'
+    assert isinstance(runner.exception, SsbenchError)
+    assert str(runner.exception).startswith(
+        'worker 18446744073709551616: sending results failed (OverflowError')
+    assert transport.closed
+    # It no longer takes jobs.
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+    gevent.sleep(0.05)
+    assert len(transport.inbox) == 1
+
+
+class ClosedAtExit(FakeTransport):
+    """Takes nothing; the last flush (SUICIDE_LINGER) finds it broken."""
+
+    def send(self, data, timeout=None):
+        if timeout == SUICIDE_LINGER:
+            raise TransportError('cannot send: the socket is closed')
+        return False
+
+
+@pytest.mark.parametrize('transport,why', [
+    (FakeTransport(deliverable=False),
+     'no master took them within %g s' % SUICIDE_LINGER),
+    (ClosedAtExit(), 'TransportError: cannot send: the socket is closed'),
+])
+def test_results_the_last_flush_cannot_send_are_reported(caplog, transport,
+                                                         why):
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, noop=True, job_id=1),
+         job(READ_OBJECT, noop=True, job_id=2)]))
+    transport.inbox.append(protocol.pack([protocol.suicide_job()]))
+    worker = make(transport)
+    worker.run(0.01)
+    assert transport.closed and len(worker.outbox) == 2
+    assert 'worker 7: 2 result(s) not sent before exiting, lost: ' + why \
+        in caplog.text
+
+
+def test_a_result_that_cannot_be_packed_costs_only_itself():
+    transport = FakeTransport()
+    worker = make(transport)
+    odd = protocol.result_ok(job(READ_OBJECT, noop=True, job_id=1), 7, 0.0,
+                             0.0, None, 0)
+    odd['name'] = object()           # as a value msgpack cannot encode
+    good = protocol.result_ok(job(READ_OBJECT, noop=True, job_id=2), 7, 0.0,
+                              0.0, None, 0)
+    worker.outbox.extend([odd, good])
+    worker.pending = 2
+    assert worker._flush(0) and worker.outbox == [] and worker.pending == 0
+    assert [r['job_id'] for r in results_of(transport)] == [2]
+    assert worker.faults.counts == {'record msgpack cannot encode': 1}
+
+
+def test_heartbeats_list_integer_job_ids_only():
+    transport = FakeTransport()
+    # A no-op job is checked by its keys only: any id comes back.
+    transport.inbox.append(protocol.pack(
+        [job(READ_OBJECT, noop=True, job_id=u'x'),
+         job(READ_OBJECT, noop=True, job_id=2.5),
+         job(READ_OBJECT, noop=True, job_id=True),
+         job(READ_OBJECT, noop=True, job_id=[3]),
+         job(READ_OBJECT, noop=True, job_id=4)]))
+    worker = make(transport)
+    worker.handle_message(transport.inbox.popleft())
+    assert len(worker.outbox) == 5 and worker.held() == [4]
