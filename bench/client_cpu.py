@@ -52,7 +52,7 @@ LOOP = r'''
 import sys, threading, random
 from swiftclient import client as sc
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
-from ssbench.load import jobgen as jobs_mod
+from ssbench.load import jobgen
 from ssbench.load.objectring import ObjectRing
 from ssbench.load.scenario import load_scenario
 
@@ -60,9 +60,9 @@ path, ops, users, url, user, key = sys.argv[1:7]
 ops, users = int(ops), int(users)
 scenario = load_scenario(path, {'operation_count': ops, 'user_count': users})
 ring = ObjectRing()
-ring.load(jobs_mod.initial_objects(scenario))
+ring.load(jobgen.initial_objects(scenario))
 lock = threading.Lock()
-jobs = jobs_mod.bench_jobs(scenario, random.Random(), ring)
+jobs = jobgen.bench_jobs(scenario, random.Random(), ring)
 counts = {'done': 0, 'errors': 0}
 
 

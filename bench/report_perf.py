@@ -5,8 +5,8 @@
 
 For each size, generates (once, cached in --dir) a stats file with
 bench/genstat.py, then runs the report in a child process: by default the
-library calls report-scenario makes (statsfile -> stats.compute ->
-report.render_text), or with --cli `python -m ssbench.cli.master
+library calls report-scenario makes (statsfile -> classicstats.compute ->
+classic.render_text), or with --cli `python -m ssbench.cli.master
 report-scenario -s FILE -f /dev/null`.  Prints one line per case: wall
 time, CPU time and the child's peak RSS (from wait4, so only that child
 is measured).  Acceptance: 1M results < 6 s and < 60 MB; 10M < 60 s and
@@ -25,11 +25,11 @@ ROOT = os.path.dirname(HERE)
 
 LIBRARY_RUN = '''
 import sys
-from ssbench.report.compute import classicstats as stats
-from ssbench.report.render import classic as report
-run_stats = stats.compute(sys.argv[1], int(sys.argv[2]))
+from ssbench.report.compute import classicstats
+from ssbench.report.render import classic
+run_stats = classicstats.compute(sys.argv[1], int(sys.argv[2]))
 with open('/dev/null', 'w') as out:
-    report.render_text(run_stats, out)
+    classic.render_text(run_stats, out)
 '''
 
 

@@ -190,8 +190,8 @@ def write_reports(stats_path, request):
 
 
 def _write(stats_path, request):
-    from ssbench.report.render import classic as report
-    from ssbench.report.compute import classicnotes as textreport
+    from ssbench.report.render import classic
+    from ssbench.report.compute import classicnotes
     from ssbench.results.statsreader import open_stats
 
     # Opened once: its header read once, its warnings said once.
@@ -215,14 +215,14 @@ def _write(stats_path, request):
                 log.error('--fail-if %s', line)
                 status = gate.THRESHOLD_EXIT
     elif request.main_report:
-        run_stats = textreport.compute(stats_file, request.pctile, skip)
+        run_stats = classicnotes.compute(stats_file, request.pctile, skip)
         if request.text_report:
-            parts.append((report.render_csv if request.csv_output
-                          else report.render_text, run_stats))
+            parts.append((classic.render_csv if request.csv_output
+                          else classic.render_text, run_stats))
         if request.rps_histogram:
             with safefiles.atomic_output(request.rps_histogram,
                                          'rps histogram', 'csv') as out:
-                report.render_rps_histogram(run_stats, out)
+                classic.render_rps_histogram(run_stats, out)
     if request.errors:
         from ssbench.report.render.errortable import render_error_table
         parts.append((render_error_table, doc))

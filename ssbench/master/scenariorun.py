@@ -9,10 +9,10 @@ import time
 from itertools import islice
 
 import ssbench
-from ssbench.load import jobgen as jobs_mod
+from ssbench.load import jobgen
 from ssbench.worker import health
 from ssbench.load import seeds
-from ssbench.swift import hints as swifthints
+from ssbench.swift import hints
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError
 from ssbench.master.dispatch import Master, store_raw
@@ -102,8 +102,8 @@ def ensure_containers(client, scenario, pool_size, stop_requested=None):
         pool.kill()
         raise
     if failures:
-        raise swifthints.explain(failures[0], 'cannot create containers',
-                                 scenario.policy)
+        raise hints.explain(failures[0], 'cannot create containers',
+                            scenario.policy)
     if stop_requested is not None and stop_requested():
         raise Interrupted('interrupted while creating containers: no '
                           'benchmark was run')
@@ -180,7 +180,7 @@ class ScenarioRun(object):
     def load_initial_objects(self):
         """--noop: the ring gets the initial objects without uploads, a
         chunk at a time so that a stop request is seen."""
-        objects = jobs_mod.initial_objects(self.scenario)
+        objects = jobgen.initial_objects(self.scenario)
         while True:
             if self.master.stop_requested:
                 raise Interrupted('interrupted while loading the initial '
@@ -194,7 +194,7 @@ class ScenarioRun(object):
         log.info('Initializing cluster with stock data (up to %d concurrent '
                  'workers)', self.scenario.user_count)
         stats = self.master.run_jobs(
-            jobs_mod.initial_jobs(self.scenario, self.population_rng),
+            jobgen.initial_jobs(self.scenario, self.population_rng),
             on_results=self.ring.on_results)
         if stats.errors:
             log.warning('%d of %d initial objects could not be uploaded',
@@ -236,8 +236,8 @@ class ScenarioRun(object):
         stats = error = None
         try:
             stats = self.master.run_jobs(
-                jobs_mod.bench_jobs(scenario, self.rng, self.ring,
-                                    noop=options.noop),
+                jobgen.bench_jobs(scenario, self.rng, self.ring,
+                                  noop=options.noop),
                 on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle)
             if schedule is not None:
@@ -297,7 +297,7 @@ class ScenarioRun(object):
 
     def cleanup(self):
         """Delete what the run created; False when interrupted."""
-        created = jobs_mod.cleanup_jobs(self.ring)
+        created = jobgen.cleanup_jobs(self.ring)
         log.info('Deleting population objects from cluster')
         stats = self.master.run_jobs(created)
         if stats.errors:

@@ -4,7 +4,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import re
 
-from ssbench.swift import hints as swifthints
+from ssbench.swift import hints
 from ssbench.compat import monotonic
 from ssbench.errors import SwiftError
 
@@ -103,7 +103,7 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     try:
         listed = client.list_containers(prefix=base + '_')
     except Exception as exc:    # one line that says what to fix
-        raise swifthints.explain(exc, 'cannot list containers')
+        raise hints.explain(exc, 'cannot list containers')
     names = matching_containers(listed, base, policy)
     log.info('Deleting %d containers (%s_*_%s) and their objects; '
              'concurrency=%d', len(names), base, policy, concurrency)

@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.worker import health
-from ssbench.report.compute import classicstats as stats
+from ssbench.report.compute import classicstats
 from ssbench.errors import StatsFileError
 from ssbench.results.recordview import RecordView, controls_of_kind
 
@@ -27,7 +27,7 @@ def compute(stats_file, pctile=95, skip=0):
         stats_file.header))
     path = '%s' % (getattr(stats_file, 'path', stats_file),)
     try:
-        run_stats = stats.compute(view, pctile=pctile)
+        run_stats = classicstats.compute(view, pctile=pctile)
     except StatsFileError as exc:
         # The scan's word on a bad value (a text completed_at, a list as
         # worker id, a NaN time) does not know the file's name.

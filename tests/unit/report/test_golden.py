@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ssbench.report.render import classic as report
-from ssbench.report.compute import classicstats as stats
+from ssbench.report.render import classic
+from ssbench.report.compute import classicstats
 from ssbench.compat import PY2
 from tests import paths
 
@@ -25,7 +25,7 @@ _cache = {}
 def run_stats(run, pctile):
     key = (run, pctile)
     if key not in _cache:
-        _cache[key] = stats.compute(
+        _cache[key] = classicstats.compute(
             os.path.join(GOLDEN, run + '.stat.gz'), pctile)
     return _cache[key]
 
@@ -44,10 +44,10 @@ def expected(run, suffix):
 
 @pytest.mark.parametrize('run', RUNS)
 @pytest.mark.parametrize('suffix, func, pctile', [
-    ('report.txt', report.render_text, 95),
-    ('report.pctile50.txt', report.render_text, 50),
-    ('report.csv', report.render_csv, 95),
-    ('rps_histogram.csv', report.render_rps_histogram, 95),
+    ('report.txt', classic.render_text, 95),
+    ('report.pctile50.txt', classic.render_text, 50),
+    ('report.csv', classic.render_csv, 95),
+    ('rps_histogram.csv', classic.render_rps_histogram, 95),
 ])
 def test_golden_output(run, suffix, func, pctile):
     got = render(func, run_stats(run, pctile))

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from ssbench.report.render import classic as report
-from ssbench.report.compute import classicnotes as textreport
+from ssbench.report.render import classic
+from ssbench.report.compute import classicnotes
 from ssbench.report.compute.analyze import analyze
 from ssbench.compat import PY2
 from ssbench.results.recordview import (RecordView, first_request_start,
@@ -27,7 +27,7 @@ HEALTH = {'kind': 'worker_health', 'worker_id': 1, 'cpu': 0.5}
 
 def text(run_stats):
     out = io.BytesIO() if PY2 else io.StringIO()
-    report.render_text(run_stats, out)
+    classic.render_text(run_stats, out)
     value = out.getvalue()
     return value.decode('utf-8') if PY2 else value
 
@@ -67,15 +67,15 @@ def test_skip_leaves_out_what_completed_before_start_plus_skip(skip, kept):
 
 def test_text_report_is_unchanged_without_skip():
     stats = FakeStatsFile([results()], HEADER)
-    plain = text(textreport.compute(stats))
+    plain = text(classicnotes.compute(stats))
     from ssbench.report.compute.classicstats import compute
     assert plain == text(compute(stats))
     assert 'Warm-up' not in plain
 
 
 def test_text_report_says_what_the_warmup_left_out():
-    run_stats = textreport.compute(FakeStatsFile([results()], HEADER),
-                                   skip=2)
+    run_stats = classicnotes.compute(FakeStatsFile([results()], HEADER),
+                                     skip=2)
     lines = text(run_stats).splitlines()
     assert lines[3] == ('Warm-up: the first 2 s of the run left out (3 '
                         'results)')
@@ -95,7 +95,7 @@ def write(tmpdir, batches):
 def test_counts_agree_with_analyze(tmpdir, skip):
     path = write(tmpdir, [results()[:2], [HEALTH], results()[2:]])
     doc = analyze(path, skip=skip)
-    run_stats = textreport.compute(open_stats(path), skip=skip)
+    run_stats = classicnotes.compute(open_stats(path), skip=skip)
     by_key = dict((g.key, g) for g in run_stats.groups)
     for op in doc['operations']:
         group = by_key.get(op['operation'])
@@ -110,7 +110,7 @@ def test_golden_file_through_the_view_is_byte_identical():
     with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
                  encoding='utf-8') as fp:
         expected = fp.read()
-    assert text(textreport.compute(path)) == expected
+    assert text(classicnotes.compute(path)) == expected
 
 
 def test_report_scenario_skip_through_the_cli(tmpdir, capsys):

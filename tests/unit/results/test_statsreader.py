@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from ssbench.wire import protocol
-from ssbench.results import statsreader as statsfile
+from ssbench.results import statsreader
 from ssbench.errors import StatsFileError
 from ssbench.results.statsreader import open_stats
 from ssbench.results.statswriter import StatsWriter
@@ -88,7 +88,7 @@ def gzip_bytes(data):
 
 
 def test_large_file_spans_many_read_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(statsfile, 'READ_CHUNK', 4096)
+    monkeypatch.setattr(statsreader, 'READ_CHUNK', 4096)
     path = str(tmp_path / 'run.stat')
     batches = [[ok(i), ok(i + 1)] for i in range(0, 2000, 2)]
     gz_path = write_file(path, batches, gz=True)

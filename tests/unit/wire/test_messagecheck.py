@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ssbench.wire import protocol, messagecheck as wirecheck
+from ssbench.wire import protocol, messagecheck
 from ssbench.wire.protocol import HEARTBEAT, PING
 from ssbench.wire.messagecheck import check_from_master, check_from_worker
 
@@ -176,7 +176,7 @@ def test_invalid_records_from_workers(record, kind):
     record = decoded(record)
     assert check_from_worker(record)[0] == kind
     if isinstance(record, dict):
-        assert wirecheck._check_record(record)[0] == kind
+        assert messagecheck._check_record(record)[0] == kind
 
 
 def test_binary_strings_are_not_text():
@@ -203,7 +203,7 @@ def test_the_fast_check_agrees_with_the_key_by_key_check():
                      noop_result(intended_start=1.6e9)):
         for record in mutations(rng, decoded(template)):
             fast = check_from_worker(record)
-            slow = wirecheck._check_record(record)
+            slow = messagecheck._check_record(record)
             assert (fast and fast[0]) == (slow and slow[0]), record
             seen[fast is None] += 1
     assert seen[True] and seen[False]
@@ -219,7 +219,7 @@ def refuse(*args):
     dict(noop_result(), trans_id=u'tx', first_byte_latency=0.1,
          last_byte_latency=0.5)])
 def test_usual_successes_take_the_fast_check(monkeypatch, record):
-    monkeypatch.setattr(wirecheck, '_check_record', refuse)
+    monkeypatch.setattr(messagecheck, '_check_record', refuse)
     assert check_from_worker(decoded(record)) is None
 
 

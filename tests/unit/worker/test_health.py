@@ -11,7 +11,7 @@ import pytest
 
 from ssbench.worker import health
 from ssbench.wire import protocol
-from ssbench.report.compute import classicnotes as textreport
+from ssbench.report.compute import classicnotes
 from ssbench.report.compute.analyze import analyze
 from ssbench.results.statswriter import StatsWriter
 
@@ -128,7 +128,7 @@ def write(tmpdir, controls):
 def test_text_report_warns_on_stderr_only(tmpdir, caplog):
     path = write(tmpdir, samples(1, 5, 20))
     with caplog.at_level(logging.WARNING):
-        run_stats = textreport.compute(path)
+        run_stats = classicnotes.compute(path)
     assert run_stats.groups[0].count == 3
     assert run_stats.notes == []
     assert any('client saturated: worker 1' in r.getMessage()
@@ -138,7 +138,7 @@ def test_text_report_warns_on_stderr_only(tmpdir, caplog):
 def test_no_warning_for_a_healthy_client(tmpdir, caplog):
     path = write(tmpdir, samples(1, 1, 40))
     with caplog.at_level(logging.WARNING):
-        textreport.compute(path)
+        classicnotes.compute(path)
     assert not [r for r in caplog.records if 'saturated' in r.getMessage()]
     client = analyze(path)['client']
     assert client['saturated'] is False and client['warning'] is None

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from ssbench.results import sortedruns
-from ssbench.report.compute import classicstats as stats
+from ssbench.report.compute import classicstats
 from ssbench.report.compute.analyze import analyze
 from ssbench.report.compute import loghist, scan, timebuckets
 from ssbench.report.compute.series import percentile_key
@@ -31,7 +31,7 @@ def operation(doc, key):
 
 def check_document(doc, results, pctiles=PCTILES):
     """Every number of doc against the naive computation of results."""
-    keys = [key for _, key, _ in stats.GROUPS
+    keys = [key for _, key, _ in classicstats.GROUPS
             if naive._members(results, key)]
     assert [op['operation'] for op in doc['operations']] == keys
     for op in doc['operations']:
@@ -198,7 +198,7 @@ def test_control_records_are_not_results():
 def test_run_fields_equal_the_text_report():
     results = naive.random_run(11)
     doc = run(results)
-    want = stats.compute(FakeStatsFile(results), 95)
+    want = classicstats.compute(FakeStatsFile(results), 95)
     got = doc['run']
     assert (got['name'], got['version'], got['worker_count'],
             got['concurrency'], got['start_time'], got['stop_time'],
@@ -347,7 +347,7 @@ GOLDEN = paths.GOLDEN
 def test_golden_files_match_the_text_report(name):
     path = os.path.join(GOLDEN, name + '.stat.gz')
     doc = analyze(path)
-    by_pctile = dict((p, stats.compute(path, p)) for p in (50, 95))
+    by_pctile = dict((p, classicstats.compute(path, p)) for p in (50, 95))
     text = by_pctile[95]
     assert [op['operation'] for op in doc['operations']] == [
         g.key for g in text.groups]
@@ -383,7 +383,7 @@ def test_golden_files_match_the_text_report(name):
     total = doc['operations'][0]
     counts = sorted(text.rps_counts[1:-1])
     assert total['throughput']['seconds'] == len(counts)
-    assert total['throughput']['median'] == stats.percentile_of_sorted(
+    assert total['throughput']['median'] == classicstats.percentile_of_sorted(
         counts, 50)
     assert doc['timeseries']['operations']['total']['requests'] == (
         text.rps_counts)

@@ -13,8 +13,8 @@ import os
 import pytest
 
 from ssbench.wire import protocol
-from ssbench.report.render import classic as report
-from ssbench.report.compute import classicnotes as textreport
+from ssbench.report.render import classic
+from ssbench.report.compute import classicnotes
 from ssbench.report.compute.analyze import analyze
 from ssbench.report.render.html import render_html
 from ssbench.compat import PY2
@@ -157,14 +157,14 @@ def stats_file(tmpdir, rate=20):
 
 def text(run_stats):
     out = io.BytesIO() if PY2 else io.StringIO()
-    report.render_text(run_stats, out)
+    classic.render_text(run_stats, out)
     value = out.getvalue()
     return value.decode('utf-8') if PY2 else value
 
 
 def test_text_report_reads_response_times_and_says_so(tmpdir):
     path = stats_file(tmpdir)
-    run_stats = textreport.compute(path)
+    run_stats = classicnotes.compute(path)
     lines = text(run_stats).splitlines()
     assert lines[3] == ('Open loop at 20 jobs/s (uniform arrivals): '
                         'latency is response time, from each job\'s '

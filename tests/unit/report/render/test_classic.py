@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from ssbench.report.render import classic as report
+from ssbench.report.render import classic
 from ssbench.compat import PY2
 from ssbench.report.compute.classicstats import compute
 
@@ -37,7 +37,7 @@ RESULTS = [
 
 
 def test_csv_columns_for_a_crafted_run():
-    names, values = report.csv_rows(crafted(RESULTS))
+    names, values = classic.csv_rows(crafted(RESULTS))
     stat = ['min', 'max', 'avg', 'std_dev', '95_pctile', 'worst_txid']
     want = ['scenario_name', 'ssbench_version', 'worker_count',
             'concurrency', 'start_time', 'stop_time', 'duration',
@@ -57,7 +57,7 @@ def test_csv_columns_for_a_crafted_run():
 
 
 def test_csv_values_and_quoting():
-    text = render(report.render_csv, crafted(RESULTS))
+    text = render(classic.render_csv, crafted(RESULTS))
     lines = text.split('\n')
     assert len(lines) == 3 and lines[2] == ''  # two rows, '\n' endings
     header, row = list(csv.reader(io.StringIO(text) if not PY2 else
@@ -83,27 +83,27 @@ def test_csv_values_and_quoting():
 
 
 def test_csv_pctile_column_name():
-    names, _ = report.csv_rows(crafted(RESULTS, pctile=50))
+    names, _ = classic.csv_rows(crafted(RESULTS, pctile=50))
     assert 'total_first_all_50_pctile' in names
 
 
 def test_csv_numbers_rounded_to_six_places():
     rs = crafted([res(at=100.5, first=0.1234564, last=0.12345651)])
-    _, values = report.csv_rows(rs)
+    _, values = classic.csv_rows(rs)
     assert 0.123456 in values
     assert 0.123457 in values
 
 
 def test_round6_rounds_halves_away_from_zero_like_python2():
     # 0.5078125 is exact in binary, a true halfway case at six places.
-    assert report.round6(0.5078125) == 0.507813
-    assert report.round6(-0.5078125) == -0.507813
-    assert report.round6(2.5e-7) == 0.0
-    assert report.round6(0.1234565) == 0.123456  # just below half in binary
-    assert report.round6(0.0123455) == 0.012346  # just above
-    assert report.round6(1e20) == 1e20
-    assert report.round6(float('inf')) == float('inf')
-    assert report.round6(3) == 3.0
+    assert classic.round6(0.5078125) == 0.507813
+    assert classic.round6(-0.5078125) == -0.507813
+    assert classic.round6(2.5e-7) == 0.0
+    assert classic.round6(0.1234565) == 0.123456  # just below half in binary
+    assert classic.round6(0.0123455) == 0.012346  # just above
+    assert classic.round6(1e20) == 1e20
+    assert classic.round6(float('inf')) == float('inf')
+    assert classic.round6(3) == 3.0
 
 
 @pytest.mark.parametrize('size, text', [
@@ -112,11 +112,11 @@ def test_round6_rounds_halves_away_from_zero_like_python2():
     (5 * 10 ** 12, '5000 GB'),
 ])
 def test_format_bytes(size, text):
-    assert report.format_bytes(size) == text
+    assert classic.format_bytes(size) == text
 
 
 def test_text_report_layout():
-    text = render(report.render_text, crafted(RESULTS))
+    text = render(classic.render_text, crafted(RESULTS))
     lines = text.split('\n')
     assert lines[0] == ''
     assert lines[1] == 'Crafted  (generated with ssbench version 9.9)'
@@ -146,7 +146,7 @@ def test_text_report_layout():
 
 def test_text_noop_worst_is_none_and_rate_inf():
     rs = crafted([res(at=100.0, first=0.0, last=0.0)])
-    text = render(report.render_text, rs)
+    text = render(classic.render_text, rs)
     assert ('       Last-byte  latency:  N/A   -   N/A      N/A    (  N/A  )'
             '    N/A    (all obj sizes)  None') in text
     assert 'Average requests per second:   inf' in text
@@ -154,32 +154,32 @@ def test_text_noop_worst_is_none_and_rate_inf():
 
 
 def test_text_pctile_header():
-    text = render(report.render_text, crafted(RESULTS, pctile=5))
+    text = render(classic.render_text, crafted(RESULTS, pctile=5))
     assert ' std_dev  05%-ile ' in text
 
 
 def test_text_unicode_name():
     header = dict(FakeStatsFile([]).header, name=u'Caf\xe9 \u2603')
-    text = render(report.render_text, crafted(RESULTS, header=header))
+    text = render(classic.render_text, crafted(RESULTS, header=header))
     assert u'Caf\xe9 \u2603  (generated' in text
-    csv_text = render(report.render_csv, crafted(RESULTS, header=header))
+    csv_text = render(classic.render_csv, crafted(RESULTS, header=header))
     assert u'"Caf\xe9 \u2603"' in csv_text
 
 
 def test_rps_histogram_with_empty_seconds():
     rs = crafted([res(at=10.5), res(at=10.9), res(at=13.0), err(at=12.0),
                   res(at=11.2)])
-    assert render(report.render_rps_histogram, rs) == (
+    assert render(classic.render_rps_histogram, rs) == (
         '"Seconds Since Start","Requests Completed"\n'
         '1,2\n2,1\n3,0\n4,1\n')
 
 
 def test_no_successes_at_all():
     rs = crafted([err(), err(worker=1)])
-    text = render(report.render_text, rs)
+    text = render(classic.render_text, rs)
     assert 'Worker count:   2' in text
     assert 'TOTAL' not in text
-    assert render(report.render_rps_histogram, rs) == (
+    assert render(classic.render_rps_histogram, rs) == (
         '"Seconds Since Start","Requests Completed"\n')
-    names, values = report.csv_rows(rs)
+    names, values = classic.csv_rows(rs)
     assert len(names) == len(values) == 8
