@@ -6,8 +6,9 @@ import math
 import random
 
 from ssbench import CRUD_TYPES
-from ssbench.report.compute.classicstats import (GROUPS, percentile_of_sorted,
-                                                 series_stats)
+from ssbench.report.compute.cells import GROUPS
+from ssbench.report.compute.classicstats import series_stats
+from ssbench.report.compute.percentile import percentile_of_sorted
 
 HEADER = {u'_scenario_data': {u'name': u'Naive', u'sizes': [
     {u'name': u'tiny', u'size_min': 1, u'size_max': 9},

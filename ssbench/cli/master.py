@@ -256,7 +256,7 @@ def cmd_run_scenario(args):
         from ssbench.cli.authopts import auth_from_args, require_keystone
         from ssbench.swift.client import SwiftClient
         from ssbench.swift.auth import Credentials
-        from ssbench.swift.tokens import WorkerConfig
+        from ssbench.master.workerconfig import WorkerConfig
         auth = require_keystone(auth_from_args(args).check())
         # The master authenticates; workers get the token
         # (ssbench.swift.tokens).

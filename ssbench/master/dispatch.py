@@ -136,7 +136,8 @@ class Master(object):
 
     def configure(self, configuration):
         """Hand every worker its configuration: `configuration` is a
-        ssbench.swift.tokens.WorkerConfig (timeouts, storage URLs, a token).
+        ssbench.master.workerconfig.WorkerConfig (timeouts, storage URLs, a
+        token).
 
         PUSH sockets cannot address a worker, so one copy is sent per known
         worker (they go round-robin); heartbeats that show a worker

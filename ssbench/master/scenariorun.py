@@ -10,7 +10,7 @@ from itertools import islice
 
 import ssbench
 from ssbench.load import jobgen
-from ssbench.worker import health
+from ssbench.results import healthrecords
 from ssbench.load import seeds
 from ssbench.swift import hints
 from ssbench.compat import monotonic
@@ -116,7 +116,7 @@ class ScenarioRun(object):
     `stats_paths` is a checked ssbench.results.safefiles.StatsPaths, `swift` a
     SwiftClient for the master's own container work (None with --noop) and
     `worker_config` what workers are handed (a
-    ssbench.swift.tokens.WorkerConfig).
+    ssbench.master.workerconfig.WorkerConfig).
     """
 
     def __init__(self, scenario, transport, stats_paths, options,
@@ -227,7 +227,7 @@ class ScenarioRun(object):
             header['warmup'] = options.warmup
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
-        self.master.on_heartbeat = health.store_health(writer)
+        self.master.on_heartbeat = healthrecords.store_health(writer)
         profiler = None
         if options.profile_path:
             import cProfile

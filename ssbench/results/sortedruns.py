@@ -248,7 +248,7 @@ def next_after(store, runs, x):
 
 
 def runs_percentile(store, runs, n, lo, hi, pctile):
-    """ssbench.report.compute.classicstats.percentile_of_sorted() over the
+    """ssbench.report.compute.percentile.percentile_of_sorted() over the
     union of sorted runs, exactly."""
     rank = n * pctile / 100
     whole = rank == int(rank)

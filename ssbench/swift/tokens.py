@@ -1,4 +1,5 @@
-"""Handing Swift tokens from the master to its workers.
+"""Handing Swift tokens from the master to its workers: the worker's side
+(HandedTokens); the master's is ssbench.master.workerconfig.
 
 The master authenticates (ssbench.swift.auth.Credentials).  A worker
 started without credentials of its own gets only what its requests need:
@@ -23,99 +24,10 @@ import logging
 
 import gevent.event
 
-from ssbench.wire import protocol
-from ssbench.compat import monotonic
 from ssbench.errors import SwiftAuthError
-from ssbench.swift.auth import RETRY_INTERVAL, Grant
+from ssbench.swift.auth import Grant
 
 log = logging.getLogger(__name__)
-
-# Seconds between two rounds of copies asked for by stale heartbeats
-# (workers beat every second).
-BROADCAST_INTERVAL = 1.0
-
-
-class WorkerConfig(object):
-    """The master's side: what its workers get, kept fresh.
-
-    `credentials` (Credentials, None for a run without Swift) is shared
-    with the master's own SwiftClient, so a renewal by either serves both.
-    wanted() and renew_if_due() return True when the master should send
-    broadcast() to every live worker now.
-    """
-
-    def __init__(self, credentials=None, connect_timeout=None,
-                 network_timeout=None, block_size=None, clock=monotonic):
-        self.credentials = credentials
-        self.connect_timeout = connect_timeout
-        self.network_timeout = network_timeout
-        self.block_size = block_size
-        self.clock = clock
-        self._last_broadcast = None
-        self._retry_at = None
-
-    def broadcast(self):
-        """The CONFIGURE job, with the current token, that the master is
-        about to send to every live worker."""
-        self._last_broadcast = self.clock()
-        grant = renewable = None
-        insecure, cacert = False, None
-        credentials = self.credentials
-        if credentials is not None:
-            grant = credentials.current()
-            renewable = credentials.renewable
-            insecure = credentials.auth.insecure
-            cacert = credentials.auth.os_cacert
-        return protocol.configure_job(
-            self.connect_timeout, self.network_timeout, self.block_size,
-            grant, renewable, insecure, cacert)
-
-    def _generation(self):
-        grant = self.credentials.grant if self.credentials else None
-        return grant.generation if grant is not None else None
-
-    def wanted(self, heartbeat):
-        """Whether a worker's heartbeat asks for the configuration: it is
-        unconfigured, holds an older token, or its token was rejected (the
-        token is then renewed, unless that was done already)."""
-        held = heartbeat.get('token_generation')
-        if heartbeat.get('configured', True) and (
-                held is None or held == self._generation()):
-            # Up to date, or using credentials of its own (no generation).
-            if held is not None and heartbeat.get('token_rejected'):
-                return self._renew('a worker\'s Swift token was rejected '
-                                   '(401)')
-            return False
-        return self._broadcast_due()
-
-    def renew_if_due(self):
-        """Renew a token close to its expiry; True when renewed."""
-        if self.credentials is None or not self.credentials.renew_due():
-            return False
-        log.info('new Swift token (generation %d) sent to the workers',
-                 self.credentials.grant.generation)
-        return True
-
-    def _broadcast_due(self):
-        last = self._last_broadcast
-        return last is None or self.clock() - last >= BROADCAST_INTERVAL
-
-    def _renew(self, reason):
-        now = self.clock()
-        if self._retry_at is not None and now < self._retry_at:
-            return False
-        credentials = self.credentials
-        try:
-            credentials.renew(credentials.grant, reason)
-        except SwiftAuthError as exc:
-            self._retry_at = now + RETRY_INTERVAL
-            log.warning('could not renew the Swift token (trying again in '
-                        '%.0f s): %s', RETRY_INTERVAL, exc)
-            return False
-        self._retry_at = None
-        log.info('new Swift token (generation %d) sent to the workers',
-                 credentials.grant.generation)
-        return True
 
 
 class HandedTokens(object):

@@ -14,9 +14,9 @@ import operator
 
 from ssbench import CRUD_TYPES
 from ssbench.compat import PY2, text_type
-from ssbench.worker.health import HEALTH_KEYS
-from ssbench.wire.protocol import (CONFIGURE, HEARTBEAT, INT64, JOB_KEYS,
-                                   MAX_LATENCY, MAX_TIMESTAMP, PING, SUICIDE)
+from ssbench.wire.protocol import (CONFIGURE, HEALTH_KEYS, HEARTBEAT, INT64,
+                                   JOB_KEYS, MAX_LATENCY, MAX_TIMESTAMP, PING,
+                                   SUICIDE)
 
 
 def _key(name):

@@ -26,6 +26,9 @@ PING = 'PING'
 SUICIDE = 'SUICIDE'
 HEARTBEAT = 'HEARTBEAT'
 CONFIGURE = 'CONFIGURE'
+# Health keys a worker's heartbeat carries (ssbench.worker.health says
+# what each measures).
+HEALTH_KEYS = ('window', 'cpu', 'loop_lag', 'waiting')
 # Keys a job map may carry from master to worker; the result echoes them.
 JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
             'delete_after', 'noop', 'job_id', 'head_first', 'intended_start')

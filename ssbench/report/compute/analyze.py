@@ -9,8 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
-from ssbench.worker import health
-from ssbench.results import sortedruns
+from ssbench.results import healthrecords, sortedruns
 from ssbench.report.compute import document, openloop
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
@@ -95,17 +94,17 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
 
 def health_section(controls):
     """The "client" part of the document: per worker, how long it was
-    past a health limit (see ssbench.worker.health); None without usable
-    records."""
-    workers = health.judge(controls_of_kind(controls,
-                                            health.HEALTH_RECORD))
+    past a health limit (see ssbench.results.healthrecords); None without
+    usable records."""
+    workers = healthrecords.judge(
+        controls_of_kind(controls, healthrecords.HEALTH_RECORD))
     if not workers:
         return None
-    return {'limits': {'loop_lag': health.LOOP_LAG_LIMIT,
-                       'cpu': health.CPU_LIMIT,
-                       'share': health.SHARE_LIMIT},
+    return {'limits': {'loop_lag': healthrecords.LOOP_LAG_LIMIT,
+                       'cpu': healthrecords.CPU_LIMIT,
+                       'share': healthrecords.SHARE_LIMIT},
             'saturated': any(w['saturated'] for w in workers),
-            'warning': health.warning(workers),
+            'warning': healthrecords.warning(workers),
             'workers': workers}
 
 

@@ -7,7 +7,7 @@ not write those keys.
 """
 from __future__ import absolute_import, division, print_function
 
-from ssbench.report.compute.classicstats import as_text
+from ssbench.report.compute.cells import as_text
 
 NOT_RECORDED = 'not recorded'
 MESSAGE_CHARS = 200

@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.worker import health
+from ssbench.results import healthrecords
 from ssbench.report.compute import classicstats
 from ssbench.errors import StatsFileError
 from ssbench.results.recordview import RecordView, controls_of_kind
@@ -47,8 +47,8 @@ def compute(stats_file, pctile=95, skip=0):
 def warn_if_saturated(controls):
     """Log (not print: the report stays as it is) when the workers'
     health records say the client was the bottleneck."""
-    line = health.warning(health.judge(controls_of_kind(
-        controls, health.HEALTH_RECORD)))
+    line = healthrecords.warning(healthrecords.judge(controls_of_kind(
+        controls, healthrecords.HEALTH_RECORD)))
     if line:
         log.warning('%s', line)
 

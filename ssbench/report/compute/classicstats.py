@@ -24,20 +24,12 @@ from __future__ import absolute_import, division, print_function
 import logging
 import math
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT,
-                     UPDATE_OBJECT)
+from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
+from ssbench.report.compute.percentile import percentile_of_sorted
+from ssbench.report.compute.scan import scan_file
 from ssbench.results import sortedruns
 
 log = logging.getLogger(__name__)
-
-# (label, CSV key, job type or None for all), in report order.
-GROUPS = (
-    ('TOTAL', 'total', None),
-    ('CREATE', 'create', CREATE_OBJECT),
-    ('READ', 'read', READ_OBJECT),
-    ('UPDATE', 'update', UPDATE_OBJECT),
-    ('DELETE', 'delete', DELETE_OBJECT),
-)
 
 _INF = float('inf')
 
@@ -138,24 +130,6 @@ class RunStats(object):
 
 # --- exact statistics of a small in-memory series ----------------------------
 
-def percentile_of_sorted(values, pctile):
-    """The SPEC's nearest-rank percentile of an ascending list.
-
-    rank = len * pctile / 100; a whole rank gives the mean of the values at
-    positions rank and rank+1 (1-based), otherwise the value at
-    ceil(rank).  Positions are clamped to the list (pctile 0 and 100).
-    """
-    n = len(values)
-    if not n:
-        return None
-    rank = n * pctile / 100
-    if rank == int(rank):
-        lo = min(max(int(rank), 1), n)
-        hi = min(lo + 1, n) if rank >= 1 else lo
-        return (values[lo - 1] + values[hi - 1]) / 2
-    return values[min(int(math.ceil(rank)), n) - 1]
-
-
 def series_stats(values, pctile=95, trans_ids=None):
     """SeriesStats of a list, exactly as the original computes it.
 
@@ -188,29 +162,6 @@ def _combine(store, runs, pctile):
     return SeriesStats(n, lo, hi, mean, std_dev,
                        sortedruns.runs_percentile(store, runs, n, lo, hi,
                                                   pctile))
-
-
-def as_text(value):
-    """Names and trans ids as text, whatever the decoding left them."""
-    if isinstance(value, bytes):
-        return value.decode('utf-8', 'replace')
-    return value
-
-
-def worst_of(values, ids, cells):
-    """(latency, trans_id) of the first result holding the max, or None.
-
-    ``values[cell]`` is a cell's largest latency and ``ids[cell]`` the
-    (sequence number, trans_id) of the first result holding it, or None.
-    """
-    best = None
-    for cell in cells:
-        if ids[cell] is None:
-            continue
-        candidate = (values[cell], -ids[cell][0], ids[cell][1])
-        if best is None or candidate[:2] > best[:2]:
-            best = candidate
-    return None if best is None else (best[0], best[2])
 
 
 def _series(scanner, cells, last, pctile):
@@ -255,8 +206,6 @@ def compute(stats_file, pctile=95):
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.results.statsreader import open_stats
         stats_file = open_stats(stats_file)
-    # ssbench.analysis imports this module: its scan is imported late.
-    from ssbench.report.compute.scan import scan_file
     store = sortedruns.RunStore()
     try:
         scanner = scan_file(stats_file, store, detail=False)
@@ -264,20 +213,6 @@ def compute(stats_file, pctile=95):
         return _build(stats_file.header, scanner, pctile)
     finally:
         store.close()
-
-
-def size_order(scenario_sizes, cells):
-    """Sizes present among cells (objects with ``size`` and ``first_seen``):
-    scenario order, then first appearance."""
-    present = {}
-    for cell_obj in cells:
-        seen = present.get(cell_obj.size)
-        if seen is None or cell_obj.first_seen < seen:
-            present[cell_obj.size] = cell_obj.first_seen
-    known = [name for name in scenario_sizes if name in present]
-    extra = sorted((seq, name) for name, seq in present.items()
-                   if name not in scenario_sizes)
-    return known + [name for _, name in extra]
 
 
 def _build(header, scanner, pctile):

@@ -3,11 +3,10 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench import version
 from ssbench.report.compute import loghist, throughput
-from ssbench.report.render.jsonfile import jsonable
+from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
 from ssbench.report.compute.series import latency_entry
-from ssbench.report.compute.classicstats import (GROUPS, as_text, size_order,
-                                                 worst_of)
+from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
 
 FORMAT_VERSION = 1
 # The percentiles of the time series, per bucket: (JSON suffix, pctile).

@@ -2,14 +2,14 @@
 
 A histogram (values with counts) stands for the sorted list that repeats
 each value count times; RunLengths indexes that list without building it,
-so ssbench.report.compute.classicstats.percentile_of_sorted (the report's
+so ssbench.report.compute.percentile.percentile_of_sorted (the report's
 nearest-rank rule) applies unchanged.
 """
 from __future__ import absolute_import, division, print_function
 
 import bisect
 
-from ssbench.report.compute.classicstats import percentile_of_sorted
+from ssbench.report.compute.percentile import percentile_of_sorted
 
 
 class RunLengths(object):

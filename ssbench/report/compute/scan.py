@@ -36,7 +36,7 @@ from ssbench.report.compute.causes import CauseTable
 from ssbench.report.compute.seconds import SecondCounts
 from ssbench.report.compute.timebuckets import TimeBuckets
 from ssbench.errors import StatsFileError
-from ssbench.report.compute.classicstats import GROUPS, as_text
+from ssbench.report.compute.cells import GROUPS, as_text
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench.results import sortedruns
 from ssbench.report.compute import loghist
-from ssbench.report.compute.classicstats import as_text
+from ssbench.report.compute.cells import as_text
 
 
 def percentile_key(pctile):
@@ -15,7 +15,7 @@ def latency_entry(store, runs, worst, pctiles, size):
     """The map of one series: its values are the union of ``runs``.
 
     ``worst`` is (latency, trans_id) of the first result holding the
-    series' largest latency (ssbench.report.compute.classicstats.worst_of), or
+    series' largest latency (ssbench.report.compute.cells.worst_of), or
     None.  The statistics are those of ssbench.report.compute.classicstats (the
     same sorted runs, the same nearest-rank rule), so they equal the text
     report's.

@@ -10,7 +10,7 @@ from ssbench.master.dispatch import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
                                      store_raw)
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.swift.auth import AuthOptions, Credentials
-from ssbench.swift.tokens import WorkerConfig
+from ssbench.master.workerconfig import WorkerConfig
 
 
 class FakeClock(object):

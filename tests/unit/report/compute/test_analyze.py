@@ -6,7 +6,7 @@ import os
 import pytest
 
 from ssbench.results import sortedruns
-from ssbench.report.compute import classicstats
+from ssbench.report.compute import cells, classicstats, percentile
 from ssbench.report.compute.analyze import analyze
 from ssbench.report.compute import loghist, scan, timebuckets
 from ssbench.report.compute.series import percentile_key
@@ -31,7 +31,7 @@ def operation(doc, key):
 
 def check_document(doc, results, pctiles=PCTILES):
     """Every number of doc against the naive computation of results."""
-    keys = [key for _, key, _ in classicstats.GROUPS
+    keys = [key for _, key, _ in cells.GROUPS
             if naive._members(results, key)]
     assert [op['operation'] for op in doc['operations']] == keys
     for op in doc['operations']:
@@ -383,7 +383,7 @@ def test_golden_files_match_the_text_report(name):
     total = doc['operations'][0]
     counts = sorted(text.rps_counts[1:-1])
     assert total['throughput']['seconds'] == len(counts)
-    assert total['throughput']['median'] == classicstats.percentile_of_sorted(
+    assert total['throughput']['median'] == percentile.percentile_of_sorted(
         counts, 50)
     assert doc['timeseries']['operations']['total']['requests'] == (
         text.rps_counts)

@@ -6,10 +6,10 @@ import random
 import pytest
 
 from ssbench.results import sortedruns
-from ssbench.report.compute import classicstats
+from ssbench.report.compute import cells
 from ssbench.report.compute import scan
-from ssbench.report.compute.classicstats import (compute, percentile_of_sorted,
-                                                 series_stats)
+from ssbench.report.compute.classicstats import compute, series_stats
+from ssbench.report.compute.percentile import percentile_of_sorted
 
 SCENARIO = {
     'name': 'Crafted', 'user_count': 3,
@@ -282,7 +282,7 @@ def naive(results, pctile):
     """Series as the original computes them: lists, sort, sum."""
     ok = [r for r in results if 'exception' not in r]
     out = {}
-    for label, _, job_type in classicstats.GROUPS:
+    for label, _, job_type in cells.GROUPS:
         members = [r for r in ok if job_type in (None, r['type'])]
         for size in (None, 'tiny', 'big'):
             rows = [r for r in members if size in (None, r['size_str'])]

@@ -7,7 +7,7 @@ import pytest
 
 from ssbench.report.compute import loghist
 from ssbench.report.compute.loghist import LogHist
-from ssbench.report.compute.classicstats import percentile_of_sorted
+from ssbench.report.compute.percentile import percentile_of_sorted
 from tests import analysis_naive as naive
 
 

@@ -3,7 +3,7 @@ from __future__ import absolute_import, division, print_function
 import random
 
 from ssbench.report.compute.rank import RunLengths
-from ssbench.report.compute.classicstats import percentile_of_sorted
+from ssbench.report.compute.percentile import percentile_of_sorted
 
 
 def test_runs_index_like_the_expanded_list():

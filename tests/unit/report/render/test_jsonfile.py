@@ -8,7 +8,8 @@ import os
 import pytest
 
 from ssbench.report.compute.analyze import analyze
-from ssbench.report.render.jsonfile import dumps, jsonable, write_json
+from ssbench.report.compute.jsonsafe import jsonable
+from ssbench.report.render.jsonfile import dumps, write_json
 from ssbench.report.compute.series import percentile_key
 from ssbench.compat import string_types
 from tests import analysis_naive as naive
@@ -182,20 +183,10 @@ def test_write_json_to_a_native_file(tmp_path):
     assert data == b'{"name":"caf\\u00e9","value":1.5}\n'
 
 
-def test_jsonable_makes_anything_strict_json():
-    nan, inf = float('nan'), float('inf')
-    obj = {b'raw': b'caf\xc3\xa9', 3: (1, nan), u'x': [inf, -inf, b'\xff'],
-           (1, 2): object, True: None, 2.5: 0, u'ok': [1.5, 2, u'y', False]}
-    got = jsonable(obj)
-    assert got[u'raw'] == u'caf\xe9'
-    assert got[u'3'] == [1, None]
-    assert got[u'x'] == [None, None, u'\ufffd']
-    assert got[u'[1, 2]'] == u'%s' % (object,)
-    assert got[u'true'] is None and got[u'2.5'] == 0
-    assert got[u'ok'] == [1.5, 2, u'y', False]
-    assert json.loads(dumps(obj)) == got
-    assert sorted(jsonable({None: 1, False: 2, 7: 3})) == [
-        u'7', u'false', u'null']
+def test_dumps_writes_what_jsonable_makes():
+    obj = {b'raw': b'caf\xc3\xa9', 3: (1, float('nan')), (1, 2): object,
+           True: None, 2.5: 0, u'x': [float('inf'), b'\xff']}
+    assert json.loads(dumps(obj)) == jsonable(obj)
 
 
 def test_header_values_are_made_json():

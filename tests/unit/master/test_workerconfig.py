@@ -1,0 +1,99 @@
+"""ssbench.master.workerconfig: the CONFIGURE job carries a token and no
+credential; rejections and expiry renew the token once."""
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from ssbench.errors import SwiftAuthError
+from ssbench.master.workerconfig import WorkerConfig
+from ssbench.swift.auth import AuthOptions, Credentials
+from ssbench.wire import protocol
+from ssbench.wire.protocol import CONFIGURE, configure_job
+from tests.unit.swift.test_tokens import Clock
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def test_configure_job_carries_a_token_and_no_credential():
+    auth = AuthOptions(auth_url='http://a/auth/v1.0', user='u',
+                       key='the-key', os_password='the-password',
+                       os_cacert='/etc/ca.pem', insecure=True)
+    clock = Clock()
+    credentials = Credentials(
+        auth, authenticator=lambda a, timeout: ('http://s/v1', 'tk', None),
+        clock=clock)
+    job = WorkerConfig(credentials, 1.5, 2.5, 4096, clock).broadcast()
+    assert job == {'type': CONFIGURE, 'connect_timeout': 1.5,
+                   'network_timeout': 2.5, 'block_size': 4096,
+                   'storage_urls': ['http://s/v1'], 'token': 'tk',
+                   'token_generation': 1, 'renewable': True,
+                   'insecure': True, 'cacert': '/etc/ca.pem'}
+    packed = protocol.pack([job])
+    assert b'the-key' not in packed and b'the-password' not in packed
+    assert configure_job() == {'type': CONFIGURE}
+
+
+def config(clock, fail=None, lifetime=None):
+    calls = []
+
+    def authenticator(auth, timeout=None):
+        calls.append(auth)
+        if fail:
+            raise SwiftAuthError(fail)
+        return 'http://s/v1', 'tk%d' % len(calls), lifetime
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=authenticator, clock=clock)
+    return WorkerConfig(credentials, clock=clock), calls
+
+
+def test_rejections_of_one_generation_renew_once():
+    clock = Clock()
+    worker_config, calls = config(clock)
+    worker_config.broadcast()
+    rejected = protocol.heartbeat(1, [], True, 1, True)
+    assert worker_config.wanted(rejected) is True
+    assert len(calls) == 2
+    # The other workers' 401s on generation 1: no more authentication,
+    # and no more copies within a second.
+    for worker_id in (2, 3, 4):
+        assert not worker_config.wanted(
+            protocol.heartbeat(worker_id, [], True, 1, True))
+    assert len(calls) == 2
+    clock.now += 1.0
+    assert worker_config.wanted(protocol.heartbeat(2, [], True, 1))
+    assert not worker_config.wanted(protocol.heartbeat(2, [], True, 2))
+    # A worker with credentials of its own gives no generation.
+    assert not worker_config.wanted(protocol.heartbeat(5, [], True))
+
+
+def test_a_failed_renewal_is_tried_again_later():
+    clock = Clock()
+    worker_config, calls = config(clock)
+    worker_config.broadcast()
+    worker_config.credentials.authenticator = lambda auth, timeout: (
+        calls.append(auth), _raise(SwiftAuthError('auth server down')))
+    rejected = protocol.heartbeat(1, [], True, 1, True)
+    assert not worker_config.wanted(rejected)
+    assert not worker_config.wanted(rejected)    # not again at once
+    assert len(calls) == 2
+    clock.now += 5.0
+    assert not worker_config.wanted(rejected)
+    assert len(calls) == 3
+
+
+def _raise(exc):
+    raise exc
+
+
+def test_renewal_before_expiry():
+    clock = Clock()
+    worker_config, calls = config(clock, lifetime=40.0)
+    assert worker_config.broadcast()['token'] == 'tk1'
+    clock.now += 29.0
+    assert not worker_config.renew_if_due()
+    clock.now += 1.0                       # 3/4 of 40 s
+    assert worker_config.renew_if_due()
+    assert worker_config.broadcast()['token'] == 'tk2'
+    assert len(calls) == 2
+    assert not worker_config.renew_if_due()
