@@ -2,13 +2,13 @@
 fake stats files, for the tests of ssbench.report."""
 from __future__ import absolute_import, division, print_function
 
+import decimal
 import math
 import random
 
 from ssbench import CRUD_TYPES
 from ssbench.report.compute.cells import GROUPS
 from ssbench.report.compute.classicstats import series_stats
-from ssbench.report.compute.percentile import percentile_of_sorted
 
 HEADER = {u'_scenario_data': {u'name': u'Naive', u'sizes': [
     {u'name': u'tiny', u'size_min': 1, u'size_max': 9},
@@ -129,6 +129,32 @@ def _members(results, key):
     return [r for r in results if job is None or r['type'] == job]
 
 
+def percentile(values, pctile):
+    """The SPEC's nearest-rank percentile of values (any order), written
+    apart from the code under test: sort, then the rank in decimal
+    arithmetic, exact for a percentile written in decimal (99.9 is
+    99.9, not the double nearest it).  None for no values."""
+    data = sorted(values)
+    if not data:
+        return None
+    with decimal.localcontext() as context:
+        context.prec = 80
+        rank = decimal.Decimal(len(data)) * decimal.Decimal(
+            repr(pctile)) / 100
+        ceiling = int(rank.to_integral_value(decimal.ROUND_CEILING))
+        whole = rank == ceiling
+
+    def at(position):
+        """The value at a 1-based position clamped to the list."""
+        return data[min(max(position, 1), len(data)) - 1]
+
+    if not whole:
+        return at(ceiling)
+    # Rank 0 (p0) takes the first value twice, as the SPEC clamps it.
+    following = ceiling + 1 if ceiling >= 1 else ceiling
+    return (at(ceiling) + at(following)) / 2
+
+
 def latency(results, kind, pctiles):
     """Exact statistics of a series, like the document's entry."""
     values = [r.get(kind) for r in results]
@@ -139,7 +165,7 @@ def latency(results, kind, pctiles):
            'worst_trans_id': (base.worst_txid if base.worst_latency
                               is not None else None)}
     for pctile in pctiles:
-        out[pctile] = percentile_of_sorted(data, pctile)
+        out[pctile] = percentile(data, pctile)
     out['histogram'] = histogram([v for v in data if v > 0])
     return out
 
@@ -190,7 +216,7 @@ def throughput(seconds):
     if len(counts) >= 3:
         counts = counts[1:-1]
     counts.sort()
-    p25, p50, p75 = [float(percentile_of_sorted(counts, p))
+    p25, p50, p75 = [float(percentile(counts, p))
                      for p in (25, 50, 75)]
     return {'seconds': len(counts), 'fastest': float(counts[-1]),
             'p75': p75, 'median': p50, 'p25': p25,
@@ -228,7 +254,7 @@ def timeseries(results, max_buckets, names):
         for kind, buckets in values.items():
             for pctile in (50, 99):
                 entry['%s_p%d' % (kind, pctile)] = [
-                    percentile_of_sorted(sorted(v), pctile) for v in buckets]
+                    percentile(v, pctile) for v in buckets]
         out[key] = entry
     return width, lo * width, count, out
 

@@ -2,22 +2,22 @@
 rule, shared by every figure that ranks latencies."""
 from __future__ import absolute_import, division, print_function
 
-import math
+from ssbench.results.sortedruns import nearest_rank
 
 
 def percentile_of_sorted(values, pctile):
-    """The SPEC's nearest-rank percentile of an ascending list.
+    """The SPEC's nearest-rank percentile of an ascending sequence.
 
-    rank = len * pctile / 100; a whole rank gives the mean of the values at
-    positions rank and rank+1 (1-based), otherwise the value at
-    ceil(rank).  Positions are clamped to the list (pctile 0 and 100).
+    rank = len * pctile / 100, computed exactly (see
+    ssbench.results.sortedruns.nearest_rank); a whole rank gives the mean
+    of the values at positions rank and rank+1 (1-based), otherwise the
+    value at ceil(rank).  Positions are clamped to the list (pctile 0 and
+    100).  None for an empty sequence.
     """
     n = len(values)
     if not n:
         return None
-    rank = n * pctile / 100
-    if rank == int(rank):
-        lo = min(max(int(rank), 1), n)
-        hi = min(lo + 1, n) if rank >= 1 else lo
-        return (values[lo - 1] + values[hi - 1]) / 2
-    return values[min(int(math.ceil(rank)), n) - 1]
+    first, second, whole = nearest_rank(n, pctile)
+    if whole:
+        return (values[first - 1] + values[second - 1]) / 2
+    return values[first - 1]

@@ -1,0 +1,81 @@
+"""percentile_of_sorted(): exact nearest ranks against the tests'
+independent reference (tests.analysis_naive.percentile)."""
+from __future__ import absolute_import, division, print_function
+
+import decimal
+import fractions
+
+import pytest
+
+from ssbench.report.compute.percentile import percentile_of_sorted
+from ssbench.results.sortedruns import nearest_rank
+from tests import analysis_naive as naive
+
+PCTILES = [0, 0.1, 1, 12.3, 33.3, 50, 95, 99, 99.9, 99.99, 99.999, 100]
+SIZES = list(range(1, 260)) + [
+    999, 1000, 1001, 2999, 3000, 9999, 10000, 10001, 41000, 100000]
+# (size, percentile) whose rank is whole but n * pctile / 100 in floats
+# is not (40959.00000000001 for p99.9 of 41,000): the float rule took
+# the value at ceil(rank) instead of the mean of it and the next.
+FLOAT_OFF = [(41000, 99.9), (82000, 99.9), (3000, 33.3), (21000, 12.3)]
+
+
+@pytest.mark.parametrize('n', SIZES)
+def test_equals_the_reference(n):
+    values = [float(i) for i in range(n)]
+    for pctile in PCTILES:
+        assert percentile_of_sorted(values, pctile) == naive.percentile(
+            values, pctile), pctile
+
+
+@pytest.mark.parametrize('n, pctile', FLOAT_OFF)
+def test_whole_ranks_that_floats_miss(n, pctile):
+    rank = n * pctile / 100
+    assert rank != int(rank)  # what the float rule saw
+    values = [float(i) for i in range(n)]
+    whole = int(round(rank))
+    # Positions whole and whole + 1 hold whole - 1 and whole.
+    assert naive.percentile(values, pctile) == whole - 0.5
+    assert percentile_of_sorted(values, pctile) == whole - 0.5
+
+
+def test_positions():
+    assert nearest_rank(41000, 99.9) == (40959, 40960, True)
+    assert nearest_rank(1000, 99.9) == (999, 1000, True)
+    assert nearest_rank(10000, 99.99) == (9999, 10000, True)
+    assert nearest_rank(100000, 99.999) == (99999, 100000, True)
+    assert nearest_rank(1001, 99.9) == (1000, 1000, False)
+    assert nearest_rank(10, 100) == (10, 10, True)
+    assert nearest_rank(10, 0) == (1, 1, True)
+    assert nearest_rank(10, 0.1) == (1, 1, False)
+
+
+def test_exact_types_are_taken_as_they_are():
+    third = fractions.Fraction(100, 3)
+    assert nearest_rank(3, third) == (1, 2, True)
+    assert nearest_rank(3, 33.333333333333336) == (2, 2, False)
+    assert nearest_rank(1000, decimal.Decimal('99.9')) == (999, 1000, True)
+    # The float 0.1 and the Fraction of its binary value are equal, yet
+    # only the float stands for a tenth.
+    binary = fractions.Fraction(0.1)
+    assert binary == 0.1
+    assert nearest_rank(10000, 0.1) == (10, 11, True)
+    assert nearest_rank(10000, binary) == (11, 11, False)
+    assert nearest_rank(10000, 0.1) == (10, 11, True)
+
+
+def test_many_percentiles():
+    # More distinct percentiles than the ratio cache keeps.
+    values = [float(i) for i in range(777)]
+    for tenths in range(1001):
+        pctile = tenths / 10
+        assert percentile_of_sorted(values, pctile) == naive.percentile(
+            values, pctile), pctile
+
+
+def test_integer_values_average_as_before():
+    # Whole ranks give the mean even of equal neighbours: 3 / 2 * 2 = 3.0,
+    # as the text report's per-second rates have always printed.
+    assert percentile_of_sorted([3, 3], 50) == 3.0
+    assert percentile_of_sorted([1, 2, 3], 50) == 2
+    assert percentile_of_sorted([], 50) is None
