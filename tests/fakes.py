@@ -1,4 +1,5 @@
-"""Test doubles: an in-process Swift over real HTTP, and a fake transport."""
+"""Test doubles: an in-process Swift over real HTTP, a fake transport and
+a fake Swift client."""
 from __future__ import absolute_import, division, print_function
 
 import collections
@@ -11,6 +12,7 @@ import time
 
 from ssbench.compat import PY2
 from ssbench.swift.auth import AuthOptions
+from ssbench.swift.client import Timing
 
 if PY2:  # pragma: no cover
     from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
@@ -310,6 +312,53 @@ class FakeTransport(object):
     def close(self, linger=0):
         self.closed = True
         self.linger = linger
+
+
+class FakeClient(object):
+    """A SwiftClient stand-in: records calls; answers with canned Timings
+    or raises what `fail` names.  `instances` lists every one built."""
+
+    instances = []
+
+    def __init__(self, auth, **kwargs):
+        self.auth = auth
+        self.kwargs = kwargs
+        self.calls = []
+        self.missing = set()
+        self.fail = {}
+        self.closed = False
+        FakeClient.instances.append(self)
+
+    def _op(self, name, *args):
+        self.calls.append((name,) + args)
+        if name in self.fail:
+            raise self.fail[name]
+        read = name == 'get_object'
+        return Timing(200, 0.01 if read else None, 0.02, 'tx-%s' % name, 1,
+                      0, 321 if read else 0)
+
+    def put_object(self, *args):
+        return self._op('put_object', *args)
+
+    def get_object(self, *args):
+        return self._op('get_object', *args)
+
+    def delete_object(self, *args):
+        return self._op('delete_object', *args)
+
+    def head_object(self, container, name, missing_ok=False):
+        self.calls.append(('head_object', container, name))
+        if name in self.missing:
+            return Timing(404, None, 0.01, 'tx-head', 2, 1)
+        return Timing(200, None, 0.01, 'tx-head', 0)
+
+    def head_container(self, container, missing_ok=False):
+        self.calls.append(('head_container', container))
+        return Timing(404 if container in self.missing else 204, None, 0.01,
+                      'tx-headc', 0)
+
+    def close(self):
+        self.closed = True
 
 
 # --- a raw HTTP peer -------------------------------------------------------

@@ -6,25 +6,37 @@ its frame stack and the pool's bookkeeping), which at one request per job
 is a visible part of a worker's CPU.  A job put while every runner is
 busy waits there, so putting never blocks the reader.
 
-`SwiftJobs` is the part of ssbench.worker.mainloop.Worker that runs a job and
-turns what happened into a result record: configuration (CONFIGURE jobs,
-waiting for one), the Swift client, and one handler per job type.
+`SwiftJobs` runs a job and turns what happened into a result record:
+configuration (CONFIGURE jobs, waiting for one), the Swift client, and one
+handler per job type.  ssbench.worker.mainloop.Worker builds one and hands
+it the collaborators it needs (result sink, client factory, tokens, a way
+to ask the master for CONFIGURE, a clock), so it also runs without a
+Worker.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
+import time
 import traceback
 
 import gevent
+import gevent.event
+import gevent.pool
 import gevent.queue
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
 from ssbench.errors import SsbenchError
-from ssbench.swift.client import SwiftRequestError, error_class
+from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
+                                  DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
+                                  SwiftRequestError, error_class)
 from ssbench.swift.auth import AuthOptions
 
+# The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
+
+# How long a Swift job waits for CONFIGURE, or for a new token after 401.
+CONFIGURE_WAIT = 30.0
 
 
 class Runners(object):
@@ -79,22 +91,89 @@ def _after(head, request, *args):
 
 
 class SwiftJobs(object):
-    """Mixed into Worker, whose __init__ sets what these methods use:
-    worker_id, own_auth, tls, handed (HandedTokens), configured (an
-    Event), swift (None until first use), swift_factory, concurrency,
-    retries, connect_timeout, network_timeout, block_size, configure_wait,
-    runners, unconfigured (a Group) and the results side's _add_result(),
-    _heartbeat_soon and _wake.
+    """Runs a worker's Swift jobs and turns each into a result record.
+
+    Everything it works with is passed in:
+
+    - `add_result(record)`: the result sink, called once per job;
+    - `client_factory(auth, concurrency=, retries=, connect_timeout=,
+      network_timeout=[, tokens=])`: builds the Swift client on first use
+      and again after a CONFIGURE changed its settings;
+    - `tokens` (ssbench.swift.tokens.HandedTokens): the master's token,
+      used when `own_auth` (AuthOptions with credentials) is None;
+    - `ask_master()`: have a heartbeat go out now, which tells the master
+      this worker waits for CONFIGURE;
+    - `now()`: the wall clock that stamps `completed_at`.
+
+    The other arguments are the client's settings, which a CONFIGURE job
+    may change, and `configure_wait`, how long a job waits for
+    CONFIGURE.
     """
 
-    def job_handlers(self):
-        """{job type: the method that runs it}."""
-        return {
+    def __init__(self, worker_id, add_result, client_factory, tokens,
+                 ask_master, own_auth=None, concurrency=64,
+                 retries=DEFAULT_RETRIES,
+                 connect_timeout=DEFAULT_CONNECT_TIMEOUT,
+                 network_timeout=DEFAULT_NETWORK_TIMEOUT,
+                 block_size=DEFAULT_BLOCK_SIZE,
+                 configure_wait=CONFIGURE_WAIT, now=time.time):
+        self.worker_id = worker_id
+        self._add_result = add_result
+        self.client_factory = client_factory
+        self.handed = tokens
+        self._ask_master = ask_master
+        self.own_auth = own_auth
+        self.concurrency = max(1, int(concurrency))
+        self.retries = retries
+        self.connect_timeout = connect_timeout
+        self.network_timeout = network_timeout
+        self.block_size = block_size
+        self.configure_wait = configure_wait
+        self.now = now
+        # TLS options (--insecure, --os-cacert) from the master, for the
+        # token it hands over.
+        self.tls = AuthOptions()
+        self.swift = None
+        self.configured = gevent.event.Event()
+        if own_auth is not None:
+            self.configured.set()
+        self.runners = Runners(self.concurrency, self.run_job)
+        # Jobs that came before CONFIGURE wait here, outside the runners:
+        # there they would hold every runner, waiting, while later jobs
+        # queued behind them.
+        self.unconfigured = gevent.pool.Group()
+        self._handlers = {
             CREATE_OBJECT: self.handle_upload_object,
             READ_OBJECT: self.handle_get_object,
             UPDATE_OBJECT: self.handle_update_object,
             DELETE_OBJECT: self.handle_delete_object,
         }
+
+    def handles(self, kind):
+        """True for the job types run here."""
+        return kind in self._handlers
+
+    def submit(self, job):
+        """Run `job` in a runner greenlet (once configured); its result
+        goes to the sink.  Never blocks."""
+        if self.configured.is_set():
+            self.runners.put(job)
+        else:
+            self.unconfigured.spawn(self._run_when_configured, job)
+
+    def waiting(self):
+        """Jobs waiting for a free runner."""
+        return self.runners.waiting()
+
+    def stop(self, timeout=None):
+        """Stop every job running or waiting: no result for them."""
+        self.unconfigured.kill(timeout=timeout)
+        self.runners.kill(timeout=timeout)
+
+    def close(self):
+        """Close the Swift client's connections, if there is a client."""
+        if self.swift is not None:
+            self.swift.close()
 
     # -- configuration ------------------------------------------------
 
@@ -126,19 +205,12 @@ class SwiftJobs(object):
             log.info('worker %s configured by the master', self.worker_id)
             self.configured.set()
 
-    def _ask_for_token(self):
-        """Have the next heartbeat, which says the token was rejected,
-        go out now."""
-        self._heartbeat_soon = True
-        self._wake.set()
-
     def _wait_configured(self):
         """Wait up to configure_wait for CONFIGURE (asking for it with a
         prompt heartbeat); the error to report if it did not come."""
         if self.configured.is_set():
             return None
-        self._heartbeat_soon = True
-        self._wake.set()
+        self._ask_master()
         if self.configured.wait(self.configure_wait):
             return None
         return SsbenchError(
@@ -152,9 +224,12 @@ class SwiftJobs(object):
         else:
             self._add_result(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),
-                '', 0, error_class=error_class(error), reconnects=0))
+                '', 0, completed_at=self.now(),
+                error_class=error_class(error), reconnects=0))
 
     def get_swift(self):
+        """The Swift client, built on first use (after CONFIGURE, for a
+        worker without credentials of its own)."""
         if self.swift is None:
             error = self._wait_configured()
             if error is not None:
@@ -164,7 +239,7 @@ class SwiftJobs(object):
                 auth = self.own_auth
                 if auth is None:
                     auth, kwargs['tokens'] = self.tls, self.handed
-                self.swift = self.swift_factory(
+                self.swift = self.client_factory(
                     auth, concurrency=self.concurrency,
                     retries=self.retries,
                     connect_timeout=self.connect_timeout,
@@ -174,24 +249,28 @@ class SwiftJobs(object):
     # -- jobs ---------------------------------------------------------
 
     def run_job(self, job):
+        """Run one job; its result, success or failure, goes to the
+        sink."""
         kind = job['type']
         try:
             timing = self._handlers[kind](job)
         except SwiftRequestError as exc:
             result = protocol.result_error(
                 job, self.worker_id, str(exc), traceback.format_exc(),
-                exc.retries, exc.trans_id, status=exc.http_status,
-                error_class=exc.error_class, reconnects=exc.reconnects)
+                exc.retries, exc.trans_id, completed_at=self.now(),
+                status=exc.http_status, error_class=exc.error_class,
+                reconnects=exc.reconnects)
         except Exception as exc:  # a failed job is data, never raised
             result = protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
-                traceback.format_exc(), 0, error_class=error_class(exc),
-                reconnects=0)
+                traceback.format_exc(), 0, completed_at=self.now(),
+                error_class=error_class(exc), reconnects=0)
         else:
             result = protocol.result_ok(
                 job, self.worker_id, timing.first_byte_latency,
                 timing.last_byte_latency, timing.trans_id, timing.retries,
-                status=timing.status, reconnects=timing.reconnects,
+                completed_at=self.now(), status=timing.status,
+                reconnects=timing.reconnects,
                 size=timing.size if kind == READ_OBJECT else None)
         self._add_result(result)
 

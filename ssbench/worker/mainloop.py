@@ -2,10 +2,10 @@
 
 One reader greenlet (run()) pulls every message already queued, answers
 no-op and control jobs inline and hands Swift jobs to `concurrency`
-runner greenlets (ssbench.worker.execution runs them).  Results collect in an
-outbox; whatever is ready at the same moment goes out as one message once
-`batch_size` results are waiting, and a partial batch goes out after
-`flush_interval` (~1 s) with no new result.  A writer greenlet does the
+runner greenlets (ssbench.worker.execution.SwiftJobs runs them).  Results
+collect in an outbox; whatever is ready at the same moment goes out as one
+message once `batch_size` results are waiting, and a partial batch goes out
+after `flush_interval` (~1 s) with no new result.  A writer greenlet does the
 asynchronous flushing and sends a heartbeat (a one-element control batch)
 every `heartbeat_interval`.
 
@@ -37,7 +37,6 @@ from numbers import Integral
 
 import gevent
 import gevent.event
-import gevent.pool
 
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
@@ -48,10 +47,9 @@ from ssbench.wire.protocol import CONFIGURE, HEARTBEAT, PING, SUICIDE
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
                                   SwiftClient)
-from ssbench.swift.auth import AuthOptions
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire.messagecheck import check_from_master
-from ssbench.worker.execution import Runners, SwiftJobs
+from ssbench.worker.execution import CONFIGURE_WAIT, SwiftJobs
 
 log = logging.getLogger(__name__)
 
@@ -61,15 +59,13 @@ DRAIN_MAX = 256          # messages handled before giving others a turn
 # Seconds a worker told to exit gives its unsent results to leave (the
 # PING answer among them); closing returns as soon as they are gone.
 SUICIDE_LINGER = 5.0
-# How long a Swift job waits for CONFIGURE, or for a new token after 401.
-CONFIGURE_WAIT = 30.0
 
 
 class MasterGone(SsbenchError):
     exit_status = 1
 
 
-class Worker(SwiftJobs):
+class Worker(object):
     """One worker process's logic, over a transport (see
     ssbench.wire.transport).
 
@@ -77,7 +73,9 @@ class Worker(SwiftJobs):
     or environment; without it the worker waits for a CONFIGURE job and
     uses the token it carries.  `swift_factory(auth, concurrency=,
     retries=, connect_timeout=, network_timeout=[, tokens=])` builds the
-    Swift client (injectable for tests).
+    Swift client (injectable for tests).  Swift jobs run in `self.jobs`
+    (ssbench.worker.execution.SwiftJobs), whose results come back through
+    _add_result().
     """
 
     def __init__(self, worker_id, transport, concurrency=64, batch_size=1,
@@ -90,39 +88,26 @@ class Worker(SwiftJobs):
                  swift_factory=SwiftClient, clock=monotonic):
         self.worker_id = worker_id
         self.transport = transport
-        self.concurrency = max(1, int(concurrency))
         self.batch_size = max(1, int(batch_size))
-        self.retries = retries
         self.own_auth = auth if auth is not None and \
             auth.has_credentials() else None
-        # TLS options (--insecure, --os-cacert) from the master, for the
-        # token it hands over.
-        self.tls = AuthOptions()
-        self.connect_timeout = connect_timeout
-        self.network_timeout = network_timeout
-        self.block_size = block_size
         self.master_timeout = master_timeout
         self.profile_count = profile_count
         # None: a new private file in the temporary directory.
         self.profile_path = profile_path
         self.flush_interval = flush_interval
         self.heartbeat_interval = heartbeat_interval
-        self.configure_wait = configure_wait
-        self.swift_factory = swift_factory
         self.clock = clock
 
-        self.swift = None
         self.handed = HandedTokens(self._ask_for_token, configure_wait)
-        self.configured = gevent.event.Event()
-        if self.own_auth is not None:
-            self.configured.set()
-        self.runners = Runners(self.concurrency, self.run_job)
+        self.jobs = SwiftJobs(
+            worker_id, self._add_result, swift_factory, self.handed,
+            self._ask_for_token, own_auth=self.own_auth,
+            concurrency=concurrency, retries=retries,
+            connect_timeout=connect_timeout, network_timeout=network_timeout,
+            block_size=block_size, configure_wait=configure_wait)
         # CPU, loop lag and jobs waiting, in every heartbeat.
         self.health = HealthMonitor(clock=clock)
-        # Jobs that came before CONFIGURE wait here, outside the runners:
-        # there they would hold every runner, waiting, while later jobs
-        # queued behind them.
-        self.unconfigured = gevent.pool.Group()
         self.outbox = []
         self.pending = 0           # jobs taken whose result is not sent yet
         # Ids of the jobs taken whose result is not in the outbox yet.
@@ -148,7 +133,6 @@ class Worker(SwiftJobs):
         self._last_result_at = 0.0
         self._last_contact = clock()
         self._profiler = None
-        self._handlers = self.job_handlers()
 
     # -- the reader ---------------------------------------------------
 
@@ -195,8 +179,7 @@ class Worker(SwiftJobs):
             self.stopping = True
             writer.kill()
             monitor.kill()
-            self.unconfigured.kill(timeout=1)
-            self.runners.kill(timeout=1)
+            self.jobs.stop(timeout=1)
             if self.holding:
                 # Their requests were cut short: no result will come, and
                 # the master counts them as lost.
@@ -207,8 +190,7 @@ class Worker(SwiftJobs):
                 self._final_flush()
             self.faults.summary()
             self._stop_profile()
-            if self.swift is not None:
-                self.swift.close()
+            self.jobs.close()
             # Told to exit: the last results (the PING answer that names
             # this worker to kill-workers) may still sit in ZMQ's queue.
             transport.close(linger=SUICIDE_LINGER if self.told_to_exit
@@ -273,22 +255,19 @@ class Worker(SwiftJobs):
             self.pending += 1
             self._add_result(protocol.result_ok(job, self.worker_id, 0.0,
                                                 0.0, None, 0))
-        elif kind in self._handlers:
+        elif self.jobs.handles(kind):
             self.pending += 1
             job_id = job.get('job_id')
             if job_id is not None:
                 self.holding.add(job_id)
-            if self.configured.is_set():
-                self.runners.put(job)
-            else:
-                self.unconfigured.spawn(self._run_when_configured, job)
+            self.jobs.submit(job)
         elif kind == SUICIDE:
             log.info('worker %s told to exit', self.worker_id)
             self.told_to_exit = True
             self.stopping = True
         elif kind == CONFIGURE:
             try:
-                self.configure(job)
+                self.jobs.configure(job)
             except Exception as exc:  # well-formed, yet unusable
                 self.faults.add('unusable CONFIGURE', job, exc)
         elif kind == HEARTBEAT:
@@ -300,6 +279,12 @@ class Worker(SwiftJobs):
                 error_class='ValueError'))
 
     # -- results ------------------------------------------------------
+
+    def _ask_for_token(self):
+        """Have the next heartbeat, which says whether this worker is
+        configured and whether its token was rejected, go out now."""
+        self._heartbeat_soon = True
+        self._wake.set()
 
     def _add_result(self, result):
         self.outbox.append(result)
@@ -373,10 +358,10 @@ class Worker(SwiftJobs):
         """Send a heartbeat now; False if the socket refused it."""
         grant = self.handed.grant if self.own_auth is None else None
         record = protocol.heartbeat(
-            self.worker_id, self.held(), self.configured.is_set(),
+            self.worker_id, self.held(), self.jobs.configured.is_set(),
             grant and grant.generation,
             grant is not None and self.handed.rejected == grant.generation)
-        record.update(self.health.sample(self.runners.waiting()))
+        record.update(self.health.sample(self.jobs.waiting()))
         if self.transport.send(protocol.pack([record]), 0):
             self._last_contact = self.clock()
             return True

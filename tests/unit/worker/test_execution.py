@@ -1,13 +1,22 @@
-"""workerjobs.Runners: a fixed set of greenlets taking jobs from a FIFO.
-
-(The job handlers are tested through the Worker, in test_worker.py.)"""
+"""ssbench.worker.execution: Runners, a fixed set of greenlets taking jobs
+from a FIFO, and SwiftJobs, built here without a Worker from its
+collaborators (a list as result sink, fake or real Swift clients, a fixed
+clock)."""
 from __future__ import absolute_import, division, print_function
+
+import time
 
 import gevent
 import gevent.event
 import pytest
 
-from ssbench.worker.execution import Runners
+from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench.swift.auth import AuthOptions, Grant
+from ssbench.swift.client import SwiftClient, SwiftRequestError
+from ssbench.swift.tokens import HandedTokens
+from ssbench.wire.protocol import configure_job
+from ssbench.worker.execution import Runners, SwiftJobs
+from tests.fakes import FakeClient, FakeSwift
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -83,3 +92,230 @@ def test_kill_stops_runners_and_drops_waiting_jobs():
     assert wait_for(lambda: 9 in record.done)
     assert record.started == [0, 9] and record.done == [9]
     runners.kill()
+
+
+# -- SwiftJobs, without a Worker ------------------------------------------
+
+AUTH = AuthOptions(auth_url='http://127.0.0.1:1/auth/v1.0', user='u',
+                   key='k')
+GRANT = Grant(['http://127.0.0.1:1/v1/AUTH_test'], 'AUTH_tk1', 1)
+NOW = 1234.5
+
+
+def job(kind, **extra):
+    record = {'type': kind, 'size_str': 'tiny', 'container': 'c',
+              'name': 'tiny_000001', 'size': 10}
+    record.update(extra)
+    return record
+
+
+class Harness(object):
+    """A SwiftJobs and what it is given: a list of results, the master's
+    tokens, a count of the times it asked the master, a clock at NOW."""
+
+    def __init__(self, **kwargs):
+        self.results = []
+        self.asked = 0
+        kwargs.setdefault('own_auth', AUTH)
+        kwargs.setdefault('client_factory', FakeClient)
+        self.tokens = HandedTokens(self.ask, kwargs.get('configure_wait', 30))
+        self.jobs = SwiftJobs(7, self.results.append, tokens=self.tokens,
+                              ask_master=self.ask, now=lambda: NOW,
+                              **kwargs)
+
+    def ask(self):
+        self.asked += 1
+
+    def run(self, *records):
+        """Run `records` one after the other in this greenlet; their
+        results."""
+        first = len(self.results)
+        for one in records:
+            self.jobs.run_job(one)
+        return self.results[first:]
+
+
+def test_each_job_type_goes_to_its_request_and_comes_back_a_result():
+    FakeClient.instances = []
+    harness = Harness(concurrency=4, retries=3, connect_timeout=1.5,
+                      network_timeout=2.5, block_size=4096)
+    created, read, updated, deleted = harness.run(
+        job(CREATE_OBJECT, delete_after=60), job(READ_OBJECT),
+        job(UPDATE_OBJECT, size=20, block_size=100), job(DELETE_OBJECT))
+    (client,) = FakeClient.instances
+    assert client.auth == AUTH
+    assert client.kwargs == {'concurrency': 4, 'retries': 3,
+                             'connect_timeout': 1.5, 'network_timeout': 2.5}
+    assert client.calls == [
+        ('put_object', 'c', 'tiny_000001', 10, b'A', 4096, 60),
+        ('get_object', 'c', 'tiny_000001', 4096),
+        ('put_object', 'c', 'tiny_000001', 20, b'B', 100, None),
+        ('delete_object', 'c', 'tiny_000001')]
+    for result in (created, read, updated, deleted):
+        assert result['worker_id'] == 7 and result['completed_at'] == NOW
+        assert (result['status'], result['retries'],
+                result['reconnects']) == (200, 1, 0)
+    assert (read['first_byte_latency'], read['size']) == (0.01, 321)
+    assert created['first_byte_latency'] is None
+    assert updated['size'] == 20 and harness.asked == 0
+
+
+def test_a_failure_is_a_result_stamped_by_the_clock():
+    harness = Harness()
+    client = harness.jobs.get_swift()
+    client.fail['get_object'] = SwiftRequestError(
+        'GET', '/v1/a/c/o', 500, 'Internal Error', 'tx-bad', 4)
+    client.fail['delete_object'] = ValueError('boom')
+    read, delete = harness.run(job(READ_OBJECT), job(DELETE_OBJECT))
+    assert (read['status'], read['trans_id'], read['retries'],
+            read['completed_at']) == (500, 'tx-bad', 4, NOW)
+    assert (delete['exception'], delete['error_class'],
+            delete['completed_at']) == ('ValueError: boom', 'ValueError', NOW)
+
+
+def test_a_job_before_configure_asks_the_master_then_runs_on_its_token():
+    FakeClient.instances = []
+    harness = Harness(own_auth=None)
+    jobs = harness.jobs
+    assert not jobs.configured.is_set() and jobs.handles(READ_OBJECT)
+    jobs.submit(job(READ_OBJECT))
+    assert wait_for(lambda: harness.asked == 1)
+    assert harness.results == [] and FakeClient.instances == []
+    jobs.configure(configure_job(network_timeout=4.0, block_size=1024,
+                                 grant=GRANT))
+    assert wait_for(lambda: harness.results)
+    assert jobs.configured.is_set()
+    (client,) = FakeClient.instances
+    assert client.auth == AuthOptions()
+    assert client.kwargs['tokens'] is harness.tokens
+    assert client.kwargs['network_timeout'] == 4.0
+    assert harness.tokens.current().token == 'AUTH_tk1'
+    assert client.calls == [('get_object', 'c', 'tiny_000001', 1024)]
+    assert harness.results[0]['status'] == 200
+    jobs.stop()
+
+
+def test_no_configure_in_time_is_an_error_result():
+    harness = Harness(own_auth=None, configure_wait=0.05)
+    harness.jobs.submit(job(READ_OBJECT))
+    assert wait_for(lambda: harness.results)
+    (result,) = harness.results
+    assert 'no Swift credentials' in result['exception']
+    assert (result['error_class'], result['status'],
+            result['completed_at']) == ('SsbenchError', None, NOW)
+    assert harness.asked == 1
+
+
+def test_new_timeouts_replace_the_client_and_own_credentials_win():
+    FakeClient.instances = []
+    harness = Harness()
+    first = harness.jobs.get_swift()
+    harness.jobs.configure(configure_job(block_size=10, grant=GRANT))
+    assert harness.jobs.get_swift() is first and not first.closed
+    assert harness.tokens.grant is None         # own credentials win
+    harness.jobs.configure(configure_job(connect_timeout=5.0))
+    assert first.closed
+    second = harness.jobs.get_swift()
+    assert second is not first and second.kwargs['connect_timeout'] == 5.0
+    harness.jobs.close()
+    assert second.closed
+
+
+class StuckClient(FakeClient):
+    def get_object(self, *args):
+        gevent.sleep(3600)
+
+
+def test_stop_ends_running_and_waiting_jobs_without_results():
+    harness = Harness(client_factory=StuckClient, concurrency=1)
+    for _ in range(3):
+        harness.jobs.submit(job(READ_OBJECT))
+    assert wait_for(lambda: harness.jobs.waiting() == 2)
+    harness.jobs.stop(timeout=5)
+    gevent.sleep(0)
+    assert harness.results == [] and harness.jobs.waiting() == 0
+
+
+def test_head_first_failure_counts_the_head_too():
+    harness = Harness()
+    client = harness.jobs.get_swift()
+    client.missing.add('absent')
+    client.fail['put_object'] = SwiftRequestError(
+        'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 4, 1)
+    results = harness.run(job(CREATE_OBJECT, name='absent',
+                              head_first=True))
+    result = results[0]
+    assert (result['retries'], result['reconnects'], result['status']) == (
+        6, 2, 503)
+    assert result['exception'].endswith('after 6 retries')
+
+
+def test_results_over_http_carry_their_cause():
+    server = FakeSwift()
+    try:
+        server.containers['c'] = {}
+        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                           key='testing')
+        harness = Harness(own_auth=auth, retries=2,
+                          client_factory=SwiftClient)
+        created, read, missing = harness.run(
+            job(CREATE_OBJECT, size=5000, block_size=1000),
+            job(READ_OBJECT, block_size=1000),
+            job(READ_OBJECT, name='missing'))
+        assert (created['status'], created['size']) == (201, 5000)
+        assert (read['status'], read['size'], read['retries'],
+                read['reconnects']) == (200, 5000, 0, 0)
+        assert 'exception' not in read and 'error_class' not in read
+        assert '404' in missing['exception']
+        assert (missing['status'], missing['error_class'],
+                missing['retries'], missing['reconnects']) == (
+                    404, None, 2, 0)
+        server.script.extend([503] * 3)
+        busy = harness.run(job(UPDATE_OBJECT, size=7))[0]
+        assert (busy['status'], busy['error_class'], busy['retries'],
+                busy['size']) == (503, None, 2, 7)
+        # The server closes the connection after this read; the next job
+        # finds it closed: a reconnect, not a retry.
+        server.close_after_response = True
+        harness.run(job(READ_OBJECT))
+        server.close_after_response = False
+        time.sleep(0.1)
+        again = harness.run(job(READ_OBJECT))[0]
+        assert (again['status'], again['retries'], again['reconnects'],
+                again['size']) == (200, 0, 1, 5000)
+        harness.jobs.close()
+        bad_key = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                              key='wrong')
+        denied = Harness(own_auth=bad_key, client_factory=SwiftClient).run(
+            job(READ_OBJECT))[0]
+        assert denied['status'] is None
+        assert denied['error_class'] == 'SwiftAuthError'
+    finally:
+        server.stop()
+
+
+def test_connection_refused_and_timeout_results():
+    from tests.fakes import SILENT, CannedServer
+    port = CannedServer()
+    port.stop()             # nothing listens there any more
+    refused = Harness(retries=1, client_factory=SwiftClient,
+                      own_auth=AuthOptions(storage_urls=[
+                          'http://127.0.0.1:%d/v1/a' % port.port], token='t'))
+    result = refused.run(job(READ_OBJECT))[0]
+    assert (result['status'], result['error_class'], result['retries'],
+            result['reconnects']) == (None, 'ConnectionRefusedError', 1, 0)
+    assert 'refused' in result['exception'].lower()
+    refused.jobs.close()
+    server = CannedServer()
+    try:
+        server.replies.extend([SILENT, SILENT])
+        silent = Harness(retries=1, network_timeout=0.2,
+                         client_factory=SwiftClient, own_auth=AuthOptions(
+                             storage_urls=['http://127.0.0.1:%d/v1/a'
+                                           % server.port], token='t'))
+        result = silent.run(job(READ_OBJECT))[0]
+        silent.jobs.close()
+    finally:
+        server.stop()
+    assert (result['status'], result['error_class'], result['retries'],
+            result['reconnects']) == (None, 'timeout', 1, 0)

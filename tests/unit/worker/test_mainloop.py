@@ -13,10 +13,10 @@ from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
 from ssbench.errors import SsbenchError, TransportError
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
-from ssbench.swift.client import SwiftClient, SwiftRequestError, Timing
+from ssbench.swift.client import SwiftClient, SwiftRequestError
 from ssbench.swift.auth import AuthOptions, Grant
 from ssbench.worker.mainloop import SUICIDE_LINGER, MasterGone, Worker
-from tests.fakes import FakeSwift, FakeTransport
+from tests.fakes import FakeClient, FakeSwift, FakeTransport
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -24,52 +24,6 @@ AUTH = AuthOptions(auth_url='http://127.0.0.1:1/auth/v1.0', user='u',
                    key='k')
 # What a master hands a worker without credentials of its own.
 GRANT = Grant(['http://127.0.0.1:1/v1/AUTH_test'], 'AUTH_tk1', 1)
-
-
-class FakeClient(object):
-    """Records calls; answers with canned Timings or raises."""
-
-    instances = []
-
-    def __init__(self, auth, **kwargs):
-        self.auth = auth
-        self.kwargs = kwargs
-        self.calls = []
-        self.missing = set()
-        self.fail = {}
-        self.closed = False
-        FakeClient.instances.append(self)
-
-    def _op(self, name, *args):
-        self.calls.append((name,) + args)
-        if name in self.fail:
-            raise self.fail[name]
-        read = name == 'get_object'
-        return Timing(200, 0.01 if read else None, 0.02, 'tx-%s' % name, 1,
-                      0, 321 if read else 0)
-
-    def put_object(self, *args):
-        return self._op('put_object', *args)
-
-    def get_object(self, *args):
-        return self._op('get_object', *args)
-
-    def delete_object(self, *args):
-        return self._op('delete_object', *args)
-
-    def head_object(self, container, name, missing_ok=False):
-        self.calls.append(('head_object', container, name))
-        if name in self.missing:
-            return Timing(404, None, 0.01, 'tx-head', 2, 1)
-        return Timing(200, None, 0.01, 'tx-head', 0)
-
-    def head_container(self, container, missing_ok=False):
-        self.calls.append(('head_container', container))
-        return Timing(404 if container in self.missing else 204, None, 0.01,
-                      'tx-headc', 0)
-
-    def close(self):
-        self.closed = True
 
 
 def job(kind, **extra):
@@ -164,7 +118,7 @@ def test_noop_jobs_answered_inline_and_coalesced():
         'retries', 'completed_at'])
     # Everything was queued at once: one message despite batch size 1.
     assert len(messages_of(transport)) == 1
-    assert FakeClient.instances == [] or not worker.swift
+    assert FakeClient.instances == [] or not worker.jobs.swift
     assert transport.closed
 
 
@@ -268,7 +222,7 @@ def test_head_first_uploads_only_missing_objects():
     transport.inbox.append(protocol.pack([
         job(CREATE_OBJECT, name='present', head_first=True)]))
     worker = make(transport)
-    worker.get_swift().missing.add('absent')
+    worker.jobs.get_swift().missing.add('absent')
     transport.inbox.append(protocol.pack([
         job(CREATE_OBJECT, name='absent', head_first=True)]))
     run_until(worker, lambda: len(results_of(transport)) >= 2)
@@ -287,25 +241,11 @@ def test_head_first_uploads_only_missing_objects():
     assert by_name['present']['reconnects'] == 0
 
 
-def test_head_first_failure_counts_the_head_too():
-    worker = make()
-    client = worker.get_swift()
-    client.missing.add('absent')
-    client.fail['put_object'] = SwiftRequestError(
-        'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 4, 1)
-    results = run_direct(worker, job(CREATE_OBJECT, name='absent',
-                                     head_first=True))
-    result = results[0]
-    assert (result['retries'], result['reconnects'], result['status']) == (
-        6, 2, 503)
-    assert result['exception'].endswith('after 6 retries')
-
-
 def test_failures_are_results():
     FakeClient.instances = []
     transport = FakeTransport()
     worker = make(transport)
-    client = worker.get_swift()
+    client = worker.jobs.get_swift()
     client.fail['get_object'] = SwiftRequestError(
         'GET', '/v1/a/c/o', 500, 'Internal Error', 'tx-bad', 4)
     client.fail['delete_object'] = ValueError('boom')
@@ -418,7 +358,7 @@ def test_no_configure_in_time_is_an_error_result():
 
 def test_incomplete_own_auth_means_unconfigured():
     worker = make(auth=AuthOptions(auth_url='http://a', user='u'))
-    assert worker.own_auth is None and not worker.configured.is_set()
+    assert worker.own_auth is None and not worker.jobs.configured.is_set()
 
 
 def test_undeliverable_results_kept_until_master_returns():
@@ -532,87 +472,6 @@ def test_against_fake_swift_over_http():
         assert [p['body_length'] for p in puts] == [5000, 7]
     finally:
         server.stop()
-
-
-def run_direct(worker, *jobs):
-    """Run `jobs` one after the other in this greenlet; their results."""
-    results = []
-    worker._add_result = results.append
-    for one in jobs:
-        worker.run_job(one)
-    return results
-
-
-def test_results_over_http_carry_their_cause():
-    server = FakeSwift()
-    try:
-        server.containers['c'] = {}
-        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
-                           key='testing')
-        worker = Worker(3, FakeTransport(), auth=auth, retries=2,
-                        swift_factory=SwiftClient)
-        created, read, missing = run_direct(
-            worker, job(CREATE_OBJECT, size=5000, block_size=1000),
-            job(READ_OBJECT, block_size=1000),
-            job(READ_OBJECT, name='missing'))
-        assert (created['status'], created['size']) == (201, 5000)
-        assert (read['status'], read['size'], read['retries'],
-                read['reconnects']) == (200, 5000, 0, 0)
-        assert 'exception' not in read and 'error_class' not in read
-        assert '404' in missing['exception']
-        assert (missing['status'], missing['error_class'],
-                missing['retries'], missing['reconnects']) == (
-                    404, None, 2, 0)
-        server.script.extend([503] * 3)
-        busy = run_direct(worker, job(UPDATE_OBJECT, size=7))[0]
-        assert (busy['status'], busy['error_class'], busy['retries'],
-                busy['size']) == (503, None, 2, 7)
-        # The server closes the connection after this read; the next job
-        # finds it closed: a reconnect, not a retry.
-        server.close_after_response = True
-        run_direct(worker, job(READ_OBJECT))
-        server.close_after_response = False
-        time.sleep(0.1)
-        again = run_direct(worker, job(READ_OBJECT))[0]
-        assert (again['status'], again['retries'], again['reconnects'],
-                again['size']) == (200, 0, 1, 5000)
-        worker.swift.close()
-        bad_key = AuthOptions(auth_url=server.auth_url, user='test:tester',
-                              key='wrong')
-        denied = run_direct(Worker(4, FakeTransport(), auth=bad_key,
-                                   swift_factory=SwiftClient),
-                            job(READ_OBJECT))[0]
-        assert denied['status'] is None
-        assert denied['error_class'] == 'SwiftAuthError'
-    finally:
-        server.stop()
-
-
-def test_connection_refused_and_timeout_results():
-    from tests.fakes import SILENT, CannedServer
-    port = CannedServer()
-    port.stop()             # nothing listens there any more
-    refused = Worker(5, FakeTransport(), retries=1, swift_factory=SwiftClient,
-                     auth=AuthOptions(storage_urls=[
-                         'http://127.0.0.1:%d/v1/a' % port.port], token='t'))
-    result = run_direct(refused, job(READ_OBJECT))[0]
-    assert (result['status'], result['error_class'], result['retries'],
-            result['reconnects']) == (None, 'ConnectionRefusedError', 1, 0)
-    assert 'refused' in result['exception'].lower()
-    refused.swift.close()
-    server = CannedServer()
-    try:
-        server.replies.extend([SILENT, SILENT])
-        silent = Worker(6, FakeTransport(), retries=1, network_timeout=0.2,
-                        swift_factory=SwiftClient, auth=AuthOptions(
-                            storage_urls=['http://127.0.0.1:%d/v1/a'
-                                          % server.port], token='t'))
-        result = run_direct(silent, job(READ_OBJECT))[0]
-        silent.swift.close()
-    finally:
-        server.stop()
-    assert (result['status'], result['error_class'], result['retries'],
-            result['reconnects']) == (None, 'timeout', 1, 0)
 
 
 def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
@@ -775,7 +634,7 @@ def test_malformed_messages_are_dropped_and_the_worker_goes_on(caplog):
     # One fault per message, one per record of [5, u'x', None] and of the
     # last message.
     assert worker.faults.total == len(GARBAGE) + 2 + 1
-    assert worker.network_timeout == 20.0
+    assert worker.jobs.network_timeout == 20.0
     dropped = [r.getMessage() for r in caplog.records
                if r.getMessage().startswith('Dropped input from the master')]
     assert len(dropped) == len(worker.faults.counts) < worker.faults.total
