@@ -141,7 +141,7 @@ def build_parser():
     run.add_argument(
         '--profile', action='store_true', default=False,
         help='Profile the main benchmark run (cProfile, written next to the '
-        'stats file with a .prof suffix).')
+        'plain stats file with a .prof suffix).')
     run.add_argument(
         '--noop', action='store_true', default=False,
         help='Exercise benchmark infrastructure without talking to cluster.')
@@ -162,7 +162,8 @@ def build_parser():
     run.add_argument(
         '--force', action='store_true', default=False,
         help='Let --stats-file replace an existing regular file that is not '
-        'an ssbench stats file')
+        'an ssbench stats file (an earlier stats file needs no --force), '
+        'and --json, --html and the --profile file replace existing files')
     run.add_argument(
         '-R', '--no-default-report', action='store_true', default=False,
         help="Suppress the default action of generating a report after "
@@ -223,8 +224,6 @@ def cmd_run_scenario(args):
     from ssbench.load import scenario as scenario_mod
     from ssbench.master.scenariorun import (RunOptions, ScenarioRun,
                                             progress_stream)
-    from ssbench.results.safefiles import StatsPaths
-    from ssbench.results.statswriter import default_stats_path
 
     _check_ports(args)
     scenario = scenario_mod.load_scenario(args.scenario_file, {
@@ -241,15 +240,19 @@ def cmd_run_scenario(args):
                     scenario.user_count)
         batch_size = scenario.user_count
 
+    _check_warmup(args, scenario)
     # Every path is checked before anything touches Swift.
-    stats_paths = StatsPaths(args.stats_file or default_stats_path(
-        scenario.name, scenario.user_count, scenario.operation_count,
-        scenario.run_seconds)).check(force=args.force)
+    stats_paths, profile_path = _check_run_outputs(args, scenario)
     report_request = report_cli.ReportRequest(
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
-        errors=args.errors, skip=args.warmup)
-    report_request.check(stats_paths.final)
+        errors=args.errors, skip=args.warmup, force=args.force)
+    report_request.check(
+        inputs=[('scenario file', args.scenario_file)],
+        outputs=[('stats file', stats_paths.plain),
+                 ('stats file', stats_paths.final),
+                 ('profile', profile_path)])
+    _check_open_files(args, scenario)
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
@@ -276,8 +279,7 @@ def cmd_run_scenario(args):
         network_timeout=args.network_timeout,
         worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
         drain_seconds=args.drain_seconds,
-        profile_path=(stats_paths.plain + '.prof') if args.profile
-        else None,
+        profile_path=profile_path,
         progress_stream=progress_stream(args.verbose, args.quiet),
         **loadopts.run_options(args))
 
@@ -321,6 +323,57 @@ def cmd_run_scenario(args):
         log.error('%s', outcome.error)
         return outcome.error.exit_status
     return 130 if outcome.interrupted else status
+
+
+def _check_open_files(args, scenario):
+    """Raise the open-file limit, and refuse a run whose connections (the
+    master's own, each local worker's) cannot fit under it."""
+    import math
+    from ssbench.cli import openfiles
+    limit = openfiles.raise_soft_limit()
+    already_open = openfiles.open_now()
+    swift = 0 if args.noop else scenario.container_concurrency
+    # Two ZeroMQ connections and a log file per local worker.
+    openfiles.check('the master (%d Swift connections, %d local workers)'
+                    % (swift, args.workers), swift + 3 * args.workers, limit,
+                    already_open)
+    if args.workers:
+        # Local workers inherit the limit just raised.
+        openfiles.check(
+            '-u %d over %d local worker(s)' % (scenario.user_count,
+                                               args.workers),
+            int(math.ceil(scenario.user_count / args.workers)), limit,
+            already_open)
+
+
+def _check_warmup(args, scenario):
+    """A run no longer than its --warmup would leave every result out."""
+    run_seconds = scenario.run_seconds
+    if args.warmup and run_seconds and run_seconds <= args.warmup:
+        raise UsageError(
+            'the run lasts %g s and --warmup leaves out its first %g s: '
+            'nothing would be left to report; run longer (-r) or warm up '
+            'less' % (run_seconds, args.warmup))
+
+
+def _check_run_outputs(args, scenario):
+    """(StatsPaths, profile path or None), checked: neither replaces the
+    scenario file, and an existing profile is replaced only with
+    --force."""
+    from ssbench.results import safefiles
+    from ssbench.results.statswriter import default_stats_path
+    stats_paths = safefiles.StatsPaths(args.stats_file or default_stats_path(
+        scenario.name, scenario.user_count, scenario.operation_count,
+        scenario.run_seconds))
+    profile_path = stats_paths.plain + '.prof' if args.profile else None
+    safefiles.refuse_overwriting_inputs(
+        [('stats file', stats_paths.plain), ('stats file', stats_paths.final),
+         ('profile', profile_path)],
+        [('scenario file', args.scenario_file)])
+    stats_paths.check(force=args.force)
+    if profile_path:
+        safefiles.check_output(profile_path, 'profile', args.force)
+    return stats_paths, profile_path
 
 
 def _local_workers(args, scenario, sockets, curve, batch_size):
@@ -414,6 +467,10 @@ def cmd_cleanup_containers(args):
     from ssbench.swift.cleanup import cleanup_containers
     from ssbench.cli.authopts import auth_from_args, require_keystone
     from ssbench.swift.client import SwiftClient
+    from ssbench.cli import openfiles
+    openfiles.raise_and_check('cleanup-containers --concurrency %d' %
+                              args.concurrency,
+                              args.concurrency * args.concurrency)
     client = SwiftClient(require_keystone(auth_from_args(args).check()),
                          concurrency=args.concurrency * args.concurrency)
     try:

@@ -1,9 +1,12 @@
 """`report-scenario`, and the report `run-scenario` prints at its end.
 
-Every output file is checked before any work (it must not be the stats
-file, nor another output) and written through a temporary file renamed
-into place (ssbench.results.safefiles), so a failing report never leaves a
-half-written file behind.
+Every output file is checked before any work (it must not be an input
+nor another output, and an existing file is replaced only with --force)
+and written through a temporary file renamed into place
+(ssbench.results.safefiles), so a failing report never leaves a
+half-written file behind.  "-" names standard output for every output;
+the files are written before anything goes to standard output, so a
+report that was printed is never followed by a failed file.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -16,7 +19,7 @@ from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
 
-#: The --json FILE that means standard output.
+#: The output FILE that means standard output.
 STDOUT = '-'
 
 
@@ -40,7 +43,8 @@ def add_analysis_outputs(parser):
     parser.add_argument(
         '--html', metavar='FILE', dest='html_file', default=None,
         help="Also write a self-contained HTML report with charts to FILE "
-        "(needs the extra: pip install 'ssbench[html]')")
+        "(needs the extra: pip install 'ssbench[html]'); \"-\" writes it "
+        "to standard output instead of the report")
     parser.add_argument(
         '--errors', action='store_true', default=False,
         help='After the text report, print the failed requests by '
@@ -62,8 +66,8 @@ def add_report_parser(subparsers, formatter_class):
         'invocation')
     report.add_argument(
         '-f', '--report-file', default=None,
-        help='The file to which the report should be written (default: '
-        'standard output)')
+        help='The file to which the report should be written (default, '
+        'or "-": standard output)')
     add_report_options(report)
     report.add_argument(
         '--skip', metavar='SECONDS', type=loadopts.seconds, default=None,
@@ -73,7 +77,7 @@ def add_report_parser(subparsers, formatter_class):
     report.add_argument(
         '-r', '--rps-histogram', metavar='RPS_HISTOGRAM', default=None,
         help='Also write a CSV file with requests completed per second '
-        'histogram data')
+        'histogram data ("-": to standard output instead of the report)')
     add_analysis_outputs(report)
     report.add_argument(
         '--compare', metavar='BASE_STATS_FILE', default=None,
@@ -88,6 +92,9 @@ def add_report_parser(subparsers, formatter_class):
         '--profile', action='store_true', default=False,
         help='Profile the report generation (cProfile, written to a new '
         'file whose name is logged).')
+    report.add_argument(
+        '--force', action='store_true', default=False,
+        help='Let -f, -r, --json and --html replace existing files')
     report.set_defaults(func=cmd_report_scenario)
     return report
 
@@ -100,24 +107,33 @@ class ReportRequest(object):
     def __init__(self, report_path=None, pctile=95, csv_output=False,
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
-                 main_report=True, errors=False, skip=None):
+                 main_report=True, errors=False, skip=None, force=False):
         from ssbench.errors import UsageError
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
                              'with --csv, use --json for the causes')
-        if json_path == STDOUT and report_path is None and (
-                errors or compare_base):
-            raise UsageError('--json - and the %s would share standard '
-                             'output: give -f FILE or a JSON file name'
-                             % ('comparison' if compare_base
-                                else 'error table'))
+        to_stdout = [flag for flag, path in (
+            ('-f', report_path), ('-r', rps_histogram), ('--json', json_path),
+            ('--html', html_path)) if path == STDOUT]
+        if len(to_stdout) > 1:
+            raise UsageError('%s - and %s - would share standard output: '
+                             'give one of them a file name'
+                             % (to_stdout[0], to_stdout[1]))
+        if report_path == STDOUT:
+            report_path = None
+        # Another output on standard output: the report needs -f then.
+        taken = to_stdout and to_stdout[0] != '-f' and report_path is None
+        if taken and (errors or compare_base):
+            raise UsageError('%s - and the %s would share standard '
+                             'output: give -f FILE or a file name for %s'
+                             % (to_stdout[0], 'comparison' if compare_base
+                                else 'error table', to_stdout[0]))
         self.errors = errors
         # None: each stats file's own warm-up (recordview.stored_warmup).
         self.skip = skip
         self.main_report = main_report
-        # "--json -" takes standard output: the report needs -f then.
-        self.text_report = main_report and not (
-            json_path == STDOUT and report_path is None)
+        self.text_report = main_report and not taken
+        self.force = force
         self.report_path = report_path
         self.pctile = pctile
         self.csv_output = csv_output
@@ -140,17 +156,20 @@ class ReportRequest(object):
                 ('JSON file', self.json_path),
                 ('HTML file', self.html_path)]
 
-    def check(self, stats_path=None):
+    def check(self, stats_path=None, inputs=(), outputs=()):
         """Refuse unusable or clashing output paths, and a missing extra,
-        before any work."""
-        outputs = [(what, path) for what, path in self.outputs()
-                   if path and path != STDOUT]
-        for what, path in outputs:
-            safefiles.check_output(path, what)
-        inputs = [('stats file', stats_path),
-                  ('base stats file', self.compare_base)]
+        before any work.  `stats_path` is the stats file read; `inputs`
+        and `outputs` are more (what, path) a run reads and writes, which
+        this request's files must not replace."""
+        files = [(what, path) for what, path in self.outputs()
+                 if path and path != STDOUT]
+        read = [('stats file', stats_path),
+                ('base stats file', self.compare_base)] + list(inputs)
         safefiles.refuse_overwriting_inputs(
-            outputs, [(what, path) for what, path in inputs if path])
+            list(outputs) + files,
+            [(what, path) for what, path in read if path])
+        for what, path in files:
+            safefiles.check_output(path, what, self.force)
         if self.html_path:
             from ssbench.report.render.html import plotly_js
             plotly_js()
@@ -203,6 +222,8 @@ def _write(stats_path, request):
         doc = analyze(stats_file, skip=skip)
     status = 0
     parts = []
+    # (path, mode, write(out)) of every output, standard output last.
+    outputs = []
     if request.compare_base:
         from ssbench.report.compute.analyze import analyze
         from ssbench.report import compare, gate
@@ -220,41 +241,41 @@ def _write(stats_path, request):
             parts.append((classic.render_csv if request.csv_output
                           else classic.render_text, run_stats))
         if request.rps_histogram:
-            with safefiles.atomic_output(request.rps_histogram,
-                                         'rps histogram', 'csv') as out:
-                classic.render_rps_histogram(run_stats, out)
+            outputs.append((request.rps_histogram, 'rps histogram', 'csv',
+                            lambda out: classic.render_rps_histogram(
+                                run_stats, out)))
     if request.errors:
         from ssbench.report.render.errortable import render_error_table
         parts.append((render_error_table, doc))
     if parts:
-        _write_main(request, parts, 'csv' if request.csv_output else 'w')
-    if request.json_path == STDOUT:
+        outputs.append((request.report_path, 'report file',
+                        'csv' if request.csv_output else 'w',
+                        _render_parts(parts)))
+    if request.json_path:
         from ssbench.report.render.jsonfile import write_json
-        write_json(doc, sys.stdout)
-        sys.stdout.flush()
-    elif request.json_path:
-        from ssbench.report.render.jsonfile import write_json
-        with safefiles.atomic_output(request.json_path, 'JSON file') as out:
-            write_json(doc, out)
+        outputs.append((request.json_path, 'JSON file', 'w',
+                        lambda out: write_json(doc, out)))
     if request.html_path:
         from ssbench.report.render.html import render_html
-        with safefiles.atomic_output(request.html_path, 'HTML file') as out:
-            render_html(doc, out)
+        outputs.append((request.html_path, 'HTML file', 'w',
+                        lambda out: render_html(doc, out)))
+    outputs.sort(key=lambda output: output[0] in (None, STDOUT))
+    for path, what, mode, write in outputs:
+        if path in (None, STDOUT):
+            write(sys.stdout)
+            sys.stdout.flush()
+        else:
+            with safefiles.atomic_output(path, what, mode) as out:
+                write(out)
     return status
 
 
-def _write_main(request, parts, mode):
-    """The main output, [(render, data)], goes to -f (through a rename) or
-    to stdout."""
-    if request.report_path:
-        with safefiles.atomic_output(request.report_path, 'report file',
-                                     mode) as out:
-            for render, data in parts:
-                render(data, out)
-    else:
+def _render_parts(parts):
+    """write(out) for the main output: each (render, data) of `parts`."""
+    def write(out):
         for render, data in parts:
-            render(data, sys.stdout)
-        sys.stdout.flush()
+            render(data, out)
+    return write
 
 
 def cmd_report_scenario(args):
@@ -263,6 +284,6 @@ def cmd_report_scenario(args):
                             args.rps_histogram, args.profile,
                             args.json_file, args.html_file, args.compare,
                             args.fail_if, errors=args.errors,
-                            skip=args.skip)
+                            skip=args.skip, force=args.force)
     request.check(args.stats_file)
     return write_reports(args.stats_file, request)

@@ -70,7 +70,10 @@ def build_parser():
                              'into a new private file in the temporary '
                              'directory, named in the log (0: off)')
     parser.add_argument('--profile-file', metavar='PATH',
-                        help='write that profile to PATH instead')
+                        help='write that profile to PATH instead (a new '
+                             'file, unless --force)')
+    parser.add_argument('--force', action='store_true',
+                        help='let --profile-file replace an existing file')
     parser.add_argument('--master-timeout', type=non_negative_float,
                         default=0.0,
                         metavar='SECONDS',
@@ -132,6 +135,10 @@ class _StopOnSignals(object):
 
 
 def _serve(args, env, handle_signals=True):
+    from ssbench.cli import openfiles
+    # One socket per runner greenlet: refuse before any connection.
+    openfiles.raise_and_check('worker %d --concurrency %d' % (
+        args.worker_id, args.concurrency), args.concurrency)
     stop = _StopOnSignals(args.worker_id)
     if handle_signals:
         stop.install()
@@ -142,14 +149,32 @@ def _serve(args, env, handle_signals=True):
 
 
 def _serve_until_stopped(args, env, stop):
+    if args.profile_file and args.profile_count:
+        from ssbench.errors import UsageError
+        from ssbench.results import safefiles
+        if args.profile_file == '-':
+            raise UsageError('--profile-file -: a profile is binary; name '
+                             'a file')
+        safefiles.check_output(args.profile_file, '--profile-file',
+                               args.force)
+        # Written under a temporary name, renamed into place at the end.
+        with safefiles.StagedFile(args.profile_file,
+                                  '--profile-file') as staged:
+            status = _run_worker(args, env, stop, staged.path)
+        if staged.renamed:
+            logging.getLogger('ssbench.worker.mainloop').info(
+                'worker %d: profile renamed to %s', args.worker_id,
+                args.profile_file)
+        return status
+    return _run_worker(args, env, stop, args.profile_file)
+
+
+def _run_worker(args, env, stop, profile_path):
     from ssbench.cli.authopts import auth_from_args, require_keystone
     from ssbench.wire.curve.keys import CurveKeys
     from ssbench.wire.transport import WorkerSockets
     from ssbench.worker.mainloop import Worker
     log = logging.getLogger('ssbench.worker.mainloop')
-    if args.profile_file and args.profile_count:
-        from ssbench.results.safefiles import check_output
-        check_output(args.profile_file, '--profile-file')
     auth = auth_from_args(args, env)
     if auth.has_credentials():
         require_keystone(auth.check())
@@ -169,7 +194,7 @@ def _serve_until_stopped(args, env, stop):
                     batch_size=args.batch_size, retries=args.retries,
                     auth=auth, master_timeout=args.master_timeout,
                     profile_count=args.profile_count,
-                    profile_path=args.profile_file)
+                    profile_path=profile_path)
     stop.attach(worker)
     worker.run()
     log.info('worker %d exiting', args.worker_id)

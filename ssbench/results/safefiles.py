@@ -17,7 +17,7 @@ import stat
 import tempfile
 
 from ssbench.compat import PY2, makedirs
-from ssbench.errors import UsageError
+from ssbench.errors import SsbenchError, UsageError
 
 # Stats files start with this (plain) or are gzip; see looks_like_stats().
 _GZIP_MAGIC = b'\x1f\x8b'
@@ -151,19 +151,28 @@ class StatsPaths(object):
         return self
 
 
+def _same_place(path, other):
+    """True when two paths name one file, or would once created (the same
+    path once symbolic links are resolved)."""
+    return (os.path.realpath(path) == os.path.realpath(other) or
+            same_file(path, other))
+
+
 def refuse_overwriting_inputs(outputs, inputs):
-    """Each output names neither an input nor another output."""
+    """Each output names neither an input nor another output.
+
+    `outputs` and `inputs` are (what, path) pairs; two outputs of the same
+    `what` (the stats file's plain and gzip paths) are one output."""
     named = [(what, path) for what, path in outputs if path]
     for i, (what, path) in enumerate(named):
         for in_what, in_path in inputs:
-            if in_path and same_file(path, in_path):
+            if in_path and _same_place(path, in_path):
                 raise UsageError('%s %s is the %s: refusing to overwrite '
                                  'it' % (what, path, in_what))
         for other_what, other in named[:i]:
-            if _is_device(path):
+            if other_what == what or _is_device(path):
                 continue    # two outputs to /dev/null or a terminal: fine
-            if os.path.abspath(path) == os.path.abspath(other) or \
-                    same_file(path, other):
+            if _same_place(path, other):
                 raise UsageError('%s and %s are the same file: %s' % (
                     other_what, what, path))
 
@@ -176,15 +185,38 @@ def _is_device(path):
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-def check_output(path, what):
-    """An output path we can write: a writable directory, or an existing
-    non-regular file (a terminal, /dev/null, a FIFO) written in place."""
+def _stat(path):
+    """os.stat (through symbolic links), None for a dangling link."""
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            return None
+        raise UsageError('%s: %s' % (path, exc.strerror))
+
+
+def check_output(path, what, force=False):
+    """An output path we may write: a new file in a writable directory,
+    an existing regular file (or a symbolic link, even to nothing) only
+    with `force`, or an existing non-regular file (a terminal, /dev/null,
+    a FIFO), which is written in place and so replaces nothing."""
     check_path_syntax(path, what)
     info = _lstat(path)
-    if info is not None and stat.S_ISDIR(os.stat(path).st_mode):
-        raise UsageError('%s %s: is a directory' % (what, path))
-    if info is None or stat.S_ISREG(info.st_mode):
+    if info is None:
         check_directory(path, what)
+        return
+    target = _stat(path)
+    if target is not None and stat.S_ISDIR(target.st_mode):
+        raise UsageError('%s %s: is a directory' % (what, path))
+    if target is not None and not stat.S_ISREG(target.st_mode):
+        return
+    if not force:
+        kind = 'exists'
+        if stat.S_ISLNK(info.st_mode):
+            kind = 'exists (a symbolic link to %s)' % (os.readlink(path),)
+        raise UsageError('%s %s: %s; choose another path or give --force '
+                         'to replace it' % (what, path, kind))
+    check_directory(os.path.realpath(path), what)
 
 
 def _new_file_mode():
@@ -197,23 +229,33 @@ def _new_file_mode():
 def atomic_output(path, what, mode='w'):
     """Open `path` for writing through a temporary file renamed into place
     on success; on failure the target is untouched and the temporary file
-    removed.  Existing non-regular files are written in place instead.
+    removed.  An existing non-regular file (through links: /dev/stdout)
+    is written in place instead.  A write that fails (a full disk) raises
+    SsbenchError naming `what` and `path`.
 
     `mode`: 'w' (text: native str on 2, UTF-8 on 3), 'csv' (what
     csv.writer wants on each Python) or 'wb'.
     """
-    target = os.path.realpath(path)
-    info = _lstat(target)
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        with _open_stream(target, mode, what) as stream:
-            yield stream
-        return
-    directory = os.path.dirname(target)
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix='.%s.' % (
-            os.path.basename(target)[:200],), suffix='.tmp')
+        info = _stat(path)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with _open_stream(path, mode, what) as stream:
+                yield stream
+            return
+        with _replacing(os.path.realpath(path), info, mode, what) as stream:
+            yield stream
     except (IOError, OSError) as exc:
-        raise UsageError('cannot write %s: %s' % (path, exc.strerror or exc))
+        raise SsbenchError('cannot write %s %s: %s' % (
+            what, path, exc.strerror or exc))
+
+
+@contextlib.contextmanager
+def _replacing(target, info, mode, what):
+    """A stream on a temporary file beside `target`, renamed onto it at
+    the end; removed on failure."""
+    directory = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.%s.' % (
+        os.path.basename(target)[:200],), suffix='.tmp')
     os.close(fd)
     try:
         with _open_stream(tmp, mode, what) as stream:
@@ -240,6 +282,59 @@ def _open_stream(path, mode, what):
     except (IOError, OSError) as exc:
         raise UsageError('cannot write %s %s: %s' % (
             what, path, exc.strerror or exc))
+
+
+def save_profile(profiler, path, what='profile'):
+    """Write a cProfile.Profile's statistics to `path` (checked with
+    check_output before the run) through a temporary file and a rename."""
+    import marshal
+    profiler.create_stats()
+    data = marshal.dumps(profiler.stats)
+    with atomic_output(path, what, 'wb') as out:
+        out.write(data)
+
+
+class StagedFile(object):
+    """A temporary file name (`.path`) beside `target`, for a writer that
+    wants a name (a worker's cProfile); on leaving the `with` it is
+    renamed onto `target` when something was written in it (`.renamed`),
+    and removed otherwise.  An existing non-regular `target` (/dev/null)
+    is given as it is."""
+
+    def __init__(self, target, what):
+        self.target = target
+        self.what = what
+        self.path = None
+        self.renamed = False
+        self.info = None
+
+    def __enter__(self):
+        self.info = _stat(self.target)
+        if self.info is not None and not stat.S_ISREG(self.info.st_mode):
+            self.path = self.target
+            return self
+        real = os.path.realpath(self.target)
+        try:
+            fd, self.path = tempfile.mkstemp(
+                dir=os.path.dirname(real), suffix='.tmp',
+                prefix='.%s.' % (os.path.basename(real)[:200],))
+        except (IOError, OSError) as exc:
+            raise SsbenchError('cannot write %s %s: %s' % (
+                self.what, self.target, exc.strerror or exc))
+        os.close(fd)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.path == self.target:
+            return False
+        if os.path.getsize(self.path):
+            os.chmod(self.path, stat.S_IMODE(self.info.st_mode)
+                     if self.info is not None else _new_file_mode())
+            os.rename(self.path, os.path.realpath(self.target))
+            self.renamed = True
+        else:
+            os.unlink(self.path)
+        return False
 
 
 def private_directory(prefix):

@@ -120,7 +120,7 @@ def test_a_failing_report_leaves_no_half_written_file(tmpdir):
     report = tmpdir.join('report.txt')
     report.write('last week\n')
     ran = support.master('report-scenario', '-s', str(corrupt), '-f',
-                         str(report), timeout=60)
+                         str(report), '--force', timeout=60)
     assert ran.status == 1, ran
     assert report.read() == 'last week\n'
     assert sorted(os.listdir(str(tmpdir))) == ['corrupt.stat.gz',

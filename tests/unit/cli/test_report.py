@@ -150,7 +150,7 @@ def test_a_failing_analysis_writes_no_output(tmpdir, capsys):
     json_path = tmpdir.join('old.json')
     json_path.write('{"kept": true}')
     status, out, err = main(capsys, '-s', str(corrupt), '--json',
-                            str(json_path))
+                            str(json_path), '--force')
     assert status == 1, err
     assert json_path.read() == '{"kept": true}'
     assert sorted(os.listdir(str(tmpdir))) == ['corrupt.stat.gz', 'old.json']
@@ -197,3 +197,58 @@ def test_corrupt_records_are_one_line_naming_the_file(tmpdir, capsys, bad,
     assert len(lines) == 1, err
     assert lines[0].startswith('ERROR:%s: not a valid ssbench stats file: '
                                'a result has a bad value' % path), err
+
+
+def golden(name):
+    return read_text(os.path.join(GOLDEN, 'swift_u8_o2000_c10.' + name))
+
+
+def test_dash_is_standard_output_for_every_output(tmpdir, capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '-f', '-')
+    assert (status, out) == (0, golden('report.txt')), err
+    status, out, err = main(capsys, '-s', SWIFT, '-r', '-')
+    assert (status, out) == (0, golden('rps_histogram.csv')), err
+    if have_plotly():
+        report = str(tmpdir.join('report.txt'))
+        status, out, err = main(capsys, '-s', SWIFT, '--html', '-', '-f',
+                                report)
+        assert status == 0 and out.startswith('<!DOCTYPE html>'), err
+        assert read_text(report) == golden('report.txt')
+    assert os.listdir(str(tmpdir)) in ([], ['report.txt'])
+    assert not os.path.exists('-')
+
+
+@pytest.mark.parametrize('argv', [['-f', '-', '--json', '-'],
+                                  ['-r', '-', '--html', '-'],
+                                  ['--json', '-', '--html', '-']])
+def test_one_output_at_most_on_standard_output(capsys, argv):
+    status, out, err = main(capsys, '-s', SWIFT, *argv)
+    assert (status, out) == (2, ''), err
+    assert 'would share standard output' in err and 'Traceback' not in err
+
+
+def test_an_existing_output_is_replaced_only_with_force(tmpdir, capsys):
+    outputs = []
+    for flag in ('-f', '-r', '--json'):
+        path = tmpdir.join(flag.strip('-'))
+        path.write_binary(b'precious')
+        outputs.append((flag, str(path)))
+        status, out, err = main(capsys, '-s', SWIFT, flag, str(path))
+        assert (status, out) == (2, '')
+        assert '%s: exists; choose another path or give --force' % path \
+            in err
+        assert path.read_binary() == b'precious'
+    args = [arg for output in outputs for arg in output]
+    status, out, err = main(capsys, '-s', SWIFT, '--force', *args)
+    assert (status, out) == (0, ''), err
+    assert tmpdir.join('f').read() == golden('report.txt')
+    assert tmpdir.join('r').read() == golden('rps_histogram.csv')
+
+
+def test_files_are_written_before_the_report_is_printed(capsys):
+    if not os.path.exists('/dev/full'):
+        pytest.skip('needs /dev/full')
+    status, out, err = main(capsys, '-s', SWIFT, '--json', '/dev/full')
+    assert (status, out) == (1, '')
+    assert err == ('ERROR:cannot write JSON file /dev/full: No space left '
+                   'on device\n')

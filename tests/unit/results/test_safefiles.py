@@ -9,7 +9,7 @@ import pytest
 
 from ssbench.wire import protocol
 from ssbench.results import safefiles
-from ssbench.errors import UsageError
+from ssbench.errors import SsbenchError, UsageError
 from ssbench.results.safefiles import StatsPaths
 
 HEADER = protocol.pack({'_scenario_data': {'name': 'x'}, 'name': 'x'})
@@ -230,3 +230,86 @@ def test_create_new_refuses_existing_files_and_links(tmpdir):
     with safefiles.create_new(str(tmpdir.join('fresh'))) as fp:
         fp.write(b'x')
     assert read(tmpdir.join('fresh')) == b'x'
+
+
+def test_check_output_replaces_an_existing_file_only_with_force(tmpdir):
+    victim = write(tmpdir.join('victim.txt'), b'keep')
+    link = str(tmpdir.join('link.txt'))
+    os.symlink(victim, link)
+    dangling = str(tmpdir.join('dangling'))
+    os.symlink(str(tmpdir.join('nothing')), dangling)
+    for path, kind in ((victim, 'exists;'),
+                       (link, 'exists (a symbolic link to %s);' % victim),
+                       (dangling, 'exists (a symbolic link to ')):
+        with pytest.raises(UsageError) as info:
+            safefiles.check_output(path, 'JSON file')
+        assert str(info.value).startswith('JSON file %s: %s' % (path, kind))
+        assert 'give --force to replace it' in str(info.value)
+        safefiles.check_output(path, 'JSON file', force=True)
+    safefiles.check_output(str(tmpdir.join('new.txt')), 'JSON file')
+    # A device is written in place: it replaces nothing.
+    safefiles.check_output(os.devnull, 'JSON file')
+    assert read(victim) == b'keep'
+
+
+def test_outputs_named_apart_may_still_be_one_file(tmpdir):
+    link = str(tmpdir.join('link'))
+    os.symlink(str(tmpdir.join('later.json')), link)
+    with pytest.raises(UsageError) as info:
+        safefiles.refuse_overwriting_inputs(
+            [('JSON file', link), ('HTML file',
+                                   str(tmpdir.join('later.json')))], [])
+    assert 'JSON file and HTML file are the same file' in str(info.value)
+    # The plain and gzip paths of the stats file are one output.
+    safefiles.refuse_overwriting_inputs(
+        [('stats file', 'x.stat'), ('stats file', 'x.stat.gz')], [])
+
+
+def test_a_failed_write_names_the_file(tmpdir):
+    if not os.path.exists('/dev/full'):
+        pytest.skip('needs /dev/full')
+    with pytest.raises(SsbenchError) as info:
+        with safefiles.atomic_output('/dev/full', 'JSON file') as out:
+            out.write('x' * 100000)
+    assert str(info.value) == ('cannot write JSON file /dev/full: No space '
+                               'left on device')
+
+
+def test_a_file_that_cannot_be_written_leaves_nothing(tmpdir):
+    target = write(tmpdir.join('report.txt'), b'old')
+    with pytest.raises(SsbenchError) as info:
+        with safefiles.atomic_output(target, 'report file') as out:
+            out.write('new')
+            raise IOError(28, 'No space left on device')  # as write() would
+    assert 'cannot write report file %s: No space' % target in str(
+        info.value)
+    assert read(target) == b'old'
+    assert os.listdir(str(tmpdir)) == ['report.txt']
+
+
+def test_staged_file_is_renamed_only_when_written(tmpdir):
+    target = str(tmpdir.join('w.prof'))
+    with safefiles.StagedFile(target, '--profile-file') as staged:
+        assert os.path.dirname(staged.path) == str(tmpdir)
+        assert not os.path.exists(target)
+        write(staged.path, b'profile')
+    assert staged.renamed and read(target) == b'profile'
+    with safefiles.StagedFile(target, '--profile-file') as staged:
+        pass
+    assert not staged.renamed and read(target) == b'profile'
+    assert os.listdir(str(tmpdir)) == ['w.prof']
+    with safefiles.StagedFile(os.devnull, '--profile-file') as staged:
+        assert staged.path == os.devnull
+
+
+def test_save_profile_writes_what_pstats_reads(tmpdir):
+    import cProfile
+    import pstats
+    profiler = cProfile.Profile()
+    profiler.enable()
+    sorted([3, 2, 1])
+    profiler.disable()
+    target = str(tmpdir.join('m.prof'))
+    safefiles.save_profile(profiler, target)
+    assert pstats.Stats(target).total_calls > 0
+    assert os.listdir(str(tmpdir)) == ['m.prof']
