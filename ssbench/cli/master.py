@@ -252,6 +252,7 @@ def cmd_run_scenario(args):
         outputs=[('stats file', stats_paths.plain),
                  ('stats file', stats_paths.final),
                  ('profile', profile_path)])
+    _check_open_files(args, scenario)
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
@@ -322,6 +323,27 @@ def cmd_run_scenario(args):
         log.error('%s', outcome.error)
         return outcome.error.exit_status
     return 130 if outcome.interrupted else status
+
+
+def _check_open_files(args, scenario):
+    """Raise the open-file limit, and refuse a run whose connections (the
+    master's own, each local worker's) cannot fit under it."""
+    import math
+    from ssbench.cli import openfiles
+    limit = openfiles.raise_soft_limit()
+    already_open = openfiles.open_now()
+    swift = 0 if args.noop else scenario.container_concurrency
+    # Two ZeroMQ connections and a log file per local worker.
+    openfiles.check('the master (%d Swift connections, %d local workers)'
+                    % (swift, args.workers), swift + 3 * args.workers, limit,
+                    already_open)
+    if args.workers:
+        # Local workers inherit the limit just raised.
+        openfiles.check(
+            '-u %d over %d local worker(s)' % (scenario.user_count,
+                                               args.workers),
+            int(math.ceil(scenario.user_count / args.workers)), limit,
+            already_open)
 
 
 def _check_warmup(args, scenario):
@@ -445,6 +467,10 @@ def cmd_cleanup_containers(args):
     from ssbench.swift.cleanup import cleanup_containers
     from ssbench.cli.authopts import auth_from_args, require_keystone
     from ssbench.swift.client import SwiftClient
+    from ssbench.cli import openfiles
+    openfiles.raise_and_check('cleanup-containers --concurrency %d' %
+                              args.concurrency,
+                              args.concurrency * args.concurrency)
     client = SwiftClient(require_keystone(auth_from_args(args).check()),
                          concurrency=args.concurrency * args.concurrency)
     try:
