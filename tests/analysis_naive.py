@@ -54,6 +54,20 @@ def err(type_='get_object', size_str='tiny', at=100.5, worker=0, retries=2,
     return result
 
 
+def timeouts_run(timeouts, with_time=True):
+    """1,000 reads of 10..50 ms, then `timeouts` reads that gave up after
+    20 s (with_time: the record says so, as ssbench records since
+    time_to_failure; else as 0.3.x recorded them)."""
+    results = [res(at=100.0 + i / 100, last=0.010 + (i % 41) / 1000,
+                   txid='tx%d' % i) for i in range(1000)]
+    for i in range(timeouts):
+        extra = {'time_to_failure': 20.0 + i} if with_time else {}
+        results.append(err(at=105.0 + i, error_class='timeout',
+                           exception='Timeout: 20 s', trans_id='txt%d' % i,
+                           **extra))
+    return results
+
+
 def random_results(rng, n, new_keys=True, span=300.0):
     """Results of a made-up run: ties, zeros, Nones, unknown types and
     sizes, out-of-order completions, failures with and without causes."""
@@ -71,6 +85,10 @@ def random_results(rng, n, new_keys=True, span=300.0):
                     extra['error_class'] = rng.choice(
                         ['timeout', 'ConnectionRefusedError'])
                 extra['reconnects'] = rng.choice([0, 0, 1])
+                spent = rng.choice([None, 0.0, 2.5] +
+                                   [round(rng.lognormvariate(-1, 1), 4)] * 5)
+                if spent is not None:
+                    extra['time_to_failure'] = spent
             results.append(err(
                 type_, size, at, rng.randrange(4), rng.choice([0, 3]),
                 exception=rng.choice(['Boom\nline two', 'Oops ' * 60]),
@@ -167,6 +185,51 @@ def latency(results, kind, pctiles):
     for pctile in pctiles:
         out[pctile] = percentile(data, pctile)
     out['histogram'] = histogram([v for v in data if v > 0])
+    return out
+
+
+def failure_time(result):
+    """A failure's time_to_failure when it is a usable number of seconds
+    (a number, not bool, finite, not negative), else None."""
+    value = result.get('time_to_failure')
+    if type(value) not in (int, float) or value != value:
+        return None
+    return value if 0 <= value < float('inf') else None
+
+
+def all_requests(results, pctiles):
+    """The "all_requests" entry of results: successes at their last-byte
+    latency (0 and None left out, as in every latency series), failures
+    at their time to failure, counted apart when they have none."""
+    values = []
+    worst = worst_id = None
+    failures = untimed = 0
+    for r in results:
+        if 'exception' in r:
+            value = failure_time(r)
+            if value is None:
+                untimed += 1
+                continue
+            failures += 1
+            values.append(value)
+        else:
+            value = r.get('last_byte_latency')
+            if value:
+                values.append(value)
+        if value is not None and (worst is None or value > worst):
+            worst, worst_id = value, r.get('trans_id')
+    data = sorted(values)
+    out = {'count': len(data), 'failures': failures,
+           'failures_without_time': untimed,
+           'min': data[0] if data else None,
+           'max': data[-1] if data else None,
+           'avg': sum(data) / len(data) if data else None,
+           'worst_trans_id': worst_id,
+           'histogram': histogram([v for v in data if v > 0])}
+    out['std_dev'] = (math.sqrt(sum((v - out['avg']) ** 2 for v in data) /
+                                len(data)) if data else None)
+    for pctile in pctiles:
+        out[pctile] = percentile(data, pctile)
     return out
 
 

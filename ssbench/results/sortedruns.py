@@ -152,57 +152,56 @@ class RunStore(object):
 
 
 class LatencyBuffers(object):
-    """First- and last-byte latency buffers of each cell, in memory until
-    their total passes ``budget`` values, then spilled as sorted runs.
+    """Latency buffers of each cell, in memory until their total passes
+    ``budget`` values, then spilled as sorted runs.
 
-    ``first``/``last`` are lists of array('d') indexed by cell (a spill
-    replaces a cell's array in place, so callers may keep the lists);
-    ``first_runs``/``last_runs`` hold each cell's spilled Runs.
+    Three series per cell: ``first`` and ``last`` (first- and last-byte
+    latencies of successes) and ``failed`` (failures' times to failure).
+    Each is a list of array('d') indexed by cell (a spill replaces a
+    cell's array in place, so callers may keep the lists);
+    ``first_runs``/``last_runs``/``failed_runs`` hold each cell's spilled
+    Runs.
     """
+    SERIES = ('first', 'last', 'failed')
 
     def __init__(self, store, budget):
         self.store = store
         self.budget = budget
-        self.first = []
-        self.last = []
-        self.first_runs = []
-        self.last_runs = []
+        for name in self.SERIES:
+            setattr(self, name, [])
+            setattr(self, name + '_runs', [])
 
     def add_cell(self):
         """Make room for one more cell; returns its index."""
-        self.first.append(array('d'))
-        self.last.append(array('d'))
-        self.first_runs.append([])
-        self.last_runs.append([])
+        for name in self.SERIES:
+            getattr(self, name).append(array('d'))
+            getattr(self, name + '_runs').append([])
         return len(self.first) - 1
 
-    def _spill(self, cell, last):
-        bufs = self.last if last else self.first
+    def _spill(self, cell, name):
+        bufs = getattr(self, name)
         values = bufs[cell]
         if values:
-            runs = self.last_runs if last else self.first_runs
-            runs[cell].append(self.store.add(values))
+            getattr(self, name + '_runs')[cell].append(self.store.add(values))
             bufs[cell] = array('d')
 
     def enforce_budget(self):
         """Spill the largest buffers until the total fits the budget."""
-        sizes = [(len(buf), cell, False)
-                 for cell, buf in enumerate(self.first)]
-        sizes.extend((len(buf), cell, True)
-                     for cell, buf in enumerate(self.last))
+        sizes = [(len(buf), cell, name) for name in self.SERIES
+                 for cell, buf in enumerate(getattr(self, name))]
         total = sum(size for size, _, _ in sizes)
         sizes.sort(reverse=True)
-        for size, cell, last in sizes:
+        for size, cell, name in sizes:
             if total <= self.budget:
                 break
-            self._spill(cell, last)
+            self._spill(cell, name)
             total -= size
 
     def finish(self):
         """Spill every buffer and make the store readable."""
         for cell in range(len(self.first)):
-            self._spill(cell, False)
-            self._spill(cell, True)
+            for name in self.SERIES:
+                self._spill(cell, name)
         self.store.open()
 
 

@@ -103,24 +103,50 @@ def _operation(key, cells, scan, scenario, pctiles):
 
 
 def _latency(cells, scan, scenario, pctiles):
+    """Per size (None: all sizes first) the first- and last-byte entries
+    of the successes, and "all_requests": the successes' last-byte
+    latencies with the failures' times to failure."""
     sizes = [s.get('name') for s in scenario.get('sizes') or []
              if isinstance(s, dict)]
     groups = [(None, cells)]
     for size in size_order(sizes, [scan.cells[c] for c in cells]):
         groups.append((size, [c for c in cells
                               if scan.cells[c].size == size]))
-    out = {'first_byte': [], 'last_byte': []}
+    out = {'first_byte': [], 'last_byte': [], 'all_requests': []}
+    buffers = scan.buffers
     for size, size_cells in groups:
         for kind, runs, values, ids in (
-                ('first_byte', scan.buffers.first_runs, scan.worst_first,
+                ('first_byte', buffers.first_runs, scan.worst_first,
                  scan.worst_first_id),
-                ('last_byte', scan.buffers.last_runs, scan.worst_last,
+                ('last_byte', buffers.last_runs, scan.worst_last,
                  scan.worst_last_id)):
             series_runs = [run for c in size_cells for run in runs[c]]
             out[kind].append(latency_entry(
                 scan.store, series_runs, worst_of(values, ids, size_cells),
                 pctiles, size))
+        out['all_requests'].append(_all_requests(scan, size_cells, pctiles,
+                                                 size))
     return out
+
+
+def _all_requests(scan, cells, pctiles, size):
+    """The latency entry of every request of the cells, failures at their
+    time to failure, with how many failures it holds ("failures") and
+    how many had no time ("failures_without_time", left out)."""
+    buffers = scan.buffers
+    runs = [run for c in cells
+            for run in buffers.last_runs[c] + buffers.failed_runs[c]]
+    # Failed cells as cells past the last one, for one worst_of() over
+    # successes and failures (the first in file order wins a tie).
+    shift = len(scan.cells)
+    worst = worst_of(scan.worst_last + scan.worst_failed,
+                     scan.worst_last_id + scan.worst_failed_id,
+                     list(cells) + [shift + c for c in cells])
+    entry = latency_entry(scan.store, runs, worst, pctiles, size)
+    entry['failures'] = sum(run.n for c in cells
+                            for run in buffers.failed_runs[c])
+    entry['failures_without_time'] = sum(scan.untimed[c] for c in cells)
+    return entry
 
 
 def _timeseries(scan, names):

@@ -3,7 +3,10 @@
 Per (type, size) *cell*: counts, errors, retries, reconnects, bytes, the
 first request start and last completion, the worst latencies, and the
 latencies themselves in sortedruns.LatencyBuffers (exact statistics in
-bounded memory, as ssbench.report.compute.classicstats).  Per operation *slot*
+bounded memory, as ssbench.report.compute.classicstats); with detail, the
+failures' times to failure too (``time_to_failure``: from the job's first
+send to giving up; failures without one, as in 0.3.x files, are counted in
+``untimed``).  Per operation *slot*
 (CRUD order, then OTHER for unknown job types): results and failures per second
 (seconds.SecondCounts), and per adaptive time bucket the bytes and LogHists of
 both latencies (timebuckets.TimeBuckets).  Failures also go to a
@@ -28,6 +31,7 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 import math
+import numbers
 
 from ssbench import CRUD_TYPES
 from ssbench.results import sortedruns
@@ -43,7 +47,8 @@ log = logging.getLogger(__name__)
 # The record keys read, in the order the scanner unpacks them.
 KEYS = ('type', 'size_str', 'exception', 'completed_at',
         'first_byte_latency', 'last_byte_latency', 'trans_id', 'retries',
-        'worker_id', 'reconnects', 'size', 'status', 'error_class')
+        'worker_id', 'reconnects', 'size', 'status', 'error_class',
+        'time_to_failure')
 # Decoded maps have text keys (unicode on Python 2, where a native-str key
 # would take a slow compare); raw decoding (faster) leaves them bytes.
 TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
@@ -63,6 +68,16 @@ BUDGET_CHECK = 1 << 14
 
 _INF = float('inf')
 _NINF = float('-inf')
+
+
+def failure_time(value):
+    """A failure's time_to_failure as a float, or None when it has none
+    that is a time (missing, not a number, negative, infinite, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if not 0 <= value < _INF:
+        return None
+    return float(value)
 
 
 class Cell(object):
@@ -111,6 +126,9 @@ class Scan(object):
         self.worst_first_id = []
         self.worst_last = []
         self.worst_last_id = []
+        self.worst_failed = []
+        self.worst_failed_id = []
+        self.untimed = []
         self.cell_slot = []
         self.buffers = sortedruns.LatencyBuffers(store, BUFFER_BUDGET)
         # The worker ids seen; without detail a map of worker id ->
@@ -142,6 +160,9 @@ class Scan(object):
                              (self.worst_first_id, None),
                              (self.worst_last, _NINF),
                              (self.worst_last_id, None),
+                             (self.worst_failed, _NINF),
+                             (self.worst_failed_id, None),
+                             (self.untimed, 0),
                              (self.cell_slot, cell.slot)):
             column.append(init)
         self.buffers.add_cell()
@@ -189,9 +210,9 @@ class Scan(object):
         if log.isEnabledFor(logging.DEBUG):
             log.debug('Skipped result with missing keys: %r', result)
 
-    def _failure(self, cell, result, completed_at, retries, worker):
+    def _failure(self, cell, result, completed_at, retries, worker, seq):
         (_, _, k_exc, _, _, _, k_txid, _, _, k_reconn, _, k_status,
-         k_error_class) = self.keys
+         k_error_class, k_ttf) = self.keys
         self.errors[cell] += 1
         self.retries[cell] += retries
         if log.isEnabledFor(logging.DEBUG):
@@ -206,6 +227,14 @@ class Scan(object):
             self.reconnects[cell] += reconnects
         if k_status in result or k_error_class in result:
             self.cause_keys_seen = True
+        spent = failure_time(result.get(k_ttf))
+        if spent is None:
+            self.untimed[cell] += 1
+        else:
+            self.buffers.failed[cell].append(spent)
+            if spent > self.worst_failed[cell]:
+                self.worst_failed[cell] = spent
+                self.worst_failed_id[cell] = (seq, result.get(k_txid))
         cell_obj = self.cells[cell]
         operation = (cell_obj.type if cell_obj.slot == OTHER
                      else OPERATIONS[cell_obj.slot])
@@ -276,7 +305,7 @@ class Scan(object):
         shift = loghist.SHIFT
         slots = SLOTS
         (k_type, k_size, k_exc, k_completed, k_first, k_last, k_txid,
-         k_retries, k_worker, k_reconn, k_bytes, _, _) = self.keys
+         k_retries, k_worker, k_reconn, k_bytes, _, _, _) = self.keys
         skip = self.skip
         moving = bool(skip) and not self.fixed_threshold
         first_start = self.first_start
@@ -324,7 +353,8 @@ class Scan(object):
                             sec_lo, sec_hi, row_bytes, row_hists = switch(
                                 completed_at)
                         sec_counts[slots + cell_slot[cell]] += 1
-                        failure(cell, result, completed_at, retry, worker)
+                        failure(cell, result, completed_at, retry, worker,
+                                seq)
                         continue
                 began = completed_at - last if last else completed_at
                 if skip:

@@ -119,8 +119,13 @@ def page_body(doc, charts, js_version):
         body.append(_section('percentiles', 'Latency percentiles',
                              percentiles_html(operations,
                                               doc.get('percentiles') or []),
-                             'Exact values in seconds, over every '
-                             'successful request.' + (
+                             'Exact values in seconds.  First byte and '
+                             'last byte: successful requests only, as '
+                             'ssbench 0.3.9 reports them.  All requests '
+                             '(where some failed): the successes at their '
+                             'last byte and each failed request at its '
+                             'time to failure, from its first send to '
+                             'giving up, retries included.' + (
                                  ' Open loop: response times, from each '
                                  'job\'s intended start.'
                                  if doc.get('open_loop') else '')))

@@ -176,16 +176,32 @@ def summary_html(operations):
                  rows, numeric=range(1, 10))
 
 
+# The rows of the percentile table: (document key, label).  First and last
+# byte are successes only, as 0.3.9 reports them; "all requests" adds the
+# failures at their time to failure.
+LATENCY_KINDS = (('first_byte', 'first byte'), ('last_byte', 'last byte'),
+                 ('all_requests', 'all requests'))
+
+
+def _shown(kind, row):
+    """Whether a latency row is worth a line: it has values and, for all
+    requests, failures (without them it is the last-byte row again)."""
+    if not row.get('count'):
+        return False
+    return kind != 'all_requests' or bool(
+        row.get('failures') or row.get('failures_without_time'))
+
+
 def percentiles_html(operations, percentiles):
-    """The exact latency statistics per operation, byte and size class."""
+    """The exact latency statistics per operation, kind and size class,
+    and a note on the failures the all-requests rows leave out."""
     keys = [pct_key(p) for p in percentiles]
     rows = []
     for op in operations:
         latency = op.get('latency') or {}
-        for kind, label in (('first_byte', 'first byte'),
-                            ('last_byte', 'last byte')):
+        for kind, label in LATENCY_KINDS:
             for row in latency.get(kind) or []:
-                if not row.get('count'):
+                if not _shown(kind, row):
                     continue
                 size = row.get('size')
                 rows.append(
@@ -199,7 +215,25 @@ def percentiles_html(operations, percentiles):
     headers = (['Operation', 'Latency', 'Size', 'Count', 'Min'] +
                ['p%s' % label for label, _ in keys] +
                ['Max', 'Average', 'Std dev', 'Worst trans id'])
-    return table(headers, rows, numeric=range(3, len(headers) - 1))
+    return table(headers, rows, numeric=range(3, len(headers) - 1)) + \
+        _untimed_note(operations)
+
+
+def _untimed_note(operations):
+    """How many failures the all-requests rows leave out for want of a
+    time to failure ('' for none)."""
+    untimed = 0
+    for op in operations:
+        if op.get('operation') != 'total':
+            continue
+        for row in (op.get('latency') or {}).get('all_requests') or []:
+            if row.get('size') is None:
+                untimed = row.get('failures_without_time') or 0
+    if not untimed:
+        return ''
+    return ('<p class="note">%s failed requests recorded no time to '
+            'failure (ssbench 0.3.x and older runs did not): the all '
+            'requests rows leave them out.</p>' % fmt_int(untimed))
 
 
 def open_loop_html(open_loop, percentiles):

@@ -66,8 +66,27 @@ def check_document(doc, results, pctiles=PCTILES):
                                                          rel=1e-13)
                     assert entry['std_dev'] == pytest.approx(
                         exp['std_dev'], rel=1e-9, abs=1e-15)
+        check_all_requests(op, members, pctiles)
     check_timeseries(doc, results, keys)
     check_errors(doc, results)
+
+
+def check_all_requests(op, members, pctiles):
+    entries = op['latency']['all_requests']
+    assert [e['size'] for e in entries] == [
+        e['size'] for e in op['latency']['last_byte']]
+    for entry in entries:
+        rows = [r for r in members if entry['size'] in (None, r['size_str'])]
+        exp = naive.all_requests(rows, pctiles)
+        for name in ('count', 'failures', 'failures_without_time', 'min',
+                     'max', 'worst_trans_id', 'histogram'):
+            assert entry[name] == exp[name], name
+        for pctile in pctiles:
+            assert entry[percentile_key(pctile)] == exp[pctile]
+        if exp['count']:
+            assert entry['avg'] == pytest.approx(exp['avg'], rel=1e-13)
+            assert entry['std_dev'] == pytest.approx(exp['std_dev'],
+                                                     rel=1e-9, abs=1e-15)
 
 
 def check_timeseries(doc, results, keys):
@@ -235,6 +254,69 @@ def test_zero_span_has_no_rate():
     total = operation(doc, 'total')
     assert total['req_per_s'] is None
     assert total['latency']['last_byte'][0]['worst_trans_id'] is None
+
+
+# --- all requests: failures at their time to failure -----------------------
+
+def test_timeouts_make_the_all_requests_p99_worse():
+    calm = operation(run(naive.timeouts_run(0)), 'read')['latency']
+    stormy = operation(run(naive.timeouts_run(30)), 'read')['latency']
+    # The successes-only figures do not see the timeouts at all...
+    assert stormy['last_byte'][0] == calm['last_byte'][0]
+    assert calm['all_requests'][0]['p99'] == calm['last_byte'][0]['p99']
+    # ...all requests do: 30 of 1,030 took 20 s or more.
+    everything = stormy['all_requests'][0]
+    assert everything['p99'] >= 20.0 > stormy['last_byte'][0]['p99']
+    assert everything['p99'] > calm['all_requests'][0]['p99']
+    assert (everything['count'], everything['failures'],
+            everything['failures_without_time']) == (1030, 30, 0)
+    assert (everything['max'], everything['worst_trans_id']) == (49.0,
+                                                                 'txt29')
+
+
+@pytest.mark.parametrize('timeouts', [1, 10, 11, 200])
+def test_all_requests_never_better_when_requests_time_out(timeouts):
+    calm = run(naive.timeouts_run(0))
+    stormy = run(naive.timeouts_run(timeouts))
+    for pctile in PCTILES:
+        key = percentile_key(pctile)
+        assert (operation(stormy, 'total')['latency']['all_requests'][0][
+            key] >= operation(calm, 'total')['latency']['all_requests'][0][
+            key]), pctile
+
+
+def test_failures_without_a_time_are_counted_apart():
+    doc = run(naive.timeouts_run(30, with_time=False))
+    latency = operation(doc, 'read')['latency']
+    everything = latency['all_requests'][0]
+    assert (everything['failures'], everything['failures_without_time']) == (
+        0, 30)
+    del everything['failures'], everything['failures_without_time']
+    assert everything == latency['last_byte'][0]
+
+
+@pytest.mark.parametrize('value', [-1.0, float('nan'), float('inf'), 'x',
+                                   None, True, [1]])
+def test_a_time_to_failure_that_is_no_time_counts_as_none(value):
+    results = naive.timeouts_run(0) + [err(time_to_failure=value),
+                                       err(time_to_failure=3)]
+    everything = operation(run(results), 'read')['latency']['all_requests'][0]
+    assert (everything['count'], everything['failures'],
+            everything['failures_without_time'], everything['max']) == (
+        1001, 1, 1, 3.0)
+
+
+def test_the_text_report_is_blind_to_times_to_failure():
+    calm = classicstats.compute(
+        FakeStatsFile(naive.timeouts_run(30, with_time=False)), 99)
+    stormy = classicstats.compute(FakeStatsFile(naive.timeouts_run(30)), 99)
+    assert [vars_of(g) for g in calm.groups] == [
+        vars_of(g) for g in stormy.groups]
+
+
+def vars_of(group):
+    return [(s.first.pctile, s.last.pctile, s.last.count, s.last.max)
+            for s in group.series] + [group.count, group.errors]
 
 
 # --- warm-up -----------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from ssbench.report.render import html, htmlcharts, htmltables
 from ssbench.errors import SsbenchError
 from tests import analysis_docs
+from tests import analysis_naive as naive
 from tests import paths
 
 try:
@@ -266,3 +267,48 @@ def test_page_of_a_real_0_3_9_run():
     for chart in charts:
         graph_objects.Figure({'data': chart['data'],
                               'layout': chart['layout']})
+
+
+def percentile_rows(page):
+    """The percentile table's rows as lists of cell texts."""
+    section = page[page.index('<section id="percentiles">'):]
+    section = section[:section.index('</section>')]
+    return [re.findall(r'<td[^>]*>(.*?)</td>', row)
+            for row in re.findall(r'<tr>(.*?)</tr>', section)[1:]]
+
+
+def timeouts_doc(timeouts, with_time=True):
+    from ssbench.report.compute.analyze import analyze
+    return analyze(naive.FakeStatsFile(naive.timeouts_run(timeouts,
+                                                          with_time)))
+
+
+@needs_plotly
+def test_all_requests_rows_beside_the_successes():
+    page = render(timeouts_doc(30))
+    rows = percentile_rows(page)
+    kinds = [(r[0], r[1], r[2]) for r in rows]
+    assert ('read', 'last byte', 'all sizes') in kinds
+    everything = rows[kinds.index(('read', 'all requests', 'all sizes'))]
+    successes = rows[kinds.index(('read', 'last byte', 'all sizes'))]
+    assert (everything[3], successes[3]) == ('1,030', '1,000')
+    p99 = 5 + [50, 90, 95, 99, 99.9].index(99)
+    assert float(everything[p99]) >= 20.0 > float(successes[p99])
+    assert '<code>txt29</code>' in everything
+    assert 'successful requests only' in page
+    assert 'recorded no time to failure' not in page
+
+
+@needs_plotly
+def test_all_requests_rows_only_where_requests_failed():
+    rows = percentile_rows(render(timeouts_doc(0)))
+    assert rows and all(r[1] != 'all requests' for r in rows)
+
+
+@needs_plotly
+def test_failures_without_a_time_are_said():
+    page = render(timeouts_doc(30, with_time=False))
+    assert ('30 failed requests recorded no time to failure' in page)
+    # Left out, the all-requests rows hold the successes only.
+    rows = [r for r in percentile_rows(page) if r[1] == 'all requests']
+    assert rows and all(r[3] == '1,000' for r in rows)

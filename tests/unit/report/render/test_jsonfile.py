@@ -104,13 +104,20 @@ def check_operation(op, pctile_keys):
         assert is_int(op['throughput']['seconds'])
         for key in ('fastest', 'p75', 'median', 'p25', 'slowest', 'iqr'):
             assert isinstance(op['throughput'][key], float)
-    check_keys(op['latency'], ['first_byte', 'last_byte'])
-    for entries in op['latency'].values():
+    check_keys(op['latency'], ['first_byte', 'last_byte', 'all_requests'])
+    for kind, entries in op['latency'].items():
         assert entries[0]['size'] is None
+        assert [e['size'] for e in entries] == [
+            e['size'] for e in op['latency']['last_byte']]
+        extra = []
+        if kind == 'all_requests':
+            extra = ['failures', 'failures_without_time']
         for entry in entries:
             check_keys(entry, ['size', 'count', 'min', 'max', 'avg',
                                'std_dev', 'worst_trans_id', 'histogram'] +
-                       pctile_keys)
+                       pctile_keys + extra)
+            for key in extra:
+                assert is_int(entry[key]) and entry[key] >= 0
             assert is_text(entry['size'], nullable=True)
             assert is_int(entry['count'])
             for key in ['min', 'max', 'avg', 'std_dev'] + pctile_keys:
