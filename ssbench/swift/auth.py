@@ -9,11 +9,17 @@ installed, keystoneclient) only to send that GET cost a master about
 `Credentials` holds the current token (a Grant) and renews it: after a
 401, at most once per token however many requests saw the 401, and ahead
 of its expiry when its lifetime is known.
+
+The tempauth GET is bounded: the whole exchange, redirects included,
+ends within `timeout` however slowly the server answers, an answer over
+MAX_ANSWER bytes is refused as it comes, and the key is sent again after
+a redirect only to the same scheme, host and port.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 import re
+import socket
 
 import gevent.lock
 
@@ -180,8 +186,7 @@ def authenticate(auth, timeout=None):
         return preset[0][0], preset[1], None
     version, auth_url, user, key, os_options = auth.credentials()
     secrets = [getattr(auth, name) for name in auth.SECRETS]
-    failed = 'authentication failed at %s (as %s, auth version %s): %%s' % (
-        auth_url, user, version)
+    where = auth_url
     try:
         if version in V1_VERSIONS:
             storage_url, token, lifetime = _tempauth(auth_url, user, key,
@@ -189,14 +194,25 @@ def authenticate(auth, timeout=None):
         else:
             storage_url, token, lifetime = _keystone(
                 version, auth_url, user, key, os_options, auth, timeout)
-    except SwiftAuthError as exc:
-        raise SwiftAuthError(failed % _scrub(str(exc), secrets))
+    except _Redirected as exc:
+        where = '%s (redirected from %s)' % (_cut(exc.url), auth_url)
+        failure = exc.error
     except Exception as exc:  # sockets/keystone raise many unrelated types
-        reason = _http_reason(exc)
+        failure = exc
+    else:
+        failure = None
+    if failure is not None:
+        if isinstance(failure, SwiftAuthError):
+            reason = str(failure)
+        else:
+            reason = _http_reason(failure)
         if reason is not None:
-            raise SwiftAuthError(failed % _scrub(reason, secrets))
+            raise SwiftAuthError('authentication failed at %s (as %s, auth '
+                                 'version %s): %s' % (
+                                     where, user, version,
+                                     _scrub(reason, secrets)))
         raise SwiftAuthError('cannot authenticate at %s: %s: %s' % (
-            auth_url, type(exc).__name__, _scrub(str(exc), secrets)))
+            where, type(failure).__name__, _scrub(str(failure), secrets)))
     if not storage_url or not token:
         raise SwiftAuthError('authentication at %s returned no storage URL '
                              'or token' % (auth_url,))
@@ -216,39 +232,96 @@ def _http_reason(exc):
 
 
 # Redirects of the v1.0 auth GET followed (as the requests library did
-# for swiftclient), at most this many.
+# for swiftclient), at most this many, and only to the same scheme, host
+# and port: the key goes with every GET.
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
+# Bytes of one tempauth answer, head and body, read at most: a real one
+# is a few hundred.
+MAX_ANSWER = 1 << 20
+# Seconds the whole tempauth exchange may take when no timeout is given.
+DEFAULT_TIMEOUT = 20.0
+# Characters of a URL or reason phrase from the server kept in a message.
+MAX_SHOWN = 200
 
 
-def _tempauth(auth_url, user, key, auth, timeout):
-    """(storage_url, token, None) from a tempauth (v1.0) GET."""
+def _cut(text):
+    text = '%s' % (text,)
+    if len(text) <= MAX_SHOWN:
+        return text
+    return '%s... (%d characters)' % (text[:MAX_SHOWN], len(text))
+
+
+class _Redirected(Exception):
+    """`error` ended the exchange at `url`, where a redirect led."""
+
+    def __init__(self, url, error):
+        Exception.__init__(self, url)
+        self.url = url
+        self.error = error
+
+
+def _origin(url):
+    """(scheme, host, port) of an http(s) URL, with the default port."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    return (scheme, (parts.hostname or '').lower(),
+            port or {'http': 80, 'https': 443}.get(scheme))
+
+
+def _tempauth(auth_url, user, key, auth, timeout, clock=monotonic):
+    """(storage_url, token, None) from a tempauth (v1.0) GET, within
+    `timeout` seconds in all."""
     headers = [('X-Auth-User', user), ('X-Auth-Key', key)]
+    timeout = timeout or DEFAULT_TIMEOUT
+    deadline = clock() + timeout
     url = auth_url
     for _ in range(MAX_REDIRECTS + 1):
-        status, reason, answer, body = _get(url, headers, auth, timeout)
+        try:
+            status, reason, answer, body = _get(
+                url, headers, auth, _Bounds(timeout, deadline, clock))
+        except Exception as exc:
+            if url == auth_url:
+                raise
+            raise _Redirected(url, exc)
         location = answer.get('location')
         if status not in _REDIRECTS or not location:
             break
-        url = urljoin(url, location)
+        target = urljoin(url, location)
+        if _origin(target) != _origin(url):
+            raise SwiftAuthError(
+                '%d redirect to %s, another scheme, host or port: the key '
+                'is not sent there (give that URL with -A if it is the '
+                'auth server)' % (status, _cut(target)))
+        url = target
+    else:
+        raise SwiftAuthError('more than %d redirects' % MAX_REDIRECTS)
     storage_url = answer.get('x-storage-url')
     # A 2xx with a body but no storage URL is a page, not tempauth.
     if not 200 <= status < 300 or (body and not storage_url):
-        raise SwiftAuthError('%d %s' % (status, reason))
+        error = SwiftAuthError('%d %s' % (status, _cut(reason)))
+        if url == auth_url:
+            raise error
+        raise _Redirected(url, error)
     token = answer.get('x-storage-token', answer.get('x-auth-token'))
     return storage_url, token, None
 
 
-def _get(url, headers, auth, timeout):
+def _get(url, headers, auth, bounds):
     """(status, reason, headers, body) of one GET on a new connection."""
     parts = urlsplit(url)
     if parts.scheme not in ('http', 'https') or not parts.hostname:
-        raise SwiftAuthError('unusable auth URL %r' % (url,))
+        raise SwiftAuthError('unusable auth URL %r' % (_cut(url),))
     context = None
     if parts.scheme == 'https':
         context = ssl_context(auth.os_cacert, auth.insecure)
-    conn = HTTPConnection(parts.hostname, parts.port or (
-        443 if context is not None else 80), timeout, timeout, context)
+    left = bounds.left()
+    conn = _BoundedConnection(bounds, parts.hostname, parts.port or (
+        443 if context is not None else 80), left, left, context)
     path = parts.path or '/'
     if parts.query:
         path += '?' + parts.query
@@ -259,6 +332,70 @@ def _get(url, headers, auth, timeout):
     finally:
         conn.close()
     return resp.status, resp.reason, resp.headers, body
+
+
+class _Bounds(object):
+    """The deadline (on `clock`) and the byte budget of one answer."""
+
+    def __init__(self, timeout, deadline, clock):
+        self.timeout = timeout
+        self.deadline = deadline
+        self.clock = clock
+        self.received = 0
+
+    def left(self):
+        """Seconds left; SwiftAuthError once none are."""
+        left = self.deadline - self.clock()
+        if left <= 0:
+            raise self.expired()
+        return left
+
+    def expired(self):
+        return SwiftAuthError('no complete answer within %g s'
+                              % self.timeout)
+
+
+class _BoundedConnection(HTTPConnection):
+    """An HTTPConnection whose socket stops at `bounds`."""
+
+    def __init__(self, bounds, *args):
+        HTTPConnection.__init__(self, *args)
+        self.bounds = bounds
+
+    def connect(self):
+        HTTPConnection.connect(self)
+        self.sock = _BoundedSocket(self.sock, self.bounds)
+
+
+class _BoundedSocket(object):
+    """A socket whose receives end at the deadline of `bounds` (each one
+    waits only for what is left of it, so a server trickling a byte at a
+    time cannot stretch the exchange) and after MAX_ANSWER bytes (so a
+    huge answer is refused as it comes, not held)."""
+
+    def __init__(self, sock, bounds):
+        self.sock = sock
+        self.bounds = bounds
+
+    def recv_into(self, buf, nbytes=0):
+        bounds = self.bounds
+        self.sock.settimeout(bounds.left())
+        budget = MAX_ANSWER + 1 - bounds.received
+        want = min(nbytes or len(buf), budget)
+        try:
+            got = self.sock.recv_into(buf, want)
+        except socket.timeout:
+            # It waited for what was left (the clocks may differ by a
+            # hair): the deadline it is.
+            raise bounds.expired()
+        bounds.received += got
+        if bounds.received > MAX_ANSWER:
+            raise SwiftAuthError('answer over %d bytes: not a tempauth '
+                                 'answer' % MAX_ANSWER)
+        return got
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
 
 
 # The last path segment of an auth URL that names its identity version.

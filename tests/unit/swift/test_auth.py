@@ -11,6 +11,8 @@ import pytest
 from ssbench.swift import auth as swiftauth
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift.auth import AuthOptions, Credentials
+from tests.authservers import (AuthServer, endless_chunk, grant, redirect,
+                               refuse, trickle)
 from tests.fakes import CannedServer, serve_fake_swift
 
 pytestmark = pytest.mark.timeout(60)
@@ -333,3 +335,81 @@ def test_unknown_lifetime_is_never_due():
     credentials.current()
     clock.now += 10 ** 9
     assert not credentials.due()
+
+
+# -- tempauth bounds: redirects, deadline, size --------------------------
+
+def v1_at(url, key='the-key'):
+    return AuthOptions(auth_url=url, user='acc:usr', key=key)
+
+
+def auth_error(url, timeout=5):
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(v1_at(url), timeout=timeout)
+    text = str(info.value)
+    assert '\n' not in text and 'the-key' not in text
+    return text
+
+
+@pytest.mark.parametrize('where', [
+    lambda other: other.url,                                 # another port
+    lambda other: other.url.replace('http:', 'https:'),      # scheme
+    lambda other: 'http://127.0.0.2:%d/auth/v1.0' % other.port,  # host
+])
+def test_the_key_never_follows_a_redirect_elsewhere(where):
+    with AuthServer(grant) as other:
+        target = where(other)
+        with AuthServer(redirect(target)) as first:
+            text = auth_error(first.url)
+        assert other.heads == []
+    assert text == (
+        'authentication failed at %s (as acc:usr, auth version 1.0): 302 '
+        'redirect to %s, another scheme, host or port: the key is not '
+        'sent there (give that URL with -A if it is the auth server)'
+        % (first.url, target))
+
+
+def test_a_redirect_that_fails_is_named():
+    def answer(server, sock, head):
+        if b'GET /auth/v1.0 ' in head:
+            redirect('/elsewhere')(server, sock, head)
+        else:
+            refuse(server, sock, head)
+    with AuthServer(answer) as server:
+        text = auth_error(server.url)
+        assert len(server.heads) == 2
+    assert text == (
+        'authentication failed at http://127.0.0.1:%d/elsewhere (redirected '
+        'from %s) (as acc:usr, auth version 1.0): 401 Unauthorized'
+        % (server.port, server.url))
+
+
+def test_redirects_end():
+    with AuthServer(redirect('/auth/v1.0')) as server:
+        text = auth_error(server.url)
+        assert len(server.heads) == swiftauth.MAX_REDIRECTS + 1
+    assert text.endswith('more than %d redirects' % swiftauth.MAX_REDIRECTS)
+
+
+@pytest.mark.parametrize('body', [False, True], ids=['head', 'body'])
+def test_a_trickling_server_ends_at_the_timeout(body):
+    # Each piece comes well within the timeout; the whole never ends.
+    with AuthServer(trickle(0.05, body=body)) as server:
+        text = auth_error(server.url, timeout=0.5)
+    assert text.endswith(': no complete answer within 0.5 s'), text
+
+
+def test_a_huge_answer_is_refused_as_it_comes():
+    with AuthServer(endless_chunk) as server:
+        text = auth_error(server.url)
+    assert text.endswith(': answer over %d bytes: not a tempauth answer'
+                         % swiftauth.MAX_ANSWER), text
+
+
+def test_a_long_reason_is_cut():
+    def answer(server, sock, head):
+        sock.sendall(b'HTTP/1.1 403 ' + b'n' * 5000 +
+                     b'\r\nContent-Length: 0\r\n\r\n')
+    with AuthServer(answer) as server:
+        text = auth_error(server.url)
+    assert text.endswith(': 403 %s... (5000 characters)' % ('n' * 200))

@@ -1,0 +1,118 @@
+"""Hostile auth servers on 127.0.0.1, for the tempauth bounds: each one
+reads a request head and answers it with a function of the socket (a
+redirect, a trickle, an endless body), and records the heads it read."""
+from __future__ import absolute_import, division, print_function
+
+import socket
+import threading
+
+
+class AuthServer(object):
+    """Serves `answer(sock, head)` to each connection, in a thread each,
+    until stop(); `heads` collects every request head read (bytes)."""
+
+    def __init__(self, answer, host='127.0.0.1'):
+        self.answer = answer
+        self.heads = []
+        self.stopping = threading.Event()
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((host, 0))
+        self.listener.listen(8)
+        self.listener.settimeout(0.1)
+        self.host = host
+        self.port = self.listener.getsockname()[1]
+        self.url = 'http://%s:%d/auth/v1.0' % (host, self.port)
+        self.threads = []
+        acceptor = threading.Thread(target=self._accept)
+        acceptor.daemon = True
+        acceptor.start()
+        self.threads.append(acceptor)
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                sock = self.listener.accept()[0]
+            except socket.timeout:
+                continue
+            except (socket.error, OSError):
+                return
+            thread = threading.Thread(target=self._serve, args=(sock,))
+            thread.daemon = True
+            thread.start()
+            self.threads.append(thread)
+
+    def _serve(self, sock):
+        sock.settimeout(5)
+        try:
+            head = b''
+            while b'\r\n\r\n' not in head:
+                more = sock.recv(4096)
+                if not more:
+                    return
+                head += more
+            self.heads.append(head)
+            self.answer(self, sock, head)
+        except (socket.error, OSError):
+            pass    # the client gave up: what these servers are for
+        finally:
+            sock.close()
+
+    def stop(self):
+        self.stopping.set()
+        self.listener.close()
+        for thread in self.threads:
+            thread.join(10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+
+def redirect(location, status=302):
+    """An answer: a redirect to `location`."""
+    def answer(server, sock, head):
+        sock.sendall(('HTTP/1.1 %d Found\r\nLocation: %s\r\nContent-Length:'
+                      ' 0\r\n\r\n' % (status, location)).encode('latin-1'))
+    return answer
+
+
+def refuse(server, sock, head):
+    """An answer: 401."""
+    sock.sendall(b'HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n')
+
+
+def grant(server, sock, head):
+    """An answer: a storage URL and a token."""
+    sock.sendall(b'HTTP/1.1 200 OK\r\nX-Storage-Url: http://127.0.0.1:9/v1/'
+                 b'AUTH_a\r\nX-Auth-Token: AUTH_tk\r\nContent-Length: 0'
+                 b'\r\n\r\n')
+
+
+def trickle(interval, body=False):
+    """An answer that never ends: one more header line every `interval`
+    seconds, or (`body`) a head and then one body byte every `interval`
+    seconds; either is well within any per-receive timeout."""
+    def answer(server, sock, head):
+        if body:
+            sock.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n'
+                         b'\r\n')
+        else:
+            sock.sendall(b'HTTP/1.1 200 OK\r\n')
+        while not server.stopping.wait(interval):
+            sock.sendall(b'x' if body else b'X-Trickle: x\r\n')
+    return answer
+
+
+def endless_chunk(server, sock, head):
+    """An answer: a 3 GiB chunk, sent for as long as it is read."""
+    sock.sendall(b'HTTP/1.1 200 OK\r\nX-Storage-Url: http://127.0.0.1:9/v1/'
+                 b'AUTH_a\r\nX-Auth-Token: AUTH_tk\r\nTransfer-Encoding: '
+                 b'chunked\r\n\r\n%x\r\n' % (3 << 30))
+    block = b'z' * 65536
+    sent = 0
+    while sent < 3 << 30 and not server.stopping.is_set():
+        sock.sendall(block)
+        sent += len(block)
