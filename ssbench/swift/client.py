@@ -10,10 +10,20 @@ behind a sleeping back-off).
 
 Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after the token source
 renewed the token) and socket-level failures are retried up to `retries`
-times with no pause, and counted.  A pooled keep-alive connection that the
-server has closed is replaced and the request re-sent on a new connection:
-counted apart, as a reconnect, not as a retry.  The latencies reported are
-those of the attempt that succeeded.
+times, and counted, each under its cause (the HTTP status, or the
+error_class() of the failure).  Retries follow at once (0.3.9's way) or,
+with `retry_backoff`, after a pause that doubles per retry, with jitter,
+up to a cap (backoff_delay()); a retry after a 401 never waits.
+
+A pooled keep-alive connection found closed by the server before any of
+the request went out is replaced and the request sent on a new connection:
+counted apart, as a reconnect, not as a retry.  Once the request went out,
+a connection that breaks (reset, closed without an answer, timed out) is a
+failed attempt: a retry.
+
+A request's latencies run from its first send, all retries and pauses
+included; a request that fails for good says how long that took
+(SwiftRequestError.time_to_failure).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -22,6 +32,7 @@ import json
 import logging
 import random
 import socket
+import time
 
 from ssbench import version
 from ssbench.compat import PY2, monotonic
@@ -42,6 +53,10 @@ DEFAULT_RETRIES = 10
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_NETWORK_TIMEOUT = 20.0
 DEFAULT_BLOCK_SIZE = 65536
+# --retry-backoff without a value: the first retry waits 0.05-0.1 s, each
+# later one twice as long, up to 1-2 s; ten retries span some 6-11 s.
+DEFAULT_BACKOFF_BASE = 0.05
+DEFAULT_BACKOFF_CAP = 2.0
 USER_AGENT = 'ssbench/%s' % version
 LISTING_LIMIT = 10000
 
@@ -49,10 +64,13 @@ LISTING_LIMIT = 10000
 class SwiftRequestError(SwiftError):
     """A request that failed for good: carries the HTTP status (None for a
     socket-level failure, whose error_class() is in `error_class`), the
-    transaction id, the retries and the reconnects spent."""
+    transaction id, the retries (and `retry_causes`, {cause: count} or
+    None) and the reconnects spent, and `time_to_failure`: seconds from
+    its first send to giving up."""
 
     def __init__(self, method, path, http_status, reason, trans_id=None,
-                 retries=0, reconnects=0, error_class=None):
+                 retries=0, reconnects=0, error_class=None,
+                 time_to_failure=0.0, retry_causes=None):
         self.method = method
         self.path = path
         self.http_status = http_status
@@ -61,6 +79,8 @@ class SwiftRequestError(SwiftError):
         self.retries = retries
         self.reconnects = reconnects
         self.error_class = error_class
+        self.time_to_failure = time_to_failure
+        self.retry_causes = retry_causes
         SwiftError.__init__(self, str(self))
 
     def __str__(self):
@@ -79,19 +99,20 @@ class SwiftRequestError(SwiftError):
 
 
 class Timing(object):
-    """What one (possibly retried) request measured.
+    """What one (possibly retried) request measured, from its first send.
 
     `reconnects`: stale keep-alive connections replaced (not retries);
+    `retry_causes`: {cause: count} of the retries (None without any);
     `size`: bytes of the response body read (None when not known).
     """
 
     __slots__ = ('status', 'first_byte_latency', 'last_byte_latency',
                  'trans_id', 'retries', 'reconnects', 'size', 'headers',
-                 'body')
+                 'body', 'retry_causes')
 
     def __init__(self, status, first_byte_latency, last_byte_latency,
                  trans_id, retries, reconnects=0, size=None, headers=None,
-                 body=None):
+                 body=None, retry_causes=None):
         self.status = status
         self.first_byte_latency = first_byte_latency
         self.last_byte_latency = last_byte_latency
@@ -101,14 +122,15 @@ class Timing(object):
         self.size = size
         self.headers = headers
         self.body = body
+        self.retry_causes = retry_causes
 
     def __repr__(self):
         return ('Timing(status=%r, first_byte_latency=%r, '
                 'last_byte_latency=%r, trans_id=%r, retries=%r, '
-                'reconnects=%r, size=%r)' % (
+                'reconnects=%r, size=%r, retry_causes=%r)' % (
                     self.status, self.first_byte_latency,
                     self.last_byte_latency, self.trans_id, self.retries,
-                    self.reconnects, self.size))
+                    self.reconnects, self.size, self.retry_causes))
 
 
 class ConnectionPool(object):
@@ -171,8 +193,29 @@ _STALE_LIMIT = 3
 
 
 def _is_stale(exc):
-    """A reused connection the server had closed: no status line came."""
+    """A reused connection the server had closed before the request went
+    out."""
     return isinstance(exc, StaleConnection)
+
+
+def backoff_delay(retry, base, cap, draw):
+    """Seconds to wait before retry number `retry` (1, 2, ...): half of
+    min(cap, base * 2 ** (retry - 1)) plus a random share (`draw`, in
+    [0, 1)) of the other half, so that requests failed together do not
+    all come back together, and none comes back at once."""
+    ceiling = min(cap, base * 2.0 ** min(retry - 1, 64))
+    return ceiling * (1 + draw) / 2
+
+
+def add_causes(causes, more):
+    """{cause: count} `causes` with the counts of `more` added (either
+    may be None, meaning none)."""
+    if not more:
+        return causes
+    total = dict(causes or ())
+    for cause, count in more.items():
+        total[cause] = total.get(cause, 0) + count
+    return total
 
 
 # Python 3's names for the socket errors 2.7 raises as socket.error, so
@@ -211,12 +254,17 @@ class SwiftClient(object):
     per greenlet.  `tokens` is the token source (by default Credentials
     for `auth`): each attempt uses its current token, and asks it for a
     new one after a 401.  `auth` also gives the TLS options (--insecure,
-    --os-cacert) of the connections.
+    --os-cacert) of the connections.  `retry_backoff` (base, cap) in
+    seconds makes retries wait (see backoff_delay()); None retries at
+    once.  `sleep` (by default time.sleep, looked up when called: gevent
+    may patch it later) and `draw` (a random number in [0, 1)) are the
+    pause and the jitter, injectable for tests.
     """
 
     def __init__(self, auth, concurrency=64, retries=DEFAULT_RETRIES,
                  connect_timeout=DEFAULT_CONNECT_TIMEOUT,
-                 network_timeout=DEFAULT_NETWORK_TIMEOUT, tokens=None):
+                 network_timeout=DEFAULT_NETWORK_TIMEOUT, tokens=None,
+                 retry_backoff=None, sleep=None, draw=random.random):
         self.auth = auth
         self.tokens = tokens if tokens is not None else Credentials(
             auth, timeout=network_timeout)
@@ -224,6 +272,9 @@ class SwiftClient(object):
         self.retries = max(0, int(retries))
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
+        self.retry_backoff = retry_backoff
+        self._sleep = sleep
+        self._draw = draw
         self.grant = None
         self.pools = []
         self._ssl_context = None
@@ -306,6 +357,8 @@ class SwiftClient(object):
         retries = 0
         reconnects = 0
         stale = 0
+        causes = None          # {cause: count} of the retries
+        start = None           # the first send: latencies run from it
         block = self._block(fill, block_size) if size else None
         while True:
             grant = self.tokens.current()
@@ -317,7 +370,8 @@ class SwiftClient(object):
             send_headers[0] = ('X-Auth-Token', grant.token)
             conn = pool.get() if stale == 0 else pool.new()
             try:
-                start = monotonic()
+                if start is None:
+                    start = monotonic()
                 conn.send(method, path, send_headers, size, block)
                 resp = conn.read_response()
                 first = monotonic()
@@ -334,14 +388,19 @@ class SwiftClient(object):
                     stale += 1
                     reconnects += 1
                     continue
+                cause = error_class(exc)
                 if retries < self.retries:
                     retries += 1
+                    causes = add_causes(causes, {cause: 1})
+                    self._pause(retries)
                     continue
                 raise SwiftRequestError(method, pool.url + path_tail, None,
                                         '%s: %s' % (type(exc).__name__, exc),
                                         retries=retries,
                                         reconnects=reconnects,
-                                        error_class=error_class(exc))
+                                        error_class=cause,
+                                        time_to_failure=monotonic() - start,
+                                        retry_causes=causes)
             except BaseException:
                 # Half used (a bad TLS certificate, a timeout or kill from
                 # gevent...): never pooled, never left open.
@@ -358,7 +417,7 @@ class SwiftClient(object):
                 timing = Timing(status, first - start if read == 'discard'
                                 and method == 'GET' else None,
                                 last - start, trans_id, retries, reconnects,
-                                got)
+                                got, retry_causes=causes)
                 if read != 'discard':
                     timing.body = body
                     if read == 'headers':
@@ -367,6 +426,8 @@ class SwiftClient(object):
             if retries < self.retries and (
                     status == 503 or (status == 404 and retry_404)):
                 retries += 1
+                causes = add_causes(causes, {str(status): 1})
+                self._pause(retries)
                 continue
             if status == 401 and retries < self.retries and \
                     self.tokens.renewable:
@@ -376,12 +437,24 @@ class SwiftClient(object):
                     raise SwiftRequestError(
                         method, pool.url + path_tail, status,
                         '%s (%s)' % (resp.reason, exc), trans_id, retries,
-                        reconnects)
+                        reconnects, time_to_failure=monotonic() - start,
+                        retry_causes=causes)
+                # A new token: tried at once.
                 retries += 1
+                causes = add_causes(causes, {'401': 1})
                 continue
             raise SwiftRequestError(method, pool.url + path_tail, status,
                                     resp.reason, trans_id, retries,
-                                    reconnects)
+                                    reconnects,
+                                    time_to_failure=last - start,
+                                    retry_causes=causes)
+
+    def _pause(self, retry):
+        """Wait before retry number `retry`, with retry_backoff."""
+        if self.retry_backoff is not None:
+            base, cap = self.retry_backoff
+            (self._sleep or time.sleep)(backoff_delay(retry, base, cap,
+                                                      self._draw()))
 
     # -- operations ---------------------------------------------------
 

@@ -18,15 +18,29 @@ monkey-patched it with gevent gets cooperative sockets.
 
 Errors: socket errors (timeouts included) propagate as they are.
 `StaleConnection` means a reused keep-alive connection that the server had
-already closed: nothing of a response arrived, so the request may be re-sent
-on a new connection.  `ProtocolError` is a malformed or truncated response.
+closed while it sat idle, found before any of the request went out: the
+request may be sent again on a new connection.  Once the request went out,
+a connection that breaks is an attempt that failed (the server may have
+read it): the socket error, or `NoResponse` for a close without a byte of
+an answer.  `ProtocolError` is a malformed or truncated response.
+
+A server may answer before it has read the whole request (a 401, 413 or 503
+to a PUT) and close: when sending fails so, the answer that came is what
+read_response() returns, as it would have been had the body gone out.
 """
 from __future__ import absolute_import, division, print_function
 
 import socket
 import ssl
+from select import POLLIN
+
+from gevent.monkey import get_original
 
 from ssbench.compat import PY2
+
+# The system's poll(), even where gevent patched select: an idle socket is
+# only ever polled with a zero timeout, which must not go through the hub.
+_poll = get_original('select', 'poll')
 
 BUFFER_SIZE = 65536
 MAX_HEAD = 1024 * 1024     # response head larger than this: not Swift
@@ -40,11 +54,17 @@ class ProtocolError(HTTPError):
     """The response could not be parsed, or ended early."""
 
 
-class StaleConnection(HTTPError):
-    """A reused connection failed before any byte of a response came.
+class NoResponse(ProtocolError):
+    """The server closed the connection after the request went out,
+    without a byte of a response."""
 
-    The server closed it while it sat idle (or reset it on our request);
-    `cause` is the socket error, or None for a clean end of stream.
+
+class StaleConnection(HTTPError):
+    """A reused connection that the server had closed (or reset) while it
+    sat idle: found before any of the request went out.
+
+    `cause` is the socket error, or None when the connection was seen to
+    be closed before sending.
     """
 
     def __init__(self, message, cause=None):
@@ -102,12 +122,14 @@ class HTTPConnection(object):
         self.host_header = (name if port == default_port
                             else '%s:%d' % (name, port))
         self.sock = None
+        self._poller = None    # polls sock for input while it is idle
         self.reused = False    # this exchange runs on an older socket
         self._buf = bytearray(buffer_size)
         self._view = memoryview(self._buf)
         self._start = self._end = 0   # unread bytes are _buf[_start:_end]
         self._method = None
         self._resp = None     # the response whose body is still unread
+        self._early = None    # a response that came while sending failed
 
     def connect(self):
         sock = socket.create_connection((self.host, self.port),
@@ -119,15 +141,20 @@ class HTTPConnection(object):
                 sock = self.ssl_context.wrap_socket(
                     sock, server_hostname=self.host)
             sock.settimeout(self.network_timeout)
+            poller = _poll()
+            poller.register(sock.fileno(), POLLIN)
         except Exception:
             sock.close()
             raise
         self.sock = sock
+        self._poller = poller
 
     def close(self):
         sock, self.sock = self.sock, None
+        self._poller = None
         self._start = self._end = 0
         self._resp = None
+        self._early = None
         if sock is not None:
             sock.close()
 
@@ -143,10 +170,17 @@ class HTTPConnection(object):
         if self._resp is not None:   # the last body was left unread
             self.close()
         self.reused = self.sock is not None
+        if self.reused and self._poller.poll(0):
+            # Input on an idle connection: the server closed or reset it
+            # (or said something unasked).  Nothing of this request left.
+            self.close()
+            raise StaleConnection('kept-alive connection closed by the '
+                                  'server')
         if not self.reused:
             self.connect()
         self._start = self._end = 0
         self._method = method
+        self._early = None
         head = '%s %s HTTP/1.1\r\nHost: %s\r\n' % (method, path,
                                                    self.host_header)
         head += ''.join(['%s: %s\r\n' % pair for pair in headers]) + '\r\n'
@@ -170,24 +204,39 @@ class HTTPConnection(object):
                 if size:
                     sendall(view[:size])
         except socket.error as exc:
-            raise self._failed(exc)
+            self._send_failed(exc)
 
     def _send(self, data):
         """sendall(data), at the cost of one send() when the socket takes
         it all, as it does a request head: gevent's sendall() costs a
         getsockopt() and a deadline per call on top."""
-        sent = self.sock.send(data)
+        try:
+            sent = self.sock.send(data)
+        except socket.error as exc:
+            if self.reused and not _is_timeout(exc):
+                # Not a byte of the request left: the connection had been
+                # reset while idle, after it was polled.
+                self.close()
+                raise StaleConnection('kept-alive connection closed: %s'
+                                      % (exc,), exc)
+            raise
         if sent < len(data):
             self.sock.sendall(memoryview(data)[sent:])
 
-    def _failed(self, exc):
-        """Close after `exc` and return what to raise: on a reused socket
-        anything but a timeout means the server had dropped it."""
+    def _send_failed(self, exc):
+        """Sending failed with `exc`: keep the response the server sent
+        before it stopped reading, for read_response(); without one, close
+        and raise `exc`."""
+        try:
+            if self._poller.poll(0):
+                resp = self._read_response()
+                resp.will_close = True
+                self._early = resp
+                return
+        except (socket.error, HTTPError):
+            pass
         self.close()
-        if self.reused and not _is_timeout(exc):
-            return StaleConnection('kept-alive connection closed: %s'
-                                   % (exc,), exc)
-        return exc
+        raise exc
 
     # -- receiving ----------------------------------------------------------
 
@@ -215,6 +264,12 @@ class HTTPConnection(object):
 
     def read_response(self):
         """Read and parse the response head; the body is left to read."""
+        early, self._early = self._early, None
+        if early is not None:
+            return early
+        return self._read_response()
+
+    def _read_response(self):
         while True:
             resp = self._read_head()
             if resp.status != 100:    # skip an interim 100 Continue
@@ -257,12 +312,7 @@ class HTTPConnection(object):
             waiting = self._start == self._end   # nothing of it yet
             try:
                 got = self._fill()
-            except ProtocolError:
-                self.close()
-                raise
-            except socket.error as exc:
-                if waiting:
-                    raise self._failed(exc)
+            except (ProtocolError, socket.error):
                 self.close()
                 raise
             if not got:
@@ -270,10 +320,7 @@ class HTTPConnection(object):
                 if not waiting:
                     raise ProtocolError('connection closed inside the '
                                         'response head')
-                if self.reused:
-                    raise StaleConnection('kept-alive connection closed '
-                                          'by the server')
-                raise ProtocolError('connection closed without a response')
+                raise NoResponse('connection closed without a response')
         # One decode, then str operations: values must be native str anyway.
         if PY2:
             head = self._view[self._start:end].tobytes()

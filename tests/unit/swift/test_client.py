@@ -11,7 +11,10 @@ from ssbench.swift import httpconn, client as swift
 from ssbench.errors import SwiftAuthError
 from ssbench.swift.client import SwiftClient, SwiftRequestError
 from ssbench.swift.auth import AuthOptions
-from tests.fakes import CLOSE, SILENT, CannedServer, serve_fake_swift
+from ssbench.swift.auth import Grant
+from tests.fakes import CLOSE, RESET, SILENT, CannedServer, serve_fake_swift
+from tests.unit.swift.test_httpconn import (BIG, HeadServer, answer,
+                                            idle_input, wait_for)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -324,9 +327,8 @@ def test_closed_keep_alive_replaced_without_retry(fake, client):
         fake.close_after_response = True
         client.put_object('c', 'o', 10)   # the server closes after this
         fake.close_after_response = False
-        import time
-        time.sleep(0.05)
         assert len(client.pools[0].idle) == 1 and stale == []
+        wait_for(lambda: idle_input(client.pools[0].idle[0]))
         timing = client.get_object('c', 'o')
     finally:
         swift._is_stale = real
@@ -403,7 +405,6 @@ def _ok(body=b'', status=b'200 OK', extra=b''):
 
 
 def test_malformed_response_retried_and_counted(canned):
-    from tests.unit.swift.test_httpconn import CLOSE
     canned.replies.extend([b'garbage\r\n\r\n', (b'HTTP/1.1 200 OK\r\n\r\nab',
                                                 CLOSE), _ok(b'body')])
     client = _canned_client(canned)
@@ -421,7 +422,6 @@ def test_malformed_response_retried_and_counted(canned):
 
 
 def test_timeout_on_reused_connection_is_a_counted_retry(canned):
-    from tests.unit.swift.test_httpconn import SILENT
     canned.replies.extend([_ok(), SILENT, _ok(status=b'201 Created')])
     client = _canned_client(canned, network_timeout=0.3)
     try:
@@ -429,8 +429,29 @@ def test_timeout_on_reused_connection_is_a_counted_retry(canned):
         timing = client.put_object('c', 'o', 10)
         assert timing.status == 201 and timing.retries == 1
         assert timing.reconnects == 0
+        assert timing.retry_causes == {'timeout': 1}
+        # Timed from the first send: the wait for the timeout is in it.
+        assert timing.last_byte_latency >= 0.3
     finally:
         client.close()
+
+
+@pytest.mark.parametrize('how', [CLOSE, RESET])
+def test_a_connection_broken_after_the_request_went_out_is_a_retry(
+        canned, how):
+    """A reused connection that the server closes or resets once it read
+    the request: a retry with its cause, never a reconnect."""
+    canned.replies.extend([_ok(), how, _ok(b'abc')])
+    client = _canned_client(canned)
+    try:
+        assert client.get_object('c', 'o').retries == 0
+        timing = client.get_object('c', 'o')
+    finally:
+        client.close()
+    assert (timing.status, timing.retries, timing.reconnects) == (200, 1, 0)
+    assert timing.retry_causes == {
+        'NoResponse' if how == CLOSE else 'ConnectionResetError': 1}
+    assert len(canned.requests) == 3
 
 
 def test_timeouts_exhausted_are_named_timeout(canned):
@@ -447,13 +468,18 @@ def test_timeouts_exhausted_are_named_timeout(canned):
 
 
 def test_server_closing_after_a_503_is_a_reconnect_not_a_retry(canned):
-    """The retry after a 503 reuses the connection the server closed
-    behind it: re-sent on a new one, counted apart."""
+    """The retry after a 503 finds the connection the server closed
+    behind it: sent on a new one, counted apart.  (The pause before the
+    retry lasts until the server's FIN is in.)"""
     canned.replies.extend([(_ok(status=b'503 Unavailable'), CLOSE),
                            _ok(b'abc'), (_ok(status=b'503 Unavailable'),
                                          CLOSE),
                            _ok(status=b'503 Unavailable')])
-    client = _canned_client(canned, retries=1)
+
+    def until_closed(seconds):
+        wait_for(lambda: all(idle_input(c) for c in client.pools[0].idle))
+    client = _canned_client(canned, retries=1, retry_backoff=(0.1, 1),
+                            sleep=until_closed)
     try:
         timing = client.get_object('c', 'o')
         assert (timing.status, timing.retries, timing.reconnects,
@@ -478,6 +504,7 @@ def test_error_class_names():
         'BrokenPipeError'
     assert swift.error_class(httpconn.StaleConnection('x')) == \
         'StaleConnection'
+    assert swift.error_class(httpconn.NoResponse('x')) == 'NoResponse'
     assert swift.error_class(SwiftAuthError('x')) == 'SwiftAuthError'
     assert swift.error_class(ValueError('x')) == 'ValueError'
 
@@ -501,3 +528,208 @@ def test_chunked_listing_and_head_headers(canned):
         client.close()
     assert canned.connections == 1
     assert canned.requests[-1][1].startswith(b'HEAD /v1/a/c HTTP/1.1\r\n')
+
+
+# -- retries that wait, and the time a failure took ---------------------------
+
+def test_backoff_delay_doubles_with_jitter_up_to_the_cap():
+    delay = swift.backoff_delay
+    assert [delay(n, 0.1, 1.0, 0.0) for n in (1, 2, 3, 4, 5, 6)] == [
+        0.05, 0.1, 0.2, 0.4, 0.5, 0.5]
+    assert [delay(n, 0.1, 1.0, 0.999999) for n in (1, 2, 5)] == \
+        pytest.approx([0.1, 0.2, 1.0])
+    assert delay(1000, 0.05, 2.0, 0.5) == 1.5      # no overflow
+    assert delay(3, 0.1, 1.0, 0.5) == pytest.approx(0.3)
+
+
+def test_add_causes():
+    assert swift.add_causes(None, None) is None
+    assert swift.add_causes(None, {'503': 1}) == {'503': 1}
+    causes = {'503': 1}
+    assert swift.add_causes(causes, {'503': 2, 'timeout': 1}) == {
+        '503': 3, 'timeout': 1}
+    assert causes == {'503': 1}        # not changed in place
+
+
+class FakeClock(object):
+    """monotonic() for the client, moved only by its sleep()."""
+
+    def __init__(self):
+        self.now = 100.0
+        self.slept = []
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    fake_clock = FakeClock()
+    monkeypatch.setattr(swift, 'monotonic', fake_clock)
+    return fake_clock
+
+
+def test_retries_wait_with_backoff_and_fail_with_their_time(fake, clock):
+    client = SwiftClient(v1(fake), retries=3, retry_backoff=(0.1, 0.25),
+                         sleep=clock.sleep, draw=lambda: 0.5)
+    try:
+        client.put_container('c')
+        fake.script.extend([503, 503, 503, 503])
+        with pytest.raises(SwiftRequestError) as info:
+            client.put_object('c', 'o', 10)
+    finally:
+        client.close()
+    assert clock.slept == pytest.approx([0.075, 0.15, 0.1875])
+    exc = info.value
+    assert (exc.http_status, exc.retries) == (503, 3)
+    assert exc.retry_causes == {'503': 3}
+    # From the first send to giving up: every pause included (the fake
+    # clock stands still otherwise).
+    assert exc.time_to_failure == pytest.approx(0.4125)
+
+
+def test_success_after_retries_is_timed_from_the_first_send(fake, clock):
+    client = SwiftClient(v1(fake), retries=3, retry_backoff=(1.0, 10.0),
+                         sleep=clock.sleep, draw=lambda: 0.0)
+    try:
+        client.put_container('c')
+        client.put_object('c', 'o', 10)
+        fake.script.extend([503, 404])
+        timing = client.get_object('c', 'o')
+    finally:
+        client.close()
+    assert clock.slept == [0.5, 1.0]
+    assert (timing.status, timing.retries) == (200, 2)
+    assert timing.retry_causes == {'503': 1, '404': 1}
+    assert timing.first_byte_latency == timing.last_byte_latency == 1.5
+
+
+def test_without_backoff_retries_go_at_once(fake):
+    slept = []
+    client = SwiftClient(v1(fake), retries=3, sleep=slept.append)
+    try:
+        client.put_container('c')
+        fake.script.extend([503, 503])
+        timing = client.put_object('c', 'o', 10)
+    finally:
+        client.close()
+    assert timing.retries == 2 and slept == []
+
+
+def test_a_retry_with_a_new_token_does_not_wait(fake, clock):
+    client = SwiftClient(v1(fake), retries=3, retry_backoff=(1.0, 10.0),
+                         sleep=clock.sleep)
+    try:
+        client.put_container('c')
+        fake.valid_tokens.discard(client.token)
+        timing = client.put_object('c', 'o', 10)
+    finally:
+        client.close()
+    assert timing.retries == 1 and timing.retry_causes == {'401': 1}
+    assert clock.slept == []
+
+
+def test_a_socket_failure_records_its_time(canned, clock):
+    canned.replies.extend([SILENT] * 3)
+    client = _canned_client(canned, retries=2, network_timeout=0.2,
+                            retry_backoff=(2.0, 4.0), sleep=clock.sleep,
+                            draw=lambda: 0.0)
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.get_object('c', 'o')
+    finally:
+        client.close()
+    exc = info.value
+    assert exc.error_class == 'timeout' and exc.retries == 2
+    assert exc.retry_causes == {'timeout': 2}
+    assert exc.time_to_failure == 3.0      # 1 + 2 s of pauses
+
+
+def test_a_failure_without_retries_has_a_time(fake):
+    client = SwiftClient(v1(fake), retries=0)
+    try:
+        client.put_container('c')
+        fake.script.append(500)
+        with pytest.raises(SwiftRequestError) as info:
+            client.get_object('c', 'o')
+    finally:
+        client.close()
+    assert info.value.time_to_failure > 0
+    assert info.value.retry_causes is None
+
+
+# -- the response comes first -----------------------------------------------
+
+@pytest.fixture
+def heads():
+    server = HeadServer()
+    yield server
+    server.stop()
+
+
+class CountingTokens(object):
+    """A renewable token source: each renew() issues the next token."""
+
+    renewable = True
+
+    def __init__(self, url):
+        self.url = url
+        self.grant = Grant([url], 'tk1', 1)
+        self.renewals = 0
+
+    def current(self):
+        return self.grant
+
+    def renew(self, stale, reason=None):
+        if stale is self.grant:
+            self.renewals += 1
+            self.grant = Grant([self.url], 'tk%d' % (self.renewals + 1),
+                               self.renewals + 1)
+        return self.grant
+
+
+def _heads_client(heads, **kwargs):
+    url = 'http://127.0.0.1:%d/v1/a' % heads.port
+    kwargs.setdefault('retries', 3)
+    return SwiftClient(AuthOptions(), tokens=CountingTokens(url), **kwargs)
+
+
+def test_an_early_413_to_a_put_is_its_answer(heads):
+    heads.actions.append(answer(
+        b'HTTP/1.1 413 Request Entity Too Large\r\nX-Trans-Id: tx413\r\n'
+        b'Content-Length: 0\r\n\r\n', 'close'))
+    client = _heads_client(heads)
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.put_object('c', 'o', BIG)
+    finally:
+        client.close()
+    exc = info.value
+    assert (exc.http_status, exc.trans_id, exc.error_class) == (
+        413, 'tx413', None)
+    assert exc.retries == 0 and exc.time_to_failure > 0
+
+
+def test_an_early_401_to_a_put_renews_the_token_once(heads):
+    heads.actions.extend([
+        answer(b'HTTP/1.1 401 Unauthorized\r\nX-Trans-Id: tx401\r\n'
+               b'Content-Length: 0\r\n\r\n', 'reset'),
+        answer(b'HTTP/1.1 201 Created\r\nX-Trans-Id: tx201\r\n'
+               b'Content-Length: 0\r\n\r\n')])
+    client = _heads_client(heads)
+    try:
+        timing = client.put_object('c', 'o', 5 * 1024 * 1024)
+        renewals = client.tokens.renewals
+    finally:
+        client.close()
+    assert (timing.status, timing.trans_id, timing.retries) == (
+        201, 'tx201', 1)
+    assert timing.retry_causes == {'401': 1}
+    assert renewals == 1
+    tokens = [line for head in heads.heads for line in head.split(b'\r\n')
+              if line.startswith(b'X-Auth-Token')]
+    assert tokens == [b'X-Auth-Token: tk1', b'X-Auth-Token: tk2']

@@ -1,15 +1,19 @@
 """httpconn against a loopback server that serves canned byte responses."""
 from __future__ import absolute_import, division, print_function
 
+import collections
+import errno
 import socket
+import struct
+import threading
 import time
 
 import pytest
 
 from ssbench.swift import httpconn
 from ssbench.compat import PY2
-from ssbench.swift.httpconn import (HTTPConnection, HTTPError, ProtocolError,
-                                    StaleConnection)
+from ssbench.swift.httpconn import (HTTPConnection, HTTPError, NoResponse,
+                                    ProtocolError, StaleConnection)
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -186,25 +190,188 @@ def test_will_close(server, conn, extra, version, closes):
     assert body == b'b' and resp.will_close is closes
 
 
-def test_server_closed_idle_connection_is_stale(server, conn):
-    server.replies.extend([(ok(b'one'), CLOSE), ok(b'two')])
+def wait_for(condition, timeout=10):
+    """Poll `condition()` until it is true (or fail after `timeout`)."""
+    deadline = time.time() + timeout
+    while not condition():
+        assert time.time() < deadline, 'condition never came true'
+        time.sleep(0.005)
+
+
+def idle_input(conn):
+    """Whether the kernel has something for this idle connection (the
+    server's FIN or RST, or bytes)."""
+    return bool(conn._poller.poll(0))
+
+
+class HeadServer(object):
+    """Reads each request's head only and hands the socket to the next
+    of `actions`: action(sock, head, rest, stopping) returns the bytes
+    read past the request, or None to end the connection (`stopping` is
+    set when the server stops).  `heads` gets every head.
+    """
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen(16)
+        self.listener.settimeout(0.1)
+        self.port = self.listener.getsockname()[1]
+        self.actions = collections.deque()
+        self.heads = []
+        self.stopping = threading.Event()
+        self.threads = []
+        self.socks = []
+        self.acceptor = threading.Thread(target=self._accept)
+        self.acceptor.daemon = True
+        self.acceptor.start()
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                sock = self.listener.accept()[0]
+            except socket.timeout:
+                continue
+            except (socket.error, OSError):
+                return
+            self.socks.append(sock)
+            thread = threading.Thread(target=self._serve, args=(sock,))
+            thread.daemon = True
+            self.threads.append(thread)
+            thread.start()
+
+    def _serve(self, sock):
+        sock.settimeout(10)
+        data = b''
+        try:
+            while data is not None:
+                while b'\r\n\r\n' not in data:
+                    more = sock.recv(65536)
+                    if not more:
+                        return
+                    data += more
+                head, data = data.split(b'\r\n\r\n', 1)
+                self.heads.append(head)
+                data = self.actions.popleft()(sock, head, data,
+                                              self.stopping)
+        except (socket.error, OSError):
+            pass
+        finally:
+            sock.close()
+
+    def stop(self):
+        self.stopping.set()
+        self.listener.close()
+        self.acceptor.join(5)
+        for sock in self.socks:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except (socket.error, OSError):
+                pass
+        for thread in self.threads:
+            thread.join(5)
+        assert not any(t.is_alive() for t in self.threads + [self.acceptor])
+
+
+def _content_length(head):
+    for line in head.split(b'\r\n')[1:]:
+        name, _, value = line.partition(b':')
+        if name.strip().lower() == b'content-length':
+            return int(value)
+    return 0
+
+
+def answer(reply, then='keep'):
+    """A HeadServer action: 'keep' reads the body, answers `reply` and
+    keeps the connection; the others answer at once, leaving the body
+    unread, then 'close' (the kernel resets: data was left unread),
+    'reset', or 'hold' the connection open, reading nothing more, until
+    the server stops."""
+    def action(sock, head, rest, stopping):
+        if then == 'keep':
+            length = _content_length(head)
+            while len(rest) < length:
+                more = sock.recv(65536)
+                if not more:
+                    return None
+                rest += more
+            rest = rest[length:]
+        if reply:
+            sock.sendall(reply)
+        if then == 'keep':
+            return rest
+        if then == 'reset':
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                            struct.pack('ii', 1, 0))
+        elif then == 'hold':
+            stopping.wait(30)
+        return None
+    return action
+
+
+@pytest.fixture
+def heads():
+    srv = HeadServer()
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.parametrize('how', ['close', 'reset'])
+def test_server_closed_idle_connection_is_stale(heads, how):
+    # The server answers, then closes (or resets) the connection while it
+    # sits idle in our pool: found before the next request goes out.
+    heads.actions.extend([answer(ok(b'one'), how), answer(ok(b'two'))])
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 5)
+    try:
+        assert exchange(conn)[1] == b'one'
+        wait_for(lambda: idle_input(conn))
+        with pytest.raises(StaleConnection):
+            exchange(conn)
+        assert conn.sock is None
+        assert len(heads.heads) == 1        # nothing of it was sent
+        assert exchange(conn)[1] == b'two'    # a new connection
+        assert len(heads.socks) == 2
+    finally:
+        conn.close()
+
+
+def test_reset_between_poll_and_send_is_stale(server, conn):
+    """An idle connection reset after it was polled: the first send()
+    fails, nothing of the request left."""
+    server.replies.append(ok(b'one'))
     assert exchange(conn)[1] == b'one'
-    time.sleep(0.1)           # the server's FIN reaches us
-    with pytest.raises(StaleConnection):
-        exchange(conn)
+    real = conn.sock
+
+    class Reset(object):
+        def send(self, data):
+            raise socket.error(errno.ECONNRESET, 'reset')
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    conn.sock = Reset()
+    try:
+        with pytest.raises(StaleConnection) as info:
+            conn.send('GET', '/')
+    finally:
+        real.close()
+    assert info.value.cause.errno == errno.ECONNRESET
     assert conn.sock is None
-    assert exchange(conn)[1] == b'two'    # a new connection
-    assert server.connections == 2
 
 
 @pytest.mark.parametrize('how', [CLOSE, RESET])
-def test_dropped_on_request_while_reused_is_stale(server, conn, how):
+def test_dropped_after_the_request_went_out_is_a_failure(server, conn, how):
+    """The server read the request, then closed or reset the connection:
+    no reconnect (the request may have been acted on) but a failure named
+    for what happened."""
     server.replies.extend([ok(b'one'), how])
     assert exchange(conn)[1] == b'one'
-    with pytest.raises(StaleConnection) as info:
+    with pytest.raises((NoResponse, socket.error)) as info:
         exchange(conn)
-    if how == RESET:
-        assert isinstance(info.value.cause, socket.error)
+    assert not isinstance(info.value, StaleConnection)
+    if how == CLOSE:
+        assert isinstance(info.value, NoResponse)
+    assert len(server.requests) == 2
+    assert conn.sock is None
 
 
 @pytest.mark.parametrize('how', [CLOSE, RESET])
@@ -397,3 +564,88 @@ def test_host_header_default_ports():
     assert HTTPConnection('h', 8080).host_header == 'h:8080'
     assert HTTPConnection('::1', 80).host_header == '[::1]'
     assert httpconn.MAX_HEAD >= 65536
+
+
+# -- the response comes first ----------------------------------------------
+
+BIG = 64 * 1024 * 1024      # more than any socket buffer takes
+
+
+def put_big(conn, size=BIG):
+    block = b'B' * 65536
+    conn.send('PUT', '/o', [('Content-Length', str(size))], size, block)
+
+
+@pytest.mark.parametrize('then', ['close', 'reset'])
+def test_an_early_answer_is_read_when_the_send_fails(heads, then):
+    """Swift answers a PUT before reading its body (413, 401...) and
+    closes: the send fails, and the answer is what read_response()
+    gives, not the socket error."""
+    early = (b'HTTP/1.1 413 Request Entity Too Large\r\nX-Trans-Id: tx413'
+             b'\r\nContent-Length: 9\r\n\r\ntoo large')
+    heads.actions.extend([answer(ok(b'one')), answer(early, then)])
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 5)
+    sent = []
+    try:
+        assert exchange(conn)[1] == b'one'    # a reused connection
+        real = conn.sock
+
+        class Counting(object):
+            def sendall(self, data):
+                sent.append(len(data))
+                return real.sendall(data)
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+        conn.sock = Counting()
+        put_big(conn)
+        conn.sock = real
+        resp = conn.read_response()
+        assert (resp.status, resp.headers['x-trans-id']) == (413, 'tx413')
+        assert resp.will_close
+        assert conn.read_body() == b'too large'
+    finally:
+        conn.close()
+    assert sum(sent) < BIG       # the send did fail midway
+
+
+def test_an_early_answer_on_a_new_connection(heads):
+    early = b'HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n'
+    heads.actions.append(answer(early, 'close'))
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 5)
+    try:
+        put_big(conn)
+        resp = conn.read_response()
+        assert resp.status == 401 and resp.will_close
+        assert conn.discard_body() == 0
+    finally:
+        conn.close()
+
+
+def test_an_early_answer_to_a_send_that_times_out(heads):
+    """The server answers and stops reading, but keeps the connection:
+    the send times out, and the answer is still read."""
+    early = b'HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n'
+    heads.actions.append(answer(early, 'hold'))
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 0.3)
+    try:
+        put_big(conn)
+        assert conn.read_response().status == 503
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize('then', ['close', 'reset'])
+def test_a_send_that_fails_without_an_answer_raises(heads, then):
+    """Reset mid-body with no answer: the socket error, on a reused
+    connection too (the head went out: no reconnect)."""
+    heads.actions.extend([answer(ok(b'one')), answer(b'', then)])
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 5)
+    try:
+        assert exchange(conn)[1] == b'one'
+        with pytest.raises(socket.error) as info:
+            put_big(conn)
+        assert not isinstance(info.value, socket.timeout)
+        assert conn.sock is None
+    finally:
+        conn.close()
