@@ -51,6 +51,10 @@ EXTRAS_REQUIRE = {
         'pytest>=6; ' + PY3,
         'pytest-timeout>=1.3,<2; ' + PY2,
         'pytest-timeout>=1.4; ' + PY3,
+        # tests/unit/test_docs.py parses README.rst and docs/ with it;
+        # 0.18 is the last for Python 2.
+        'docutils>=0.18.1,<0.19; ' + PY2,
+        'docutils>=0.18.1; ' + PY3,
         # The browser test of the HTML report (Debian's chromedriver).
         'selenium>=4.11; python_version >= "3.8"',
     ],

@@ -1,0 +1,456 @@
+"""README.rst, CHANGELOG.rst and docs/ name only what exists.
+
+Every command (``ssbench-master <sub-command>``, ``ssbench-worker``,
+``python -m ssbench...``, ``tools/...``, ``bench/...``), every flag and
+every path the pages show in their literals (inline ``...`` and literal
+blocks) is checked against the tree and the real argparse parsers; every
+flag of every command is named in docs/usage.rst; the README's table of
+packages is the tree's; every page is valid reStructuredText whose links
+between pages land on a file and a section that exist.
+"""
+from __future__ import absolute_import
+
+import argparse
+import ast
+import glob
+import importlib
+import io
+import os
+import re
+
+import pytest
+
+from tests import paths
+
+ROOT = paths.ROOT
+PAGES = ['README.rst', 'CHANGELOG.rst'] + sorted(
+    os.path.relpath(p, ROOT)
+    for p in glob.glob(os.path.join(ROOT, 'docs', '*.rst')))
+
+# Commands of other programs, whose flags are theirs (a token whose base
+# name is one of these starts a stretch no flag of which is checked).
+FOREIGN = frozenset([
+    'apt-get', 'eval', 'flake8', 'git', 'gzip', 'ip', 'jq', 'kill', 'pip',
+    'pytest', 'sudo', 'tcpdump', 'time', 'wrk',
+])
+PYTHONS = re.compile(r'^python[0-9.]*$')
+# Tokens after which a new command starts.
+SEPARATORS = frozenset(['|', '&&', '||', ';', '&'])
+# A flag: a dash or two and a letter, at the start of a token or after
+# one of these (so that names like ssbench-worker or first-byte are not),
+# and not a pattern (--os-*) nor a sign (+/-X%).
+FLAG = re.compile(r'''(?:^|(?<=[\s\[(/:'"=,]))(?<!\+/)'''
+                  r'''(--?[A-Za-z][A-Za-z0-9_-]*)(?![*\w-])''')
+TREE_DIRS = r'(?:\.ci|bench|bin|docs|scenarios|ssbench|tests|tools)'
+PATH = re.compile(r'''(?<![\w./$-])(%s/[^\s`'"()<>,;:\]\[{}|]*)'''
+                  % TREE_DIRS)
+MODULE = re.compile(r'(?<![\w./-])(ssbench(?:\.[A-Za-z_]\w*)+)')
+INLINE = re.compile(r'``(.+?)``', re.S)
+
+
+def read(page):
+    with io.open(os.path.join(ROOT, page), encoding='utf-8') as fp:
+        return fp.read()
+
+
+# -- what the pages show --------------------------------------------------
+
+def literal_blocks(text):
+    """The lines of every literal block (after a paragraph ending in
+    '::'), with backslash continuations joined."""
+    lines = text.split('\n')
+    blocks = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped.endswith('::') and not stripped.startswith('..'):
+            base = len(line) - len(line.lstrip())
+            i += 1
+            block = []
+            while i < len(lines):
+                body = lines[i]
+                if body.strip() and len(body) - len(body.lstrip()) <= base:
+                    break
+                block.append(body.strip())
+                i += 1
+            blocks.append(_join_continuations(block))
+            continue
+        i += 1
+    return blocks
+
+
+def _join_continuations(lines):
+    out = []
+    pending = ''
+    for line in lines:
+        if line.endswith('\\'):
+            pending += line[:-1] + ' '
+            continue
+        out.append(pending + line)
+        pending = ''
+    if pending:
+        out.append(pending)
+    return [line for line in out if line]
+
+
+def inline_literals(text):
+    """The text of every inline literal, on one line."""
+    return [' '.join(m.group(1).split()) for m in INLINE.finditer(text)]
+
+
+def literals(text):
+    """Every inline literal and every line of every literal block."""
+    found = inline_literals(text)
+    for block in literal_blocks(text):
+        found.extend(block)
+    return found
+
+
+# -- what the tree has ------------------------------------------------------
+
+def _options(parser):
+    """{sub-command path: option strings}, '' for the top level."""
+    found = {}
+
+    def walk(parser, name):
+        options = found.setdefault(name, set())
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, subparser in action.choices.items():
+                    walk(subparser, (name + ' ' + sub).strip())
+            options.update(action.option_strings)
+    walk(parser, '')
+    return found
+
+
+def parsers():
+    """{command: {sub-command: option strings}} of ssbench's commands."""
+    from ssbench.cli import curve, master, worker
+    return {'ssbench-master': _options(master.build_parser()),
+            'ssbench-worker': _options(worker.build_parser()),
+            'python -m ssbench.cli.curve': _options(curve.build_parser())}
+
+
+def script_options(path):
+    """The option strings a script's add_argument() calls name."""
+    with io.open(path, encoding='utf-8') as fp:
+        tree = ast.parse(fp.read(), path)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and \
+                getattr(node.func, 'attr', None) == 'add_argument':
+            for arg in node.args:
+                value = getattr(arg, 'value', None)    # 2.7: ast.Str.s
+                if value is None:
+                    value = getattr(arg, 's', None)
+                if isinstance(value, str) and value.startswith('-'):
+                    found.add(value)
+    return found | set(['-h', '--help'])
+
+
+class Tree(object):
+    """The commands, flags and files the pages are checked against."""
+
+    def __init__(self, root=ROOT):
+        self.root = root
+        self.commands = parsers()
+        master = self.commands['ssbench-master']
+        self.subcommands = dict(
+            (name, master[name] | master['']) for name in master if name)
+        self.every_flag = set()
+        for tree in self.commands.values():
+            for options in tree.values():
+                self.every_flag |= options
+
+    def exists(self, path):
+        return os.path.exists(os.path.join(self.root, path))
+
+    def check_path(self, path):
+        path = path.rstrip('.')
+        if '*' in path:
+            path = os.path.dirname(path)
+        if not self.exists(path):
+            return 'no such file: %s' % path
+        return None
+
+    def check_module(self, dotted):
+        """A dotted name is a module, or an attribute of one."""
+        parts = dotted.split('.')
+        for cut in range(len(parts), 0, -1):
+            try:
+                thing = importlib.import_module('.'.join(parts[:cut]))
+            except ImportError:
+                continue
+            for name in parts[cut:]:
+                if not hasattr(thing, name):
+                    return 'no such module or name: %s' % dotted
+                thing = getattr(thing, name)
+            return None
+        return 'no such module: %s' % dotted
+
+
+def _flags(token):
+    return [m.group(1) for m in FLAG.finditer(token)]
+
+
+def problems_in(line, tree):
+    """What is wrong in one literal: unknown commands, sub-commands, flags
+    of those commands (or of no command: then of any), paths, modules."""
+    problems = []
+    for match in PATH.finditer(line):
+        problems.append(tree.check_path(match.group(1)))
+    for match in MODULE.finditer(line):
+        problems.append(tree.check_module(match.group(1)))
+    options = tree.every_flag
+    where = 'any ssbench command'
+    tokens = line.split()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].strip('"\'`()[],;')
+        base = token.rsplit('/', 1)[-1].rstrip(':')
+        if token in SEPARATORS or tokens[i] in SEPARATORS:
+            options, where = tree.every_flag, 'any ssbench command'
+        elif token == 'ssbench-master':
+            options, where = tree.commands[token][''], token
+            j = i + 1
+            while j < len(tokens) and tokens[j].startswith('-'):
+                j += 1
+            if j < len(tokens) and re.match(r'^[a-z]+(-[a-z]+)+$',
+                                            tokens[j]):
+                sub = tokens[j]
+                if sub not in tree.subcommands:
+                    problems.append('no sub-command ssbench-master %s'
+                                    % sub)
+        elif token in tree.subcommands:
+            options, where = tree.subcommands[token], token
+        elif token == 'ssbench-worker':
+            options, where = tree.commands[token][''], token
+        elif PYTHONS.match(base) and tokens[i + 1:i + 2] == ['-m']:
+            module = tokens[i + 2] if i + 2 < len(tokens) else ''
+            i += 2
+            if module.startswith('ssbench'):
+                command = tree.commands.get('python -m ' + module)
+                if command is None:
+                    options, where = set(), 'python -m ' + module
+                else:
+                    options = set().union(*command.values())
+                    where = 'python -m ' + module
+            else:
+                options, where = None, module
+        elif re.match(r'^(\./)?bench/\w+\.py$', token):
+            script = os.path.join(tree.root, token)
+            if os.path.exists(script):
+                options, where = script_options(script), token
+        elif re.match(r'^(\./)?(tools/|\.ci/)', token) or base in FOREIGN \
+                or base.endswith('pip') or PYTHONS.match(base):
+            options, where = None, base
+        else:
+            for flag in _flags(tokens[i]):
+                flag = flag.split('=')[0]
+                if options is not None and flag not in options:
+                    problems.append('%s has no flag %s' % (where, flag))
+        i += 1
+    return [p for p in problems if p]
+
+
+def page_problems(page, text, tree):
+    return ['%s: %s: in ``%s``' % (page, problem, line)
+            for line in literals(text)
+            for problem in problems_in(line, tree)]
+
+
+@pytest.fixture(scope='module')
+def tree():
+    return Tree()
+
+
+@pytest.mark.parametrize('page', PAGES)
+def test_page_names_only_what_exists(page, tree):
+    assert page_problems(page, read(page), tree) == []
+
+
+# -- the check can fail ------------------------------------------------------
+
+@pytest.mark.parametrize('text, problem', [
+    ('``ssbench-master run-scenario --no-such-flag``',
+     'run-scenario has no flag --no-such-flag'),
+    ('``run-scenario -Z 3``', 'run-scenario has no flag -Z'),
+    ('::\n\n  $ ssbench-master report-scenario -s x \\\n      --rate 3\n',
+     'report-scenario has no flag --rate'),
+    ('``ssbench-master frobnicate-runs``',
+     'no sub-command ssbench-master frobnicate-runs'),
+    ('``ssbench-worker --zmq-bind-ip x 1``',
+     'ssbench-worker has no flag --zmq-bind-ip'),
+    ('``--made-up``', 'any ssbench command has no flag --made-up'),
+    ('``-f scenarios/ci.scenario``',
+     'no such file: scenarios/ci.scenario'),
+    ('``tools/no-such-tool``', 'no such file: tools/no-such-tool'),
+    ('``python bench/no_such.py --runs 5``',
+     'no such file: bench/no_such.py'),
+    ('``python bench/noop_throughput.py --no-such``',
+     'bench/noop_throughput.py has no flag --no-such'),
+    ('``python -m ssbench.cli.nothing keys``',
+     'no such module or name: ssbench.cli.nothing'),
+    ('``ssbench.report.analyze(f)``',
+     'no such module or name: ssbench.report.analyze'),
+])
+def test_made_up_names_are_found(text, problem, tree):
+    assert problem in ' '.join(page_problems('x.rst', text, tree))
+
+
+def test_other_programs_keep_their_flags(tree):
+    text = ('``kill -STOP``, ``wrk -t2 -c64``, ``tools/run-tests -m e2e``, '
+            '``python3 -m venv x``, ``/tmp/ssbench-worker-<id>-XXXX.prof``, '
+            '``ssbench-master -v run-scenario -f x --rate 3``')
+    assert page_problems('x.rst', text, tree) == []
+
+
+# -- every flag is documented -------------------------------------------------
+
+def auth_flags():
+    from ssbench.cli.authopts import add_auth_options
+    parser = argparse.ArgumentParser(add_help=False)
+    add_auth_options(parser)
+    return set(parser._option_string_actions)
+
+
+def sections(text):
+    """{title: text} of the sections of a page, at every level."""
+    found = {}
+    title = None
+    lines = text.split('\n')
+    for i, line in enumerate(lines):
+        underline = lines[i + 1] if i + 1 < len(lines) else ''
+        if line.strip() and re.match(r'^([=~-])\1{2,}$', underline) and \
+                len(underline) >= len(line.rstrip()):
+            title = line.strip()
+            found[title] = ''
+        elif title is not None:
+            found[title] += line + '\n'
+    return found
+
+
+def named_flags(text):
+    named = set()
+    for line in literals(text):
+        for token in line.split():
+            named.update(flag.split('=')[0] for flag in _flags(token))
+    return named
+
+
+def test_usage_names_every_flag_of_every_command(tree):
+    """Each command's section of docs/usage.rst names its flags; the
+    auth options, which three commands share, have a section of their
+    own."""
+    usage = sections(read(os.path.join('docs', 'usage.rst')))
+    auth = auth_flags()
+    master = tree.commands['ssbench-master']
+    wanted = {
+        'ssbench-master': master[''],
+        'ssbench-worker': tree.commands['ssbench-worker'][''] - auth,
+        'CURVE keys': set().union(
+            *tree.commands['python -m ssbench.cli.curve'].values()) -
+        set(['-h', '--help']),
+        'Auth options': auth,
+    }
+    for sub in tree.subcommands:
+        wanted[sub] = master[sub] - auth - set(['-h', '--help'])
+    missing = dict((title, sorted(flags - named_flags(usage.get(title, ''))))
+                   for title, flags in wanted.items())
+    assert missing == dict((title, []) for title in wanted)
+
+
+# -- the README's table of packages -----------------------------------------
+
+def packages_in_tree():
+    top = os.path.join(ROOT, 'ssbench')
+    found = []
+    for folder, _, files in os.walk(top):
+        if '__init__.py' in files and folder != top:
+            rel = os.path.relpath(folder, ROOT).replace(os.sep, '/')
+            found.append(rel + '/')
+    return sorted(found)
+
+
+def packages_in_table(text):
+    """The first cell of each row of the README's table of packages."""
+    section = text.split('\nThe packages\n', 1)[1].split('\n\n\n', 1)[0]
+    return [m.group(1) for m in re.finditer(r'^``(ssbench/[\w/]+/)``',
+                                            section, re.M)]
+
+
+def test_readme_lists_each_package_once():
+    listed = packages_in_table(read('README.rst'))
+    assert len(listed) == len(set(listed))
+    assert sorted(listed) == packages_in_tree()
+
+
+def test_package_table_check_can_fail():
+    table = ('x\nThe packages\n============\n\n'
+             '``ssbench/load/``  a\n``ssbench/nothing/``  b\n\n\nmore')
+    assert packages_in_table(table) == ['ssbench/load/', 'ssbench/nothing/']
+    assert packages_in_table(table) != packages_in_tree()
+
+
+# -- valid reStructuredText, links that land ---------------------------------
+
+def doctree(page, text, warnings):
+    from docutils.core import publish_doctree
+    return publish_doctree(text, source_path=page, settings_overrides={
+        'report_level': 2, 'halt_level': 5, 'warning_stream': warnings,
+        'file_insertion_enabled': False, 'raw_enabled': False})
+
+
+def each(tree, kind):
+    """The nodes of a kind (findall on docutils 0.18.1 and later)."""
+    return getattr(tree, 'findall', tree.traverse)(kind)
+
+
+def section_ids(page):
+    from docutils import nodes
+    ids = set()
+    tree = doctree(page, read(page), io.StringIO())
+    for section in each(tree, nodes.section):
+        ids.update(section['ids'])
+    return ids
+
+
+def link_problems(page, text):
+    """Warnings of docutils, and links to pages or sections that are not
+    there (links out of the tree are not followed)."""
+    from docutils import nodes
+    warnings = io.StringIO()
+    tree = doctree(page, text, warnings)
+    problems = [line for line in warnings.getvalue().splitlines() if line]
+    here = os.path.dirname(page)
+    targets = [node['refuri'] for node in each(tree, nodes.reference)
+               if 'refuri' in node]
+    targets += [node['uri'] for node in each(tree, nodes.image)]
+    for uri in targets:
+        if re.match(r'^[a-z]+:', uri):
+            continue
+        path, _, anchor = uri.partition('#')
+        target = os.path.normpath(os.path.join(here, path))
+        if not os.path.exists(os.path.join(ROOT, target)):
+            problems.append('%s: no such file %s' % (page, target))
+        elif anchor and anchor not in section_ids(target):
+            problems.append('%s: no section #%s in %s' % (page, anchor,
+                                                          target))
+    return problems
+
+
+@pytest.mark.parametrize('page', PAGES)
+def test_page_is_valid_rst_with_links_that_land(page):
+    pytest.importorskip('docutils')
+    assert link_problems(page, read(page)) == []
+
+
+def test_broken_rst_and_links_are_found():
+    pytest.importorskip('docutils')
+    text = ('Title\n=====\n\nSee `nowhere`_, `a page <docs/none.rst>`__ '
+            'and `a section <docs/usage.rst#no-such-part>`__.\n')
+    found = ' '.join(link_problems('README.rst', text))
+    assert 'Unknown target name: "nowhere"' in found
+    assert 'no such file docs/none.rst' in found
+    assert 'no section #no-such-part in docs/usage.rst' in found
