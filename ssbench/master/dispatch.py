@@ -187,8 +187,7 @@ class Master(object):
         while True:
             if self.stop_requested and drain_until is None:
                 drain_until = clock() + self.drain_seconds
-                phase.exhausted = True
-                del phase.pending[:]
+                phase.stop()
                 if outstanding:
                     log.warning('Stopping: no more jobs are sent; waiting '
                                 'up to %.0f s for %d in-flight results',

@@ -118,7 +118,14 @@ class Phase(object):
         room = master.user_count - len(self.outstanding)
         schedule = self.schedule
         if schedule is not None:
-            intended = schedule.take(master.clock(), room)
+            now = master.clock()
+            if schedule.over(now):
+                # A timed run's deadline: what is still due goes unsent
+                # and is counted so.
+                self.exhausted = True
+                schedule.close(now)
+                return
+            intended = schedule.take(now, room)
             room = len(intended)
         if room <= 0:
             return
@@ -127,6 +134,7 @@ class Phase(object):
             self.exhausted = True
             if schedule is not None:
                 schedule.unused(room - len(batch))
+                schedule.close(master.clock())
         if not batch:
             return
         job_id = master.next_job_id
@@ -143,28 +151,48 @@ class Phase(object):
 
     def wait(self, longest):
         """How long the loop may wait for a message: `longest`, or in a
-        --rate run with room for a job, until the next one is due."""
+        --rate run until the next job is due if there is room for it,
+        and never past a timed run's deadline."""
         schedule = self.schedule
-        if schedule is None or self.exhausted or self.pending or \
-                len(self.outstanding) >= self.master.user_count:
+        if schedule is None or self.exhausted or self.pending:
             return longest
-        return min(longest, max(0.0, schedule.next_send() -
-                                self.master.clock()))
+        if len(self.outstanding) < self.master.user_count:
+            until = schedule.next_send()
+        elif schedule.deadline is not None:
+            until = schedule.deadline
+        else:
+            return longest
+        return min(longest, max(0.0, until - self.master.clock()))
+
+    def stop(self):
+        """Send nothing more: the jobs not sent yet are dropped (in a
+        --rate run, counted as unsent by the schedule)."""
+        self.exhausted = True
+        schedule = self.schedule
+        if schedule is not None:
+            offset = schedule.epoch_offset
+            schedule.close(self.master.clock(), [
+                job['intended_start'] - offset
+                for batch in self.pending for job in batch])
+        del self.pending[:]
 
     def send_pending(self, timeout):
         """Send queued messages in order; False if one was refused."""
         pending = self.pending
         send = self.transport.send
         clock = self.master.clock
+        schedule = self.schedule
         while pending:
             batch = pending[0]
+            if schedule is not None:
+                # Each job carries how late it left, on this clock.
+                schedule.stamp(batch, clock())
             if not send(protocol.pack(batch), timeout=timeout):
                 return False
             del pending[0]
-            now = clock()
-            self.tracker.sent(batch, now)
-            if self.schedule is not None:
-                self.schedule.sent(batch, now)
+            self.tracker.sent(batch, clock())
+            if schedule is not None:
+                schedule.sent(batch)
             self.stats.sent += len(batch)
         return True
 

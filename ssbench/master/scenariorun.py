@@ -240,8 +240,7 @@ class ScenarioRun(object):
                                   noop=options.noop),
                 on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle)
-            if schedule is not None:
-                writer.write_batch([schedule.record()])
+            self.store_schedule(schedule, writer)
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.
             writer.close()
@@ -255,6 +254,10 @@ class ScenarioRun(object):
             log.debug('benchmark phase failed', exc_info=True)
             error = exc if isinstance(exc, SsbenchError) else SsbenchError(
                 'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
+            try:
+                self.store_schedule(schedule, writer)
+            except Exception:  # the error above is the one to tell
+                log.debug('schedule record not stored', exc_info=True)
         finally:
             self.master.schedule = None
             self.master.on_heartbeat = None
@@ -280,6 +283,14 @@ class ScenarioRun(object):
                       self.ring.skipped)
         return RunOutcome(writer.finalize(), interrupted, stats, error)
 
+    @staticmethod
+    def store_schedule(schedule, writer):
+        """A --rate run's schedule record, closed now if the phase ended
+        otherwise (an error), goes into the stats file."""
+        if schedule is not None:
+            schedule.close(monotonic())
+            writer.write_batch([schedule.record()])
+
     def open_loop(self, header):
         """For a --rate run, the benchmark's Schedule, handed to the
         master and named in the stats `header`; else None."""
@@ -292,7 +303,8 @@ class ScenarioRun(object):
         schedule = Schedule(rate, arrival,
                             seeds.stream(self.seed, seeds.ARRIVALS),
                             start=now, epoch_offset=time.time() - now,
-                            window=SEND_WINDOW)
+                            window=SEND_WINDOW,
+                            duration=self.scenario.run_seconds)
         header['rate'] = rate
         header['arrival'] = arrival
         self.master.schedule = schedule

@@ -16,9 +16,14 @@ completion itself).
 With ``response=True``, a result with an ``intended_start`` (epoch
 seconds, set by the master of a --rate run) gets the time from then to its
 actual start added to both latencies: its response time, which counts
-every wait (in the master, on the wire, for a free greenlet) the service
-time (from the actual send) leaves out.  A negative difference (clocks of
-two hosts out of step) counts as none.
+every wait (in the master, for a free greenlet) the service time (from the
+actual send) leaves out.  Each clock measures its own part: the master's
+``send_lag`` (how late the job left it) plus the worker's ``worker_time``
+(from its receipt of the job to the result) make the response time, so
+no time of one host is subtracted from another's.  A result without them
+(an older master or worker) falls back to its ``completed_at`` less its
+latency less its ``intended_start``, which mixes the two clocks; a
+negative difference counts as none.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -38,7 +43,8 @@ def stored_warmup(header):
 
 def _keys(raw):
     names = ('completed_at', 'last_byte_latency', 'exception',
-             'first_byte_latency', 'intended_start')
+             'first_byte_latency', 'intended_start', 'send_lag',
+             'worker_time')
     return tuple(name.encode('ascii') for name in names) if raw else names
 
 
@@ -144,7 +150,8 @@ def _before(record, key, until):
 def _response_times(batches, raw):
     """Batches with the latencies of open-loop results made response
     times (see the module docstring); records are changed in place."""
-    k_completed, k_last, k_exc, k_first, k_intended = _keys(raw)
+    (k_completed, k_last, k_exc, k_first, k_intended, k_lag,
+     k_held) = _keys(raw)
     for batch in batches:
         for record in batch:
             try:
@@ -152,7 +159,12 @@ def _response_times(batches, raw):
                 if k_exc in record:
                     continue
                 last = record[k_last] or 0.0
-                wait = record[k_completed] - last - intended
+                lag = record.get(k_lag)
+                held = record.get(k_held)
+                if _seconds(lag) and _seconds(held):
+                    wait = lag + held - last
+                else:
+                    wait = record[k_completed] - last - intended
             except (KeyError, TypeError, IndexError, AttributeError):
                 continue
             if wait > 0:
@@ -161,6 +173,12 @@ def _response_times(batches, raw):
                 if first is not None:
                     record[k_first] = first + wait
         yield batch
+
+
+def _seconds(value):
+    """True for a number of seconds (not a bool, not NaN, not below 0)."""
+    return isinstance(value, (int, float)) and \
+        not isinstance(value, bool) and 0 <= value < _INF
 
 
 def as_text_keys(value):

@@ -77,7 +77,8 @@ _RESULT_SPEC = tuple((_key(k), types, required, limits) for (
         ('exception', _TEXT, False, None),
         ('status', _INT_OR_NONE, False, _COUNT),
         ('reconnects', _INT_OR_NONE, False, _COUNT),
-        ('error_class', _TEXT_OR_NONE, False, None)))
+        ('error_class', _TEXT_OR_NONE, False, None),
+        ('send_lag', _NUM_OR_NONE, False, _LATENCY)))
 _K_LAST = _RESULT_SPEC[10][0]
 _CONTROL_KINDS = frozenset((_key(HEARTBEAT), _key(PING)))
 
@@ -88,9 +89,10 @@ _get_fast = operator.itemgetter(*(entry[0] for entry in _RESULT_SPEC[:11]))
 _FAST_TYPES = frozenset(_product(
     [entry[1] for entry in _RESULT_SPEC[:10]] + [_NUMS]))
 _K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS = (
-    entry[0] for entry in _RESULT_SPEC[14:])
+    entry[0] for entry in _RESULT_SPEC[14:17])
 _K_SIZE = _RESULT_SPEC[11][0]
 _K_INTENDED = _RESULT_SPEC[12][0]
+_K_SEND_LAG = _RESULT_SPEC[17][0]
 
 
 def check_from_worker(record):
@@ -116,9 +118,16 @@ def check_from_worker(record):
                 (first is None or 0 <= first < MAX_LATENCY) and
                 (size is None or type(size) in _INTS and size >= 0) and
                 (intended is None or type(intended) in _NUMS and
-                 0 <= intended < MAX_TIMESTAMP)):
+                 0 <= intended < MAX_TIMESTAMP) and
+                _is_latency(record.get(_K_SEND_LAG))):
             return None
     return _check_record(record)
+
+
+def _is_latency(value):
+    """True for None or a number of seconds a latency may be."""
+    return value is None or type(value) in _NUMS and \
+        0 <= value < MAX_LATENCY
 
 
 def _check_record(record):
@@ -192,7 +201,7 @@ def _check_token_keys(get, more):
 _JOB_SPEC = tuple(zip([_key(k) for k in JOB_KEYS], (
     _TEXT, _TEXT_OR_NONE, _TEXT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
     _INT_OR_NONE, _INT_OR_NONE, _FLAG, _INT_OR_NONE, _FLAG,
-    _NUM_OR_NONE)))
+    _NUM_OR_NONE, _NUM_OR_NONE)))
 _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
 _K_JOB_ID = _key('job_id')

@@ -29,9 +29,15 @@ CONFIGURE = 'CONFIGURE'
 # Health keys a worker's heartbeat carries (ssbench.worker.health says
 # what each measures).
 HEALTH_KEYS = ('window', 'cpu', 'loop_lag', 'waiting')
+# Health keys a heartbeat adds where the worker's system tells them: what
+# tells the client's own limit from a busy host.
+HOST_KEYS = ('host_cpu', 'cores', 'run_delay')
 # Keys a job map may carry from master to worker; the result echoes them.
+# A --rate run's jobs carry `intended_start` (epoch seconds) and
+# `send_lag` (seconds from then to leaving the master, on its clock).
 JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
-            'delete_after', 'noop', 'job_id', 'head_first', 'intended_start')
+            'delete_after', 'noop', 'job_id', 'head_first', 'intended_start',
+            'send_lag')
 
 # Bounds of sane values: job ids and sizes fit in int64; times are Unix
 # seconds before the year 5000; a latency is under 30 years.
@@ -145,8 +151,9 @@ def suicide_job():
 
 def configure_job(connect_timeout=None, network_timeout=None,
                   block_size=None, grant=None, renewable=False,
-                  insecure=False, cacert=None):
-    """A CONFIGURE job: timeouts, block size and, with a Grant
+                  insecure=False, cacert=None, retry_backoff=None):
+    """A CONFIGURE job: timeouts, block size, the retry back-off ([base,
+    cap] seconds, see ssbench.swift.client.backoff_delay) and, with a Grant
     (ssbench.swift.auth), its storage URLs, token and generation, whether
     the master can renew it, and the TLS options to use it with.  Never a
     key or password."""
@@ -156,6 +163,8 @@ def configure_job(connect_timeout=None, network_timeout=None,
                        ('block_size', block_size)):
         if value is not None:
             job[key] = value
+    if retry_backoff is not None:
+        job['retry_backoff'] = list(retry_backoff)
     if grant is not None:
         job['storage_urls'] = list(grant.storage_urls)
         job['token'] = grant.token
@@ -187,12 +196,13 @@ def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
 
 def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
               trans_id, retries, completed_at=None, status=None,
-              reconnects=None, size=None):
+              reconnects=None, size=None, retry_causes=None):
     """The record of a job that succeeded (SPEC section 3).
 
     Jobs that reached Swift also give the final HTTP `status` and the
-    `reconnects`, and reads the body bytes as `size`; each is left out
-    when None (no-op and PING answers stay as they were).
+    `reconnects`, reads the body bytes as `size`, and retried jobs their
+    `retry_causes` ({HTTP status or error class: count}); each is left
+    out when None (no-op and PING answers stay as they were).
     """
     result = dict(job)
     result['worker_id'] = worker_id
@@ -208,17 +218,22 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
         result['reconnects'] = reconnects
     if size is not None:
         result['size'] = size
+    if retry_causes:
+        result['retry_causes'] = retry_causes
     return result
 
 
 def result_error(job, worker_id, exception, traceback_text, retries,
                  trans_id=None, completed_at=None, status=None,
-                 error_class=None, reconnects=None):
+                 error_class=None, reconnects=None, time_to_failure=None,
+                 retry_causes=None):
     """The record of a job that failed: no latencies, an exception string.
 
     Its cause: the final HTTP `status`, or without a response the
     `error_class` (see ssbench.swift.client.error_class); both keys are always
-    there, `reconnects` when given.
+    there, `reconnects` when given, and `time_to_failure` (seconds from
+    the job's first send to giving up, retries included) and
+    `retry_causes` (as in result_ok()) when not None.
     """
     result = dict(job)
     result['worker_id'] = worker_id
@@ -232,4 +247,8 @@ def result_error(job, worker_id, exception, traceback_text, retries,
     result['error_class'] = error_class
     if reconnects is not None:
         result['reconnects'] = reconnects
+    if time_to_failure is not None:
+        result['time_to_failure'] = time_to_failure
+    if retry_causes:
+        result['retry_causes'] = retry_causes
     return result

@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.results import healthrecords
-from ssbench.report.compute import classicstats
+from ssbench.report.compute import classicstats, openloop
 from ssbench.errors import StatsFileError
 from ssbench.results.recordview import RecordView, controls_of_kind
 
@@ -67,6 +67,10 @@ def notes(view):
         lines.append('Open loop at %g jobs/s (%s arrivals): latency is '
                      'response time, from each job\'s intended start' % (
                          header['rate'], header.get('arrival', 'uniform')))
+        accounting = openloop.accounting_line(
+            openloop.schedule_of(view.controls))
+        if accounting:
+            lines.append(accounting)
     if view.skip:
         lines.append('Warm-up: the first %g s of the run left out (%d '
                      'results)' % (view.skip, view.skipped))

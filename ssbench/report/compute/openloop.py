@@ -10,7 +10,13 @@ size class in the shape of the document's "latency" entries:
     schedule             the master's record: sent, cap_waits (jobs that
                          found user_count in flight and waited), send_lag
                          (count, mean, max, p50, p90, p99, p99.9 seconds)
-                         or None when the run stored none
+                         or None when the run stored none; from ssbench
+                         1.x also intended (sent + unsent), seconds (the
+                         schedule's span), intended_rate and
+                         achieved_rate (jobs/s), and for a timed (-r)
+                         run unsent (jobs due by its deadline and never
+                         sent) and unsent_wait (how long they had waited
+                         by then: count, mean, max, p50 .. p99.9)
     service_time         {"operations": [{"operation", "count", "latency"}]}
 """
 from __future__ import absolute_import, division, print_function
@@ -20,13 +26,42 @@ from ssbench.results.recordview import controls_of_kind
 from ssbench.load.schedule import SCHEDULE_RECORD
 
 
+def schedule_of(controls):
+    """The schedule record among `controls` (without its kind), or
+    None."""
+    schedules = controls_of_kind(controls, SCHEDULE_RECORD)
+    if not schedules:
+        return None
+    return dict((k, v) for k, v in schedules[-1].items() if k != 'kind')
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def accounting_line(schedule):
+    """The text report's line on how many jobs were due and sent, at
+    what rates; None when the record does not say (an older file)."""
+    schedule = schedule or {}
+    keys = ('intended', 'intended_rate', 'sent', 'achieved_rate')
+    if not all(_number(schedule.get(key)) for key in keys):
+        return None
+    line = ('Open loop: %d jobs due (%.1f/s intended), %d sent (%.1f/s '
+            'achieved)' % tuple(schedule[key] for key in keys))
+    wait = schedule.get('unsent_wait')
+    if _number(schedule.get('unsent')) and isinstance(wait, dict):
+        line += ', %d due but not sent by the deadline' % (
+            schedule['unsent'],)
+        if schedule['unsent'] and _number(wait.get('max')) and \
+                _number(wait.get('p50')):
+            line += ' (waited p50 %.3f s, max %.3f s)' % (
+                wait['p50'], wait['max'])
+    return line
+
+
 def section(header, service_doc, controls):
     """The "open_loop" map (see the module docstring)."""
-    schedules = controls_of_kind(controls, SCHEDULE_RECORD)
-    schedule = None
-    if schedules:
-        schedule = dict((k, v) for k, v in schedules[-1].items()
-                        if k != 'kind')
+    schedule = schedule_of(controls)
     arrival = header.get('arrival')
     return {
         'rate': header.get('rate'),

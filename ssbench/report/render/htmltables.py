@@ -240,9 +240,19 @@ def open_loop_html(open_loop, percentiles):
     """The schedule's facts and the service-time percentiles."""
     schedule = open_loop.get('schedule') or {}
     lag = schedule.get('send_lag') or {}
+    unsent = schedule.get('unsent_wait') or {}
     facts = [('Rate', '%s jobs/s, %s arrivals' % (
         esc(open_loop.get('rate')), esc(open_loop.get('arrival')))),
+        ('Jobs due (intended)', fmt_int(schedule.get('intended'))),
         ('Jobs sent', fmt_int(schedule.get('sent'))),
+        ('Jobs due but not sent by the deadline', fmt_int(
+            schedule.get('unsent'))),
+        ('Intended / achieved rate', ' / '.join(
+            fmt_float(schedule.get(key), '%.1f') for key in (
+                'intended_rate', 'achieved_rate')) + ' jobs/s'),
+        ('Wait of the jobs not sent p50 / p99 / max', ' / '.join(
+            fmt_float(unsent.get(key), '%.4f')
+            for key in ('p50', 'p99', 'max')) + ' s'),
         ('Jobs that waited for the user count', fmt_int(
             schedule.get('cap_waits'))),
         ('Send lag p50 / p99 / max', ' / '.join(

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from ssbench.load.schedule import (LAG_RESOLUTION, POISSON, UNIFORM,
-                                   LagHistogram, Schedule)
+from ssbench.load.schedule import (LAG_RESOLUTION, POISSON,
+                                   POISSON_DRAWS, UNIFORM, WAIT_GROWTH,
+                                   LagHistogram, Schedule, WaitHistogram)
 
 
 def drive(schedule, seconds, step, room=10 ** 9):
@@ -69,7 +70,11 @@ def test_send_lag_accounting():
     jobs = [{'intended_start': schedule.epoch(when)}
             for when in schedule.take(0.0095, 100)]
     assert jobs[1]['intended_start'] == 1000.001
-    schedule.sent(jobs, 0.0102)
+    schedule.stamp(jobs, 0.0102)
+    assert jobs[0]['send_lag'] == pytest.approx(0.0102)
+    assert jobs[-1]['send_lag'] == pytest.approx(0.0012)
+    assert schedule.lag.count == 0      # stamped, not sent yet
+    schedule.sent(jobs)
     lag = schedule.lag
     assert lag.count == 10
     assert lag.max == pytest.approx(0.0102)
@@ -119,3 +124,187 @@ def test_a_window_sends_jobs_together_once_the_oldest_waited_it():
     assert schedule.take(0.002, 100) == pytest.approx([0.0, 0.001, 0.002])
     assert schedule.next_send() == pytest.approx(0.005)
     assert schedule.take(0.0049, 100) == []
+
+
+def send_all(schedule, times, now):
+    """Stamp and count as sent the jobs of `times` at clock time `now`."""
+    jobs = [{'intended_start': schedule.epoch(when)} for when in times]
+    schedule.stamp(jobs, now)
+    schedule.sent(jobs)
+    return jobs
+
+
+def test_a_timed_run_counts_the_jobs_due_and_not_sent_by_its_deadline():
+    # 2,000/s for 5 s, at most 2 in flight that take 1 ms each: the
+    # cap lets 2 out per millisecond, and nothing due is lost.
+    schedule = Schedule(2000, UNIFORM, duration=5.0)
+    step = 0
+    while not schedule.over(step / 1000.0):
+        now = step / 1000.0
+        send_all(schedule, schedule.take(now, 2), now)
+        step += 1
+    schedule.close(step / 1000.0)
+    summary = schedule.summary()
+    assert summary['sent'] + summary['unsent'] == summary['intended']
+    assert summary['intended'] == 10000
+    # One job at 0 s, then two each millisecond: the last (4.9995 s)
+    # was due when the deadline came.
+    assert summary['sent'] == 9999 and summary['unsent'] == 1
+    assert summary['seconds'] == 5.0
+    assert summary['intended_rate'] == 2000.0
+    assert summary['achieved_rate'] == pytest.approx(1999.8)
+
+
+def test_a_slow_cap_leaves_a_backlog_counted_with_its_waits():
+    schedule = Schedule(2000, UNIFORM, duration=5.0)
+    send_all(schedule, schedule.take(0.0, 2), 0.0)
+    assert schedule.take(5.0, 100) == []        # the deadline: no more
+    schedule.close(7.0)                          # noticed late
+    summary = schedule.summary()
+    assert summary['sent'] == 1 and summary['unsent'] == 9999
+    assert summary['intended'] == 10000 and summary['seconds'] == 5.0
+    wait = summary['unsent_wait']
+    # Due at 0.5 ms .. 4.9995 s, each waiting till 5 s.
+    assert wait['count'] == 9999
+    assert wait['max'] == pytest.approx(4.9995)
+    assert wait['mean'] == pytest.approx((4.9995 + 0.0005) / 2)
+    assert wait['p50'] == pytest.approx(2.5, rel=WAIT_GROWTH - 1)
+    assert wait['p99'] == pytest.approx(4.95, rel=WAIT_GROWTH - 1)
+    schedule.close(8.0)                          # only the first counts
+    assert schedule.summary() == summary
+
+
+def test_a_huge_backlog_costs_neither_memory_nor_time():
+    """10 billion jobs due, two sent: each take() and the count at the
+    end are arithmetic (a list of due times would not fit in memory)."""
+    schedule = Schedule(10 ** 7, UNIFORM, duration=1000.0)
+    assert schedule.take(999.0, 2) == [0.0, 1e-7]
+    assert schedule.take(999.5, 1) == [2e-7]
+    assert schedule.next_due() == 3e-7
+    schedule.close(1000.0)
+    assert schedule.unsent.count == 10 ** 10 - 3
+    assert len(schedule.unsent.counts) < 400
+    assert schedule.unsent.max == pytest.approx(1000.0 - 3e-7)
+
+
+def test_offering_more_never_sends_less():
+    sent = []
+    for rate in (2000, 20000, 100000):
+        schedule = Schedule(rate, UNIFORM, duration=5.0)
+        for step in range(5000):
+            now = step / 1000.0
+            send_all(schedule, schedule.take(now, 2), now)
+        schedule.close(5.0)
+        summary = schedule.summary()
+        assert summary['intended'] == 5 * rate
+        assert summary['sent'] + summary['unsent'] == 5 * rate
+        sent.append(summary['sent'])
+    assert sent[0] <= sent[1] <= sent[2]
+    # Two a millisecond, the cap's rate (one at 0 s: one job due).
+    assert sent[1] == sent[2] == 9999
+
+
+def test_jobs_at_or_after_the_deadline_are_never_due():
+    schedule = Schedule(1000, UNIFORM, duration=1.0)
+    times = schedule.take(0.99999, 10 ** 6)
+    assert len(times) == 1000 and times[-1] == 0.999
+    assert schedule.take(0.99999, 10) == []
+    assert schedule.take(1.0, 10) == []
+    assert schedule.next_send() == 1.0          # the deadline
+    schedule.close(3.0)
+    assert schedule.summary()['unsent'] == 0
+
+
+def test_a_poisson_backlog_counts_the_draws_it_would_have_sent():
+    def drained(rng_seed):
+        schedule = Schedule(1000, POISSON, random.Random(rng_seed),
+                            duration=10.0)
+        return schedule.take(10.0 - 1e-9, 10 ** 6)
+
+    everything = drained(7)
+    schedule = Schedule(1000, POISSON, random.Random(7), duration=10.0)
+    now = 0.0
+    while not schedule.over(now):
+        send_all(schedule, schedule.take(now, 1), now)
+        now += 0.002
+    schedule.close(now)
+    summary = schedule.summary()
+    # The same stream of gaps: the jobs due are those of a run that
+    # sent every one.
+    assert summary['intended'] == len(everything)
+    assert summary['sent'] + summary['unsent'] == len(everything)
+    assert summary['sent'] == 5000
+    assert summary['unsent_wait']['max'] == pytest.approx(
+        10.0 - everything[5000])
+
+
+def test_a_poisson_backlog_beyond_the_draws_is_counted_by_its_law():
+    schedule = Schedule(10 ** 6, POISSON, random.Random(1), duration=10.0)
+    schedule.close(10.0)
+    assert schedule.unsent.count > POISSON_DRAWS
+    assert schedule.unsent.count == pytest.approx(10 ** 7, rel=0.002)
+    assert schedule.unsent.max == pytest.approx(10.0)
+
+
+def test_an_interrupted_timed_run_counts_what_was_due_and_dropped():
+    schedule = Schedule(100, UNIFORM, duration=10.0)
+    send_all(schedule, schedule.take(0.0, 1), 0.0)
+    dropped = schedule.take(0.05, 3)             # taken, never sent
+    schedule.close(0.1, dropped)                 # a stop request
+    summary = schedule.summary()
+    # Due by 0.1 s: 0.00 .. 0.10, 11 jobs; one sent.
+    assert summary['intended'] == 11 and summary['unsent'] == 10
+    assert summary['unsent_wait']['max'] == pytest.approx(0.09)
+    assert summary['seconds'] == 0.1
+
+
+def test_an_operation_count_run_has_nothing_unsent():
+    schedule = Schedule(100, UNIFORM)
+    send_all(schedule, schedule.take(0.5, 100), 0.5)
+    schedule.close(0.5)
+    summary = schedule.summary()
+    assert summary['intended'] == summary['sent'] == 51
+    assert 'unsent' not in summary
+    assert summary['intended_rate'] == 100.0
+    assert summary['achieved_rate'] == pytest.approx(102.0)
+
+
+def test_given_back_times_are_taken_again_and_counted_unsent():
+    schedule = Schedule(100, UNIFORM, duration=1.0)
+    assert len(schedule.take(0.05, 6)) == 6
+    schedule.unused(2)
+    assert schedule.next_due() == pytest.approx(0.04)
+    assert schedule.take(0.05, 1) == [pytest.approx(0.04)]
+    schedule.close(0.5)
+    # 51 due by 0.5 s, 5 taken.
+    assert schedule.unsent.count == 46
+
+
+def test_wait_histogram_even_runs_match_one_by_one():
+    for high, step, count in ((5.0, 0.0005, 10000), (0.01, 1.3e-5, 700),
+                              (3.0, 0.25, 7), (2e-5, 1e-5, 3)):
+        even, single = WaitHistogram(), WaitHistogram()
+        even.add_even(high, step, count)
+        for n in range(count):
+            single.add(high - n * step)
+        assert even.count == single.count == count
+        assert even.max == single.max
+        assert even.total == pytest.approx(single.total)
+        assert sum(even.counts.values()) == count
+        for pctile in (1, 50, 90, 99, 100):
+            assert even.percentile(pctile) == pytest.approx(
+                single.percentile(pctile))
+    empty = WaitHistogram()
+    empty.add_even(1.0, 0.1, 0)
+    assert empty.summary() == {'count': 0, 'max': 0.0, 'mean': None,
+                               'p50': None, 'p90': None, 'p99': None,
+                               'p99.9': None}
+
+
+def test_wait_histogram_percentiles_are_within_a_bucket():
+    hist = WaitHistogram()
+    for wait in [0.00005] * 50 + [0.2] * 49 + [30.0]:
+        hist.add(wait)
+    assert hist.percentile(50) == pytest.approx(1e-4)
+    assert 0.2 <= hist.percentile(99) <= 0.2 * WAIT_GROWTH
+    assert hist.percentile(100) == 30.0

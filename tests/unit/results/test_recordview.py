@@ -201,3 +201,26 @@ def test_compare_leaves_out_each_files_own_warmup(tmpdir, capsys):
     warm_count = analyze(warm, skip=3)['operations'][0]['count']
     assert warm_count < 2000
     assert successes[1:3] == [str(warm_count), '2000']
+
+
+def test_response_time_is_each_clocks_own_part():
+    # The master sent it 0.3 s late (its clock), the worker had it for
+    # 0.5 s of which 0.2 s service (its clock); the worker's wall clock
+    # is 2 s ahead, which no figure may show.
+    record = dict(res(at=1002.5, last=0.2), first_byte_latency=0.05,
+                  intended_start=1000.0, send_lag=0.3, worker_time=0.5)
+    view = RecordView(FakeStatsFile([[record]]), response=True)
+    (got,), = list(view.iter_batches())
+    assert got['last_byte_latency'] == pytest.approx(0.8)
+    assert got['first_byte_latency'] == pytest.approx(0.65)
+
+
+@pytest.mark.parametrize('more', [{}, {'send_lag': 0.3},
+                                  {'send_lag': True, 'worker_time': 0.5},
+                                  {'send_lag': 0.3, 'worker_time': 'x'}])
+def test_response_time_without_both_parts_reads_the_wall_clocks(more):
+    # An older file: completed_at less the latency less intended_start.
+    record = dict(res(at=1001.0, last=0.2), intended_start=1000.0, **more)
+    view = RecordView(FakeStatsFile([[record]]), response=True)
+    (got,), = list(view.iter_batches())
+    assert got['last_byte_latency'] == pytest.approx(1.0)

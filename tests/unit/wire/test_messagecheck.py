@@ -78,6 +78,8 @@ VALID_FROM_WORKER = [
                                        None, 0)),
     ('huge job id', noop_result(job_id=BEYOND_INT64)),
     ('a --rate job', noop_result(intended_start=1.6e9 - 0.5)),
+    ('a --rate job with its send lag',
+     noop_result(intended_start=1.6e9 - 0.5, send_lag=0.002)),
 ]
 
 
@@ -142,6 +144,11 @@ INVALID_FROM_WORKER = [
      'bad intended_start'),
     ('NaN intended_start', swift_result(intended_start=NAN),
      'bad intended_start'),
+    ('negative send_lag', noop_result(intended_start=1.6e9, send_lag=-1.0),
+     'bad send_lag'),
+    ('text send_lag', swift_result(intended_start=1.6e9, send_lag='0'),
+     'bad send_lag'),
+    ('bool send_lag', noop_result(send_lag=True), 'bad send_lag'),
     ('text size', swift_result(size='big'), 'bad size'),
     ('list exception', error_result(exception=['x']), 'bad exception'),
     ('None exception', error_result(exception=None), 'bad exception'),
@@ -200,7 +207,8 @@ def test_the_fast_check_agrees_with_the_key_by_key_check():
     seen = {True: 0, False: 0}
     for template in (noop_result(), swift_result(), error_result(),
                      noop_result(type='get_object', size=None),
-                     noop_result(intended_start=1.6e9)):
+                     noop_result(intended_start=1.6e9),
+                     noop_result(intended_start=1.6e9, send_lag=0.01)):
         for record in mutations(rng, decoded(template)):
             fast = check_from_worker(record)
             slow = messagecheck._check_record(record)
@@ -216,6 +224,7 @@ def refuse(*args):
 @pytest.mark.parametrize('record', [
     noop_result(), without(noop_result(type='get_object'), 'size'),
     noop_result(intended_start=1.6e9 - 0.5),
+    noop_result(intended_start=1.6e9 - 0.5, send_lag=0.001),
     dict(noop_result(), trans_id=u'tx', first_byte_latency=0.1,
          last_byte_latency=0.5)])
 def test_usual_successes_take_the_fast_check(monkeypatch, record):
@@ -231,6 +240,8 @@ VALID_FROM_MASTER = [
     ('initial upload', dict(JOB, head_first=True)),
     ('upload with delete_after', dict(JOB, delete_after=60)),
     ('a --rate job', dict(JOB, noop=True, intended_start=1.6e9)),
+    ('a --rate job with its send lag',
+     dict(JOB, intended_start=1.6e9, send_lag=0.001)),
     ('delete', {'type': 'delete_object', 'size_str': 'tiny',
                 'container': 'c', 'name': 'n'}),
     ('unknown type, answered as an error', {'type': 'frobnicate',
@@ -261,6 +272,7 @@ INVALID_FROM_MASTER = [
     ('bool size', dict(JOB, size=True), 'bad size'),
     ('float block_size', dict(JOB, block_size=1.5), 'bad block_size'),
     ('text noop', dict(JOB, noop='yes'), 'bad noop'),
+    ('text send_lag', dict(JOB, send_lag='late'), 'bad send_lag'),
     ('list job_id', dict(JOB, job_id=[7]), 'bad job_id'),
     ('no container', without(JOB, 'container'), 'missing container'),
     ('no name', without(JOB, 'name'), 'missing name'),

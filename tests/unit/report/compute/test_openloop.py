@@ -123,6 +123,57 @@ def test_a_full_cap_delays_jobs_and_their_wait_counts():
         pytest.approx(11.1 - 2.9, abs=1e-4)
 
 
+def endless_jobs():
+    n = 0
+    while True:
+        yield {'type': 'get_object', 'size_str': 'tiny', 'container': 'c',
+               'name': 'tiny_%06d' % n, 'noop': True}
+        n += 1
+
+
+def test_a_timed_run_ends_at_its_deadline_and_counts_every_due_job():
+    # 2,000 jobs/s for 5 s, 2 in flight that take 10 ms: 200/s go out.
+    world = World(lambda job: 0.01)
+    master = Master(world, 2, clock=world.clock)
+    master.schedule = schedule = Schedule(2000, start=1.0,
+                                          epoch_offset=EPOCH, duration=5.0)
+    results = []
+    stats = master.run_jobs(endless_jobs(), on_results=results.extend)
+    summary = schedule.summary()
+    assert summary['intended'] == 10000
+    assert summary['sent'] == stats.sent == len(results)
+    assert summary['sent'] + summary['unsent'] == 10000
+    assert summary['sent'] == pytest.approx(1000, abs=2)
+    # Nothing goes out after the deadline; the oldest job not sent, the
+    # 1,001st, was due at 0.5 s and had waited 4.5 s by then.
+    assert max(when for when, _ in world.sends) < 6.0
+    assert summary['unsent_wait']['max'] == pytest.approx(4.5, abs=0.002)
+    assert summary['achieved_rate'] == pytest.approx(200, abs=1)
+    # Each job carries how late it left, the master's own measure.
+    last = max(results, key=lambda r: r['intended_start'])
+    sent_at = [when for when, job in world.sends
+               if job['job_id'] == last['job_id']][0]
+    assert last['send_lag'] == pytest.approx(
+        sent_at - (last['intended_start'] - EPOCH), abs=1e-6)
+
+
+def test_a_stopped_timed_run_counts_what_was_due_by_then():
+    world = World(lambda job: 0.01)
+    master = Master(world, 2, clock=world.clock, drain_seconds=1.0)
+    master.schedule = schedule = Schedule(1000, start=1.0,
+                                          epoch_offset=EPOCH, duration=60.0)
+
+    def on_results(results):
+        if world.now >= 2.0:
+            master.stop_requested = True
+    stats = master.run_jobs(endless_jobs(), on_results=on_results)
+    assert stats.interrupted
+    summary = schedule.summary()
+    assert summary['seconds'] == pytest.approx(1.0, abs=0.02)
+    assert summary['intended'] == pytest.approx(1000, abs=20)
+    assert summary['sent'] + summary['unsent'] == summary['intended']
+
+
 def test_closed_loop_jobs_carry_no_intended_start():
     world = World(lambda job: 0.01)
     master = Master(world, 4, clock=world.clock)
@@ -130,7 +181,7 @@ def test_closed_loop_jobs_carry_no_intended_start():
     assert all('intended_start' not in job for _, job in world.sends)
 
 
-def stats_file(tmpdir, rate=20):
+def stats_file(tmpdir, rate=20, schedule=None):
     """A --rate run's file: 40 jobs at 20/s, 0.1 s service time each; a
     2 s stall holds jobs 10-19 until 3.5 s (their response times grow)."""
     header = {'_scenario_data': {'name': 'open', 'sizes': []},
@@ -150,9 +201,49 @@ def stats_file(tmpdir, rate=20):
             'intended_start': intended, 'first_byte_latency': 0.05,
             'last_byte_latency': 0.1, 'trans_id': 'tx%d' % n,
             'retries': 0, 'completed_at': sent + 0.1}])
-    schedule = Schedule(rate)
+    schedule = schedule or Schedule(rate)
     writer.write_batch([schedule.record()])
     return writer.finalize()
+
+
+def timed_schedule():
+    """A 20 jobs/s schedule timed for 3 s: 40 jobs sent, 20 due and not
+    sent by the deadline."""
+    schedule = Schedule(20, start=0.0, epoch_offset=EPOCH, duration=3.0)
+    times = schedule.take(2.0, 40)
+    jobs = [{'intended_start': schedule.epoch(when)} for when in times]
+    schedule.stamp(jobs, 2.0)
+    schedule.sent(jobs)
+    schedule.close(3.5)
+    return schedule
+
+
+def test_the_reports_account_for_every_due_job(tmpdir):
+    path = stats_file(tmpdir, schedule=timed_schedule())
+    lines = text(classicnotes.compute(path)).splitlines()
+    assert lines[4] == ('Open loop: 60 jobs due (20.0/s intended), 40 sent '
+                        '(13.3/s achieved), 20 due but not sent by the '
+                        'deadline (waited p50 0.531 s, max 1.000 s)')
+    loop = analyze(path)['open_loop']['schedule']
+    assert (loop['intended'], loop['sent'], loop['unsent']) == (60, 40, 20)
+    assert loop['intended_rate'] == 20.0
+    assert loop['achieved_rate'] == pytest.approx(40 / 3.0)
+    # Due at 2.0 .. 2.95 s, waiting till 3 s.
+    assert loop['unsent_wait']['max'] == pytest.approx(1.0)
+    pytest.importorskip('plotly')
+    out = io.StringIO() if not PY2 else io.BytesIO()
+    render_html(analyze(path), out)
+    page = out.getvalue()
+    page = page.decode('utf-8') if isinstance(page, bytes) else page
+    for cell in ('<td>Jobs due (intended)</td><td>60</td>',
+                 '<td>Jobs due but not sent by the deadline</td><td>20</td>',
+                 '<td>20.0 / 13.3 jobs/s</td>'):
+        assert cell in page
+
+
+def test_an_older_schedule_record_adds_no_line(tmpdir):
+    lines = text(classicnotes.compute(stats_file(tmpdir))).splitlines()
+    assert not lines[4].startswith('Open loop')
 
 
 def text(run_stats):
