@@ -79,7 +79,9 @@ SECTION_TITLES = {
     'distribution': ('Latency distribution', 'Share of the successful '
                      'requests done within a given latency, per object '
                      'size class; click a legend entry to show or hide '
-                     'a curve (first-byte curves are dotted).'),
+                     'a curve (first-byte curves are dotted).  Where '
+                     'requests failed, the dashed curve counts all of '
+                     'them, each failure at its time to failure.'),
 }
 
 

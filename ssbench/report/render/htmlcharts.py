@@ -196,6 +196,19 @@ def _cdf_trace(row, name, color, first_byte):
     return trace
 
 
+def _all_requests_trace(latency):
+    """The dashed curve of all requests of all sizes (failures at their
+    time to failure), or None when none failed with a time."""
+    for row in latency.get('all_requests') or []:
+        if row.get('size') is None and row.get('failures'):
+            trace = _cdf_trace(row, 'all sizes, all requests', '#d62728',
+                               False)
+            if trace:
+                trace['line']['dash'] = 'dash'
+            return trace
+    return None
+
+
 def distribution_figures(operations, esc):
     """[(operation, figure)]: cumulative distribution of the latency of
     each operation, one curve per size class (from the log histograms)."""
@@ -216,6 +229,9 @@ def distribution_figures(operations, esc):
                 trace = _cdf_trace(row, name, color, kind == 'first_byte')
                 if trace:
                     traces.append(trace)
+        trace = _all_requests_trace(latency)
+        if trace:
+            traces.append(trace)
         if not traces:
             continue
         title = '%s latency distribution by object size' % esc(

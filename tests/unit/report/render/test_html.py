@@ -312,3 +312,31 @@ def test_failures_without_a_time_are_said():
     # Left out, the all-requests rows hold the successes only.
     rows = [r for r in percentile_rows(page) if r[1] == 'all requests']
     assert rows and all(r[3] == '1,000' for r in rows)
+
+
+def test_distribution_has_an_all_requests_curve_where_requests_failed():
+    charts = dict(htmlcharts.distribution_figures(
+        timeouts_doc(30)['operations'], htmltables.esc))
+    everything = charts['read']['data'][-1]
+    assert everything['name'] == 'all sizes, all requests'
+    assert everything['line']['dash'] == 'dash'
+    # 1,000 of 1,030 requests were done within 0.05 s, the rest took 20 s+.
+    done = dict(zip(everything['x'], everything['y']))
+    assert max(y for x, y in done.items() if x <= 0.06) == pytest.approx(
+        100.0 * 1000 / 1030)
+    assert everything['x'][-1] >= 20.0
+    for doc in (timeouts_doc(0), timeouts_doc(30, with_time=False)):
+        charts = dict(htmlcharts.distribution_figures(doc['operations'],
+                                                      htmltables.esc))
+        assert all(t['name'] != 'all sizes, all requests'
+                   for t in charts['read']['data'])
+
+
+@needs_plotly
+def test_the_all_requests_curve_is_a_valid_figure():
+    charts = figures(render(timeouts_doc(30)))
+    names = [t['name'] for c in charts for t in c['data']]
+    assert 'all sizes, all requests' in names
+    for chart in charts:
+        graph_objects.Figure({'data': chart['data'],
+                              'layout': chart['layout']})
