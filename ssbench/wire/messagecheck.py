@@ -80,6 +80,13 @@ _RESULT_SPEC = tuple((_key(k), types, required, limits) for (
         ('error_class', _TEXT_OR_NONE, False, None),
         ('send_lag', _NUM_OR_NONE, False, _LATENCY)))
 _K_LAST = _RESULT_SPEC[10][0]
+# What ssbench.swift.client says of a retried or failed request: seconds
+# from its first send to giving up (failures only), and {cause: count} of
+# its retries, at most one cause per retry.
+_K_TIME_TO_FAILURE = _key('time_to_failure')
+_K_RETRY_CAUSES = _key('retry_causes')
+_K_RETRIES = _key('retries')
+MAX_CAUSE = 200           # characters of a cause's name
 _CONTROL_KINDS = frozenset((_key(HEARTBEAT), _key(PING)))
 
 
@@ -109,6 +116,8 @@ def check_from_worker(record):
     if (tuple(map(type, values)) in _FAST_TYPES and
             _K_EXCEPTION not in record and _K_STATUS not in record and
             _K_RECONNECTS not in record and _K_ERROR_CLASS not in record and
+            _K_RETRY_CAUSES not in record and
+            _K_TIME_TO_FAILURE not in record and
             values[4] not in _CONTROL_KINDS):
         size = record.get(_K_SIZE)
         intended = record.get(_K_INTENDED)
@@ -153,6 +162,28 @@ def _check_record(record):
             return 'bad ' + key, value
     if _K_EXCEPTION not in record and get(_K_LAST) is None:
         return 'missing last_byte_latency', None
+    return _check_retry_keys(record)
+
+
+def _check_retry_keys(record):
+    """time_to_failure (a failure's latency) and retry_causes, which
+    must add up to the record's retries."""
+    get = record.get
+    time_to_failure = get(_K_TIME_TO_FAILURE)
+    if time_to_failure is not None and (
+            _K_EXCEPTION not in record or
+            type(time_to_failure) not in _NUMS or
+            not 0 <= time_to_failure < MAX_LATENCY):
+        return 'bad time_to_failure', time_to_failure
+    causes = get(_K_RETRY_CAUSES)
+    if causes is None:
+        return None
+    if type(causes) is not dict or not all(
+            type(cause) in _TEXT and 0 < len(cause) <= MAX_CAUSE and
+            type(count) in _INTS and count > 0
+            for cause, count in causes.items()) or \
+            sum(causes.values()) != get(_K_RETRIES):
+        return 'bad retry_causes', causes
     return None
 
 
@@ -275,6 +306,12 @@ def _check_configure(job):
     if value is not None and (type(value) not in _INTS or
                               not 0 < value < INT64):
         return 'bad block_size', value
+    value = get(_key('retry_backoff'))
+    if value is not None and (
+            type(value) is not list or len(value) != 2 or
+            not all(type(v) in _NUMS and 0 < v < MAX_LATENCY
+                    for v in value) or value[0] > value[1]):
+        return 'bad retry_backoff', value
     urls = get(_key('storage_urls'))
     if urls is not None and (type(urls) is not list or not urls or not all(
             type(url) in _TEXT for url in urls)):

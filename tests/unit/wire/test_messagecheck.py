@@ -80,6 +80,11 @@ VALID_FROM_WORKER = [
     ('a --rate job', noop_result(intended_start=1.6e9 - 0.5)),
     ('a --rate job with its send lag',
      noop_result(intended_start=1.6e9 - 0.5, send_lag=0.002)),
+    ('an error with its time to failure', error_result(time_to_failure=3.5)),
+    ('an error timed in whole seconds', error_result(time_to_failure=0)),
+    ('retries with their causes',
+     error_result(retry_causes={'503': 1, 'ConnectionResetError': 1})),
+    ('a success retried', swift_result(retry_causes={'timeout': 1})),
 ]
 
 
@@ -155,6 +160,33 @@ INVALID_FROM_WORKER = [
     ('text status', error_result(status='503'), 'bad status'),
     ('negative reconnects', error_result(reconnects=-2), 'bad reconnects'),
     ('int error_class', error_result(error_class=7), 'bad error_class'),
+    ('negative time_to_failure', error_result(time_to_failure=-0.1),
+     'bad time_to_failure'),
+    ('NaN time_to_failure', error_result(time_to_failure=NAN),
+     'bad time_to_failure'),
+    ('text time_to_failure', error_result(time_to_failure='1'),
+     'bad time_to_failure'),
+    ('bool time_to_failure', error_result(time_to_failure=True),
+     'bad time_to_failure'),
+    ('a success with a time_to_failure', swift_result(time_to_failure=1.0),
+     'bad time_to_failure'),
+    ('a no-op with a time_to_failure', noop_result(time_to_failure=1.0),
+     'bad time_to_failure'),
+    ('retry_causes not a map', error_result(retry_causes=['503', '503']),
+     'bad retry_causes'),
+    ('retry_causes that do not add up to the retries',
+     error_result(retry_causes={'503': 1}), 'bad retry_causes'),
+    ('retry_causes on a no-op', noop_result(retry_causes={'503': 0}),
+     'bad retry_causes'),
+    ('a cause counted 0 times',
+     swift_result(retry_causes={'503': 1, 'timeout': 0}),
+     'bad retry_causes'),
+    ('a cause that is no text', swift_result(retry_causes={5: 1}),
+     'bad retry_causes'),
+    ('a cause of no name', swift_result(retry_causes={'': 1}),
+     'bad retry_causes'),
+    ('a cause counted in floats', error_result(retry_causes={'503': 2.0}),
+     'bad retry_causes'),
     ('heartbeat without worker_id', {'type': HEARTBEAT, 'in_flight': []},
      'bad worker_id'),
     ('heartbeat with a map of jobs',
@@ -206,6 +238,8 @@ def test_the_fast_check_agrees_with_the_key_by_key_check():
     rng = random.Random(13)
     seen = {True: 0, False: 0}
     for template in (noop_result(), swift_result(), error_result(),
+                     error_result(time_to_failure=2.5,
+                                  retry_causes={u'503': 2}),
                      noop_result(type='get_object', size=None),
                      noop_result(intended_start=1.6e9),
                      noop_result(intended_start=1.6e9, send_lag=0.01)):
@@ -252,6 +286,8 @@ VALID_FROM_MASTER = [
     ('CONFIGURE', protocol.configure_job(connect_timeout=1.5,
                                          network_timeout=2,
                                          block_size=4096)),
+    ('CONFIGURE with a retry back-off',
+     protocol.configure_job(retry_backoff=(0.05, 2))),
 ]
 
 
@@ -293,6 +329,15 @@ INVALID_FROM_MASTER = [
      protocol.configure_job(connect_timeout=0), 'bad connect_timeout'),
     ('CONFIGURE with a negative block_size',
      protocol.configure_job(block_size=-1), 'bad block_size'),
+    ('CONFIGURE with a back-off of one number',
+     dict(protocol.configure_job(), retry_backoff=[0.1]),
+     'bad retry_backoff'),
+    ('CONFIGURE with a back-off capped below its base',
+     protocol.configure_job(retry_backoff=(2, 1)), 'bad retry_backoff'),
+    ('CONFIGURE with a zero back-off',
+     protocol.configure_job(retry_backoff=(0, 1)), 'bad retry_backoff'),
+    ('CONFIGURE with a text back-off',
+     protocol.configure_job(retry_backoff=('0.1', 1)), 'bad retry_backoff'),
 ]
 
 

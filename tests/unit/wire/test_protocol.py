@@ -73,6 +73,26 @@ def test_result_records_carry_the_cause_keys_when_given():
     assert refused['status'] is None and refused['reconnects'] == 2
     assert refused['error_class'] == 'ConnectionRefusedError'
     assert protocol.unpack(protocol.pack([refused])) == [refused]
+    assert 'time_to_failure' not in refused
+    assert 'retry_causes' not in refused and 'retry_causes' not in ok
+
+
+def test_failures_keep_their_time_and_retries_their_causes():
+    job = {'type': 'get_object', 'size_str': 'tiny', 'container': 'c',
+           'name': 'tiny_000001'}
+    causes = {'503': 1, 'timeout': 2}
+    failed = protocol.result_error(job, 1, 'GET: 503', 'tb', 3, 'tx2', 9.0,
+                                   status=503, reconnects=0,
+                                   time_to_failure=4.25, retry_causes=causes)
+    assert failed['time_to_failure'] == 4.25
+    assert failed['retry_causes'] == causes
+    assert protocol.unpack(protocol.pack([failed])) == [failed]
+    ok = protocol.result_ok(job, 1, 0.1, 0.5, 'tx1', 1, 9.0, status=200,
+                            retry_causes={'503': 1})
+    assert ok['retry_causes'] == {'503': 1}
+    assert protocol.configure_job(retry_backoff=(0.05, 2.0))[
+        'retry_backoff'] == [0.05, 2.0]
+    assert 'retry_backoff' not in protocol.configure_job()
 
 
 def test_a_python2_era_reader_decodes_our_messages():
