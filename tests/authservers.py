@@ -1,6 +1,7 @@
-"""Hostile auth servers on 127.0.0.1, for the tempauth bounds: each one
-reads a request head and answers it with a function of the socket (a
-redirect, a trickle, an endless body), and records the heads it read."""
+"""Hostile servers on 127.0.0.1, for the tempauth bounds and listings
+that are not Swift's: each one reads a request head and answers it with
+a function of the socket (a redirect, a trickle, an endless body, bytes
+that are no text), and records the heads it read."""
 from __future__ import absolute_import, division, print_function
 
 import socket
@@ -116,3 +117,11 @@ def endless_chunk(server, sock, head):
     while sent < 3 << 30 and not server.stopping.is_set():
         sock.sendall(block)
         sent += len(block)
+
+
+def not_swift(server, sock, head):
+    """An answer: 200 with a body that is no text (a server at the storage
+    URL that is not Swift)."""
+    body = b'\x89PNG\r\n\x1a\n\xff\xfe\x00binary'
+    sock.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n'
+                 b'Content-Length: %d\r\n\r\n%s' % (len(body), body))

@@ -5,7 +5,7 @@ import logging
 import re
 
 from ssbench.swift import hints
-from ssbench.compat import monotonic
+from ssbench.compat import monotonic, string_types
 from ssbench.errors import SwiftError
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,22 @@ def _quietly(func, *args):
         return None, exc
 
 
+def _listing(list_names, what, *args):
+    """The names list_names(*args) returns; an answer that is no Swift
+    listing (not UTF-8, not JSON, not a list of named entries: another
+    server at the storage URL) is one SwiftError saying so."""
+    try:
+        names = list_names(*args)
+        if all(isinstance(name, string_types) for name in names):
+            return names
+    except (ValueError, TypeError, KeyError, AttributeError):
+        # ValueError includes UnicodeDecodeError and JSON syntax errors.
+        pass
+    raise SwiftError('%s: the answer is not a Swift listing (UTF-8 JSON, '
+                     'a list of names); check the storage URL (-S, or the '
+                     'one the auth server returns)' % (what,))
+
+
 def _delete_objects(client, name, objects, concurrency, stats):
     """Delete objects of one container; failures are counted and the first
     one is logged (one line per container, not one per object)."""
@@ -77,8 +93,9 @@ def _delete_container(client, name, concurrency, stats):
     import gevent
 
     for attempt in range(CONTAINER_DELETE_TRIES):
-        _delete_objects(client, name, client.list_objects(name),
-                        concurrency, stats)
+        objects = _listing(client.list_objects, 'cannot list the objects '
+                           'of %s' % (name,), name)
+        _delete_objects(client, name, objects, concurrency, stats)
         try:
             timing = client.delete_container(name, missing_ok=True)
         except SwiftError as exc:
@@ -101,7 +118,8 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     import gevent.pool
 
     try:
-        listed = client.list_containers(prefix=base + '_')
+        listed = _listing(client.list_containers, 'cannot list containers',
+                          base + '_')
     except Exception as exc:    # one line that says what to fix
         raise hints.explain(exc, 'cannot list containers')
     names = matching_containers(listed, base, policy)

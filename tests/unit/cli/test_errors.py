@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from ssbench.wire import protocol
+from tests.authservers import AuthServer, not_swift
 from tests.e2e import support
 from tests import paths
 
@@ -54,6 +55,8 @@ def write(path, data):
 @pytest.fixture(scope='module')
 def files(tmpdir_factory):
     d = tmpdir_factory.mktemp('bad')
+    # Storage URL of a server that is not Swift.
+    server = AuthServer(not_swift)
     header = protocol.pack({'name': 'x'})         # no _scenario_data
     good_header = protocol.pack({'_scenario_data': {}, 'name': 'x'})
 
@@ -70,7 +73,15 @@ def files(tmpdir_factory):
             del batch[1]
         return write(str(d.join(name)),
                      good_header + protocol.pack(batch))
-    return {
+    with io.open(GOOD, 'rb') as fp:
+        scenario = write(str(d.join('copy.scenario')), fp.read())
+    existing = write(str(d.join('precious.txt')), b'precious')
+    os.symlink(existing, str(d.join('link.txt')))
+    yield {
+        'scenario_copy': scenario,
+        'existing': existing,
+        'link_to_existing': str(d.join('link.txt')),
+        'not_swift': 'http://127.0.0.1:%d/v1/AUTH_x' % server.port,
         'clean': with_result('clean.stat'),
         'neg_latency': with_result('neg.stat', last_byte_latency=-0.5),
         'nan_latency': with_result('nan.stat',
@@ -95,6 +106,16 @@ def files(tmpdir_factory):
                          gzip.compress(b'plain text') if hasattr(
                              gzip, 'compress') else b'\x1f\x8b'),
     }
+    server.stop()
+    # What the output cases named is intact.
+    with io.open(GOOD, 'rb') as fp:
+        assert fp.read() == open_bytes(scenario)
+    assert open_bytes(existing) == b'precious'
+
+
+def open_bytes(path):
+    with io.open(path, 'rb') as fp:
+        return fp.read()
 
 
 MASTER = 'ssbench.cli.master'
@@ -280,6 +301,51 @@ CASES = [
      'argument --retries'),
     ('worker batch size too large', WORKER,
      ['--batch-size', '100001', '1'], 2, 'argument --batch-size'),
+    # Issue 19: outputs, warm-up, listings.
+    ('run warmup as long as the run', MASTER,
+     ['run-scenario', '-f', GOOD, '-r', '2', '--warmup', '5', '--noop'], 2,
+     'the run lasts 2 s and --warmup leaves out its first 5 s: nothing '
+     'would be left to report'),
+    ('run json over the scenario', MASTER,
+     ['run-scenario', '-f', '{scenario_copy}', '--noop', '--json',
+      '{scenario_copy}'], 2, 'copy.scenario is the scenario file'),
+    ('run html over the stats file', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '-s', '{existing}.out.gz',
+      '--html', '{existing}.out'], 2, 'are the same file'),
+    ('run stats file over the scenario even with force', MASTER,
+     ['run-scenario', '-f', '{scenario_copy}', '--noop', '-s',
+      '{scenario_copy}', '--force'], 2,
+     'stats file %s is the scenario file' % os.path.join('{dir}',
+                                                         'copy.scenario')),
+    ('run json over an existing file', MASTER,
+     ['run-scenario', '-f', GOOD, '--noop', '--json', '{existing}'], 2,
+     'precious.txt: exists; choose another path or give --force'),
+    ('report json over an existing file', MASTER,
+     ['report-scenario', '-s', '{clean}', '--json', '{existing}'], 2,
+     'JSON file %s: exists; choose another path or give --force to '
+     'replace it' % os.path.join('{dir}', 'precious.txt')),
+    ('report report file over an existing file', MASTER,
+     ['report-scenario', '-s', '{clean}', '-f', '{existing}'], 2,
+     'precious.txt: exists; choose another path or give --force'),
+    ('report html through a link', MASTER,
+     ['report-scenario', '-s', '{clean}', '--html', '{link_to_existing}'],
+     2, 'link.txt: exists (a symbolic link to '),
+    ('report two outputs on standard output', MASTER,
+     ['report-scenario', '-s', '{clean}', '--json', '-', '--html', '-'], 2,
+     '--json - and --html - would share standard output'),
+    ('report json to a full device', MASTER,
+     ['report-scenario', '-s', '{clean}', '--json', '/dev/full'], 1,
+     'cannot write JSON file /dev/full: No space left on device'),
+    ('worker profile to standard output', WORKER,
+     ['-p', '10', '--profile-file', '-', '1'], 2,
+     '--profile-file -: a profile is binary; name a file'),
+    ('worker profile over an existing file', WORKER,
+     ['-p', '10', '--profile-file', '{existing}', '1'], 2,
+     'precious.txt: exists; choose another path or give --force'),
+    ('cleanup listing that is no text', MASTER,
+     ['cleanup-containers', '-S', '{not_swift}', '-T', 'AUTH_tk'], 1,
+     'cannot list containers: the answer is not a Swift listing (UTF-8 '
+     'JSON, a list of names); check the storage URL'),
 ]
 
 
@@ -291,7 +357,7 @@ def _expand(args, files):
                          ids=[c[0] for c in CASES])
 def test_bad_input(files, name, module, args, status, fragment):
     got, out, err = run_cli(module, _expand(args, files))
-    check(got, err, status, fragment)
+    check(got, err, status, fragment.format(**files))
     assert 'secret-key-xyz' not in out + err
 
 

@@ -96,3 +96,53 @@ def test_a_broken_container_is_one_line_without_a_traceback(caplog,
                       'listing exploded' % bad]
     assert 'Traceback' not in capsys.readouterr().err
     assert list(client.containers) == [bad]
+
+
+class NotSwift(FakeClient):
+    """A server at the storage URL that is not Swift: its listings are
+    `answer` (an exception raised, or a value returned)."""
+
+    def __init__(self, answer, containers=None):
+        FakeClient.__init__(self, containers or {})
+        self.answer = answer
+
+    def _answer(self):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+NOT_LISTINGS = [
+    UnicodeDecodeError('utf-8', b'\xff', 0, 1, 'invalid start byte'),
+    ValueError('Expecting value: line 1 column 1 (char 0)'),
+    TypeError('string indices must be integers'),
+    AttributeError("'int' object has no attribute 'get'"),
+    [5, None], [['nested']]]
+
+
+@pytest.mark.parametrize('answer', NOT_LISTINGS)
+def test_a_container_listing_that_is_not_swift_is_named(answer):
+    client = NotSwift(answer)
+    client.list_containers = lambda prefix=None: client._answer()
+    with pytest.raises(SwiftError) as info:
+        cleanup.cleanup_containers(client)
+    assert str(info.value) == (
+        'cannot list containers: the answer is not a Swift listing (UTF-8 '
+        'JSON, a list of names); check the storage URL (-S, or the one the '
+        'auth server returns)')
+
+
+@pytest.mark.parametrize('answer', NOT_LISTINGS[:2])
+def test_an_object_listing_that_is_not_swift_is_named(answer, caplog):
+    name = 'ssbench_000001_default_policy'
+    client = NotSwift(answer, {name: ['a']})
+    client.list_objects = lambda container: client._answer()
+    with pytest.raises(SwiftError):
+        cleanup.cleanup_containers(client)
+    errors = [r.getMessage() for r in caplog.records
+              if r.levelno == logging.ERROR]
+    assert errors == ['could not delete container %s: cannot list the '
+                      'objects of %s: the answer is not a Swift listing '
+                      '(UTF-8 JSON, a list of names); check the storage URL '
+                      '(-S, or the one the auth server returns)'
+                      % (name, name)]
