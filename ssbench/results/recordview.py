@@ -23,7 +23,9 @@ actual send) leaves out.  Each clock measures its own part: the master's
 no time of one host is subtracted from another's.  A result without them
 (an older master or worker) falls back to its ``completed_at`` less its
 latency less its ``intended_start``, which mixes the two clocks; a
-negative difference counts as none.
+negative difference counts as none.  A failure's ``time_to_failure`` (from
+its first send) gets the same wait, so that the all-requests figures
+compare like with like.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -44,7 +46,7 @@ def stored_warmup(header):
 def _keys(raw):
     names = ('completed_at', 'last_byte_latency', 'exception',
              'first_byte_latency', 'intended_start', 'send_lag',
-             'worker_time')
+             'worker_time', 'time_to_failure')
     return tuple(name.encode('ascii') for name in names) if raw else names
 
 
@@ -151,14 +153,19 @@ def _response_times(batches, raw):
     """Batches with the latencies of open-loop results made response
     times (see the module docstring); records are changed in place."""
     (k_completed, k_last, k_exc, k_first, k_intended, k_lag,
-     k_held) = _keys(raw)
+     k_held, k_ttf) = _keys(raw)
     for batch in batches:
         for record in batch:
             try:
                 intended = record[k_intended]
-                if k_exc in record:
-                    continue
-                last = record[k_last] or 0.0
+                failed = k_exc in record
+                if failed:
+                    k_spent = k_ttf
+                    if not _seconds(record[k_ttf]):
+                        continue
+                else:
+                    k_spent = k_last
+                last = record[k_spent] or 0.0
                 lag = record.get(k_lag)
                 held = record.get(k_held)
                 if _seconds(lag) and _seconds(held):
@@ -168,8 +175,8 @@ def _response_times(batches, raw):
             except (KeyError, TypeError, IndexError, AttributeError):
                 continue
             if wait > 0:
-                record[k_last] = last + wait
-                first = record.get(k_first)
+                record[k_spent] = last + wait
+                first = None if failed else record.get(k_first)
                 if first is not None:
                     record[k_first] = first + wait
         yield batch

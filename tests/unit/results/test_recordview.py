@@ -224,3 +224,29 @@ def test_response_time_without_both_parts_reads_the_wall_clocks(more):
     view = RecordView(FakeStatsFile([[record]]), response=True)
     (got,), = list(view.iter_batches())
     assert got['last_byte_latency'] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize('more, want', [
+    # The master's lag and the worker's time: 0.3 + 20.5 - 20.0 waited.
+    ({'send_lag': 0.3, 'worker_time': 20.5}, 20.8),
+    # Wall clocks only: 1021.0 - 20.0 - 1000.0 waited.
+    ({}, 21.0)])
+def test_a_failures_time_to_failure_becomes_a_response_time(more, want):
+    record = dict(err(at=1021.0), intended_start=1000.0, time_to_failure=20.0,
+                  **more)
+    view = RecordView(FakeStatsFile([[record]]), response=True)
+    (got,), = list(view.iter_batches())
+    assert got['time_to_failure'] == pytest.approx(want)
+    assert 'last_byte_latency' not in got
+
+
+@pytest.mark.parametrize('spent', [None, -1.0, 'x', float('inf')])
+def test_a_failure_without_a_time_stays_without_one(spent):
+    record = dict(err(at=1021.0), intended_start=1000.0, send_lag=0.3,
+                  worker_time=20.5)
+    if spent is not None:
+        record['time_to_failure'] = spent
+    before = dict(record)
+    view = RecordView(FakeStatsFile([[record]]), response=True)
+    (got,), = list(view.iter_batches())
+    assert got == before

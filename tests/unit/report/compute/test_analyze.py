@@ -306,6 +306,26 @@ def test_a_time_to_failure_that_is_no_time_counts_as_none(value):
         1001, 1, 1, 3.0)
 
 
+def test_open_loop_failures_count_their_wait_too(tmp_path):
+    from ssbench.results.statswriter import StatsWriter
+    # A --rate run: every job was sent 0.5 s after its intended start.
+    header = dict(naive.HEADER, rate=100.0, arrival=u'uniform')
+    writer = StatsWriter(str(tmp_path / 'rate.stat'), header)
+    writer.write_batch([dict(r, intended_start=r['completed_at'] -
+                             (r.get('last_byte_latency') or
+                              r.get('time_to_failure')) - 0.5)
+                        for r in naive.timeouts_run(30)])
+    doc = analyze(writer.finalize(), PCTILES)
+    everything = operation(doc, 'read')['latency']['all_requests'][0]
+    assert (everything['max'], everything['failures']) == (
+        pytest.approx(49.5), 30)
+    assert operation(doc, 'read')['latency']['last_byte'][0]['max'] == (
+        pytest.approx(0.55))
+    service = doc['open_loop']['service_time']['operations']
+    assert [op['latency']['all_requests'][0]['max'] for op in service
+            if op['operation'] == 'read'] == [49.0]
+
+
 def test_the_text_report_is_blind_to_times_to_failure():
     calm = classicstats.compute(
         FakeStatsFile(naive.timeouts_run(30, with_time=False)), 99)
