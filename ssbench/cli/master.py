@@ -1,6 +1,7 @@
 """`ssbench-master`: run, report, kill-workers, cleanup-containers."""
 from __future__ import absolute_import, division, print_function
 
+import argparse
 import logging
 import sys
 
@@ -39,6 +40,24 @@ def _add_zmq_options(parser):
         'using the master key pair in DIR and accepting only workers whose '
         'public key is a *.key file of DIR (make DIR with: python -m '
         'ssbench.cli.curve keys DIR)')
+
+
+def retry_backoff(text):
+    """--retry-backoff's value: BASE or BASE,CAP seconds (BASE alone
+    keeps the default cap, or BASE if larger; nothing: the defaults);
+    (base, cap)."""
+    from ssbench.swift.client import (DEFAULT_BACKOFF_BASE,
+                                      DEFAULT_BACKOFF_CAP)
+    if not text.strip():
+        return DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
+    base_text, comma, cap_text = text.partition(',')
+    base = common.positive_float(base_text)
+    cap = (common.positive_float(cap_text) if comma
+           else max(DEFAULT_BACKOFF_CAP, base))
+    if cap < base:
+        raise argparse.ArgumentTypeError(
+            '%r: the cap must be at least the base' % (text,))
+    return base, cap
 
 
 def _add_liveness_options(parser):
@@ -155,6 +174,13 @@ def build_parser():
         '--network-timeout', type=common.positive_float, default=20.0,
         help='Timeout for socket operations after connecting.')
     run.add_argument(
+        '--retry-backoff', metavar='BASE[,CAP]', type=retry_backoff,
+        nargs='?', const='', default=None,
+        help='Make the retries of a failed request wait: the first some '
+        '0.5-1 x BASE seconds, each later one twice as long, up to CAP '
+        '(default BASE 0.05, CAP 2); without this flag retries follow at '
+        'once, as in 0.3.9.')
+    run.add_argument(
         '-s', '--stats-file',
         help='File into which benchmarking statistics will be saved: a '
         'path ending in .gz is the gzip file itself, any other path P '
@@ -267,10 +293,12 @@ def cmd_run_scenario(args):
         swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
                             connect_timeout=args.connect_timeout,
                             network_timeout=args.network_timeout,
-                            tokens=credentials)
+                            tokens=credentials,
+                            retry_backoff=args.retry_backoff)
         swift.authenticate()
         worker_config = WorkerConfig(credentials, args.connect_timeout,
-                                     args.network_timeout, args.block_size)
+                                     args.network_timeout, args.block_size,
+                                     retry_backoff=args.retry_backoff)
 
     options = RunOptions(
         batch_size=batch_size, noop=args.noop,

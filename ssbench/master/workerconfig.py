@@ -22,16 +22,20 @@ class WorkerConfig(object):
 
     `credentials` (Credentials, None for a run without Swift) is shared
     with the master's own SwiftClient, so a renewal by either serves both.
+    `retry_backoff` ((base, cap) seconds, --retry-backoff) goes to the
+    workers' clients.
     wanted() and renew_if_due() return True when the master should send
     broadcast() to every live worker now.
     """
 
     def __init__(self, credentials=None, connect_timeout=None,
-                 network_timeout=None, block_size=None, clock=monotonic):
+                 network_timeout=None, block_size=None, clock=monotonic,
+                 retry_backoff=None):
         self.credentials = credentials
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
         self.block_size = block_size
+        self.retry_backoff = retry_backoff
         self.clock = clock
         self._last_broadcast = None
         self._retry_at = None
@@ -50,7 +54,7 @@ class WorkerConfig(object):
             cacert = credentials.auth.os_cacert
         return protocol.configure_job(
             self.connect_timeout, self.network_timeout, self.block_size,
-            grant, renewable, insecure, cacert)
+            grant, renewable, insecure, cacert, self.retry_backoff)
 
     def _generation(self):
         grant = self.credentials.grant if self.credentials else None

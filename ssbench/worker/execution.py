@@ -26,10 +26,11 @@ import gevent.queue
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
+from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                                  SwiftRequestError, error_class)
+                                  SwiftRequestError, add_causes, error_class)
 from ssbench.swift.auth import AuthOptions
 
 # The worker's log, where these lines always were.
@@ -77,16 +78,19 @@ class Runners(object):
 
 def _after(head, request, *args):
     """request(*args), a job's second request after the HEAD `head`: its
-    Timing, or its SwiftRequestError, counts the HEAD's retries and
-    reconnects too."""
+    Timing, or its SwiftRequestError, counts the HEAD's retries (and their
+    causes) and reconnects too; a failure's time includes the HEAD's."""
     try:
         timing = request(*args)
     except SwiftRequestError as exc:
         exc.retries += head.retries
         exc.reconnects += head.reconnects
+        exc.retry_causes = add_causes(exc.retry_causes, head.retry_causes)
+        exc.time_to_failure += head.last_byte_latency
         raise
     timing.retries += head.retries
     timing.reconnects += head.reconnects
+    timing.retry_causes = add_causes(timing.retry_causes, head.retry_causes)
     return timing
 
 
@@ -106,8 +110,8 @@ class SwiftJobs(object):
     - `now()`: the wall clock that stamps `completed_at`.
 
     The other arguments are the client's settings, which a CONFIGURE job
-    may change, and `configure_wait`, how long a job waits for
-    CONFIGURE.
+    may change (`retry_backoff`: None, or the client's (base, cap)), and
+    `configure_wait`, how long a job waits for CONFIGURE.
     """
 
     def __init__(self, worker_id, add_result, client_factory, tokens,
@@ -116,7 +120,8 @@ class SwiftJobs(object):
                  connect_timeout=DEFAULT_CONNECT_TIMEOUT,
                  network_timeout=DEFAULT_NETWORK_TIMEOUT,
                  block_size=DEFAULT_BLOCK_SIZE,
-                 configure_wait=CONFIGURE_WAIT, now=time.time):
+                 configure_wait=CONFIGURE_WAIT, now=time.time,
+                 retry_backoff=None):
         self.worker_id = worker_id
         self._add_result = add_result
         self.client_factory = client_factory
@@ -128,6 +133,7 @@ class SwiftJobs(object):
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
         self.block_size = block_size
+        self.retry_backoff = retry_backoff
         self.configure_wait = configure_wait
         self.now = now
         # TLS options (--insecure, --os-cacert) from the master, for the
@@ -188,6 +194,10 @@ class SwiftJobs(object):
                 rebuild = True
         if job.get('block_size') is not None:
             self.block_size = job['block_size']
+        backoff = job.get('retry_backoff')
+        if backoff is not None and tuple(backoff) != self.retry_backoff:
+            self.retry_backoff = tuple(backoff)
+            rebuild = True
         if self.own_auth is None and job.get('token'):
             tls = AuthOptions(insecure=job.get('insecure'),
                               os_cacert=job.get('cacert'))
@@ -218,6 +228,7 @@ class SwiftJobs(object):
             'variables) or let the master configure it' % (self.worker_id,))
 
     def _run_when_configured(self, job):
+        start = monotonic()
         error = self._wait_configured()
         if error is None:
             self.runners.put(job)
@@ -225,7 +236,8 @@ class SwiftJobs(object):
             self._add_result(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),
                 '', 0, completed_at=self.now(),
-                error_class=error_class(error), reconnects=0))
+                error_class=error_class(error), reconnects=0,
+                time_to_failure=monotonic() - start))
 
     def get_swift(self):
         """The Swift client, built on first use (after CONFIGURE, for a
@@ -239,6 +251,8 @@ class SwiftJobs(object):
                 auth = self.own_auth
                 if auth is None:
                     auth, kwargs['tokens'] = self.tls, self.handed
+                if self.retry_backoff is not None:
+                    kwargs['retry_backoff'] = self.retry_backoff
                 self.swift = self.client_factory(
                     auth, concurrency=self.concurrency,
                     retries=self.retries,
@@ -252,6 +266,7 @@ class SwiftJobs(object):
         """Run one job; its result, success or failure, goes to the
         sink."""
         kind = job['type']
+        start = monotonic()
         try:
             timing = self._handlers[kind](job)
         except SwiftRequestError as exc:
@@ -259,19 +274,25 @@ class SwiftJobs(object):
                 job, self.worker_id, str(exc), traceback.format_exc(),
                 exc.retries, exc.trans_id, completed_at=self.now(),
                 status=exc.http_status, error_class=exc.error_class,
-                reconnects=exc.reconnects)
+                reconnects=exc.reconnects,
+                time_to_failure=exc.time_to_failure,
+                retry_causes=exc.retry_causes)
         except Exception as exc:  # a failed job is data, never raised
+            # No request went out (no token, no configuration...): its
+            # time is the job's own.
             result = protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
                 traceback.format_exc(), 0, completed_at=self.now(),
-                error_class=error_class(exc), reconnects=0)
+                error_class=error_class(exc), reconnects=0,
+                time_to_failure=monotonic() - start)
         else:
             result = protocol.result_ok(
                 job, self.worker_id, timing.first_byte_latency,
                 timing.last_byte_latency, timing.trans_id, timing.retries,
                 completed_at=self.now(), status=timing.status,
                 reconnects=timing.reconnects,
-                size=timing.size if kind == READ_OBJECT else None)
+                size=timing.size if kind == READ_OBJECT else None,
+                retry_causes=timing.retry_causes)
         self._add_result(result)
 
     def _block_size(self, job):

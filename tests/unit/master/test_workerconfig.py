@@ -33,6 +33,12 @@ def test_configure_job_carries_a_token_and_no_credential():
     assert configure_job() == {'type': CONFIGURE}
 
 
+def test_configure_job_carries_the_retry_backoff():
+    assert 'retry_backoff' not in WorkerConfig().broadcast()
+    job = WorkerConfig(retry_backoff=(0.05, 2.0)).broadcast()
+    assert job['retry_backoff'] == [0.05, 2.0]
+
+
 def config(clock, fail=None, lifetime=None):
     calls = []
 

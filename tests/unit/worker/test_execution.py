@@ -12,8 +12,10 @@ import pytest
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.swift.auth import AuthOptions, Grant
-from ssbench.swift.client import SwiftClient, SwiftRequestError
+from ssbench.swift.client import SwiftClient, SwiftRequestError, Timing
 from ssbench.swift.tokens import HandedTokens
+from ssbench.wire import protocol
+from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire.protocol import configure_job
 from ssbench.worker.execution import Runners, SwiftJobs
 from tests.fakes import FakeClient, FakeSwift
@@ -319,3 +321,109 @@ def test_connection_refused_and_timeout_results():
         server.stop()
     assert (result['status'], result['error_class'], result['retries'],
             result['reconnects']) == (None, 'timeout', 1, 0)
+
+
+def test_a_rate_jobs_result_says_how_long_the_worker_had_it():
+    # worker_time: from receipt to result, on the worker's own clock,
+    # for successes and failures alike; other jobs carry none.
+    readings = iter([10.75, 11.0, 99.0])
+    harness = Harness(clock=lambda: next(readings))
+    client = harness.jobs.get_swift()
+    client.fail['delete_object'] = ValueError('boom')
+    harness.jobs.run_job(job(READ_OBJECT, send_lag=0.1), 10.0)
+    harness.jobs.run_job(job(DELETE_OBJECT, send_lag=0.1), 10.5)
+    harness.jobs.run_job(job(READ_OBJECT))
+    read, delete, closed_loop = harness.results
+    assert read['worker_time'] == 0.75
+    assert delete['worker_time'] == 0.5 and 'exception' in delete
+    assert 'worker_time' not in closed_loop
+    assert next(readings) == 99.0        # the clock was read twice only
+
+
+def test_submitted_jobs_keep_their_receipt_time():
+    harness = Harness(clock=lambda: 20.0)
+    harness.jobs.submit(job(READ_OBJECT, send_lag=0.0), 18.0)
+    assert wait_for(lambda: harness.results)
+    assert harness.results[0]['worker_time'] == 2.0
+    harness.jobs.stop()
+
+
+# -- honest requests (issue 20): a failure's time, retries' causes --------
+
+def checked(result):
+    """What the master's check says of `result` (given a job id)."""
+    return check_from_worker(protocol.unpack(protocol.pack(
+        [dict(result, job_id=1)]))[0])
+
+
+class RetriedClient(FakeClient):
+    """Answers a read that took two retries, one per cause."""
+
+    def get_object(self, *args):
+        self.calls.append(('get_object',) + args)
+        return Timing(200, 0.3, 0.4, 'tx-get', 2, 0, 5,
+                      retry_causes={'503': 1, 'timeout': 1})
+
+
+def test_results_carry_time_to_failure_and_retry_causes():
+    harness = Harness(client_factory=RetriedClient)
+    client = harness.jobs.get_swift()
+    client.fail['delete_object'] = SwiftRequestError(
+        'DELETE', '/v1/a/c/o', None, 'timed out', None, 3,
+        error_class='timeout', time_to_failure=61.5,
+        retry_causes={'timeout': 2, 'ConnectionResetError': 1})
+    client.fail['put_object'] = ValueError('boom')
+    read, delete, put = harness.run(job(READ_OBJECT), job(DELETE_OBJECT),
+                                    job(UPDATE_OBJECT))
+    assert read['retry_causes'] == {'503': 1, 'timeout': 1}
+    assert 'time_to_failure' not in read
+    assert delete['time_to_failure'] == 61.5
+    assert delete['retry_causes'] == {'timeout': 2,
+                                      'ConnectionResetError': 1}
+    # No request went out: the job's own time, and no retries.
+    assert 0 <= put['time_to_failure'] < 30
+    assert 'retry_causes' not in put
+    for record in (read, delete, put):
+        assert checked(record) is None, record
+
+
+class RetriedHead(FakeClient):
+    def head_object(self, container, name, missing_ok=False):
+        return Timing(404, None, 0.25, 'tx-head', 1, 0,
+                      retry_causes={'503': 1})
+
+
+def test_head_first_failure_adds_the_head_time_and_causes():
+    harness = Harness(client_factory=RetriedHead)
+    client = harness.jobs.get_swift()
+    client.fail['put_object'] = SwiftRequestError(
+        'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 2, 0,
+        time_to_failure=1.5, retry_causes={'503': 1, 'NoResponse': 1})
+    (result,) = harness.run(job(CREATE_OBJECT, name='absent',
+                                head_first=True))
+    assert result['retries'] == 3
+    assert result['retry_causes'] == {'503': 2, 'NoResponse': 1}
+    assert result['time_to_failure'] == 1.75
+    assert checked(result) is None
+
+
+def test_no_configure_in_time_fails_after_the_wait():
+    harness = Harness(own_auth=None, configure_wait=0.05)
+    harness.jobs.submit(job(READ_OBJECT))
+    assert wait_for(lambda: harness.results)
+    assert harness.results[0]['time_to_failure'] >= 0.05
+
+
+def test_configure_hands_the_retry_backoff_to_the_client():
+    FakeClient.instances = []
+    harness = Harness()
+    first = harness.jobs.get_swift()
+    assert 'retry_backoff' not in first.kwargs
+    harness.jobs.configure(configure_job(retry_backoff=(0.1, 1.0)))
+    assert first.closed
+    second = harness.jobs.get_swift()
+    assert second.kwargs['retry_backoff'] == (0.1, 1.0)
+    # The same again (as every CONFIGURE repeats it): the same client.
+    harness.jobs.configure(protocol.unpack(protocol.pack(
+        [configure_job(retry_backoff=(0.1, 1.0))]))[0])
+    assert harness.jobs.get_swift() is second and not second.closed
