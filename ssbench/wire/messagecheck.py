@@ -78,7 +78,8 @@ _RESULT_SPEC = tuple((_key(k), types, required, limits) for (
         ('status', _INT_OR_NONE, False, _COUNT),
         ('reconnects', _INT_OR_NONE, False, _COUNT),
         ('error_class', _TEXT_OR_NONE, False, None),
-        ('send_lag', _NUM_OR_NONE, False, _LATENCY)))
+        ('send_lag', _NUM_OR_NONE, False, _LATENCY),
+        ('worker_time', _NUM_OR_NONE, False, _LATENCY)))
 _K_LAST = _RESULT_SPEC[10][0]
 # What ssbench.swift.client says of a retried or failed request: seconds
 # from its first send to giving up (failures only), and {cause: count} of
@@ -99,7 +100,7 @@ _K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS = (
     entry[0] for entry in _RESULT_SPEC[14:17])
 _K_SIZE = _RESULT_SPEC[11][0]
 _K_INTENDED = _RESULT_SPEC[12][0]
-_K_SEND_LAG = _RESULT_SPEC[17][0]
+_K_SEND_LAG, _K_WORKER_TIME = (entry[0] for entry in _RESULT_SPEC[17:19])
 
 
 def check_from_worker(record):
@@ -128,7 +129,8 @@ def check_from_worker(record):
                 (size is None or type(size) in _INTS and size >= 0) and
                 (intended is None or type(intended) in _NUMS and
                  0 <= intended < MAX_TIMESTAMP) and
-                _is_latency(record.get(_K_SEND_LAG))):
+                _is_latency(record.get(_K_SEND_LAG)) and
+                _is_latency(record.get(_K_WORKER_TIME))):
             return None
     return _check_record(record)
 

@@ -107,7 +107,9 @@ class SwiftJobs(object):
       used when `own_auth` (AuthOptions with credentials) is None;
     - `ask_master()`: have a heartbeat go out now, which tells the master
       this worker waits for CONFIGURE;
-    - `now()`: the wall clock that stamps `completed_at`.
+    - `now()`: the wall clock that stamps `completed_at`;
+    - `clock()`: the monotonic clock of `worker_time`, the seconds from
+      the worker's receipt of a job (given to submit()) to its result.
 
     The other arguments are the client's settings, which a CONFIGURE job
     may change (`retry_backoff`: None, or the client's (base, cap)), and
@@ -121,6 +123,7 @@ class SwiftJobs(object):
                  network_timeout=DEFAULT_NETWORK_TIMEOUT,
                  block_size=DEFAULT_BLOCK_SIZE,
                  configure_wait=CONFIGURE_WAIT, now=time.time,
+                 clock=monotonic,
                  retry_backoff=None):
         self.worker_id = worker_id
         self._add_result = add_result
@@ -136,6 +139,7 @@ class SwiftJobs(object):
         self.retry_backoff = retry_backoff
         self.configure_wait = configure_wait
         self.now = now
+        self.clock = clock
         # TLS options (--insecure, --os-cacert) from the master, for the
         # token it hands over.
         self.tls = AuthOptions()
@@ -143,7 +147,7 @@ class SwiftJobs(object):
         self.configured = gevent.event.Event()
         if own_auth is not None:
             self.configured.set()
-        self.runners = Runners(self.concurrency, self.run_job)
+        self.runners = Runners(self.concurrency, self._run_item)
         # Jobs that came before CONFIGURE wait here, outside the runners:
         # there they would hold every runner, waiting, while later jobs
         # queued behind them.
@@ -159,13 +163,15 @@ class SwiftJobs(object):
         """True for the job types run here."""
         return kind in self._handlers
 
-    def submit(self, job):
+    def submit(self, job, received=None):
         """Run `job` in a runner greenlet (once configured); its result
-        goes to the sink.  Never blocks."""
+        goes to the sink, with its `worker_time` when `received` (the
+        clock() time it came) is given.  Never blocks."""
         if self.configured.is_set():
-            self.runners.put(job)
+            self.runners.put((job, received))
         else:
-            self.unconfigured.spawn(self._run_when_configured, job)
+            self.unconfigured.spawn(self._run_when_configured, job,
+                                    received)
 
     def waiting(self):
         """Jobs waiting for a free runner."""
@@ -227,17 +233,24 @@ class SwiftJobs(object):
             'worker %s has no Swift credentials: give it -A/-U/-K (or ST_* '
             'variables) or let the master configure it' % (self.worker_id,))
 
-    def _run_when_configured(self, job):
+    def _run_when_configured(self, job, received=None):
         start = monotonic()
         error = self._wait_configured()
         if error is None:
-            self.runners.put(job)
+            self.runners.put((job, received))
         else:
-            self._add_result(protocol.result_error(
+            self._add(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),
                 '', 0, completed_at=self.now(),
                 error_class=error_class(error), reconnects=0,
-                time_to_failure=monotonic() - start))
+                time_to_failure=monotonic() - start), received)
+
+    def _add(self, result, received):
+        """Hand `result` to the sink, with the seconds since `received`
+        (on the worker's own clock) when given."""
+        if received is not None:
+            result['worker_time'] = max(0.0, self.clock() - received)
+        self._add_result(result)
 
     def get_swift(self):
         """The Swift client, built on first use (after CONFIGURE, for a
@@ -262,9 +275,12 @@ class SwiftJobs(object):
 
     # -- jobs ---------------------------------------------------------
 
-    def run_job(self, job):
+    def _run_item(self, item):
+        self.run_job(*item)
+
+    def run_job(self, job, received=None):
         """Run one job; its result, success or failure, goes to the
-        sink."""
+        sink (see submit() for `received`)."""
         kind = job['type']
         start = monotonic()
         try:
@@ -293,7 +309,7 @@ class SwiftJobs(object):
                 reconnects=timing.reconnects,
                 size=timing.size if kind == READ_OBJECT else None,
                 retry_causes=timing.retry_causes)
-        self._add_result(result)
+        self._add(result, received)
 
     def _block_size(self, job):
         return job.get('block_size') or self.block_size

@@ -39,7 +39,7 @@ import gevent
 import gevent.event
 
 from ssbench.wire import protocol
-from ssbench.compat import monotonic
+from ssbench.compat import monotonic, text_type
 from ssbench.errors import SsbenchError
 from ssbench.wire.faultlog import Faults
 from ssbench.worker.health import HealthMonitor
@@ -59,6 +59,8 @@ DRAIN_MAX = 256          # messages handled before giving others a turn
 # Seconds a worker told to exit gives its unsent results to leave (the
 # PING answer among them); closing returns as soon as they are gone.
 SUICIDE_LINGER = 5.0
+# The key of a --rate job's send lag (decoded maps have text keys).
+_K_SEND_LAG = text_type('send_lag')
 
 
 class MasterGone(SsbenchError):
@@ -105,7 +107,8 @@ class Worker(object):
             self._ask_for_token, own_auth=self.own_auth,
             concurrency=concurrency, retries=retries,
             connect_timeout=connect_timeout, network_timeout=network_timeout,
-            block_size=block_size, configure_wait=configure_wait)
+            block_size=block_size, configure_wait=configure_wait,
+            clock=clock)
         # CPU, loop lag and jobs waiting, in every heartbeat.
         self.health = HealthMonitor(clock=clock)
         self.outbox = []
@@ -230,6 +233,10 @@ class Worker(object):
         outbox = self.outbox
         fields = self._noop_fields
         now = time.time
+        clock = self.clock
+        # A --rate job's result says how long this worker had it (see
+        # ssbench.results.recordview): from here, on its own clock.
+        received = clock()
         answered = 0
         for job in jobs:
             if self.stopping:
@@ -238,18 +245,21 @@ class Worker(object):
                 result = dict(job)
                 result.update(fields)
                 result['completed_at'] = now()
+                if _K_SEND_LAG in job:
+                    result['worker_time'] = clock() - received
                 outbox.append(result)
                 answered += 1
             else:
-                self.handle_job(job)
+                self.handle_job(job, received)
         if answered:
             self.pending += answered
             # run() flushes after handling what it received: no need to
             # wake the writer greenlet for these.
             self._added(answered, wake=False)
 
-    def handle_job(self, job):
-        """Answer no-op and control jobs inline, spawn the others."""
+    def handle_job(self, job, received=None):
+        """Answer no-op and control jobs inline, spawn the others; a
+        --rate job's result gets its worker_time from `received`."""
         kind = job.get('type')
         if job.get('noop') or kind == PING:
             self.pending += 1
@@ -260,7 +270,8 @@ class Worker(object):
             job_id = job.get('job_id')
             if job_id is not None:
                 self.holding.add(job_id)
-            self.jobs.submit(job)
+            self.jobs.submit(job, received if _K_SEND_LAG in job
+                             else None)
         elif kind == SUICIDE:
             log.info('worker %s told to exit', self.worker_id)
             self.told_to_exit = True

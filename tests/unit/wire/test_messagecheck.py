@@ -80,6 +80,8 @@ VALID_FROM_WORKER = [
     ('a --rate job', noop_result(intended_start=1.6e9 - 0.5)),
     ('a --rate job with its send lag',
      noop_result(intended_start=1.6e9 - 0.5, send_lag=0.002)),
+    ('a --rate job with its worker time',
+     swift_result(intended_start=1.6e9, send_lag=0.0, worker_time=0.25)),
     ('an error with its time to failure', error_result(time_to_failure=3.5)),
     ('an error timed in whole seconds', error_result(time_to_failure=0)),
     ('retries with their causes',
@@ -154,6 +156,10 @@ INVALID_FROM_WORKER = [
     ('text send_lag', swift_result(intended_start=1.6e9, send_lag='0'),
      'bad send_lag'),
     ('bool send_lag', noop_result(send_lag=True), 'bad send_lag'),
+    ('negative worker_time', noop_result(intended_start=1.6e9,
+                                         worker_time=-0.1),
+     'bad worker_time'),
+    ('NaN worker_time', swift_result(worker_time=NAN), 'bad worker_time'),
     ('text size', swift_result(size='big'), 'bad size'),
     ('list exception', error_result(exception=['x']), 'bad exception'),
     ('None exception', error_result(exception=None), 'bad exception'),
@@ -242,7 +248,8 @@ def test_the_fast_check_agrees_with_the_key_by_key_check():
                                   retry_causes={u'503': 2}),
                      noop_result(type='get_object', size=None),
                      noop_result(intended_start=1.6e9),
-                     noop_result(intended_start=1.6e9, send_lag=0.01)):
+                     noop_result(intended_start=1.6e9, send_lag=0.01,
+                                 worker_time=0.5)):
         for record in mutations(rng, decoded(template)):
             fast = check_from_worker(record)
             slow = messagecheck._check_record(record)
@@ -258,7 +265,8 @@ def refuse(*args):
 @pytest.mark.parametrize('record', [
     noop_result(), without(noop_result(type='get_object'), 'size'),
     noop_result(intended_start=1.6e9 - 0.5),
-    noop_result(intended_start=1.6e9 - 0.5, send_lag=0.001),
+    noop_result(intended_start=1.6e9 - 0.5, send_lag=0.001,
+                worker_time=0.0),
     dict(noop_result(), trans_id=u'tx', first_byte_latency=0.1,
          last_byte_latency=0.5)])
 def test_usual_successes_take_the_fast_check(monkeypatch, record):

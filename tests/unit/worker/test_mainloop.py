@@ -122,6 +122,20 @@ def test_noop_jobs_answered_inline_and_coalesced():
     assert transport.closed
 
 
+def test_a_rate_noop_job_says_how_long_the_worker_had_it():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([
+        job(READ_OBJECT, noop=True, send_lag=0.25, intended_start=1.6e9),
+        job(READ_OBJECT, noop=True)]))
+    clock = Clock()
+    worker = make(transport, clock=clock)
+    run_until(worker, lambda: len(results_of(transport)) >= 2)
+    timed, closed_loop = results_of(transport)
+    # The same clock reading at receipt and answer: no time passed.
+    assert timed['worker_time'] == 0.0 and timed['send_lag'] == 0.25
+    assert 'worker_time' not in closed_loop
+
+
 def test_ping_answered_suicide_stops():
     transport = FakeTransport()
     transport.inbox.append(protocol.pack([{'type': PING}]))
