@@ -11,12 +11,24 @@ keys to each heartbeat:
     loop_lag  p99 of the loop-lag probes of the window, seconds
     waiting   jobs waiting for a runner when the heartbeat left
 
+and, where the system tells (protocol.HOST_KEYS), what tells a loop lag
+of the client's own making from one the host imposes:
+
+    host_cpu   CPU the whole host used / window, in cores (this process
+               included), from /proc/stat; where there is none, the
+               1-minute load average (processes wanting a CPU)
+    cores      the host's CPU count
+    run_delay  seconds this process's main thread was ready to run but
+               waited for a CPU (Linux /proc/self/schedstat): others kept
+               the CPUs busy
+
 The master stores them in the stats file, where the reports judge them
 (ssbench.results.healthrecords).
 """
 from __future__ import absolute_import, division, print_function
 
 import math
+import multiprocessing
 import os
 
 from ssbench.compat import monotonic
@@ -30,6 +42,45 @@ def process_cpu():
     return times[0] + times[1]
 
 
+def host_cpu_ticks(path='/proc/stat'):
+    """(busy, total) clock ticks of all the host's CPUs so far (the
+    first line of /proc/stat; idle and iowait are not busy), or None."""
+    try:
+        with open(path, 'rb') as fp:
+            fields = fp.readline().split()
+        ticks = [int(value) for value in fields[1:9]]
+    except (IOError, OSError, ValueError):
+        return None
+    if not fields or fields[0] != b'cpu' or len(ticks) < 5:
+        return None
+    total = sum(ticks)
+    return total - ticks[3] - ticks[4], total
+
+
+def load_average():
+    """The 1-minute load average, or None where there is none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def run_delay(path='/proc/self/schedstat'):
+    """Seconds this thread has waited for a CPU so far, or None."""
+    try:
+        with open(path, 'rb') as fp:
+            return int(fp.read().split()[1]) / 1e9
+    except (IOError, OSError, ValueError, IndexError):
+        return None
+
+
+def cpu_count():
+    try:
+        return multiprocessing.cpu_count()
+    except NotImplementedError:
+        return None
+
+
 def p99(values):
     """The 99th percentile (nearest rank) of a non-empty list."""
     ordered = sorted(values)
@@ -38,16 +89,25 @@ def p99(values):
 
 class HealthMonitor(object):
     """The worker side: run() is the probing greenlet, sample() ends a
-    window.  Clock and CPU reader are injectable for tests."""
+    window.  Clock and the readers of CPU, host and CPU wait figures are
+    injectable for tests (a reader returning None: not known here)."""
 
-    def __init__(self, clock=monotonic, cpu_time=process_cpu, tick=TICK):
+    def __init__(self, clock=monotonic, cpu_time=process_cpu, tick=TICK,
+                 host_ticks=host_cpu_ticks, load=load_average,
+                 waited=run_delay, cores=None):
         self.clock = clock
         self.cpu_time = cpu_time
         self.tick = tick
+        self.host_ticks = host_ticks
+        self.load = load
+        self.waited = waited
+        self.cores = cpu_count() if cores is None else cores
         self.lags = []
         self.expected = clock() + tick
         self._since = clock()
         self._cpu_since = cpu_time()
+        self._host_since = host_ticks()
+        self._waited_since = waited()
 
     def probe(self):
         """One timer firing: note how late it is, set the next one."""
@@ -79,4 +139,27 @@ class HealthMonitor(object):
         self.lags = []
         self._since = now
         self._cpu_since = cpu
+        sample.update(self._host_sample(window))
         return sample
+
+    def _host_sample(self, window):
+        """The HOST_KEYS of the window ending now that this system
+        tells."""
+        out = {}
+        ticks, since = self.host_ticks(), self._host_since
+        self._host_since = ticks
+        if self.cores:
+            out['cores'] = self.cores
+            if ticks is not None and since is not None:
+                if ticks[1] > since[1]:
+                    out['host_cpu'] = (self.cores * (ticks[0] - since[0]) /
+                                       (ticks[1] - since[1]))
+            else:
+                load = self.load()
+                if load is not None:
+                    out['host_cpu'] = load
+        waited, since = self.waited(), self._waited_since
+        self._waited_since = waited
+        if waited is not None and since is not None:
+            out['run_delay'] = max(0.0, waited - since)
+        return out

@@ -104,7 +104,10 @@ def health_section(controls):
                        'cpu': healthrecords.CPU_LIMIT,
                        'share': healthrecords.SHARE_LIMIT},
             'saturated': any(w['saturated'] for w in workers),
+            'host_busy': any(w['host_busy'] for w in workers),
+            'queue_growing': any(w['queue_growing'] for w in workers),
             'warning': healthrecords.warning(workers),
+            'warnings': healthrecords.warnings(workers),
             'workers': workers}
 
 

@@ -2,6 +2,8 @@
 reader), and heartbeats that carry them."""
 from __future__ import absolute_import, division, print_function
 
+import os
+
 import pytest
 
 from ssbench.results import healthrecords
@@ -77,3 +79,77 @@ def test_worker_heartbeats_carry_the_health_keys():
     assert record['type'] == protocol.HEARTBEAT
     assert set(protocol.HEALTH_KEYS) <= set(record)
     assert healthrecords.record(record)['worker_id'] == 7
+
+
+class Reader(object):
+    """A figure the test sets; None: not known on this system."""
+
+    def __init__(self, value=None):
+        self.value = value
+
+    def __call__(self):
+        return self.value
+
+
+def host_monitor(ticks=(1000, 4000), waited=2.0, load=None, cores=2):
+    clock, cpu = Clock(), Clock()
+    readers = Reader(ticks), Reader(waited), Reader(load)
+    mon = health.HealthMonitor(clock, cpu, tick=0.01, host_ticks=readers[0],
+                               waited=readers[1], load=readers[2],
+                               cores=cores)
+    return mon, clock, cpu, readers
+
+
+def test_the_host_cpu_and_the_wait_for_a_cpu_of_a_window():
+    mon, clock, cpu, (ticks, waited, _) = host_monitor()
+    clock.now += 1.0
+    cpu.now += 0.06
+    ticks.value = (1000 + 150, 4000 + 200)      # 75% of all ticks busy
+    waited.value = 2.0 + 0.03
+    sample = mon.sample(0)
+    assert sample['cores'] == 2
+    assert sample['host_cpu'] == pytest.approx(1.5)     # cores busy
+    assert sample['run_delay'] == pytest.approx(0.03)
+    assert sample['cpu'] == pytest.approx(0.06)
+    # The next window counts from this one.
+    clock.now += 1.0
+    ticks.value = (1150 + 20, 4200 + 200)
+    assert mon.sample(0)['host_cpu'] == pytest.approx(0.2)
+
+
+def test_without_proc_stat_the_load_average_stands_in():
+    mon, clock, _, (_, waited, load) = host_monitor(ticks=None, waited=None,
+                                                    load=None)
+    load.value = 1.75
+    clock.now += 1.0
+    sample = mon.sample(0)
+    assert sample['host_cpu'] == 1.75 and 'run_delay' not in sample
+
+
+def test_a_system_that_tells_nothing_adds_no_host_keys():
+    mon, clock, _, _ = host_monitor(ticks=None, waited=None, cores=0)
+    clock.now += 1.0
+    assert sorted(mon.sample(0)) == sorted(protocol.HEALTH_KEYS)
+
+
+def test_proc_readers(tmpdir):
+    stat = tmpdir.join('stat')
+    stat.write('cpu  100 5 20 800 50 1 2 3 0 0\ncpu0 1 2 3 4 5 6 7 8\n')
+    # busy: all but idle (800) and iowait (50)
+    assert health.host_cpu_ticks(str(stat)) == (131, 981)
+    stat.write('intr 1 2 3\n')
+    assert health.host_cpu_ticks(str(stat)) is None
+    assert health.host_cpu_ticks(str(tmpdir.join('none'))) is None
+    schedstat = tmpdir.join('schedstat')
+    schedstat.write('78943 1500000000 2\n')
+    assert health.run_delay(str(schedstat)) == pytest.approx(1.5)
+    assert health.run_delay(str(tmpdir.join('none'))) is None
+
+
+@pytest.mark.skipif(not os.path.exists('/proc/self/schedstat'),
+                    reason='Linux figures')
+def test_this_system_s_readers():
+    busy, total = health.host_cpu_ticks()
+    assert 0 <= busy <= total
+    assert health.run_delay() >= 0 and health.load_average() >= 0
+    assert health.cpu_count() >= 1

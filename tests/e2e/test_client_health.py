@@ -1,0 +1,59 @@
+"""The client-health verdict against the local Swift: the quick start's
+run (very_small.scenario, two local workers) with the workers' core kept
+busy by another process says "host busy", never "client saturated"."""
+from __future__ import absolute_import, division, print_function
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e import support
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+TASKSET = '/usr/bin/taskset'
+
+
+def test_the_quick_start_on_a_busy_core_is_no_client_saturation(tmpdir):
+    """The master and its workers share core 0 with a process that spins
+    on it: their loops lag while they wait for the CPU, their own CPU
+    low (as with the local Swift on the same two cores)."""
+    support.require_swift()
+    if not os.path.exists(TASKSET):
+        pytest.skip('needs taskset (util-linux)')
+    stats = str(tmpdir.join('quick.stat'))
+    json_path = str(tmpdir.join('quick.json'))
+    hog = subprocess.Popen(
+        [TASKSET, '-c', '0', sys.executable, '-c',
+         'import time\nend = time.time() + 240\n'
+         'while time.time() < end:\n    pass\n'],
+        preexec_fn=support.die_with_parent)
+    try:
+        ran = support.run(
+            [TASKSET, '-c', '0', sys.executable, '-m', 'ssbench.cli.master',
+             'run-scenario', '-f',
+             os.path.join(support.ROOT, 'scenarios', 'very_small.scenario'),
+             '--workers', '2', '-s', stats, '--json', json_path] +
+            support.auth_args() + support.zmq_args(), 240)
+    finally:
+        support.stop_process(hog)
+    assert ran.status == 0, ran
+    assert 'client saturated' not in ran.err, ran
+    with open(json_path) as fp:
+        client = json.load(fp)['client']
+    assert client['saturated'] is False
+    workers = client['workers']
+    assert len(workers) == 2 and all(w['cores'] for w in workers)
+    # The situation happened: loops lagged, each time for the host.
+    lagged = [w for w in workers if w['over_seconds'] > 0]
+    assert lagged, workers
+    for worker in lagged:
+        assert set(worker['causes']) <= set(['host', 'queue']), worker
+        assert worker['cpu_max'] < 0.5 and worker['run_delay_max'] > 0
+    if client['host_busy']:
+        (line,) = [line for line in ran.err.splitlines()
+                   if 'host busy:' in line]
+        assert 'not the client\'s limit' in line
