@@ -46,13 +46,24 @@ class AuthServer(object):
     def _serve(self, sock):
         sock.settimeout(5)
         try:
-            head = b''
-            while b'\r\n\r\n' not in head:
+            data = b''
+            while b'\r\n\r\n' not in data:
                 more = sock.recv(4096)
                 if not more:
                     return
-                head += more
-            self.heads.append(head)
+                data += more
+            head, body = data.split(b'\r\n\r\n', 1)
+            # A body (Keystone's POST) is read, so closing sends no reset.
+            length = 0
+            for line in head.lower().split(b'\r\n'):
+                if line.startswith(b'content-length:'):
+                    length = int(line.split(b':')[1])
+            while len(body) < length:
+                more = sock.recv(4096)
+                if not more:
+                    return
+                body += more
+            self.heads.append(head + b'\r\n\r\n')
             self.answer(self, sock, head)
         except (socket.error, OSError):
             pass    # the client gave up: what these servers are for

@@ -13,7 +13,10 @@ of its expiry when its lifetime is known.
 The tempauth GET is bounded: the whole exchange, redirects included,
 ends within `timeout` however slowly the server answers, an answer over
 MAX_ANSWER bytes is refused as it comes, and the key is sent again after
-a redirect only to the same scheme, host and port.
+a redirect only to the same scheme, host and port.  Keystone's exchange
+has the same bounds (MAX_KEYSTONE_ANSWER for its catalog), its deadline
+kept by a gevent timeout, which needs the gevent-patched sockets both
+commands run with.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -21,6 +24,7 @@ import logging
 import re
 import socket
 
+import gevent
 import gevent.lock
 
 from ssbench.compat import PY2, monotonic
@@ -421,8 +425,62 @@ def _scope(user, os_options):
     return user, name, ident
 
 
+# Bytes of one Keystone answer read at most: a token with the service
+# catalog of a large cloud is some hundreds of kB.
+MAX_KEYSTONE_ANSWER = 16 << 20
+
+
+class _CappedBody(object):
+    """A urllib3 response (requests' Response.raw) whose body stream
+    stops after `limit` bytes, as decoded, with SwiftAuthError."""
+
+    def __init__(self, raw, limit):
+        self._raw = raw
+        self._limit = limit
+
+    def stream(self, amt=65536, decode_content=None):
+        got = 0
+        for chunk in self._raw.stream(amt, decode_content=decode_content):
+            got += len(chunk)
+            if got > self._limit:
+                raise SwiftAuthError('answer over %d bytes' % self._limit)
+            yield chunk
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+
+def _guard_keystone_answer(resp, **kwargs):
+    """requests response hook, run before the body is read: no redirect
+    to another scheme, host or port (keystoneauth1 would send the
+    password again there), and a capped body."""
+    location = resp.headers.get('location')
+    if resp.status_code in _REDIRECTS and location:
+        target = urljoin(resp.url, location)
+        if _origin(target) != _origin(resp.url):
+            raise SwiftAuthError(
+                '%d redirect to %s, another scheme, host or port: the '
+                'password is not sent there (give that URL with '
+                '--os-auth-url if it is the identity service)'
+                % (resp.status_code, _cut(target)))
+    resp.raw = _CappedBody(resp.raw, MAX_KEYSTONE_ANSWER)
+    return resp
+
+
 def _keystone(version, auth_url, user, key, os_options, auth, timeout):
-    """(storage_url, token, lifetime) from Keystone identity v2.0 or v3."""
+    """(storage_url, token, lifetime) from Keystone identity v2.0 or v3,
+    within `timeout` seconds in all."""
+    timeout = timeout or DEFAULT_TIMEOUT
+    deadline = gevent.Timeout(timeout, SwiftAuthError(
+        'no complete answer within %g s' % timeout))
+    with deadline:
+        return _keystone_answer(version, auth_url, user, key, os_options,
+                                auth, timeout)
+
+
+def _keystone_answer(version, auth_url, user, key, os_options, auth,
+                     timeout):
+    import requests
     from keystoneauth1 import session as ks_session
     from keystoneauth1.exceptions import EndpointNotFound
     from keystoneauth1.identity import v2, v3
@@ -444,8 +502,10 @@ def _keystone(version, auth_url, user, key, os_options, auth, timeout):
                              tenant_name=project_name, tenant_id=project_id,
                              reauthenticate=False)
     verify = False if auth.insecure else (auth.os_cacert or True)
-    session = ks_session.Session(auth=plugin, verify=verify,
-                                 timeout=timeout)
+    guarded = requests.Session()
+    guarded.hooks['response'].append(_guard_keystone_answer)
+    session = ks_session.Session(auth=plugin, session=guarded,
+                                 verify=verify, timeout=timeout)
     access = plugin.get_access(session)
     service_type = os_options.get('service_type') or 'object-store'
     try:

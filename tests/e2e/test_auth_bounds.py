@@ -24,12 +24,25 @@ KEY = 'e2e-secret-key'
 ADDRESS_SPACE = 1 << 30
 
 
-def run_master(tmpdir, auth_url, extra=(), timeout=90, address_space=None):
-    """run-scenario against `auth_url`, killed after `timeout` seconds,
-    with RLIMIT_AS at `address_space` bytes if given; returns Ran."""
+def v1(auth_url):
+    return ['-A', auth_url, '-U', 'acc:usr', '-K', KEY]
+
+
+def v3(server):
+    """Keystone v3 options for the identity service at `server`."""
+    return ['-V', '3', '--os-auth-url', 'http://127.0.0.1:%d/v3'
+            % server.port, '--os-username', 'usr', '--os-password', KEY,
+            '--os-project-name', 'prj', '--os-user-domain-name', 'Default',
+            '--os-project-domain-name', 'Default']
+
+
+def run_master(tmpdir, auth, extra=(), timeout=90, address_space=None):
+    """run-scenario with the `auth` options, killed after `timeout`
+    seconds, with RLIMIT_AS at `address_space` bytes if given; returns
+    Ran."""
     argv = [sys.executable, '-m', 'ssbench.cli.master', 'run-scenario',
-            '-f', GOOD, '-s', str(tmpdir.join('run.stat')), '-A', auth_url,
-            '-U', 'acc:usr', '-K', KEY] + support.zmq_args() + list(extra)
+            '-f', GOOD, '-s', str(tmpdir.join('run.stat'))] + list(auth) + \
+        support.zmq_args() + list(extra)
 
     def limit():
         support.die_with_parent()
@@ -72,7 +85,7 @@ def test_the_key_does_not_follow_a_redirect_elsewhere(tmpdir, where):
     with AuthServer(grant) as other:
         target = where(other)
         with AuthServer(redirect(target, 301)) as first:
-            ran = run_master(tmpdir, first.url)
+            ran = run_master(tmpdir, v1(first.url))
             assert len(first.heads) == 1
         assert other.heads == []
     assert one_error(ran, tmpdir) == (
@@ -88,7 +101,8 @@ def test_a_trickling_auth_server_ends_at_the_network_timeout(tmpdir, body):
     # timeout fire: only the deadline of the whole answer ends it, where
     # before the master waited as long as the server went on.
     with AuthServer(trickle(0.5, body=body)) as server:
-        ran = run_master(tmpdir, server.url, ['--network-timeout', '2'])
+        ran = run_master(tmpdir, v1(server.url),
+                         ['--network-timeout', '2'])
         assert len(server.heads) == 1
     assert one_error(ran, tmpdir) == (
         'ERROR:authentication failed at %s (as acc:usr, auth version 1.0): '
@@ -97,7 +111,50 @@ def test_a_trickling_auth_server_ends_at_the_network_timeout(tmpdir, body):
 
 def test_a_3_gib_auth_answer_is_refused_in_bounded_memory(tmpdir):
     with AuthServer(endless_chunk) as server:
-        ran = run_master(tmpdir, server.url, address_space=ADDRESS_SPACE)
+        ran = run_master(tmpdir, v1(server.url),
+                         address_space=ADDRESS_SPACE)
     assert one_error(ran, tmpdir) == (
         'ERROR:authentication failed at %s (as acc:usr, auth version 1.0): '
         'answer over 1048576 bytes: not a tempauth answer' % server.url)
+
+
+def keystone_error(ran, tmpdir, server):
+    line = one_error(ran, tmpdir)
+    start = 'ERROR:authentication failed at http://127.0.0.1:%d/v3 (as ' \
+        'usr, auth version 3): ' % server.port
+    assert line.startswith(start), line
+    return line[len(start):]
+
+
+def require_keystoneauth():
+    pytest.importorskip('keystoneauth1')
+
+
+@pytest.mark.parametrize('body', [False, True], ids=['head', 'body'])
+def test_a_trickling_keystone_ends_at_the_network_timeout(tmpdir, body):
+    require_keystoneauth()
+    with AuthServer(trickle(0.5, body=body)) as server:
+        ran = run_master(tmpdir, v3(server), ['--network-timeout', '2'])
+        assert len(server.heads) == 1
+    assert keystone_error(ran, tmpdir, server) == \
+        'no complete answer within 2 s'
+
+
+def test_the_password_does_not_follow_a_redirect_elsewhere(tmpdir):
+    require_keystoneauth()
+    with AuthServer(grant) as other:
+        with AuthServer(redirect(other.url, 307)) as server:
+            ran = run_master(tmpdir, v3(server))
+        assert other.heads == []
+    assert keystone_error(ran, tmpdir, server) == (
+        '307 redirect to %s, another scheme, host or port: the password is '
+        'not sent there (give that URL with --os-auth-url if it is the '
+        'identity service)' % other.url)
+
+
+def test_a_3_gib_keystone_answer_is_refused_in_bounded_memory(tmpdir):
+    require_keystoneauth()
+    with AuthServer(endless_chunk) as server:
+        ran = run_master(tmpdir, v3(server), address_space=ADDRESS_SPACE)
+    assert keystone_error(ran, tmpdir, server) == \
+        'answer over 16777216 bytes'

@@ -413,3 +413,39 @@ def test_a_long_reason_is_cut():
     with AuthServer(answer) as server:
         text = auth_error(server.url)
     assert text.endswith(': 403 %s... (5000 characters)' % ('n' * 200))
+
+
+def v3_at(url):
+    return AuthOptions(auth_version='3', os_auth_url=url, os_username='usr',
+                       os_password='the-password', os_project_name='prj',
+                       os_user_domain_name='Default',
+                       os_project_domain_name='Default')
+
+
+def keystone_error(url):
+    pytest.importorskip('keystoneauth1')
+    with pytest.raises(SwiftAuthError) as info:
+        swiftauth.authenticate(v3_at(url), timeout=5)
+    text = str(info.value)
+    assert '\n' not in text and 'the-password' not in text
+    return text
+
+
+def test_the_password_never_follows_a_redirect_elsewhere():
+    with AuthServer(grant) as other:
+        with AuthServer(redirect(other.url + '/v3/auth/tokens', 307)) \
+                as first:
+            text = keystone_error('http://127.0.0.1:%d/v3' % first.port)
+            assert len(first.heads) == 1
+        assert other.heads == []
+    assert text.endswith(
+        ': 307 redirect to %s/v3/auth/tokens, another scheme, host or port: '
+        'the password is not sent there (give that URL with --os-auth-url '
+        'if it is the identity service)' % other.url), text
+
+
+def test_a_huge_keystone_answer_is_refused_as_it_comes():
+    with AuthServer(endless_chunk) as server:
+        text = keystone_error('http://127.0.0.1:%d/v3' % server.port)
+    assert text.endswith(': answer over %d bytes'
+                         % swiftauth.MAX_KEYSTONE_ANSWER), text
