@@ -10,10 +10,12 @@ import threading
 
 class AuthServer(object):
     """Serves `answer(sock, head)` to each connection, in a thread each,
-    until stop(); `heads` collects every request head read (bytes)."""
+    until stop(); `heads` collects every request head read (bytes).
+    `tls` (an ssl.SSLContext for servers) makes it an https server."""
 
-    def __init__(self, answer, host='127.0.0.1'):
+    def __init__(self, answer, host='127.0.0.1', tls=None):
         self.answer = answer
+        self.tls = tls
         self.heads = []
         self.stopping = threading.Event()
         self.listener = socket.socket()
@@ -23,7 +25,8 @@ class AuthServer(object):
         self.listener.settimeout(0.1)
         self.host = host
         self.port = self.listener.getsockname()[1]
-        self.url = 'http://%s:%d/auth/v1.0' % (host, self.port)
+        self.url = '%s://%s:%d/auth/v1.0' % ('https' if tls else 'http',
+                                             host, self.port)
         self.threads = []
         acceptor = threading.Thread(target=self._accept)
         acceptor.daemon = True
@@ -46,6 +49,8 @@ class AuthServer(object):
     def _serve(self, sock):
         sock.settimeout(5)
         try:
+            if self.tls is not None:
+                sock = self.tls.wrap_socket(sock, server_side=True)
             data = b''
             while b'\r\n\r\n' not in data:
                 more = sock.recv(4096)
@@ -81,6 +86,23 @@ class AuthServer(object):
 
     def __exit__(self, *exc_info):
         self.stop()
+
+
+def tls_context(directory):
+    """A server TLS context with a new self-signed certificate for
+    127.0.0.1, made with openssl in `directory`."""
+    import os
+    import ssl
+    import subprocess
+    cert = os.path.join(directory, 'cert.pem')
+    key = os.path.join(directory, 'key.pem')
+    subprocess.check_call(
+        ['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes',
+         '-keyout', key, '-out', cert, '-days', '1', '-subj',
+         '/CN=127.0.0.1'], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
 
 
 def redirect(location, status=302):

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from tests.authservers import (AuthServer, endless_chunk, grant, redirect,
-                               trickle)
+                               tls_context, trickle)
 from tests.e2e import support
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
@@ -93,6 +93,21 @@ def test_the_key_does_not_follow_a_redirect_elsewhere(tmpdir, where):
         '301 redirect to %s, another scheme, host or port: the key is not '
         'sent there (give that URL with -A if it is the auth server)'
         % (first.url, target))
+
+
+def test_the_key_does_not_go_from_https_to_http_in_clear(tmpdir):
+    tls = tls_context(str(tmpdir.mkdir('tls')))
+    with AuthServer(grant) as clear:
+        with AuthServer(redirect(clear.url), tls=tls) as first:
+            out = tmpdir.mkdir('out')
+            ran = run_master(out, v1(first.url) + ['--insecure'])
+            assert len(first.heads) == 1     # TLS worked: it read the GET
+        assert clear.heads == []
+    assert one_error(ran, out) == (
+        'ERROR:authentication failed at %s (as acc:usr, auth version 1.0): '
+        '302 redirect to %s, another scheme, host or port: the key is not '
+        'sent there (give that URL with -A if it is the auth server)'
+        % (first.url, clear.url))
 
 
 @pytest.mark.parametrize('body', [False, True], ids=['head', 'body'])
