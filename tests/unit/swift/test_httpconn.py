@@ -289,13 +289,14 @@ def answer(reply, then='keep'):
     the server stops."""
     def action(sock, head, rest, stopping):
         if then == 'keep':
-            length = _content_length(head)
-            while len(rest) < length:
-                more = sock.recv(65536)
+            # Read the body and drop it (it may be large).
+            left = _content_length(head) - len(rest)
+            rest = rest[len(rest) + left:] if left < 0 else b''
+            while left > 0:
+                more = sock.recv(min(left, 65536))
                 if not more:
                     return None
-                rest += more
-            rest = rest[length:]
+                left -= len(more)
         if reply:
             sock.sendall(reply)
         if then == 'keep':
