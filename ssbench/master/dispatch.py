@@ -52,6 +52,9 @@ class Master(object):
         # None, or a callable given every HEARTBEAT record (with the
         # worker's health figures, see ssbench.worker.health).
         self.on_heartbeat = None
+        # None, or a ssbench.master.clockoffset.ClockOffsets: messages
+        # of jobs then carry clock probes, heartbeats return them.
+        self.clocks = None
         # None, or a callable that returns why no worker can ever answer
         # again (e.g. every local worker process exited), else None: the
         # master then stops waiting at once instead of for timeouts.
@@ -86,6 +89,8 @@ class Master(object):
                               record.get('in_flight'), now)
             if self.on_heartbeat is not None:
                 self.on_heartbeat(record)
+            if self.clocks is not None:
+                self.clocks.heartbeat(record)
             if (self.configuration is not None and
                     self.configuration.wanted(record)):
                 self._broadcast(0)

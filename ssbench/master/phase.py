@@ -182,12 +182,15 @@ class Phase(object):
         send = self.transport.send
         clock = self.master.clock
         schedule = self.schedule
+        clocks = self.master.clocks
         while pending:
             batch = pending[0]
             if schedule is not None:
                 # Each job carries how late it left, on this clock.
                 schedule.stamp(batch, clock())
-            if not send(protocol.pack(batch), timeout=timeout):
+            probe = clocks.probe() if clocks is not None else None
+            message = batch if probe is None else batch + [probe]
+            if not send(protocol.pack(message), timeout=timeout):
                 return False
             del pending[0]
             self.tracker.sent(batch, clock())

@@ -10,11 +10,12 @@ from itertools import islice
 
 import ssbench
 from ssbench.load import jobgen
-from ssbench.results import healthrecords, safefiles
+from ssbench.results import clockrecords, healthrecords, safefiles
 from ssbench.load import seeds
 from ssbench.swift import hints
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError
+from ssbench.master.clockoffset import ClockOffsets
 from ssbench.master.dispatch import Master, store_raw
 from ssbench.load.objectring import ObjectRing
 from ssbench.master.progress import ProgressPrinter
@@ -136,6 +137,8 @@ class ScenarioRun(object):
                              options.batch_size,
                              worker_timeout=options.worker_timeout,
                              drain_seconds=options.drain_seconds)
+        # Workers' clock offsets, from probes sent with jobs all run long.
+        self.master.clocks = ClockOffsets()
 
     def request_stop(self):
         """Ask the run to stop (first signal); True if it was already
@@ -240,7 +243,7 @@ class ScenarioRun(object):
                                   noop=options.noop),
                 on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle)
-            self.store_schedule(schedule, writer)
+            self.store_controls(schedule, writer)
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.
             writer.close()
@@ -255,9 +258,9 @@ class ScenarioRun(object):
             error = exc if isinstance(exc, SsbenchError) else SsbenchError(
                 'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
             try:
-                self.store_schedule(schedule, writer)
+                self.store_controls(schedule, writer)
             except Exception:  # the error above is the one to tell
-                log.debug('schedule record not stored', exc_info=True)
+                log.debug('control records not stored', exc_info=True)
         finally:
             self.master.schedule = None
             self.master.on_heartbeat = None
@@ -283,13 +286,20 @@ class ScenarioRun(object):
                       self.ring.skipped)
         return RunOutcome(writer.finalize(), interrupted, stats, error)
 
-    @staticmethod
-    def store_schedule(schedule, writer):
-        """A --rate run's schedule record, closed now if the phase ended
-        otherwise (an error), goes into the stats file."""
+    def store_controls(self, schedule, writer):
+        """The control records of the run's end go into the stats file:
+        a --rate run's schedule (closed now if the phase ended otherwise,
+        by an error) and each worker's clock offset, warned about when
+        above ssbench.results.clockrecords.OFFSET_LIMIT."""
         if schedule is not None:
             schedule.close(monotonic())
             writer.write_batch([schedule.record()])
+        records = self.master.clocks.records()
+        if records:
+            writer.write_batch(records)
+            line = clockrecords.warning(clockrecords.workers(records))
+            if line:
+                log.warning('%s', line)
 
     def open_loop(self, header):
         """For a --rate run, the benchmark's Schedule, handed to the

@@ -14,9 +14,9 @@ import operator
 
 from ssbench import CRUD_TYPES
 from ssbench.compat import PY2, text_type
-from ssbench.wire.protocol import (CONFIGURE, HEALTH_KEYS, HEARTBEAT, INT64,
-                                   JOB_KEYS, MAX_LATENCY, MAX_TIMESTAMP, PING,
-                                   SUICIDE)
+from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
+                                   INT64, JOB_KEYS, MAX_LATENCY, MAX_TIMESTAMP,
+                                   PING, SUICIDE)
 
 
 def _key(name):
@@ -210,11 +210,33 @@ def _check_heartbeat(record):
         if value is not None and (type(value) not in _NUMS or
                                   not 0 <= value < MAX_LATENCY):
             return 'bad ' + key, value
+    probe = get(_K_CLOCK_PROBE)
+    if probe is not None:
+        fault = _check_clock_probe(probe, get(_key('completed_at')))
+        if fault is not None:
+            return fault
     return _check_token_keys(get, ())
 
 
 # The figures ssbench.worker.health adds to a heartbeat: finite, at least 0.
 _HEALTH_KEYS = tuple(_key(k) for k in HEALTH_KEYS)
+_K_CLOCK_PROBE = _key('clock_probe')
+_FINITE = float('inf')
+
+
+def _check_clock_probe(probe, sent_at):
+    """A heartbeat's clock_probe: [the master's `sent` (a finite
+    number), seconds held (a latency)], and a wall-clock time of
+    sending."""
+    if type(probe) is not list or len(probe) != 2 or \
+            type(probe[0]) not in _NUMS or \
+            not -_FINITE < probe[0] < _FINITE or \
+            type(probe[1]) not in _NUMS or \
+            not 0 <= probe[1] < MAX_LATENCY:
+        return 'bad clock_probe', probe
+    if type(sent_at) not in _NUMS or not 0 <= sent_at < MAX_TIMESTAMP:
+        return 'bad completed_at', sent_at
+    return None
 
 
 def _check_token_keys(get, more):
@@ -327,10 +349,25 @@ def _check_nothing(job):
     return None
 
 
+_CLOCK_KEYS = frozenset((_K_TYPE, _key('sent')))
+
+
+def _check_clock(job):
+    # Returned in a heartbeat: nothing but a finite number.
+    extra = set(job) - _CLOCK_KEYS
+    if extra:
+        return 'unknown key', sorted(extra, key=repr)[0]
+    sent = job.get(_key('sent'))
+    if type(sent) not in _NUMS or not -_FINITE < sent < _FINITE:
+        return 'bad sent', sent
+    return None
+
+
 # The control jobs a worker accepts; any other type is a job.
 _CONTROL_CHECKS = {
     _key(PING): _check_ping,
     _key(SUICIDE): _check_nothing,
     _key(CONFIGURE): _check_configure,
     _key(HEARTBEAT): _check_nothing,       # ignored by workers
+    _key(CLOCK): _check_clock,
 }

@@ -25,6 +25,11 @@ from ssbench.compat import string_types
 PING = 'PING'
 SUICIDE = 'SUICIDE'
 HEARTBEAT = 'HEARTBEAT'
+# A master adds a CLOCK record (clock_probe) to a message of jobs now and
+# then; the worker that gets it returns it in its next heartbeat, which
+# makes a round trip that tells the worker's clock offset (see
+# ssbench.master.clockoffset).
+CLOCK = 'CLOCK'
 CONFIGURE = 'CONFIGURE'
 # Health keys a worker's heartbeat carries (ssbench.worker.health says
 # what each measures).
@@ -175,13 +180,21 @@ def configure_job(connect_timeout=None, network_timeout=None,
     return job
 
 
+def clock_probe(sent):
+    """A CLOCK record: `sent` is the master's monotonic clock as it goes
+    out."""
+    return {'type': CLOCK, 'sent': sent}
+
+
 def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
               token_rejected=False):
     """A control record a worker sends periodically; never stored.
 
     A worker using its master's token gives the `token_generation` it
     holds, and `token_rejected` once Swift answered 401 to that token (see
-    ssbench.swift.tokens).
+    ssbench.swift.tokens).  A worker that got a CLOCK record since its last
+    heartbeat adds `clock_probe`: [its `sent`, the seconds the worker held
+    it], `completed_at` being the worker's wall clock as it goes out.
     """
     record = {'type': HEARTBEAT, 'worker_id': worker_id,
               'in_flight': in_flight, 'completed_at': time.time()}

@@ -43,7 +43,8 @@ from ssbench.compat import monotonic, text_type
 from ssbench.errors import SsbenchError
 from ssbench.wire.faultlog import Faults
 from ssbench.worker.health import HealthMonitor
-from ssbench.wire.protocol import CONFIGURE, HEARTBEAT, PING, SUICIDE
+from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEARTBEAT, PING,
+                                   SUICIDE)
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
                                   SwiftClient)
@@ -136,6 +137,7 @@ class Worker(object):
         self._last_result_at = 0.0
         self._last_contact = clock()
         self._profiler = None
+        self._probe = None     # (master's sent, our clock at receipt)
 
     # -- the reader ---------------------------------------------------
 
@@ -283,6 +285,10 @@ class Worker(object):
                 self.faults.add('unusable CONFIGURE', job, exc)
         elif kind == HEARTBEAT:
             pass
+        elif kind == CLOCK:
+            # Returned in the next heartbeat with how long it was held.
+            self._probe = (job['sent'], self.clock() if received is None
+                           else received)
         else:
             self.pending += 1
             self._add_result(protocol.result_error(
@@ -373,6 +379,9 @@ class Worker(object):
             grant and grant.generation,
             grant is not None and self.handed.rejected == grant.generation)
         record.update(self.health.sample(self.jobs.waiting()))
+        probe, self._probe = self._probe, None
+        if probe is not None:
+            record['clock_probe'] = [probe[0], self.clock() - probe[1]]
         if self.transport.send(protocol.pack([record]), 0):
             self._last_contact = self.clock()
             return True

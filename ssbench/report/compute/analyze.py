@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
-from ssbench.results import healthrecords, sortedruns
+from ssbench.results import clockrecords, healthrecords, sortedruns
 from ssbench.report.compute import document, openloop
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
@@ -89,6 +89,9 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     client = health_section(view.controls)
     if client is not None:
         doc['client'] = client
+    clock = clockrecords.section(view.controls)
+    if clock is not None:
+        doc.setdefault('client', {})['clock'] = clock
     return doc
 
 

@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.results import healthrecords
+from ssbench.results import clockrecords, healthrecords
 from ssbench.report.compute import classicstats, openloop
 from ssbench.errors import StatsFileError
 from ssbench.results.recordview import RecordView, controls_of_kind
@@ -41,6 +41,7 @@ def compute(stats_file, pctile=95, skip=0):
                              'has a bad value (%s)' % (path, exc))
     run_stats.notes = notes(view)
     warn_if_saturated(view.controls)
+    warn_of_clock_offsets(view.controls)
     return run_stats
 
 
@@ -51,6 +52,14 @@ def warn_if_saturated(controls):
         controls, healthrecords.HEALTH_RECORD)))
     if line:
         log.warning('%s', line)
+
+
+def warn_of_clock_offsets(controls):
+    """Log (the report stays as it is) when a worker's clock was off
+    the master's by more than clockrecords.OFFSET_LIMIT."""
+    clock = clockrecords.section(controls)
+    if clock is not None and clock['warning']:
+        log.warning('%s', clock['warning'])
 
 
 def open_loop(header):

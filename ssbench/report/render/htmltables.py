@@ -276,7 +276,25 @@ def client_html(client):
     return ('<p class="note">%s</p>' % esc(warning) if warning else '') + \
         table(['Worker', 'Seconds', 'Past a limit', 'Loop lag max (s)',
                'CPU max', 'Waiting max', 'Verdict'], rows,
-              numeric=range(1, 6))
+              numeric=range(1, 6)) + clock_html(client.get('clock'))
+
+
+def clock_html(clock):
+    """Each worker's clock offset to the master's, and the warning."""
+    if not clock:
+        return ''
+    warning = clock.get('warning')
+    rows = [[esc(w.get('worker_id')), fmt_float(w.get('offset'), '%+.4f'),
+             fmt_float(w.get('rtt'), '%.4f'), fmt_int(w.get('samples')),
+             'off' if w.get('over_limit') else 'ok']
+            for w in clock.get('workers') or []]
+    return ('<h3>Clock offsets</h3><p>Each worker\'s wall clock less the '
+            'master\'s, from heartbeat round trips (to within half the '
+            'round trip). Latencies do not depend on it; completion times '
+            'and per-second figures do.</p>' +
+            ('<p class="note">%s</p>' % esc(warning) if warning else '') +
+            table(['Worker', 'Offset (s)', 'Round trip (s)', 'Probes',
+                   'Verdict'], rows, numeric=range(1, 4)))
 
 
 def errors_html(errors):

@@ -136,6 +136,27 @@ def test_a_rate_noop_job_says_how_long_the_worker_had_it():
     assert 'worker_time' not in closed_loop
 
 
+def test_a_clock_probe_comes_back_in_the_next_heartbeat_only():
+    transport = FakeTransport()
+    clock = Clock()
+    worker = make(transport, clock=clock)
+    runner = gevent.spawn(worker.run, 0.01)
+    assert wait_for(lambda: results_of(transport, True))   # first beat
+    transport.inbox.append(protocol.pack([protocol.clock_probe(55.5)]))
+    assert wait_for(lambda: worker._probe is not None)
+    clock.now += 0.25                      # held a quarter second
+    assert worker._heartbeat() and worker._heartbeat()
+    first, second = results_of(transport, True)[-2:]
+    assert first['type'] == HEARTBEAT
+    assert first['clock_probe'] == [55.5, 0.25]
+    assert 'clock_probe' not in second
+    # A probe is no job: nothing held, no result.
+    assert worker.pending == 0 and results_of(transport) == []
+    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+    runner.join(5)
+    assert runner.ready()
+
+
 def test_ping_answered_suicide_stops():
     transport = FakeTransport()
     transport.inbox.append(protocol.pack([{'type': PING}]))

@@ -1,0 +1,158 @@
+"""ssbench.master.clockoffset: a worker's wall-clock offset from probe
+round trips, on injected clocks; the probes ride on the master's messages
+of jobs and come back in heartbeats; ssbench.results.clockrecords judges
+what is stored."""
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from ssbench.master.clockoffset import ClockOffsets
+from ssbench.master.dispatch import Master
+from ssbench.results import clockrecords
+from ssbench.wire import protocol
+from ssbench.wire.protocol import CLOCK
+
+
+class Clocks(object):
+    """The master's monotonic clock and its wall clock, 900 s apart."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def mono(self):
+        return self.now
+
+    def wall(self):
+        return self.now + 900.0
+
+
+def round_trip(offsets, clocks, out, held, back, ahead, worker_id=1):
+    """A probe out (`out` s), held `held` s by a worker whose wall clock
+    is `ahead` s ahead of the master's, then back (`back` s)."""
+    probe = offsets.probe()
+    clocks.now += out + held
+    beat = protocol.heartbeat(worker_id, [])
+    beat['completed_at'] = clocks.wall() + ahead
+    beat['clock_probe'] = [probe['sent'], held]
+    clocks.now += back
+    offsets.heartbeat(beat)
+
+
+def test_the_offset_comes_from_one_round_trip_to_within_half_of_it():
+    clocks = Clocks()
+    offsets = ClockOffsets(clocks.mono, clocks.wall, interval=0)
+    round_trip(offsets, clocks, 0.01, 0.3, 0.02, ahead=2.0)
+    (record,) = offsets.records()
+    assert record['kind'] == clockrecords.CLOCK_RECORD
+    assert record['worker_id'] == 1 and record['samples'] == 1
+    assert record['rtt'] == pytest.approx(0.03)
+    # The error is half the difference of the two ways: 5 ms.
+    assert record['offset'] == pytest.approx(1.995)
+    assert abs(record['offset'] - 2.0) <= record['rtt'] / 2
+
+
+def test_the_shortest_round_trip_wins():
+    clocks = Clocks()
+    offsets = ClockOffsets(clocks.mono, clocks.wall, interval=0)
+    round_trip(offsets, clocks, 0.2, 0.5, 0.001, ahead=-1.0)
+    round_trip(offsets, clocks, 0.001, 0.9, 0.001, ahead=-1.0)
+    round_trip(offsets, clocks, 0.05, 0.1, 0.3, ahead=-1.0)
+    (record,) = offsets.records()
+    assert record['samples'] == 3
+    assert record['rtt'] == pytest.approx(0.002)
+    assert record['offset'] == pytest.approx(-1.0)
+
+
+def test_a_probe_goes_out_at_most_once_an_interval():
+    clocks = Clocks()
+    offsets = ClockOffsets(clocks.mono, clocks.wall, interval=0.1)
+    assert offsets.probe() == {'type': CLOCK, 'sent': 100.0}
+    clocks.now += 0.05
+    assert offsets.probe() is None
+    clocks.now += 0.05
+    assert offsets.probe()['sent'] == pytest.approx(100.1)
+
+
+def test_heartbeats_without_a_probe_or_with_one_of_no_sense_are_ignored():
+    clocks = Clocks()
+    offsets = ClockOffsets(clocks.mono, clocks.wall)
+    offsets.heartbeat(protocol.heartbeat(1, []))
+    for probe in ([500.0, 0.0],        # sent after now: not our clock
+                  [99.0, 5.0]):        # held longer than the round trip
+        beat = dict(protocol.heartbeat(1, []), clock_probe=probe)
+        offsets.heartbeat(beat)
+    assert offsets.records() == []
+
+
+class ProbeWorld(object):
+    """A transport and a worker in one: answers each job at once and
+    returns each probe in a heartbeat, its wall clock `ahead` s ahead."""
+
+    def __init__(self, clocks, ahead):
+        self.clocks = clocks
+        self.ahead = ahead
+        self.queue = []
+        self.probes = 0
+
+    def send(self, data, timeout=None):
+        records = protocol.unpack(data)
+        results = []
+        for record in records:
+            if record.get('type') == CLOCK:
+                self.probes += 1
+                beat = protocol.heartbeat(3, [])
+                beat['completed_at'] = self.clocks.wall() + self.ahead
+                beat['clock_probe'] = [record['sent'], 0.0]
+                results.append(beat)
+            else:
+                results.append(protocol.result_ok(record, 3, 0.0, 0.0,
+                                                  None, 0))
+        self.queue.append(protocol.pack(results))
+        self.clocks.now += 0.06
+        return True
+
+    def recv(self, timeout=None):
+        return self.queue.pop(0) if self.queue else None
+
+
+def test_probes_ride_on_job_messages_and_come_back_in_heartbeats():
+    clocks = Clocks()
+    world = ProbeWorld(clocks, ahead=0.25)
+    master = Master(world, 1, clock=clocks.mono)
+    master.clocks = ClockOffsets(clocks.mono, clocks.wall)
+    jobs = [{'type': 'get_object', 'size_str': 's', 'container': 'c',
+             'name': 'n%d' % n, 'noop': True} for n in range(10)]
+    stats = master.run_jobs(jobs)
+    assert stats.received == 10
+    # One message a job, 60 ms apart: a probe in every other one.
+    assert world.probes == 5
+    (record,) = master.clocks.records()
+    assert record['worker_id'] == 3 and record['samples'] == 5
+    # All of the 60 ms on the way back: off by half of it.
+    assert record['rtt'] == pytest.approx(0.06)
+    assert record['offset'] == pytest.approx(0.25 - 0.03)
+
+
+def test_without_clock_offsets_no_probe_goes_out():
+    clocks = Clocks()
+    world = ProbeWorld(clocks, ahead=0.0)
+    Master(world, 1, clock=clocks.mono).run_jobs(
+        [{'type': 'get_object', 'size_str': 's', 'container': 'c',
+          'name': 'n', 'noop': True}])
+    assert world.probes == 0
+
+
+def test_stored_offsets_are_judged_against_the_limit():
+    records = [clockrecords.record(2, 0.004, 0.001, 9),
+               clockrecords.record(1, -0.25, 0.002, 7),
+               {'kind': clockrecords.CLOCK_RECORD, 'worker_id': 5,
+                'offset': 'far', 'rtt': 0.1},
+               {'kind': 'worker_health', 'worker_id': 1}]
+    section = clockrecords.section(records)
+    assert section['limit'] == 0.1
+    assert [(w['worker_id'], w['over_limit']) for w in
+            section['workers']] == [(1, True), (2, False)]
+    assert section['warning'].startswith(
+        'clock offset above 100 ms: worker 1 -0.250 s;')
+    assert clockrecords.section(records[:1])['warning'] is None
+    assert clockrecords.section(records[3:]) is None

@@ -1,0 +1,73 @@
+"""Workers' clock offsets in the reports: the JSON's client.clock, the
+HTML's client health section, a logged warning above 100 ms, and a text
+report that stays as it was."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import logging
+import os
+
+import pytest
+
+from ssbench.compat import PY2
+from ssbench.report.compute import classicnotes
+from ssbench.report.compute.analyze import analyze
+from ssbench.report.render import classic
+from ssbench.results import clockrecords
+from ssbench.results.statswriter import StatsWriter
+
+HEADER = {'_scenario_data': {'name': 'c', 'sizes': []}, 'name': 'c',
+          'version': 't', 'user_count': 2, 'operation_count': 20,
+          'run_seconds': None, 'container_base': 'c', 'container_count': 1,
+          'container_concurrency': 1, 'delete_after': None, 'seed': 1}
+
+
+def stats_file(tmpdir, name, offsets):
+    path = os.path.join(str(tmpdir), name)
+    writer = StatsWriter(path, HEADER)
+    writer.write_batch([{
+        'type': 'get_object', 'size_str': 'tiny', 'container': 'c',
+        'name': 'tiny_%06d' % n, 'job_id': n + 1, 'worker_id': 1 + n % 2,
+        'first_byte_latency': 0.01, 'last_byte_latency': 0.02,
+        'trans_id': 'tx%d' % n, 'retries': 0,
+        'completed_at': 1.7e9 + n / 10.0} for n in range(20)])
+    if offsets:
+        writer.write_batch([clockrecords.record(worker, offset, 0.001, 12)
+                            for worker, offset in offsets])
+    return writer.finalize()
+
+
+def text(path):
+    out = io.BytesIO() if PY2 else io.StringIO()
+    classic.render_text(classicnotes.compute(path), out)
+    return out.getvalue()
+
+
+def test_offsets_show_in_the_json_and_html_and_warn_in_the_log(
+        tmpdir, caplog):
+    path = stats_file(tmpdir, 'off.stat', [(1, 2.004), (2, -0.003)])
+    clock = analyze(path)['client']['clock']
+    assert clock['limit'] == 0.1
+    assert [(w['worker_id'], w['offset'], w['over_limit'])
+            for w in clock['workers']] == [(1, 2.004, True),
+                                           (2, -0.003, False)]
+    assert 'worker 1 +2.004 s' in clock['warning']
+    with caplog.at_level(logging.WARNING):
+        report = text(path)
+    assert [r.getMessage() for r in caplog.records
+            if 'clock offset' in r.getMessage()] == [clock['warning']]
+    # The text report is the one without the records.
+    assert report == text(stats_file(tmpdir, 'plain.stat', []))
+    pytest.importorskip('plotly')
+    from ssbench.report.render.html import render_html
+    out = io.StringIO() if not PY2 else io.BytesIO()
+    render_html(analyze(path), out)
+    page = out.getvalue()
+    page = page.decode('utf-8') if isinstance(page, bytes) else page
+    assert '<h3>Clock offsets</h3>' in page
+    assert '<td class="num">+2.0040</td>' in page
+    assert 'clock offset above' in page
+
+
+def test_no_offsets_no_clock_section(tmpdir):
+    assert 'client' not in analyze(stats_file(tmpdir, 'none.stat', []))
