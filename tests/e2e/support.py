@@ -160,6 +160,31 @@ def read_results(stats_path):
     return list(open_stats(stats_path).iter_results())
 
 
+def holds_a_result(stats_path):
+    """True once the plain stats file of a running master holds a whole
+    result (the master flushes it every few tenths of a second; a batch
+    still being written at its end does not count)."""
+    from ssbench.errors import StatsFileError
+    from ssbench.results.statsreader import open_stats
+    try:
+        for _ in open_stats(stats_path).iter_results():
+            return True
+    except (StatsFileError, IOError, OSError, ValueError):
+        pass
+    return False
+
+
+def wait_for_a_result(stats_path, proc, timeout=120):
+    """Poll until the running master `proc` has written a first result to
+    its plain stats file; fails if it exits or `timeout` passes first."""
+    import time
+    deadline = time.time() + timeout
+    while not holds_a_result(stats_path):
+        assert proc.poll() is None, 'the master exited before a result'
+        assert time.time() < deadline, 'no result within %g s' % timeout
+        time.sleep(0.05)
+
+
 # --- Keystone (tools/keystone) ----------------------------------------------
 
 KEYSTONE = os.path.join(ROOT, 'tools', 'keystone')

@@ -125,6 +125,10 @@ def local_workers(master_pid):
     return found
 
 
+# How long a stall test stops a process.
+STALL = 2
+
+
 def test_a_stopped_worker_trips_the_saturation_guard(tmpdir):
     import json
     import signal
@@ -147,10 +151,11 @@ def test_a_stopped_worker_trips_the_saturation_guard(tmpdir):
             time.sleep(0.1)
         workers = local_workers(proc.pid)
         assert len(workers) == 2, workers
-        time.sleep(3)                    # into the benchmark
+        # Into the benchmark: results are coming back.
+        support.wait_for_a_result(stats, proc, 60)
         stopped = min(workers)
         os.kill(workers[stopped], signal.SIGSTOP)
-        time.sleep(2)
+        time.sleep(STALL)                # the stall to be seen, not a wait
         os.kill(workers[stopped], signal.SIGCONT)
         out, err = proc.communicate()
     finally:
@@ -210,10 +215,11 @@ def test_a_paused_object_server_shows_in_response_time_only(tmpdir):
                 proc.poll() is None:
             time.sleep(0.05)
         assert os.path.exists(stats), proc.communicate()
-        time.sleep(3)
+        # Mid-run: results are coming back.
+        support.wait_for_a_result(stats, proc, 60)
         os.killpg(object_group, signal.SIGSTOP)
         try:
-            time.sleep(2)
+            time.sleep(STALL)            # the stall to be seen, not a wait
         finally:
             os.killpg(object_group, signal.SIGCONT)
         out, err = proc.communicate()

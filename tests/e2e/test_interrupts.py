@@ -109,7 +109,7 @@ def test_a_signal_to_the_group_mid_benchmark(tmpdir, signame):
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--workers', '2',
                      '-o', '100000000', '-s', stats)
     job.wait_for('Starting benchmark run')
-    time.sleep(0.5)                      # let results flow
+    support.wait_for_a_result(stats, job.proc, BOUND)
     job.signal_group(getattr(signal, signame))
     assert job.finish() == 130, job.err
     err = job.err
@@ -130,6 +130,8 @@ def test_the_master_notices_at_once_that_its_workers_died(tmpdir):
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--workers', '2',
                      '-o', '100000000', '-s', stats)
     job.wait_for('Starting benchmark run')
+    # Killed only once results came back: they must be kept.
+    support.wait_for_a_result(stats, job.proc, BOUND)
     for pid in job.children():
         os.kill(pid, signal.SIGKILL)
     assert job.finish() == 1, job.err

@@ -68,8 +68,14 @@ def test_handed_tokens_ask_once_and_all_waiters_get_the_answer():
     assert handed.update(grant_job(1, 'old'))
     assert not handed.update(grant_job(1, 'old'))     # the same again
     stale = handed.current()
-    waiters = [gevent.spawn(handed.renew, stale) for _ in range(5)]
-    gevent.sleep(0.01)
+    entered = []
+
+    def renew():
+        entered.append(gevent.getcurrent())
+        return handed.renew(stale)
+    waiters = [gevent.spawn(renew) for _ in range(5)]
+    # Seen from here, a waiter that entered renew() waits for the answer.
+    wait_for(lambda: len(entered) == 5)
     assert len(asked) == 1 and handed.rejected == 1
     assert handed.update(grant_job(2, 'new'))
     gevent.joinall(waiters, timeout=5)
@@ -128,9 +134,12 @@ def test_concurrent_401s_make_one_token_request():
         transport.inbox.append(protocol.pack(
             [put_job(i) for i in range(2, 10)]))
         wait_for(lambda: rejections(transport))
-        gevent.sleep(0.2)       # every job has met its 401 by now
-        assert len([r for r in swift.requests
-                    if r['method'] == 'PUT']) == 1 + 8
+
+        def puts():
+            return len([r for r in swift.requests if r['method'] == 'PUT'])
+        # Every job has met its 401: they wait for one new token.
+        wait_for(lambda: puts() >= 1 + 8)
+        assert puts() == 1 + 8
         assert len(rejections(transport)) == 1
         assert rejections(transport)[0]['token_generation'] == 1
         second = swift.issue_token()

@@ -28,6 +28,15 @@ def pair():
     context.term()
 
 
+def wait_for(predicate, timeout=5):
+    """Let greenlets (and libzmq) run until predicate() holds, at most
+    `timeout` seconds; its last value."""
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        gevent.sleep(0.001)
+    return predicate()
+
+
 def test_wakes_on_a_message_from_another_greenlet(pair):
     push, pull = pair
     # The message can only come if the poll lets the sender run.
@@ -59,7 +68,8 @@ def test_times_out_at_its_deadline_and_lets_others_run(pair):
 def test_ready_at_once_when_a_message_is_queued(pair):
     push, pull = pair
     push.send(b'early')
-    gevent.sleep(0.05)              # let libzmq deliver it
+    # libzmq delivers it in its own thread: wait until it says so.
+    assert wait_for(lambda: pull.getsockopt(zmq.EVENTS) & zmq.POLLIN)
     assert HubPoller(pull).poll(0, POLLIN) == POLLIN
     assert HubPoller(push).poll(0, POLLOUT) == POLLOUT
 
@@ -67,8 +77,15 @@ def test_ready_at_once_when_a_message_is_queued(pair):
 def test_two_greenlets_can_wait_on_one_socket(pair):
     push, pull = pair
     poller = HubPoller(pull)
-    waiters = [gevent.spawn(poller.poll, 5000, POLLIN) for _ in range(2)]
-    gevent.sleep(0.05)
+    entered = []
+
+    def wait():
+        entered.append(gevent.getcurrent())
+        return poller.poll(5000, POLLIN)
+    waiters = [gevent.spawn(wait) for _ in range(2)]
+    # Seen from here, a waiter that entered poll() waits in the hub:
+    # nothing in between yields.
+    assert wait_for(lambda: len(entered) == 2)
     push.send(b'one')
     gevent.joinall(waiters, timeout=5)
     assert [w.value for w in waiters] == [POLLIN, POLLIN]

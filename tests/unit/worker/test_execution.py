@@ -252,6 +252,12 @@ def test_head_first_failure_counts_the_head_too():
     assert result['exception'].endswith('after 6 retries')
 
 
+def served_connections(server):
+    """Connections the fake Swift has served and closed."""
+    with server.lock:
+        return len([t for t, _ in server.handlers if not t.is_alive()])
+
+
 def test_results_over_http_carry_their_cause():
     server = FakeSwift()
     try:
@@ -278,10 +284,16 @@ def test_results_over_http_carry_their_cause():
                 busy['size']) == (503, None, 2, 7)
         # The server closes the connection after this read; the next job
         # finds it closed: a reconnect, not a retry.
+        closed = served_connections(server)
         server.close_after_response = True
         harness.run(job(READ_OBJECT))
         server.close_after_response = False
-        time.sleep(0.1)
+        # Its handler thread ends once it has closed the socket.
+        deadline = time.time() + 5
+        while served_connections(server) == closed and \
+                time.time() < deadline:
+            time.sleep(0.005)
+        assert served_connections(server) == closed + 1
         again = harness.run(job(READ_OBJECT))[0]
         assert (again['status'], again['retries'], again['reconnects'],
                 again['size']) == (200, 0, 1, 5000)

@@ -396,13 +396,25 @@ def test_incomplete_own_auth_means_unconfigured():
     assert worker.own_auth is None and not worker.jobs.configured.is_set()
 
 
+class CountingTransport(FakeTransport):
+    """Counts the sends it refused."""
+
+    refused = 0
+
+    def send(self, data, timeout=None):
+        if not self.deliverable:
+            self.refused += 1
+        return FakeTransport.send(self, data, timeout)
+
+
 def test_undeliverable_results_kept_until_master_returns():
-    transport = FakeTransport(deliverable=False)
+    transport = CountingTransport(deliverable=False)
     transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
     worker = make(transport)
     runner = gevent.spawn(worker.run, 0.01)
     try:
-        gevent.sleep(0.2)
+        # Refused, and refused again when the writer retried.
+        assert wait_for(lambda: transport.refused >= 3)
         assert transport.sent == [] and len(worker.outbox) == 1
         transport.deliverable = True
         deadline = time.time() + 3
