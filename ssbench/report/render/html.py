@@ -143,9 +143,12 @@ def page_body(doc, charts, js_version):
         body.append(_section('client', 'Client health',
                              client_html(doc['client']),
                              'Per worker: how long it was past a limit '
-                             '(event-loop lag p99 or CPU of its process); '
-                             'past it for long, the figures show the '
-                             'client\'s limit, not the cluster\'s.'))
+                             '(event-loop lag p99 or CPU of its process), '
+                             'and why.  Past it for long for its own CPU '
+                             'or a stalled loop, the figures show the '
+                             'client\'s limit, not the cluster\'s; a '
+                             'host busy with other processes only delays '
+                             'it.'))
     body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
     body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
                 'plotly.js %s, included in this file.</footer>\n' % (

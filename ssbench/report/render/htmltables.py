@@ -264,19 +264,32 @@ def open_loop_html(open_loop, percentiles):
 
 
 def client_html(client):
-    """The saturation warning, if any, and the per-worker table."""
-    warning = client.get('warning')
+    """The health warnings, if any (a note each), and the per-worker
+    table."""
+    warnings = client.get('warnings')
+    if warnings is None:        # a document of an earlier version
+        warnings = [client['warning']] if client.get('warning') else []
     rows = [[esc(w.get('worker_id')), fmt_float(w.get('seconds'), '%.1f'),
              fmt_float(100 * (w.get('share') or 0), '%.1f%%'),
              fmt_float(w.get('loop_lag_max'), '%.4f'),
              fmt_float(100 * (w.get('cpu_max') or 0), '%.0f%%'),
-             fmt_int(w.get('waiting_max')),
-             'saturated' if w.get('saturated') else 'ok']
+             fmt_int(w.get('waiting_max')), _verdict(w)]
             for w in client.get('workers') or []]
-    return ('<p class="note">%s</p>' % esc(warning) if warning else '') + \
+    return ''.join('<p class="note">%s</p>' % esc(line)
+                   for line in warnings) + \
         table(['Worker', 'Seconds', 'Past a limit', 'Loop lag max (s)',
                'CPU max', 'Waiting max', 'Verdict'], rows,
               numeric=range(1, 6)) + clock_html(client.get('clock'))
+
+
+def _verdict(worker):
+    """A worker's health in a word or two, the client's own limit
+    first."""
+    words = [word for key, word in (('saturated', 'saturated'),
+                                    ('host_busy', 'host busy'),
+                                    ('queue_growing', 'queue growing'))
+             if worker.get(key)]
+    return ', '.join(words) or 'ok'
 
 
 def clock_html(clock):

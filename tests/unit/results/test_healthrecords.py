@@ -252,3 +252,19 @@ def test_all_warnings_at_once_in_one_line_and_the_json(tmpdir):
     assert set(['worker_id', 'seconds', 'over_seconds', 'share',
                 'saturated', 'cpu_max', 'loop_lag_max',
                 'waiting_max']) <= set(by_id[2])
+
+
+def test_html_says_each_warning_and_each_verdict(tmpdir):
+    import io
+    pytest.importorskip('plotly')
+    from ssbench.report.render.html import render_html
+    records = ([window(1, n, cpu=0.95) for n in range(5)] +
+               [window(2, n, loop_lag=0.03, run_delay=0.03)
+                for n in range(5)])
+    out = io.StringIO() if str is not bytes else io.BytesIO()
+    render_html(analyze(write(tmpdir, records)), out)
+    page = out.getvalue()
+    page = page.decode('utf-8') if isinstance(page, bytes) else page
+    assert '<p class="note">client saturated: worker 1 passed' in page
+    assert '<p class="note">host busy: worker 2 lagged' in page
+    assert '<td>saturated</td>' in page and '<td>host busy</td>' in page
