@@ -96,9 +96,21 @@ class RecordView(object):
         if self.skip_until is None:
             start = first_request_start(self._results(self._source(raw),
                                                       raw), raw)
+            if self.narrow():
+                start = first_request_start(self._results(
+                    self._source(raw), raw), raw)
             self.skip_until = (start + self.skip if start is not None
                                else _INF)
         return self._after(self._results(batches, raw), raw)
+
+    def narrow(self):
+        """True when the stats file's last full pass found results far
+        outside the run, left out from now on: build again (see
+        ssbench.results.statsreader.StatsFile.narrow)."""
+        if not narrow(self.stats_file):
+            return False
+        self.skip_until = None
+        return True
 
     def _source(self, raw):
         if raw:
@@ -140,6 +152,13 @@ class RecordView(object):
             if kept:
                 yield kept
         self.skipped = skipped
+
+
+def narrow(source):
+    """``source.narrow()`` of a stats file or a view; False for other
+    sources of batches (which hold no profile)."""
+    method = getattr(source, 'narrow', None)
+    return bool(method()) if method is not None else False
 
 
 def _before(record, key, until):

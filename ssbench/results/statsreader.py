@@ -13,10 +13,12 @@ import io
 import logging
 import os
 import threading
+import time
 import zlib
 
 from ssbench.wire import protocol
 from ssbench.compat import queue
+from ssbench.results import timewindow
 from ssbench.errors import StatsFileError
 
 log = logging.getLogger(__name__)
@@ -172,6 +174,11 @@ class StatsFile(object):
     def __init__(self, path):
         self.path = path
         self._warned = set()
+        # The completion times of the first full pass, then the window of
+        # them the reports keep (ssbench.results.timewindow): None while
+        # unknown, False when every result is kept.
+        self._profile = None
+        self.window = None
         #: iter_batches(raw=True) leaves strings as bytes (other sources
         #: of batches, such as a RecordView, may not).
         self.raw_strings = True
@@ -185,9 +192,14 @@ class StatsFile(object):
             raise self._bad('is a directory')
         objects = self._objects(False)
         try:
-            return next(objects)
+            header = next(objects)
         finally:
             objects.close()
+        problem = _header_problem(header)
+        if problem:
+            raise self._bad('not a valid ssbench stats file: the header '
+                            'has a bad value (%s %s)' % problem)
+        return header
 
     def _objects(self, raw):
         """Yield the header, then each result batch (a list of maps).
@@ -251,6 +263,16 @@ class StatsFile(object):
         if problem:
             self.warn_once(problem + '; using the results before it')
 
+    def narrow(self):
+        """After a full pass: True when some results lie far outside the
+        run (ssbench.results.timewindow); every later pass leaves them
+        out, so what the last pass built must be built again."""
+        if self.window is not None or self._profile is None:
+            return False
+        self.window = self._profile.window() or False
+        self._profile = None
+        return bool(self.window)
+
     def warn_once(self, message):
         """Log `message` about this file once, however many passes read
         it."""
@@ -281,10 +303,22 @@ class StatsFile(object):
 
 
 _LATENCY_KEYS = ('first_byte_latency', 'last_byte_latency')
-_LATENCY_KEYS_RAW = tuple(key.encode('ascii') for key in _LATENCY_KEYS)
+_CHECKED_KEYS = _LATENCY_KEYS + ('completed_at', 'retries', 'intended_start')
+_CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
 _INF = float('inf')
-# type(2 ** 64) is long on Python 2; bool is no latency.
-_LATENCY_TYPES = frozenset((int, float, type(2 ** 64), type(None)))
+# type(2 ** 64) is long on Python 2; a bool is no number.
+_NUMBER_TYPES = frozenset((int, float, type(2 ** 64)))
+_LATENCY_TYPES = _NUMBER_TYPES | frozenset((type(None),))
+# No worker retries a request that often (ssbench-worker --retries is at
+# most 99,999): a count beyond is a bad value, not a count to add up.
+MAX_RETRIES = 10 ** 6
+# A completed_at or intended_start (epoch seconds) before 0 or after this
+# (the year 2286) is no time a run had.
+MAX_EPOCH = 10 ** 10
+# Completion times profiled at once (0.3.x stored one result per batch).
+PROFILE_BATCH = 1 << 13
+# Values in messages are cut to this many characters.
+SHOWN = 60
 
 
 def _measured(batches, raw, stats_file):
@@ -293,25 +327,78 @@ def _measured(batches, raw, stats_file):
     first, or a first byte without a last.  0.3.x timed requests with the
     wall clock, so a clock stepped back during its run leaves such
     records in a real file: they are left out and counted (one warning),
-    the rest of the file is still reported.  A latency that is not a
-    number is a bad value and refuses the file."""
-    k_first, k_last = _LATENCY_KEYS_RAW if raw else _LATENCY_KEYS
-    left_out = 0
+    the rest of the file is still reported.  A value of the wrong type (a
+    bool is no number), a completed_at that is no time from 0 to
+    MAX_EPOCH, a retries count that is not a whole number from 0 to
+    MAX_RETRIES and, in an open-loop file, an intended_start that is no
+    time from 0 to MAX_EPOCH are bad values and refuse the file.
+
+    The first full pass also profiles the completion times (see narrow());
+    once a window is set, the results outside it are left out and
+    counted (one warning)."""
+    keys = _CHECKED_KEYS_RAW if raw else _CHECKED_KEYS
+    k_first, k_last, k_completed, k_retries, k_intended = keys
+    open_loop = _open_loop(stats_file.header)
+    window = stats_file.window
+    profile = timewindow.TimeProfile() if window is None else None
+    # The completion times not yet profiled (appended by the check).
+    stamps = []
+    append = stamps.append if profile is not None else _ignore
+    left_out = outside = 0
     for batch in batches:
+        # The cheapest check of every record (None, as for a failure or a
+        # PUT's first byte, is 0): a plain loop, as 0.3.x stored one
+        # result per batch.  A control record (no completed_at) and
+        # anything odd take the slow way.
+        clean = True
+        mark = len(stamps)
         try:
-            # One comprehension per batch: the cheapest check of every
-            # record (None, as for a failure or a PUT's first byte, is 0).
-            clean = all([0 <= (record.get(k_first) or 0) <=
-                         (record.get(k_last) or 0) < _INF
-                         for record in batch])
-        except (AttributeError, TypeError):
+            for record in batch:
+                first = record.get(k_first)
+                last = record.get(k_last)
+                completed = record[k_completed]
+                retries = record.get(k_retries, 0)
+                if not (0 <= (first or 0) <= (last or 0) < _INF and
+                        0 <= completed <= MAX_EPOCH and
+                        type(completed) is float and
+                        0 <= retries <= MAX_RETRIES and
+                        type(retries) is int and
+                        type(last) in _LATENCY_TYPES and
+                        type(first) in _LATENCY_TYPES) or (
+                            open_loop and not _intended_ok(
+                                record.get(k_intended, 0.0))):
+                    clean = False
+                    break
+                append(completed)
+        except (AttributeError, TypeError, KeyError):
             clean = False
         if not clean:
             kept = [record for record in batch
-                    if _measurement(record, k_first, k_last, stats_file)]
+                    if _measurement(record, keys, stats_file, open_loop)]
             left_out += len(batch) - len(kept)
             batch = kept
+        if profile is not None:
+            if not clean:
+                del stamps[mark:]
+                stamps.extend(_stamps(batch, k_completed))
+            if len(stamps) > PROFILE_BATCH:
+                profile.add_all(stamps)
+                del stamps[:]
+        elif window:
+            kept = [record for record in batch
+                    if _within(record, k_completed, window)]
+            outside += len(batch) - len(kept)
+            batch = kept
         yield batch
+    if profile is not None and stats_file.window is None:
+        profile.add_all(stamps)
+        stats_file._profile = profile
+    if outside:
+        stats_file.warn_once(
+            'left out %d result%s completed far outside the run (before '
+            '%s or after %s UTC: a worker\'s clock?)' % (
+                outside, '' if outside == 1 else 's',
+                _utc(window[0]), _utc(window[1])))
     if left_out:
         stats_file.warn_once(
             'left out %d result%s whose latencies are no measurement '
@@ -319,17 +406,86 @@ def _measured(batches, raw, stats_file):
             'first)' % (left_out, '' if left_out == 1 else 's'))
 
 
-def _measurement(record, k_first, k_last, stats_file):
+def _stamps(batch, k_completed):
+    """The completion times of a batch checked by _measurement."""
+    stamps = []
+    for record in batch:
+        try:
+            stamps.append(record[k_completed])
+        except (KeyError, TypeError, IndexError):
+            continue
+    return stamps
+
+
+def _within(record, k_completed, window):
     try:
-        first, last = record.get(k_first), record.get(k_last)
-    except AttributeError:
-        return True     # not a map: the scan's word
+        return window[0] <= record[k_completed] < window[1]
+    except (KeyError, TypeError, IndexError):
+        return True
+
+
+def _utc(seconds):
+    return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(seconds))
+
+
+def _ignore(value):
+    pass
+
+
+def _intended_ok(value):
+    return type(value) is float and 0 <= value <= MAX_EPOCH
+
+
+def _open_loop(header):
+    rate = header.get('rate')
+    return type(rate) in _NUMBER_TYPES and rate > 0
+
+
+def _measurement(record, keys, stats_file, open_loop):
+    """Whether to keep a record that failed the fast check: False for a
+    result whose latencies are no measurement; StatsFileError for a bad
+    value."""
+    k_first, k_last, k_completed, k_retries, k_intended = keys
+    try:
+        completed = record[k_completed]
+    except (KeyError, TypeError, IndexError):
+        return True     # not a map, or a control record: the scan's word
+    if type(completed) not in _NUMBER_TYPES or not \
+            0 <= completed <= MAX_EPOCH:
+        raise _bad_value(stats_file, ('completed_at', completed))
+    retries = record.get(k_retries, 0)
+    if type(retries) not in (int, type(2 ** 64)) or \
+            not 0 <= retries <= MAX_RETRIES:
+        raise _bad_value(stats_file, ('retries', retries))
+    if open_loop and k_intended in record:
+        intended = record[k_intended]
+        if type(intended) not in _NUMBER_TYPES or \
+                not 0 <= intended <= MAX_EPOCH:
+            raise _bad_value(stats_file, ('intended_start', intended))
+    first, last = record.get(k_first), record.get(k_last)
     if type(first) in _LATENCY_TYPES and type(last) in _LATENCY_TYPES:
         return 0 <= (first or 0) <= (last or 0) < _INF
-    raise StatsFileError(
-        '%s: not a valid ssbench stats file: a result has a bad '
-        'value (first_byte_latency %r, last_byte_latency %r)'
-        % (stats_file.path, _text(first), _text(last)))
+    raise _bad_value(stats_file, ('first_byte_latency', first),
+                     ('last_byte_latency', last))
+
+
+def _bad_value(stats_file, *pairs):
+    return StatsFileError(
+        '%s: not a valid ssbench stats file: a result has a bad value (%s)'
+        % (stats_file.path, ', '.join('%s %s' % (name, shown(value))
+                                      for name, value in pairs)))
+
+
+def shown(value):
+    """repr() of a value from a file, strings as text, cut to SHOWN
+    characters: a message names the value, it does not echo a file."""
+    if type(value) in _NUMBER_TYPES and not isinstance(value, float):
+        text = '%d' % (value,)      # no L of a Python 2 long
+    else:
+        text = '%r' % (_text(value),)
+    if len(text) > SHOWN:
+        text = text[:SHOWN - 3] + '...'
+    return text
 
 
 def _text(value):
@@ -337,6 +493,52 @@ def _text(value):
     if isinstance(value, bytes):
         return value.decode('utf-8', 'replace')
     return value
+
+
+_TEXT_TYPES = (type(u''), bytes)
+
+
+def _header_problem(header):
+    """(key, value) of the first header value the reports cannot use, or
+    None.  Only what they read is checked, each as loosely as 0.3.x
+    wrote it; a missing value (or None) is always fine, and ``warmup``
+    that is no number of seconds counts as none (recordview)."""
+    def number(value):
+        return type(value) in _NUMBER_TYPES and -_INF < value < _INF
+
+    for key, good in (('name', lambda v: isinstance(v, _TEXT_TYPES)),
+                      ('version', lambda v: isinstance(v, _TEXT_TYPES)),
+                      ('user_count', lambda v: type(v) in (
+                          int, type(2 ** 64))),
+                      ('delete_after', number),
+                      ('rate', number),
+                      (_HEADER_KEY, lambda v: isinstance(v, dict))):
+        value = header.get(key)
+        if value is not None and not good(value):
+            return key, shown(value)
+    scenario = header.get(_HEADER_KEY) or {}
+
+    def profile(value):
+        return isinstance(value, list) and all(number(n) for n in value)
+
+    sizes = scenario.get('sizes')
+    if sizes is not None and not (isinstance(sizes, list) and all(
+            isinstance(size, dict) for size in sizes)):
+        return 'sizes', shown(sizes)
+    for size in sizes or ():
+        for key, good in (('size_min', number), ('size_max', number),
+                          ('crud_profile', profile)):
+            value = size.get(key)
+            if value is not None and not good(value):
+                return 'sizes: %s' % (key,), shown(value)
+    initial = scenario.get('initial_files')
+    if initial is not None and not (isinstance(initial, dict) and all(
+            value is None or number(value) for value in initial.values())):
+        return 'initial_files', shown(initial)
+    crud = scenario.get('crud_profile')
+    if crud is not None and not profile(crud):
+        return 'crud_profile', shown(crud)
+    return None
 
 
 def open_stats(path):

@@ -13,7 +13,8 @@ from ssbench.results import clockrecords, healthrecords, sortedruns
 from ssbench.report.compute import document, openloop
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
-from ssbench.results.recordview import RecordView, controls_of_kind
+from ssbench.results.recordview import (RecordView, controls_of_kind,
+                                        narrow)
 from ssbench.report.compute.classicnotes import open_loop
 
 DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
@@ -118,6 +119,12 @@ def _document(stats_file, pctiles, skip, path):
     store = sortedruns.RunStore()
     try:
         scan = _scan(stats_file, store, skip, None)
+        if narrow(stats_file):
+            # Results far outside the run are left out from now on
+            # (ssbench.results.timewindow): scan without them.
+            store.close()
+            store = sortedruns.RunStore()
+            scan = _scan(stats_file, store, skip, None)
         if scan.needs_rescan:
             # Rare: the first request start moved after results were left
             # out as warm-up that it now keeps.

@@ -28,6 +28,7 @@ from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
 from ssbench.report.compute.percentile import percentile_of_sorted
 from ssbench.report.compute.scan import scan_file
 from ssbench.results import sortedruns
+from ssbench.results.recordview import narrow
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +210,12 @@ def compute(stats_file, pctile=95):
     store = sortedruns.RunStore()
     try:
         scanner = scan_file(stats_file, store, detail=False)
+        if narrow(stats_file):
+            # Results far outside the run are left out from now on
+            # (ssbench.results.timewindow): count without them.
+            store.close()
+            store = sortedruns.RunStore()
+            scanner = scan_file(stats_file, store, detail=False)
         scanner.buffers.finish()
         return _build(stats_file.header, scanner, pctile)
     finally:

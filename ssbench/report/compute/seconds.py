@@ -4,13 +4,20 @@ The analysis keeps one slot per operation for successes and one per
 operation for failures.  Seconds live in chunks of CHUNK seconds with one
 array per slot, made on first use, so memory follows the seconds that
 hold results: a stray timestamp years away costs one chunk, not years.
+Chunks are made for at most MAX_CHUNKS spans of CHUNK seconds (the
+widest window of completion times a report keeps, see
+ssbench.results.timewindow): a pass over results spread wider is read
+again without the strays, so counts beyond it are dropped, not kept.
 """
 from __future__ import absolute_import, division, print_function
 
 from array import array
 
+from ssbench.results import timewindow
+
 CHUNK_BITS = 12
 CHUNK = 1 << CHUNK_BITS
+MAX_CHUNKS = timewindow.MAX_WIDTH // CHUNK + 2
 _MASK = CHUNK - 1
 _ZEROS = array('I', [0]) * CHUNK
 
@@ -26,6 +33,9 @@ class SecondCounts(object):
         """Add counts[slot] to second for every slot, zeroing counts."""
         chunk = self._chunks.get(second >> CHUNK_BITS)
         if chunk is None:
+            if len(self._chunks) >= MAX_CHUNKS:
+                counts[:] = [0] * len(counts)
+                return
             chunk = self._chunks[second >> CHUNK_BITS] = [None] * self.slots
         i = second & _MASK
         for slot, n in enumerate(counts):

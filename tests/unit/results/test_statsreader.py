@@ -5,11 +5,12 @@ import io
 import logging
 import os
 import struct
+import time
 
 import pytest
 
 from ssbench.wire import protocol
-from ssbench.results import statsreader
+from ssbench.results import statsreader, timewindow
 from ssbench.errors import StatsFileError
 from ssbench.results.statsreader import open_stats
 from ssbench.results.statswriter import StatsWriter
@@ -383,3 +384,146 @@ def test_a_latency_that_is_not_a_number_refuses_the_file(tmp_path):
     with pytest.raises(StatsFileError) as info:
         next(batches)
     assert str(info.value).endswith("last_byte_latency %r)" % (u'x',))
+
+
+# --- bad values refuse the file ----------------------------------------------
+
+@pytest.mark.parametrize('key, value, shown', [
+    ('retries', 'x', "retries %r" % (u'x',)),
+    ('retries', 2 ** 64 - 1, 'retries 18446744073709551615'),
+    ('retries', -1, 'retries -1'),
+    ('retries', True, 'retries True'),
+    ('retries', NAN, 'retries nan'),
+    ('retries', 1.5, 'retries 1.5'),
+    ('completed_at', True, 'completed_at True'),
+    ('completed_at', 1e300, 'completed_at 1e+300'),
+    ('completed_at', -5.0, 'completed_at -5.0'),
+    ('completed_at', NAN, 'completed_at nan'),
+    ('completed_at', 'x' * 200, 'completed_at %s...' % (
+        repr(u'x' * 200)[:57],)),
+    ('last_byte_latency', True,
+     'first_byte_latency 0.01, last_byte_latency True'),
+    ('first_byte_latency', False,
+     'first_byte_latency False, last_byte_latency 0.022'),
+])
+@pytest.mark.parametrize('raw', [False, True])
+def test_a_bad_value_refuses_the_file(tmp_path, key, value, shown, raw):
+    path = write_file(str(tmp_path / 'bad.stat'),
+                      [[ok(1)], [ok(2), dict(ok(2), **{key: value})]])
+    with pytest.raises(StatsFileError) as info:
+        list(open_stats(path).iter_batches(raw=raw))
+    assert str(info.value) == (
+        '%s: not a valid ssbench stats file: a result has a bad value (%s)'
+        % (path, shown))
+
+
+@pytest.mark.parametrize('value', [1e300, -1.0, 'soon', True, [1]])
+def test_a_bad_intended_start_refuses_an_open_loop_file(tmp_path, value):
+    path = str(tmp_path / 'rate.stat')
+    writer = StatsWriter(path, dict(HEADER, rate=10.0))
+    writer.write_batch([dict(ok(1), intended_start=1700000000.0),
+                        dict(ok(2), intended_start=value)])
+    writer.close()
+    with pytest.raises(StatsFileError) as info:
+        list(open_stats(path).iter_batches())
+    assert 'a result has a bad value (intended_start ' in str(info.value)
+    # A file of a closed-loop run does not read intended_start.
+    plain = write_file(str(tmp_path / 'plain.stat'),
+                       [[dict(ok(1), intended_start=value)]])
+    assert len(results(plain)) == 1
+
+
+def scenario_with(**values):
+    return dict(HEADER['_scenario_data'], **values)
+
+
+@pytest.mark.parametrize('changes, shown', [
+    ({'user_count': 'abc'}, "user_count %r" % (u'abc',)),
+    ({'user_count': True}, 'user_count True'),
+    ({'name': [1]}, 'name [1]'),
+    ({'delete_after': [1]}, 'delete_after [1]'),
+    ({'rate': 'fast'}, "rate %r" % (u'fast',)),
+    ({'rate': True}, 'rate True'),
+    ({'_scenario_data': [1]}, '_scenario_data [1]'),
+    ({'_scenario_data': scenario_with(sizes='abc')},
+     "sizes %r" % (u'abc',)),
+    ({'_scenario_data': scenario_with(sizes=[5])}, 'sizes [5]'),
+    ({'_scenario_data': scenario_with(sizes=[{'name': 'a',
+                                              'size_min': 'x'}])},
+     "sizes: size_min %r" % (u'x',)),
+    ({'_scenario_data': scenario_with(initial_files=[1])},
+     'initial_files [1]'),
+    ({'_scenario_data': scenario_with(crud_profile='abc')},
+     "crud_profile %r" % (u'abc',)),
+    ({'_scenario_data': scenario_with(crud_profile=[1, True, 1, 1])},
+     'crud_profile [1, True, 1, 1]'),
+])
+def test_a_bad_header_value_refuses_the_file(tmp_path, changes, shown):
+    path = str(tmp_path / 'bad.stat')
+    write_bytes(path, protocol.pack(dict(HEADER, **changes)) +
+                protocol.pack([ok(1)]))
+    with pytest.raises(StatsFileError) as info:
+        open_stats(path)
+    assert str(info.value) == (
+        '%s: not a valid ssbench stats file: the header has a bad value '
+        '(%s)' % (path, shown))
+
+
+def test_header_values_0_3_x_may_leave_out_pass(tmp_path):
+    header = dict(HEADER, user_count=None, delete_after=None,
+                  warmup='what', _scenario_data={'sizes': None})
+    path = str(tmp_path / 'sparse.stat')
+    write_bytes(path, protocol.pack(header) + protocol.pack([ok(1)]))
+    assert results(path) == [ok(1)]
+
+
+# --- results far outside the run --------------------------------------------
+
+def test_a_result_far_outside_the_run_is_left_out_after_narrow(
+        tmp_path, caplog):
+    stray = dict(ok(7), completed_at=5.0)
+    batches = [[ok(i) for i in range(1, 6)], [stray, ok(6)],
+               [{'kind': 'worker_health', 'worker_id': 1}]]
+    path = write_file(str(tmp_path / 'stray.stat'), batches)
+    stats_file = open_stats(path)
+    assert stats_file.narrow() is False         # no full pass yet
+    assert len(list(stats_file.iter_results())) == 7
+    assert stats_file.narrow() is True
+    assert stats_file.narrow() is False         # once
+    for raw in (False, True, False):
+        got = [r for batch in stats_file.iter_batches(raw=raw)
+               for r in batch]
+        assert len(got) == 7
+    assert stray not in list(stats_file.iter_results())
+    # Seven results: the 1st percentile is the stray itself, so the
+    # window is the widest one around the median.
+    lo, hi = stats_file.window
+    assert hi - lo == timewindow.MAX_WIDTH
+    assert [r.getMessage() for r in caplog.records] == [
+        "%s: left out 1 result completed far outside the run (before "
+        "%s or after %s UTC: a worker's clock?)" % (
+            path, utc(lo), utc(hi))]
+
+
+def utc(seconds):
+    return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(seconds))
+
+
+def test_a_run_without_strays_is_never_read_again(tmp_path, caplog):
+    path = write_file(str(tmp_path / 'good.stat'))
+    stats_file = open_stats(path)
+    list(stats_file.iter_batches(raw=True))
+    assert stats_file.narrow() is False
+    assert stats_file.window is False
+    assert results(path) == flat()
+    assert not caplog.records
+
+
+def test_a_pass_cut_short_profiles_nothing(tmp_path):
+    path = write_file(str(tmp_path / 'stray.stat'),
+                      [[dict(ok(1), completed_at=5.0)], [ok(2)], [ok(3)]])
+    stats_file = open_stats(path)
+    batches = stats_file.iter_batches()
+    next(batches)
+    batches.close()
+    assert stats_file.narrow() is False and stats_file.window is None

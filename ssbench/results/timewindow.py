@@ -1,0 +1,97 @@
+"""The span of a run's completion times that the reports keep.
+
+A result whose completed_at is far from every other (a worker whose clock
+says 1970, a hand-made time) would stretch every per-second structure
+of a report (the rps histogram, the "Ran" line, the time series) over
+the whole gap.  Such results are left out, counted in one warning.
+
+"Far" is judged against the bulk of the run, robustly: the 1st, 50th
+and 99th percentiles of the completion times, so up to 1% of strays on
+either side cannot move it.  A result is kept within a margin of one day
+plus ten times the span from the 1st to the 99th percentile on either
+side: any real run, however uneven its pace, has its last percent of
+results within ten times the span of the other 98, and a day covers
+workers whose clocks are hours apart.  The window is also never wider
+than MAX_RUN_SECONDS plus a day each way from the median: a run cannot
+last longer, so even a file with many strays (a whole worker at 1970)
+keeps bounded per-second structures, around the bulk of its results.
+
+The counts come from a TimeProfile: results per bin of completion time,
+whose bins double in width (merging pairs) whenever they would number
+more than MAX_BINS, so its memory is bounded whatever the times.
+"""
+from __future__ import absolute_import, division, print_function
+
+import math
+
+#: ssbench.load.scenario.MAX_RUN_SECONDS (results may not import load).
+MAX_RUN_SECONDS = 10 ** 7
+DAY = 86400
+#: The widest window kept: the longest run, and a day each way.
+CAP = MAX_RUN_SECONDS + DAY
+MAX_WIDTH = 2 * CAP
+MAX_BINS = 8192
+# Bins start at 4096 s (a little over an hour): finer is no use for
+# margins of a day.
+FIRST_SHIFT = 12
+
+
+class TimeProfile(object):
+    """Results per bin of completed_at (floor(t) >> shift)."""
+
+    def __init__(self, max_bins=MAX_BINS):
+        self.max_bins = max_bins
+        self.shift = FIRST_SHIFT
+        self.bins = {}
+
+    def add_all(self, stamps):
+        """Count a batch's completion times (finite numbers)."""
+        if not stamps:
+            return
+        shift = self.shift
+        bins = self.bins
+        lo = int(math.floor(min(stamps))) >> shift
+        if lo == int(math.floor(max(stamps))) >> shift:
+            bins[lo] = bins.get(lo, 0) + len(stamps)
+        else:
+            for stamp in stamps:
+                key = int(math.floor(stamp)) >> shift
+                bins[key] = bins.get(key, 0) + 1
+        while len(self.bins) > self.max_bins:
+            self._coarsen()
+
+    def _coarsen(self):
+        self.shift += 1
+        bins = {}
+        for key, count in self.bins.items():
+            bins[key >> 1] = bins.get(key >> 1, 0) + count
+        self.bins = bins
+
+    def window(self):
+        """(lo, hi) in epoch seconds, when some result may lie outside
+        the window the module docstring describes; None when none does.
+        """
+        if not self.bins:
+            return None
+        keys = sorted(self.bins)
+        total = sum(self.bins.values())
+        width = 1 << self.shift
+
+        def key_at(fraction):
+            rank = max(1, int(math.ceil(total * fraction)))
+            seen = 0
+            for key in keys:
+                seen += self.bins[key]
+                if seen >= rank:
+                    return key
+            return keys[-1]
+
+        bulk_lo = key_at(0.01) * width
+        bulk_hi = (key_at(0.99) + 1) * width
+        median = key_at(0.5) * width
+        margin = DAY + 10 * (bulk_hi - bulk_lo)
+        lo = max(bulk_lo - margin, median - CAP)
+        hi = min(bulk_hi + margin, median + width + CAP, lo + MAX_WIDTH)
+        if keys[0] * width >= lo and (keys[-1] + 1) * width <= hi:
+            return None
+        return lo, hi
