@@ -7,7 +7,8 @@ or password, and a new token when Swift rejects the old one.
 
 `-p N` writes a cProfile of the worker while it handles its first N jobs
 to a new private /tmp/ssbench-worker-<id>-XXXXXXXX.prof (the log says
-which), or to --profile-file PATH.
+which), or to --profile-file PATH (a new file unless --force, written
+through a temporary name and a rename).
 
 SIGTERM, and SIGINT unless it is ignored (as in the local workers of
 `run-scenario --workers`), stop the worker: it sends the results it holds,
@@ -149,6 +150,12 @@ def _serve(args, env, handle_signals=True):
 
 
 def _serve_until_stopped(args, env, stop):
+    from ssbench.cli.authopts import auth_from_args, require_keystone
+    from ssbench.wire.curve.keys import CurveKeys
+    from ssbench.wire.transport import WorkerSockets
+    from ssbench.worker.mainloop import Worker
+    log = logging.getLogger('ssbench.worker.mainloop')
+    save_profile = None
     if args.profile_file and args.profile_count:
         from ssbench.errors import UsageError
         from ssbench.results import safefiles
@@ -157,24 +164,7 @@ def _serve_until_stopped(args, env, stop):
                              'a file')
         safefiles.check_output(args.profile_file, '--profile-file',
                                args.force)
-        # Written under a temporary name, renamed into place at the end.
-        with safefiles.StagedFile(args.profile_file,
-                                  '--profile-file') as staged:
-            status = _run_worker(args, env, stop, staged.path)
-        if staged.renamed:
-            logging.getLogger('ssbench.worker.mainloop').info(
-                'worker %d: profile renamed to %s', args.worker_id,
-                args.profile_file)
-        return status
-    return _run_worker(args, env, stop, args.profile_file)
-
-
-def _run_worker(args, env, stop, profile_path):
-    from ssbench.cli.authopts import auth_from_args, require_keystone
-    from ssbench.wire.curve.keys import CurveKeys
-    from ssbench.wire.transport import WorkerSockets
-    from ssbench.worker.mainloop import Worker
-    log = logging.getLogger('ssbench.worker.mainloop')
+        save_profile = safefiles.save_profile
     auth = auth_from_args(args, env)
     if auth.has_credentials():
         require_keystone(auth.check())
@@ -194,7 +184,8 @@ def _run_worker(args, env, stop, profile_path):
                     batch_size=args.batch_size, retries=args.retries,
                     auth=auth, master_timeout=args.master_timeout,
                     profile_count=args.profile_count,
-                    profile_path=profile_path)
+                    profile_path=args.profile_file,
+                    save_profile=save_profile)
     stop.attach(worker)
     worker.run()
     log.info('worker %d exiting', args.worker_id)

@@ -286,55 +286,13 @@ def _open_stream(path, mode, what):
 
 def save_profile(profiler, path, what='profile'):
     """Write a cProfile.Profile's statistics to `path` (checked with
-    check_output before the run) through a temporary file and a rename."""
+    check_output before the run) through a temporary file and a rename,
+    as its dump_stats() would write them in place."""
     import marshal
     profiler.create_stats()
     data = marshal.dumps(profiler.stats)
     with atomic_output(path, what, 'wb') as out:
         out.write(data)
-
-
-class StagedFile(object):
-    """A temporary file name (`.path`) beside `target`, for a writer that
-    wants a name (a worker's cProfile); on leaving the `with` it is
-    renamed onto `target` when something was written in it (`.renamed`),
-    and removed otherwise.  An existing non-regular `target` (/dev/null)
-    is given as it is."""
-
-    def __init__(self, target, what):
-        self.target = target
-        self.what = what
-        self.path = None
-        self.renamed = False
-        self.info = None
-
-    def __enter__(self):
-        self.info = _stat(self.target)
-        if self.info is not None and not stat.S_ISREG(self.info.st_mode):
-            self.path = self.target
-            return self
-        real = os.path.realpath(self.target)
-        try:
-            fd, self.path = tempfile.mkstemp(
-                dir=os.path.dirname(real), suffix='.tmp',
-                prefix='.%s.' % (os.path.basename(real)[:200],))
-        except (IOError, OSError) as exc:
-            raise SsbenchError('cannot write %s %s: %s' % (
-                self.what, self.target, exc.strerror or exc))
-        os.close(fd)
-        return self
-
-    def __exit__(self, *exc_info):
-        if self.path == self.target:
-            return False
-        if os.path.getsize(self.path):
-            os.chmod(self.path, stat.S_IMODE(self.info.st_mode)
-                     if self.info is not None else _new_file_mode())
-            os.rename(self.path, os.path.realpath(self.target))
-            self.renamed = True
-        else:
-            os.unlink(self.path)
-        return False
 
 
 def private_directory(prefix):

@@ -161,6 +161,6 @@ def test_a_worker_profile_goes_through_a_rename_with_force(tmpdir):
         assert support.stop_process(worker) == 0
     import pstats
     assert pstats.Stats(str(prof)).total_calls > 0
-    assert 'profile renamed to %s' % prof in support.read_text(log_path)
+    assert 'jobs written to %s\n' % prof in support.read_text(log_path)
     assert sorted(p.basename for p in tmpdir.listdir()) == [
         'w.stat.gz', 'worker.log', 'worker.prof']

@@ -287,21 +287,6 @@ def test_a_file_that_cannot_be_written_leaves_nothing(tmpdir):
     assert os.listdir(str(tmpdir)) == ['report.txt']
 
 
-def test_staged_file_is_renamed_only_when_written(tmpdir):
-    target = str(tmpdir.join('w.prof'))
-    with safefiles.StagedFile(target, '--profile-file') as staged:
-        assert os.path.dirname(staged.path) == str(tmpdir)
-        assert not os.path.exists(target)
-        write(staged.path, b'profile')
-    assert staged.renamed and read(target) == b'profile'
-    with safefiles.StagedFile(target, '--profile-file') as staged:
-        pass
-    assert not staged.renamed and read(target) == b'profile'
-    assert os.listdir(str(tmpdir)) == ['w.prof']
-    with safefiles.StagedFile(os.devnull, '--profile-file') as staged:
-        assert staged.path == os.devnull
-
-
 def test_save_profile_writes_what_pstats_reads(tmpdir):
     import cProfile
     import pstats

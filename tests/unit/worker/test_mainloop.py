@@ -467,6 +467,21 @@ def test_profile_first_jobs(tmp_path):
     pstats.Stats(path)
 
 
+def test_a_profile_that_cannot_be_saved_costs_no_job(caplog):
+    def full(profiler, path):
+        raise SsbenchError('cannot write --profile-file %s: No space left '
+                           'on device' % path)
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)] * 5))
+    worker = make(transport, profile_count=2, profile_path='/x/w.prof',
+                  save_profile=full)
+    run_until(worker, lambda: len(results_of(transport)) >= 5)
+    assert [r.getMessage() for r in caplog.records
+            if r.levelno == logging.ERROR] == [
+        'worker 7: cannot write --profile-file /x/w.prof: No space left on '
+        'device']
+
+
 def test_profile_goes_to_a_new_private_file(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
     transport = FakeTransport()
