@@ -168,7 +168,6 @@ def test_a_stall_then_refusal_mid_run_with_retry_backoff(tmpdir, relay):
     # The stall is in the successes' p99 (16 requests were held through
     # it, and 16 more waited out the refused period).
     p99 = percentile([r['last_byte_latency'] for r in ok], 99)
-    print(summary, 'p99', p99, 'stall', stall)
     assert p99 >= stall, summary + '; p99 %.3f' % p99
     # Refused connections were retried after a pause: a few retries per
     # request (a pause doubles from 0.05 s: ten of them span 6-11 s), and
