@@ -222,7 +222,8 @@ def _write(stats_path, request):
         doc = analyze(stats_file, skip=skip)
     status = 0
     parts = []
-    # (path, mode, write(out)) of every output, standard output last.
+    # (path, what, mode, write(out)) of every output; standard output
+    # last, so that a file that fails comes before any report is printed.
     outputs = []
     if request.compare_base:
         from ssbench.report.compute.analyze import analyze
