@@ -31,7 +31,8 @@ class RunOptions(object):
                  connect_timeout=10.0, network_timeout=20.0,
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
                  profile_path=None, progress_stream=None, rng=None,
-                 seed=None, rate=None, arrival='uniform', warmup=0):
+                 seed=None, rate=None, arrival='uniform', warmup=0,
+                 live=None):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -51,6 +52,8 @@ class RunOptions(object):
         self.arrival = arrival
         # Seconds the reports leave out; stored in the header when > 0.
         self.warmup = warmup
+        # A ssbench.master.liveview.LiveView (status line, metrics) or None.
+        self.live = live
 
 
 class RunOutcome(object):
@@ -139,6 +142,23 @@ class ScenarioRun(object):
                              drain_seconds=options.drain_seconds)
         # Workers' clock offsets, from probes sent with jobs all run long.
         self.master.clocks = ClockOffsets()
+        if options.live is not None:
+            options.live.attach(self.master)
+
+    def _live(self, name, total=None, on_results=None, on_idle=None,
+              on_heartbeat=None):
+        """A phase's (on_results, on_idle, on_heartbeat), with the live
+        view's added when there is one."""
+        live = self.options.live
+        if live is None:
+            return on_results, on_idle, on_heartbeat
+        seconds = self.scenario.run_seconds if name == 'benchmark' else None
+        return live.phase(name, total, seconds, on_results, on_idle,
+                          on_heartbeat)
+
+    def _live_end(self):
+        if self.options.live is not None:
+            self.options.live.end_phase()
 
     def request_stop(self):
         """Ask the run to stop (first signal); True if it was already
@@ -196,9 +216,17 @@ class ScenarioRun(object):
     def populate(self):
         log.info('Initializing cluster with stock data (up to %d concurrent '
                  'workers)', self.scenario.user_count)
-        stats = self.master.run_jobs(
-            jobgen.initial_jobs(self.scenario, self.population_rng),
-            on_results=self.ring.on_results)
+        on_results, on_idle, self.master.on_heartbeat = self._live(
+            'population', sum(size.initial_count
+                              for size in self.scenario.sizes),
+            self.ring.on_results)
+        try:
+            stats = self.master.run_jobs(
+                jobgen.initial_jobs(self.scenario, self.population_rng),
+                on_results=on_results, on_idle=on_idle)
+        finally:
+            self.master.on_heartbeat = None
+            self._live_end()
         if stats.errors:
             log.warning('%d of %d initial objects could not be uploaded',
                         stats.errors, stats.sent)
@@ -230,7 +258,9 @@ class ScenarioRun(object):
             header['warmup'] = options.warmup
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
-        self.master.on_heartbeat = healthrecords.store_health(writer)
+        on_results, on_idle, self.master.on_heartbeat = self._live(
+            'benchmark', scenario.operation_count, on_results, on_idle,
+            healthrecords.store_health(writer))
         profiler = None
         if options.profile_path:
             import cProfile
@@ -274,6 +304,7 @@ class ScenarioRun(object):
                     profiler = None
             if progress is not None:
                 progress.finish()
+            self._live_end()
             writer.close()
         interrupted = stats is not None and stats.interrupted
         if interrupted:
@@ -326,7 +357,14 @@ class ScenarioRun(object):
         """Delete what the run created; False when interrupted."""
         created = jobgen.cleanup_jobs(self.ring)
         log.info('Deleting population objects from cluster')
-        stats = self.master.run_jobs(created)
+        on_results, on_idle, self.master.on_heartbeat = self._live(
+            'cleanup')
+        try:
+            stats = self.master.run_jobs(created, on_results=on_results,
+                                         on_idle=on_idle)
+        finally:
+            self.master.on_heartbeat = None
+            self._live_end()
         if stats.errors:
             log.warning('%d of %d objects created by the run could not be '
                         'deleted', stats.errors, stats.sent)

@@ -1,0 +1,367 @@
+"""Figures of a run while it runs, from the results the master receives.
+
+LiveStats takes each list of result records once (add()), and nothing per
+message on the wire.  It keeps two things, both of bounded size:
+
+- a ring of WINDOW one-second Slots, each counting requests and bytes
+  per (operation, size class, outcome, failed), retries and reconnects
+  per operation, and first- and last-byte latency per (operation, log
+  bucket); the status line's rate, percentiles and errors come from the
+  ring (window());
+- the Slots that left the ring, summed per phase: with the ring, the run's
+  totals (totals(), for the Prometheus endpoint).
+
+A --noop master takes tens of thousands of results a second: Slot.add()
+is the one loop per result, kept short.
+
+Latencies go into log buckets: bucket i > 0 holds latencies from
+bucket_edge(i - 1) to below bucket_edge(i) = BASE_LATENCY * 2 ** (i /
+PER_DOUBLING), bucket 0 those below BASE_LATENCY, so every
+PER_DOUBLING-th edge is a power of two times a millisecond (the edges of
+the exported histograms, EXPORT_EDGES) and a percentile read from the
+buckets is within 2 ** (1 / PER_DOUBLING) (9%) of the true one.
+"""
+from __future__ import absolute_import, division, print_function
+
+import math
+
+from ssbench.compat import monotonic
+from ssbench.results import healthrecords
+
+WINDOW = 10          # seconds the ring spans: p50/p99 and errors
+RATE_WINDOW = 5      # seconds the request rate is taken over
+PER_DOUBLING = 8
+BASE_LATENCY = 0.001
+# Buckets past the last exported edge (32.768 s) share one: +Inf.
+TOP_BUCKET = 15 * PER_DOUBLING + 1
+EXPORT_EDGES = tuple(BASE_LATENCY * 2 ** k for k in range(16))
+_SCALE = PER_DOUBLING / math.log(2)
+_INVERSE_BASE = 1 / BASE_LATENCY
+PHASES = ('population', 'benchmark', 'cleanup')
+
+
+def bucket_of(latency):
+    """The log bucket of a latency in seconds (see the module docstring;
+    Slot.add() has this inline)."""
+    if latency < BASE_LATENCY:
+        return 0
+    return min(TOP_BUCKET, int(math.log(latency * _INVERSE_BASE) *
+                               _SCALE) + 1)
+
+
+def bucket_edge(index):
+    """The edge latency bucket `index` holds latencies below (inf for the
+    top one)."""
+    if index >= TOP_BUCKET:
+        return float('inf')
+    return BASE_LATENCY * 2 ** (index / PER_DOUBLING)
+
+
+def percentile(histogram, pctile):
+    """The upper edge of the bucket holding the `pctile` percentile of a
+    {bucket: count} histogram (nearest rank), or None when empty."""
+    count = sum(histogram.values())
+    if not count:
+        return None
+    rank = max(1, int(math.ceil(count * pctile / 100.0)))
+    seen = 0
+    for index in sorted(histogram):
+        seen += histogram[index]
+        if seen >= rank:
+            return bucket_edge(index)
+
+
+def outcome_of(result):
+    """A result's outcome label: its HTTP status ('201'), 'ok' without
+    one (a no-op), or for a failure its status or else its error class."""
+    status = result.get('status')
+    if status is not None:
+        return '%s' % (status,)
+    if 'exception' in result:
+        return '%s' % (result.get('error_class') or 'error')
+    return 'ok'
+
+
+class Slot(object):
+    """Counters of one second of results (or of a phase's past seconds).
+
+    requests: {(operation, size, outcome, failed): [count, bytes]};
+    errors: {outcome: count} of failures; retries, reconnects:
+    {operation: sum}; first_byte, last_byte: {(operation, bucket):
+    count} of successes, first_byte_sum, last_byte_sum: {operation:
+    seconds}.  add() counts successes under one raw key (operation, size,
+    status, first-byte bucket, last-byte bucket) in `raw` ([count, bytes,
+    first-byte seconds, last-byte seconds]), one dictionary update per
+    result; merge() and normalised() give the documented keys.
+    """
+
+    __slots__ = ('second', 'raw', 'requests', 'errors', 'retries',
+                 'reconnects', 'first_byte', 'last_byte', 'first_byte_sum',
+                 'last_byte_sum')
+
+    def __init__(self, second=None):
+        self.second = second
+        self.raw = {}
+        self.requests = {}
+        self.errors = {}
+        self.retries = {}
+        self.reconnects = {}
+        self.first_byte = {}
+        self.last_byte = {}
+        self.first_byte_sum = {}
+        self.last_byte_sum = {}
+
+    def count(self):
+        """Results counted in this slot."""
+        return sum(cell[0] for cell in self.raw.values()) + \
+            sum(cell[0] for cell in self.requests.values())
+
+    def latencies(self, histogram):
+        """Add this slot's last-byte latencies, all operations together,
+        to a {bucket: count} `histogram`."""
+        for key, cell in self.raw.items():
+            index = key[4]
+            if index is not None:
+                index = min(index, TOP_BUCKET)
+                histogram[index] = histogram.get(index, 0) + cell[0]
+        for (_, index), count in self.last_byte.items():
+            histogram[index] = histogram.get(index, 0) + count
+
+    def add(self, results):
+        """Count a list of result records: the one loop per result of a
+        live run, hence the local names."""
+        raw = self.raw
+        log, scale, base = math.log, _SCALE, BASE_LATENCY
+        inverse = _INVERSE_BASE
+        for result in results:
+            if 'exception' in result:
+                self._add_failure(result)
+                continue
+            get = result.get
+            first_latency = get('first_byte_latency')
+            if first_latency is None:
+                first = None
+            elif first_latency >= base:
+                first = int(log(first_latency * inverse) * scale) + 1
+            else:
+                first = 0
+            last_latency = get('last_byte_latency')
+            if last_latency is None:
+                last = None
+            elif last_latency >= base:
+                last = int(log(last_latency * inverse) * scale) + 1
+            else:
+                last = 0
+            key = (get('type'), get('size_str'), get('status'), first, last)
+            cell = raw.get(key)
+            if cell is None:
+                cell = raw[key] = [0, 0, 0.0, 0.0]
+            cell[0] += 1
+            cell[1] += get('size') or 0
+            if first is not None:
+                cell[2] += first_latency
+            if last is not None:
+                cell[3] += last_latency
+            if get('retries') or get('reconnects'):
+                self._add_retries(key[0], result)
+
+    def _add_retries(self, kind, result):
+        for name, sums in (('retries', self.retries),
+                           ('reconnects', self.reconnects)):
+            value = result.get(name)
+            if value:
+                sums[kind] = sums.get(kind, 0) + value
+
+    def _add_failure(self, result):
+        kind = result.get('type')
+        outcome = outcome_of(result)
+        self.errors[outcome] = self.errors.get(outcome, 0) + 1
+        key = (kind, result.get('size_str'), outcome, True)
+        cell = self.requests.get(key)
+        if cell is None:
+            cell = self.requests[key] = [0, 0]
+        cell[0] += 1
+        self._add_retries(kind, result)
+
+    def merge(self, other):
+        """Add `other`'s counts to this slot's, under documented keys."""
+        requests = self.requests
+        first_byte, last_byte = self.first_byte, self.last_byte
+        for (kind, size, status, first, last), cell in other.raw.items():
+            _add_cell(requests, (kind, size, 'ok' if status is None
+                                 else '%s' % (status,), False), cell)
+            for index, histogram, sums, total in (
+                    (first, first_byte, self.first_byte_sum, cell[2]),
+                    (last, last_byte, self.last_byte_sum, cell[3])):
+                if index is not None:
+                    key = (kind, min(index, TOP_BUCKET))
+                    histogram[key] = histogram.get(key, 0) + cell[0]
+                    sums[kind] = sums.get(kind, 0.0) + total
+        for key, cell in other.requests.items():
+            _add_cell(requests, key, cell)
+        for mine, theirs in ((self.errors, other.errors),
+                             (self.retries, other.retries),
+                             (self.reconnects, other.reconnects),
+                             (self.first_byte, other.first_byte),
+                             (self.last_byte, other.last_byte),
+                             (self.first_byte_sum, other.first_byte_sum),
+                             (self.last_byte_sum, other.last_byte_sum)):
+            for key, count in theirs.items():
+                mine[key] = mine.get(key, 0) + count
+
+    def normalised(self):
+        """A copy under documented keys, that another thread may read."""
+        copy = Slot(self.second)
+        copy.merge(self)
+        return copy
+
+
+def _add_cell(cells, key, cell):
+    mine = cells.get(key)
+    if mine is None:
+        cells[key] = list(cell[:2])
+    else:
+        mine[0] += cell[0]
+        mine[1] += cell[1]
+
+
+class LiveStats(object):
+    """The live figures: see the module docstring.  `clock` gives seconds
+    (monotonic); tests inject their own."""
+
+    def __init__(self, clock=monotonic):
+        self.clock = clock
+        self.phase = None
+        self.phase_started = None
+        self.phase_total = None       # requests the phase will make, if known
+        self.phase_seconds = None     # how long a timed phase lasts
+        self.phase_done = 0
+        self.past = {}                # phase -> Slot of seconds past the ring
+        self.ring = []                # Slots, oldest first
+        self.slot = None
+        self.saturated = {}           # worker id -> its last verdict
+
+    # -- phases ---------------------------------------------------------
+
+    def start_phase(self, name, total=None, seconds=None):
+        """A new phase (one of PHASES): the ring starts empty."""
+        self._fold(self.ring)
+        self.ring = []
+        self.slot = None
+        self.phase = name
+        self.phase_started = self.clock()
+        self.phase_total = total
+        self.phase_seconds = seconds
+        self.phase_done = 0
+        self.past.setdefault(name, Slot())
+
+    def _fold(self, slots):
+        past = self.past.get(self.phase)
+        for slot in slots:
+            past.merge(slot)
+
+    def _slot(self, now):
+        """The slot of second `now`, rotating the ring as time passes."""
+        second = int(now)
+        slot = self.slot
+        if slot is not None and slot.second == second:
+            return slot
+        slot = self.slot = Slot(second)
+        ring = self.ring
+        ring.append(slot)
+        cut = 0
+        while ring[cut].second <= second - WINDOW:
+            cut += 1
+        if cut:
+            self._fold(ring[:cut])
+            del ring[:cut]
+        return slot
+
+    # -- taking results in ----------------------------------------------
+
+    def add(self, results):
+        """Count a list of result records (a Master.run_jobs on_results
+        callback)."""
+        if self.phase is not None and results:
+            self._slot(self.clock()).add(results)
+            self.phase_done += len(results)
+
+    def heartbeat(self, record):
+        """Note whether a worker's latest health window passed a limit
+        (a Master.on_heartbeat callback)."""
+        sample = healthrecords.record(record)
+        if sample is not None:
+            self.saturated[record.get('worker_id')] = \
+                healthrecords.over_limit(sample)
+
+    def saturated_count(self, live_ids):
+        """How many of the live workers' last windows passed a limit."""
+        saturated = self.saturated
+        return sum(1 for worker_id in live_ids if saturated.get(worker_id))
+
+    # -- reading --------------------------------------------------------
+
+    def elapsed(self):
+        if self.phase_started is None:
+            return 0.0
+        return max(0.0, self.clock() - self.phase_started)
+
+    def window(self):
+        """The status line's figures: a dict of phase, elapsed, left
+        (seconds, None when unknown), done, total, rate (requests/s over
+        the last RATE_WINDOW whole seconds), p50 and p99 (last-byte
+        latency in seconds over the last WINDOW s, None without results)
+        and errors ({outcome: count} over the last WINDOW s)."""
+        elapsed = self.elapsed()
+        current = int(self.clock())
+        histogram = {}
+        errors = {}
+        recent = 0
+        for slot in self.ring:
+            if slot.second <= current - WINDOW:
+                continue
+            if current - RATE_WINDOW <= slot.second < current:
+                recent += slot.count()
+            slot.latencies(histogram)
+            for outcome, count in slot.errors.items():
+                errors[outcome] = errors.get(outcome, 0) + count
+        # Whole seconds once there are RATE_WINDOW of them; before that,
+        # everything since the phase began.
+        if self.phase_started is not None and \
+                current - RATE_WINDOW >= self.phase_started:
+            rate = recent / RATE_WINDOW
+        else:
+            rate = self.phase_done / elapsed if elapsed > 0 else 0.0
+        return {
+            'phase': self.phase, 'elapsed': elapsed,
+            'left': self.time_left(elapsed, rate), 'done': self.phase_done,
+            'total': self.phase_total, 'rate': rate,
+            'p50': percentile(histogram, 50),
+            'p99': percentile(histogram, 99), 'errors': errors}
+
+    def time_left(self, elapsed, rate):
+        """Seconds left: of a timed phase, to its end; else of the
+        requests still to make at `rate`; None when neither is known."""
+        if self.phase_seconds is not None:
+            return max(0.0, self.phase_seconds - elapsed)
+        if self.phase_total is not None and rate > 0:
+            return max(0, self.phase_total - self.phase_done) / rate
+        return None
+
+    def fraction_done(self):
+        """How much of the phase is done, 0..1 (None when unknown)."""
+        if self.phase_seconds:
+            return min(1.0, self.elapsed() / self.phase_seconds)
+        if self.phase_total:
+            return min(1.0, self.phase_done / self.phase_total)
+        return None
+
+    def totals(self):
+        """{phase: Slot} of the whole run so far, normalised copies that
+        another thread may read."""
+        out = dict((phase, slot.normalised())
+                   for phase, slot in self.past.items())
+        mine = out.get(self.phase)
+        for slot in self.ring:
+            mine.merge(slot)
+        return out

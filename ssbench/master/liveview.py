@@ -1,0 +1,153 @@
+"""What a run shows while it runs: the status line on a terminal and the
+Prometheus endpoint, both fed by one LiveStats from the callbacks the
+master already has (ssbench.master.dispatch.Master.run_jobs' on_results
+and on_idle, and on_heartbeat)."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.compat import monotonic
+from ssbench.master.livestats import LiveStats
+from ssbench.master.statusline import INTERVAL, StatusLine, format_line
+
+
+class Snapshot(object):
+    """The figures a metrics scrape reads: built by the run loop, never
+    changed afterwards, so another thread may read them as they are.
+
+    totals: {phase: normalised livestats.Slot}; elapsed: {phase:
+    seconds}; phase: the current one (None before the first);
+    fraction_done: of the current phase (None when unknown); workers,
+    saturated: counts; intended_rate, achieved_rate: a --rate run's jobs
+    per second (None in a closed-loop run).
+    """
+
+    def __init__(self, totals=None, elapsed=None, phase=None,
+                 fraction_done=None, workers=0, saturated=0,
+                 intended_rate=None, achieved_rate=None):
+        self.totals = totals or {}
+        self.elapsed = elapsed or {}
+        self.phase = phase
+        self.fraction_done = fraction_done
+        self.workers = workers
+        self.saturated = saturated
+        self.intended_rate = intended_rate
+        self.achieved_rate = achieved_rate
+
+
+class LiveView(object):
+    """Hooks a run's phases into LiveStats, redraws the status line on
+    `status_stream` (None: no line) and publishes Snapshots to `metrics`
+    (a ssbench.master.metrics.MetricsServer, or None), each at most every
+    `interval` seconds from the run loop's idle callback."""
+
+    def __init__(self, status_stream=None, metrics=None, clock=monotonic,
+                 interval=INTERVAL, width=None):
+        self.stats = LiveStats(clock)
+        self.clock = clock
+        self.interval = interval
+        self.metrics = metrics
+        self.master = None
+        self.elapsed = {}          # phase -> seconds, of finished phases
+        self._ticked_at = None
+        self._in_phase = False
+        self.status = None
+        if status_stream is not None:
+            self.status = StatusLine(status_stream, self.line,
+                                     interval=interval, clock=clock,
+                                     width=width)
+
+    def attach(self, master):
+        """Read workers and the open-loop schedule from `master` (a
+        ssbench.master.dispatch.Master)."""
+        self.master = master
+
+    def _live_workers(self):
+        return self.master.tracker.workers if self.master is not None \
+            else {}
+
+    def line(self):
+        """The status line's text now."""
+        workers = self._live_workers()
+        return format_line(self.stats.window(), len(workers),
+                           self.stats.saturated_count(workers))
+
+    def phase(self, name, total=None, seconds=None, on_results=None,
+              on_idle=None, on_heartbeat=None):
+        """Start phase `name`: (on_results, on_idle, on_heartbeat) for
+        Master.run_jobs and Master.on_heartbeat, the given ones (each may
+        be None) with the live view's own added."""
+        self.end_phase()
+        stats = self.stats
+        stats.start_phase(name, total, seconds)
+        self._in_phase = True
+        self._ticked_at = None
+        add = stats.add
+        tick = self.tick
+        heartbeat = stats.heartbeat
+
+        def results(records):
+            on_results(records)
+            add(records)
+
+        def idle():
+            on_idle()
+            tick()
+
+        def heartbeats(record):
+            on_heartbeat(record)
+            heartbeat(record)
+        self.tick()
+        return (add if on_results is None else results,
+                tick if on_idle is None else idle,
+                heartbeat if on_heartbeat is None else heartbeats)
+
+    def end_phase(self):
+        """The current phase is over: its figures are published and the
+        status line is left on screen with them."""
+        stats = self.stats
+        if not self._in_phase:
+            return
+        self._in_phase = False
+        self.elapsed[stats.phase] = stats.elapsed()
+        if self.status is not None:
+            self.status.finish()
+        self.publish()
+
+    def tick(self):
+        """From the run loop, once per turn: redraw and publish when
+        `interval` has passed."""
+        now = self.clock()
+        if self._ticked_at is not None and \
+                now - self._ticked_at < self.interval:
+            return
+        self._ticked_at = now
+        if self.status is not None:
+            self.status.draw(now)
+        self.publish()
+
+    def snapshot(self):
+        stats = self.stats
+        elapsed = dict(self.elapsed)
+        if self._in_phase:
+            elapsed[stats.phase] = stats.elapsed()
+        workers = self._live_workers()
+        intended = achieved = None
+        schedule = getattr(self.master, 'schedule', None)
+        if schedule is not None and stats.phase == 'benchmark':
+            intended = schedule.rate
+            seconds = stats.elapsed()
+            achieved = schedule.taken / seconds if seconds > 0 else 0.0
+        return Snapshot(stats.totals(), elapsed, stats.phase,
+                        stats.fraction_done(), len(workers),
+                        stats.saturated_count(workers), intended, achieved)
+
+    def publish(self):
+        if self.metrics is not None:
+            self.metrics.publish(self.snapshot())
+
+    def close(self):
+        """End the last phase and the endpoint (after its final scrape,
+        see MetricsServer.stop)."""
+        self.end_phase()
+        if self.metrics is not None:
+            self.metrics.stop()
+            self.metrics = None

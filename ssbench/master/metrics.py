@@ -1,0 +1,303 @@
+"""`--metrics ADDR:PORT`: the run's figures for Prometheus (OpenMetrics or
+the Prometheus text format, as the scraper asks).
+
+The master's run loop publishes a Snapshot (ssbench.master.liveview) at
+most twice a second; MetricsServer answers scrapes from a thread of its
+own with families() of the latest one, so a scrape never touches what
+the loop is changing and the loop never waits for a scrape.
+
+The master is gevent-patched but its run loop blocks in plain ZeroMQ
+polls, during which no greenlet runs: a greenlet server (or
+prometheus-client's start_http_server, whose thread patching makes a
+greenlet) would answer only between messages.  The server therefore runs
+in a real thread, on the socket and select modules gevent left unpatched.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import re
+
+from ssbench.errors import UsageError
+from ssbench.master.livestats import EXPORT_EDGES, PER_DOUBLING, TOP_BUCKET
+
+log = logging.getLogger(__name__)
+
+EXTRA_HINT = ("--metrics needs the prometheus-client package: install "
+              "ssbench[metrics] (pip install 'ssbench[metrics]')")
+# Longest a request may take to arrive, and its largest size.
+REQUEST_TIMEOUT = 2.0
+MAX_REQUEST = 16384
+# After the run, how long the master may wait for a scraper to take the
+# final figures: twice the gap seen between scrapes, at most this.
+MAX_LINGER = 30.0
+_ADDRESS = re.compile(r'^(?:\[(?P<v6>[^\]]+)\]|(?P<host>[^:\[\]]*)):'
+                      r'(?P<port>\d+)$')
+
+
+def parse_address(text):
+    """(host, port) of ADDR:PORT, [V6ADDR]:PORT, :PORT or PORT; no
+    address means loopback.  Raises ValueError."""
+    text = text.strip()
+    if text.isdigit():
+        host, port = '', text
+    else:
+        match = _ADDRESS.match(text)
+        if match is None:
+            raise ValueError('%r is not ADDR:PORT' % (text,))
+        host = match.group('v6') or match.group('host') or ''
+        port = match.group('port')
+    port = int(port)
+    if not 0 <= port <= 65535:
+        raise ValueError('port %d is not 0-65535' % port)
+    return host or '127.0.0.1', port
+
+
+def require_client():
+    """prometheus_client's exposition module, or UsageError naming the
+    extra that installs it."""
+    try:
+        from prometheus_client import exposition
+        from prometheus_client import core
+    except ImportError:
+        raise UsageError(EXTRA_HINT)
+    return exposition, core
+
+
+def _bucket_samples(histogram, kind):
+    """[(le, cumulative count)] at EXPORT_EDGES of one operation's
+    {(operation, bucket): count}: bucket i counts below edge i."""
+    counts = [0] * (TOP_BUCKET + 1)
+    for (op, index), count in histogram.items():
+        if op == kind:
+            counts[index] += count
+    out = []
+    seen = 0
+    edge = 0
+    for index, count in enumerate(counts):
+        if index == edge * PER_DOUBLING + 1 and edge < len(EXPORT_EDGES):
+            # Buckets 0..index-1 lie below EXPORT_EDGES[edge].
+            out.append(('%g' % EXPORT_EDGES[edge], seen))
+            edge += 1
+        seen += count
+    out.append(('+Inf', seen))
+    return out
+
+
+def families(snapshot, core):
+    """The metric families of a Snapshot (`core`: prometheus_client.core).
+    """
+    counter, gauge = core.CounterMetricFamily, core.GaugeMetricFamily
+    histogram = core.HistogramMetricFamily
+    phase_labels = ['phase', 'operation']
+    requests = counter(
+        'ssbench_requests', 'Requests done, by phase, operation, size '
+        'class, outcome (HTTP status, "ok" for a no-op, or the error class '
+        'of a failure without a status) and result (ok or error)',
+        labels=['phase', 'operation', 'size', 'outcome', 'result'])
+    moved = counter(
+        'ssbench_object_bytes', 'Object bytes uploaded (CREATE, UPDATE) or '
+        'downloaded (READ) by requests that succeeded',
+        labels=phase_labels)
+    retries = counter('ssbench_retries', 'Request attempts retried',
+                      labels=phase_labels)
+    reconnects = counter(
+        'ssbench_reconnects', 'Connections found closed and opened again',
+        labels=phase_labels)
+    latency = dict(
+        (name, histogram(
+            'ssbench_%s_latency_seconds' % name,
+            '%s latency of requests that succeeded' % title,
+            labels=phase_labels))
+        for name, title in (('first_byte', 'First-byte'),
+                            ('last_byte', 'Last-byte')))
+    elapsed = gauge('ssbench_phase_elapsed_seconds',
+                    'Seconds each phase has run (so far, for the current '
+                    'one)', labels=['phase'])
+    for phase, slot in sorted(snapshot.totals.items()):
+        for (kind, size, outcome, failed), cell in sorted(
+                slot.requests.items(), key=lambda item: '%s' % (item[0],)):
+            requests.add_metric([phase, kind, '%s' % (size,), outcome,
+                                 'error' if failed else 'ok'], cell[0])
+        kinds = set(key[0] for key in slot.requests)
+        for kind in sorted(kinds, key=str):
+            labels = [phase, '%s' % (kind,)]
+            if kind != 'delete_object':
+                moved.add_metric(labels, sum(
+                    cell[1] for key, cell in slot.requests.items()
+                    if key[0] == kind and not key[3]))
+            retries.add_metric(labels, slot.retries.get(kind, 0))
+            reconnects.add_metric(labels, slot.reconnects.get(kind, 0))
+            for name, counts, sums in (
+                    ('first_byte', slot.first_byte, slot.first_byte_sum),
+                    ('last_byte', slot.last_byte, slot.last_byte_sum)):
+                if kind in sums:
+                    latency[name].add_metric(
+                        labels, _bucket_samples(counts, kind), sums[kind])
+        elapsed.add_metric([phase], snapshot.elapsed.get(phase, 0.0))
+    current = gauge('ssbench_phase', '1 for the phase the run is in',
+                    labels=['phase'])
+    if snapshot.phase is not None:
+        current.add_metric([snapshot.phase], 1)
+    out = [requests, moved, retries, reconnects, latency['first_byte'],
+           latency['last_byte'], current, elapsed]
+    if snapshot.fraction_done is not None:
+        out.append(gauge('ssbench_phase_fraction_done',
+                         'Fraction of the current phase done (of its '
+                         'requests, or of its seconds for a timed run)',
+                         value=snapshot.fraction_done))
+    out.append(gauge('ssbench_workers_connected', 'Workers heard from '
+                     'lately', value=snapshot.workers))
+    out.append(gauge('ssbench_workers_saturated', 'Connected workers whose '
+                     'last health window passed a limit (loop lag or CPU)',
+                     value=snapshot.saturated))
+    if snapshot.intended_rate is not None:
+        out.append(gauge('ssbench_open_loop_intended_rate',
+                         'Jobs per second the open-loop schedule (--rate) '
+                         'intends', value=snapshot.intended_rate))
+        out.append(gauge('ssbench_open_loop_achieved_rate',
+                         'Jobs per second the open-loop schedule sent, '
+                         'since the benchmark began',
+                         value=snapshot.achieved_rate))
+    return out
+
+
+class _Exposition(object):
+    """What prometheus-client's encoders take: an object with collect()."""
+
+    def __init__(self, server):
+        self.server = server
+
+    def collect(self):
+        return families(self.server.snapshot, self.server.core)
+
+
+class MetricsServer(object):
+    """An HTTP endpoint answering GET /metrics (and /) with the latest
+    published Snapshot, in a thread of its own; see the module
+    docstring."""
+
+    def __init__(self, host, port, snapshot):
+        import time
+        self.exposition, self.core = require_client()
+        from gevent import monkey
+        self._socket = monkey.get_original('socket', 'socket')
+        socket_module = __import__('socket')
+        self._select = monkey.get_original('select', 'select')
+        self._start_thread = monkey.get_original(
+            'thread' if str is bytes else '_thread', 'start_new_thread')
+        self._sleep = monkey.get_original('time', 'sleep')
+        self._time = time.time
+        self.snapshot = snapshot
+        self.scrapes = 0
+        self.scraped_at = []       # the last few scrape times
+        self.published = 0
+        self.stopping = False
+        self.stopped = False
+        family = socket_module.AF_INET6 if ':' in host else \
+            socket_module.AF_INET
+        listener = self._socket(family, socket_module.SOCK_STREAM)
+        try:
+            listener.setsockopt(socket_module.SOL_SOCKET,
+                                socket_module.SO_REUSEADDR, 1)
+            listener.bind((host, port))
+            listener.listen(16)
+        except (OSError, IOError) as exc:
+            listener.close()
+            raise UsageError('--metrics %s:%d: cannot listen there (%s)' % (
+                host, port, getattr(exc, 'strerror', None) or exc))
+        self.listener = listener
+        self.address = listener.getsockname()[:2]
+
+    def start(self):
+        self._start_thread(self._serve, ())
+        log.info('Metrics for Prometheus at http://%s/metrics',
+                 _url_host(self.address))
+
+    def publish(self, snapshot):
+        """Serve `snapshot` from now on (from the run loop's thread)."""
+        self.snapshot = snapshot
+        self.published += 1
+
+    def stop(self, clock=None):
+        """End the endpoint.  If anything scraped it, wait for one more
+        scrape (so the final figures are seen), up to twice the gap seen
+        between scrapes and at most MAX_LINGER seconds."""
+        wait = self.linger()
+        if wait:
+            seen = self.scrapes
+            deadline = self._time() + wait
+            while self.scrapes == seen and self._time() < deadline:
+                self._sleep(0.05)
+        self.stopping = True
+        while not self.stopped:
+            self._sleep(0.01)
+
+    def linger(self):
+        times = self.scraped_at
+        if not times:
+            return 0.0
+        if len(times) < 2:
+            return MAX_LINGER / 3
+        gap = max(b - a for a, b in zip(times, times[1:]))
+        return min(MAX_LINGER, 2 * gap)
+
+    def _serve(self):
+        try:
+            while not self.stopping:
+                ready = self._select([self.listener], [], [], 0.2)[0]
+                if ready:
+                    try:
+                        conn = self.listener.accept()[0]
+                    except (OSError, IOError):
+                        continue
+                    try:
+                        self._answer(conn)
+                    except (OSError, IOError) as exc:
+                        log.debug('metrics request failed: %s', exc)
+                    finally:
+                        conn.close()
+        finally:
+            self.listener.close()
+            self.stopped = True
+
+    def _answer(self, conn):
+        conn.settimeout(REQUEST_TIMEOUT)
+        request = b''
+        while b'\r\n\r\n' not in request and len(request) < MAX_REQUEST:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            request += chunk
+        head = request.split(b'\r\n\r\n', 1)[0].decode('latin-1')
+        lines = head.split('\r\n')
+        words = lines[0].split()
+        if len(words) < 2 or words[0] != 'GET':
+            return self._send(conn, '405 Method Not Allowed',
+                              'text/plain', b'GET only\n')
+        path = words[1].split('?', 1)[0]
+        if path not in ('/', '/metrics'):
+            return self._send(conn, '404 Not Found', 'text/plain',
+                              b'see /metrics\n')
+        accept = ''
+        for line in lines[1:]:
+            name, _, value = line.partition(':')
+            if name.strip().lower() == 'accept':
+                accept = value.strip()
+        encoder, content_type = self.exposition.choose_encoder(accept)
+        body = encoder(_Exposition(self))
+        self._send(conn, '200 OK', content_type, body)
+        self.scrapes += 1
+        self.scraped_at = (self.scraped_at + [self._time()])[-5:]
+
+    @staticmethod
+    def _send(conn, status, content_type, body):
+        conn.sendall(('HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: '
+                      '%d\r\nConnection: close\r\n\r\n' % (
+                          status, content_type, len(body))).encode('ascii') +
+                     body)
+
+
+def _url_host(address):
+    host, port = address
+    return '[%s]:%d' % (host, port) if ':' in host else '%s:%d' % (host,
+                                                                   port)

@@ -1,0 +1,122 @@
+"""The status line: one line on a terminal, redrawn in place while a run
+runs (see ssbench.master.livestats for the figures)."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.compat import monotonic
+
+# Redraw at most this often (seconds).
+INTERVAL = 0.5
+DEFAULT_WIDTH = 80
+# Back to the start of the line, and the line cleared from the cursor on.
+_CLEAR = '\r\x1b[K'
+
+
+def clock_text(seconds):
+    """[H:]MM:SS of a duration, '--:--' when unknown."""
+    if seconds is None:
+        return '--:--'
+    seconds = int(round(seconds))
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    if hours:
+        return '%d:%02d:%02d' % (hours, minutes, seconds)
+    return '%02d:%02d' % (minutes, seconds)
+
+
+def latency_text(seconds):
+    """A latency in ms (under 10 s) or s; '-' when there is none."""
+    if seconds is None:
+        return '-'
+    if seconds == float('inf'):
+        return '>33s'
+    if seconds < 10:
+        return '%.3gms' % (seconds * 1e3)
+    return '%.3gs' % seconds
+
+
+def format_line(figures, workers, saturated):
+    """The status line of LiveStats.window() `figures`, with `workers`
+    connected of which `saturated` passed a health limit lately."""
+    done, total = figures['done'], figures['total']
+    parts = [
+        '%s %s' % (figures['phase'], clock_text(figures['elapsed'])),
+        'ETA %s' % clock_text(figures['left']),
+        ('%s/%s req' % (format(done, ','), format(total, ','))
+         if total is not None else '%s req' % format(done, ',')),
+        '%s req/s' % format(int(round(figures['rate'])), ','),
+        'p50 %s p99 %s' % (latency_text(figures['p50']),
+                           latency_text(figures['p99'])),
+    ]
+    errors = figures['errors']
+    if errors:
+        causes = sorted(errors.items(), key=lambda item: (-item[1],
+                                                          item[0]))
+        parts.append('errors %s (%s)' % (
+            format(sum(errors.values()), ','),
+            ' '.join('%s:%d' % item for item in causes[:3]) +
+            (' ...' if len(causes) > 3 else '')))
+    else:
+        parts.append('errors 0')
+    parts.append('workers %d%s' % (
+        workers, ' (%d saturated)' % saturated if saturated else ''))
+    return ' | '.join(parts)
+
+
+def terminal_width(stream):
+    """Columns of the terminal `stream` is, DEFAULT_WIDTH if unknown."""
+    import fcntl
+    import struct
+    import termios
+    try:
+        rows_cols = fcntl.ioctl(stream.fileno(), termios.TIOCGWINSZ,
+                                b'\0' * 4)
+        columns = struct.unpack('hh', rows_cols)[1]
+    except (AttributeError, IOError, OSError, ValueError):
+        return DEFAULT_WIDTH
+    return columns or DEFAULT_WIDTH
+
+
+class StatusLine(object):
+    """Redraws `line()` (a callable giving the text) on `stream` at most
+    every `interval` seconds, cut to the terminal's width so that it
+    never wraps (a wrapped line could not be redrawn in place)."""
+
+    def __init__(self, stream, line, interval=INTERVAL, clock=monotonic,
+                 width=None):
+        self.stream = stream
+        self.line = line
+        self.interval = interval
+        self.clock = clock
+        self.width = width if width is not None else \
+            (lambda: terminal_width(stream))
+        self._drawn_at = None
+        self.shown = False
+
+    def tick(self):
+        """Redraw if `interval` has passed since the last time."""
+        now = self.clock()
+        if self._drawn_at is None or now - self._drawn_at >= self.interval:
+            self.draw(now)
+
+    def draw(self, now=None):
+        self._drawn_at = self.clock() if now is None else now
+        text = self.line()[:max(1, self.width() - 1)]
+        self.stream.write(_CLEAR + text)
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self):
+        """Take the line away (before other output, or at the end)."""
+        if self.shown:
+            self.stream.write(_CLEAR)
+            self.stream.flush()
+            self.shown = False
+        self._drawn_at = None
+
+    def finish(self):
+        """Leave the last figures on screen, on a line of their own."""
+        self.draw()
+        self.stream.write('\n')
+        self.stream.flush()
+        self.shown = False
+        self._drawn_at = None
