@@ -179,6 +179,8 @@ class StatsFile(object):
         # unknown, False when every result is kept.
         self._profile = None
         self.window = None
+        #: Whether a full pass found the file cut short (and said so).
+        self.truncated = False
         #: iter_batches(raw=True) leaves strings as bytes (other sources
         #: of batches, such as a RecordView, may not).
         self.raw_strings = True
@@ -261,6 +263,7 @@ class StatsFile(object):
             self.warn_once('skipped %d objects that are not result '
                            'batches' % (skipped,))
         if problem:
+            self.truncated = True
             self.warn_once(problem + '; using the results before it')
 
     def narrow(self):
@@ -393,6 +396,10 @@ def _measured(batches, raw, stats_file):
     if profile is not None and stats_file.window is None:
         profile.add_all(stamps)
         stats_file._profile = profile
+        early = ended_early(stats_file.header, profile.count + left_out,
+                            profile.first, profile.last)
+        if early and not stats_file.truncated:   # said so already
+            stats_file.warn_once(early)
     if outside:
         stats_file.warn_once(
             'left out %d result%s completed far outside the run (before '
@@ -404,6 +411,36 @@ def _measured(batches, raw, stats_file):
             'left out %d result%s whose latencies are no measurement '
             '(negative, NaN or infinite, or the last byte before the '
             'first)' % (left_out, '' if left_out == 1 else 's'))
+
+
+def ended_early(header, count, first, last):
+    """The warning for a file whose run ended before what its header
+    asked for (a killed master leaves a file that reads as a shorter
+    run), or None: fewer results than an operation count, or results
+    over less than a run time, less 10% (at least 5 s: the first and
+    last requests take time too).  An open-loop run's results follow its
+    rate, not its run time: only its count is judged."""
+    def number(key):
+        value = header.get(key)
+        if type(value) in _NUMBER_TYPES and 0 < value < _INF:
+            return value
+        return None
+
+    operations = number('operation_count')
+    seconds = number('run_seconds')
+    if seconds is None and operations is not None and count < operations:
+        return ('holds %d result%s of the %d operations its run asked for: '
+                'the run ended early (a master stopped before the end?); '
+                'the report is of those results' % (
+                    count, '' if count == 1 else 's', operations))
+    if seconds is not None and not _open_loop(header):
+        span = last - first if count else 0
+        if span < seconds - max(5, seconds / 10):
+            return ('its results span %.0f s of the %g s its run asked '
+                    'for: the run ended early (a master stopped before '
+                    'the end?); the report is of those results' % (
+                        span, seconds))
+    return None
 
 
 def _stamps(batch, k_completed):

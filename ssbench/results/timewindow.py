@@ -37,12 +37,15 @@ FIRST_SHIFT = 12
 
 
 class TimeProfile(object):
-    """Results per bin of completed_at (floor(t) >> shift)."""
+    """Results per bin of completed_at (floor(t) >> shift); ``count``,
+    ``first`` and ``last`` over all of them."""
 
     def __init__(self, max_bins=MAX_BINS):
         self.max_bins = max_bins
         self.shift = FIRST_SHIFT
         self.bins = {}
+        self.count = 0
+        self.first = self.last = None
 
     def add_all(self, stamps):
         """Count a batch's completion times (finite numbers)."""
@@ -50,8 +53,14 @@ class TimeProfile(object):
             return
         shift = self.shift
         bins = self.bins
-        lo = int(math.floor(min(stamps))) >> shift
-        if lo == int(math.floor(max(stamps))) >> shift:
+        first, last = min(stamps), max(stamps)
+        if self.first is None or first < self.first:
+            self.first = first
+        if self.last is None or last > self.last:
+            self.last = last
+        self.count += len(stamps)
+        lo = int(math.floor(first)) >> shift
+        if lo == int(math.floor(last)) >> shift:
             bins[lo] = bins.get(lo, 0) + len(stamps)
         else:
             for stamp in stamps:

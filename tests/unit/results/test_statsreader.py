@@ -22,7 +22,7 @@ HEADER = {
         'initial_files': {'tiny': 3}, 'operation_count': 10,
         'crud_profile': [1, 1, 1, 1], 'user_count': 2},
     'name': 'Round trip', 'version': '0.4.0', 'user_count': 2,
-    'operation_count': 10, 'run_seconds': None, 'container_base': 'ssbench',
+    'operation_count': None, 'run_seconds': None, 'container_base': 'ssbench',
     'container_count': 100, 'container_concurrency': 10,
     'delete_after': None,
 }
@@ -527,3 +527,63 @@ def test_a_pass_cut_short_profiles_nothing(tmp_path):
     next(batches)
     batches.close()
     assert stats_file.narrow() is False and stats_file.window is None
+
+
+# --- a run that ended early -------------------------------------------------
+
+@pytest.mark.parametrize('header, count, span, words', [
+    ({'operation_count': 10}, 4, 3.0,
+     'holds 4 results of the 10 operations its run asked for: the run '
+     'ended early (a master stopped before the end?); the report is of '
+     'those results'),
+    ({'operation_count': 10}, 1, 0.0, 'holds 1 result of the 10 '),
+    ({'run_seconds': 60}, 50, 20.0,
+     'its results span 20 s of the 60 s its run asked for: the run ended '
+     'early'),
+    ({'run_seconds': 600}, 50, 530.0, 'its results span 530 s of the 600'),
+    ({'operation_count': 10}, 10, 3.0, None),
+    ({'operation_count': 10}, 12, 3.0, None),
+    ({'run_seconds': 60}, 50, 56.0, None),
+    ({'run_seconds': 2}, 5, 0.0, None),          # within 5 s
+    ({'run_seconds': 600}, 50, 541.0, None),     # within 10%
+    ({'run_seconds': 60, 'rate': 0.1}, 2, 10.0, None),
+    ({'operation_count': 'x'}, 1, 0.0, None),
+    ({'operation_count': True}, 0, 0.0, None),
+    ({}, 1, 0.0, None),
+])
+def test_ended_early(header, count, span, words):
+    got = statsreader.ended_early(header, count, 1e9, 1e9 + span)
+    if words is None:
+        assert got is None
+    else:
+        assert got.startswith(words)
+
+
+def test_a_file_cut_short_says_so_once(tmp_path, caplog):
+    path = str(tmp_path / 'killed.stat')
+    writer = StatsWriter(path, dict(HEADER, operation_count=10))
+    writer.write_batch([ok(1), failed(2)])
+    writer.write_batch([ok(3)])
+    writer.close()
+    stats_file = open_stats(path)
+    for raw in (False, True):
+        assert len(list(stats_file.iter_batches(raw=raw))) == 2
+    assert [r.getMessage() for r in caplog.records] == [
+        '%s: holds 3 results of the 10 operations its run asked for: the '
+        'run ended early (a master stopped before the end?); the report '
+        'is of those results' % (path,)]
+
+
+def test_a_truncated_file_says_so_once(tmp_path, caplog):
+    path = str(tmp_path / 'killed.stat')
+    writer = StatsWriter(path, dict(HEADER, operation_count=10))
+    writer.write_batch([ok(1), failed(2)])
+    writer.write_batch([ok(3)])
+    writer.close()
+    truncate(path, os.path.getsize(path) - 3)
+    assert len(results(path)) == 2
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 1
+    assert messages[0].startswith('%s: truncated (' % (path,))
+    assert messages[0].endswith(
+        'incomplete bytes at the end); using the results before it')
