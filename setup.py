@@ -55,8 +55,17 @@ EXTRAS_REQUIRE = {
         # 0.18 is the last for Python 2.
         'docutils>=0.18.1,<0.19; ' + PY2,
         'docutils>=0.18.1; ' + PY3,
+        # The live view's tests scrape --metrics (the metrics extra).
+        'prometheus-client>=0.12,<0.13; ' + PY2,
+        'prometheus-client>=0.12; ' + PY3,
         # The browser test of the HTML report (Debian's chromedriver).
         'selenium>=4.11; python_version >= "3.8"',
+    ],
+    # run-scenario --metrics: the Prometheus endpoint's formats.  0.12 is
+    # the last for Python 2.
+    'metrics': [
+        'prometheus-client>=0.12,<0.13; ' + PY2,
+        'prometheus-client>=0.12; ' + PY3,
     ],
     # report-scenario --html: plotly.js, inlined in the page.
     'html': [

@@ -77,6 +77,30 @@ def _add_liveness_options(parser):
         'before writing the stats file and the report')
 
 
+def _metrics_address(text):
+    import argparse
+    from ssbench.master.metrics import parse_address
+    try:
+        return parse_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError('%s' % exc)
+
+
+def _add_live_options(parser):
+    parser.add_argument(
+        '--progress', choices=('none', 'chars', 'line'), default=None,
+        help='What the run shows while it runs: nothing, the 0.3.9 '
+        'progress characters, or a status line redrawn in place (rate, '
+        'time left, p50/p99, errors, workers); default: the line on a '
+        'terminal, the characters otherwise, nothing with -v or -q')
+    parser.add_argument(
+        '--metrics', metavar='ADDR:PORT', type=_metrics_address,
+        default=None,
+        help='Serve the run\'s figures to Prometheus at '
+        'http://ADDR:PORT/metrics while it runs (ADDR defaults to '
+        '127.0.0.1; needs ssbench[metrics])')
+
+
 def build_parser():
     """The whole ssbench-master argument tree."""
     from ssbench.cli.authopts import add_auth_options
@@ -207,6 +231,7 @@ def build_parser():
         help='Storage policy for the containers (overrides the scenario).')
     _add_liveness_options(run)
     loadopts.add_run_options(run)
+    _add_live_options(run)
     run.set_defaults(func=cmd_run_scenario)
 
     report_cli.add_report_parser(subparsers, common.HelpFormatter)
@@ -248,8 +273,8 @@ def _check_ports(args):
 def cmd_run_scenario(args):
     """Run a scenario (see ssbench.master.scenariorun), then report on it."""
     from ssbench.load import scenario as scenario_mod
-    from ssbench.master.scenariorun import (RunOptions, ScenarioRun,
-                                            progress_stream)
+    from ssbench.master import progress
+    from ssbench.master.scenariorun import RunOptions, ScenarioRun
 
     _check_ports(args)
     scenario = scenario_mod.load_scenario(args.scenario_file, {
@@ -279,6 +304,9 @@ def cmd_run_scenario(args):
                  ('stats file', stats_paths.final),
                  ('profile', profile_path)])
     _check_open_files(args, scenario)
+    if args.metrics is not None:
+        from ssbench.master.metrics import require_client
+        require_client()
     curve = _curve_keys(args, local_workers=bool(args.workers))
     swift = worker_config = None
     if not args.noop:
@@ -300,6 +328,8 @@ def cmd_run_scenario(args):
                                      args.network_timeout, args.block_size,
                                      retry_backoff=args.retry_backoff)
 
+    shown = progress.mode(args.progress, sys.stderr, args.verbose,
+                          args.quiet)
     options = RunOptions(
         batch_size=batch_size, noop=args.noop,
         keep_objects=args.keep_objects,
@@ -308,7 +338,7 @@ def cmd_run_scenario(args):
         worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
         drain_seconds=args.drain_seconds,
         profile_path=profile_path,
-        progress_stream=progress_stream(args.verbose, args.quiet),
+        progress_stream=sys.stderr if shown == 'chars' else None,
         **loadopts.run_options(args))
 
     from ssbench.wire.transport import MasterSockets
@@ -317,6 +347,8 @@ def cmd_run_scenario(args):
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
                             args.zmq_results_port, green=False, curve=curve)
     try:
+        from ssbench.master.liveview import live_view
+        options.live = live_view(shown, args.metrics)
         run = ScenarioRun(scenario, sockets, stats_paths, options,
                           swift=swift, worker_config=worker_config)
         # From here on a first Ctrl-C (or SIGTERM) stops the run at the
@@ -333,6 +365,8 @@ def cmd_run_scenario(args):
                 if local is not None:
                     local.stop()
     finally:
+        if options.live is not None:
+            options.live.close()
         sockets.close()
         if swift is not None:
             swift.close()

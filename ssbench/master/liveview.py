@@ -151,3 +151,23 @@ class LiveView(object):
         if self.metrics is not None:
             self.metrics.stop()
             self.metrics = None
+
+
+def live_view(progress, metrics_address=None):
+    """The LiveView a run needs for its progress `mode` (see
+    ssbench.master.progress.mode: 'line' draws on stderr) and a
+    --metrics (host, port), or None when neither asks for one.  The
+    endpoint is listening (and serving) once this returns."""
+    import sys
+    metrics = None
+    if metrics_address is not None:
+        from ssbench.master.metrics import MetricsServer
+        metrics = MetricsServer(metrics_address[0], metrics_address[1],
+                                Snapshot())
+    if metrics is None and progress != 'line':
+        return None
+    view = LiveView(status_stream=sys.stderr if progress == 'line'
+                    else None, metrics=metrics)
+    if metrics is not None:
+        metrics.start()
+    return view

@@ -1,4 +1,5 @@
-"""Progress characters printed during the benchmark phase (one per result)."""
+"""Progress characters printed during the benchmark phase (one per result),
+and which progress display a run gets (mode())."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import monotonic
@@ -15,9 +16,23 @@ LEGEND = """Benchmark Run:
   @ >= 10s last-byte-latency  (CREATE or UPDATE)
 """
 
+MODES = ('none', 'chars', 'line')
+
 _FIRST_BYTE = '.oO*'
 _LAST_BYTE = '_|^@'
 LINE_WIDTH = 78
+
+
+def mode(requested, stream, verbose=False, quiet=False):
+    """The progress display of a run: `requested` (--progress) if given;
+    else, as in 0.3.9, none with -v or -q and characters when `stream`
+    is not a terminal; else the status line (ssbench.master.liveview)."""
+    if requested is not None:
+        return requested
+    if verbose or quiet:
+        return 'none'
+    isatty = getattr(stream, 'isatty', None)
+    return 'line' if isatty is not None and isatty() else 'chars'
 
 
 def _bucket(latency):
