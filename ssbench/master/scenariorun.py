@@ -4,7 +4,6 @@ the report; everything in between lives here so tests can call it."""
 from __future__ import absolute_import, division, print_function
 
 import logging
-import sys
 import time
 from itertools import islice
 
@@ -369,8 +368,3 @@ class ScenarioRun(object):
             log.warning('%d of %d objects created by the run could not be '
                         'deleted', stats.errors, stats.sent)
         return not stats.interrupted
-
-
-def progress_stream(verbose, quiet):
-    """Progress characters go to stderr unless -v or -q."""
-    return None if verbose or quiet else sys.stderr
