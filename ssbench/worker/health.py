@@ -28,7 +28,6 @@ The master stores them in the stats file, where the reports judge them
 from __future__ import absolute_import, division, print_function
 
 import math
-import multiprocessing
 import os
 
 from ssbench.compat import monotonic
@@ -75,6 +74,11 @@ def run_delay(path='/proc/self/schedstat'):
 
 
 def cpu_count():
+    """The host's CPU count, or None."""
+    count = getattr(os, 'cpu_count', None)      # Python 3
+    if count is not None:
+        return count()
+    import multiprocessing
     try:
         return multiprocessing.cpu_count()
     except NotImplementedError:
