@@ -25,15 +25,15 @@ def clock_text(seconds):
 
 
 def latency_text(seconds):
-    """A latency (a log bucket's upper edge) in ms under 10 s, else in
-    s; '-' when there is none."""
+    """A latency (a log bucket's upper edge) in ms under 1 s, else in s;
+    '-' when there is none."""
     if seconds is None:
         return '-'
     if seconds <= BASE_LATENCY:
         return '<1ms'
     if seconds == float('inf'):
         return '>33s'
-    if seconds < 10:
+    if seconds < 1:
         return '%.3gms' % (seconds * 1e3)
     return '%.3gs' % seconds
 

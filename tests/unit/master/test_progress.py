@@ -2,7 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.progress import LEGEND, ProgressPrinter, progress_chars
+from ssbench.master.progress import (LEGEND, ProgressPrinter, mode,
+                                     progress_chars)
 
 
 class Stream(object):
@@ -91,3 +92,27 @@ def test_tick_writes_at_most_once_per_interval():
     printer.add_results([{'first_byte_latency': 0.1}])
     printer.finish()
     assert out.getvalue() == '...X.\n'
+
+
+class Terminal(Stream):
+    def __init__(self, tty):
+        Stream.__init__(self)
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+@pytest.mark.parametrize('requested, tty, verbose, quiet, shown', [
+    (None, True, False, False, 'line'),
+    (None, False, False, False, 'chars'),
+    (None, True, True, False, 'none'),
+    (None, True, False, True, 'none'),
+    (None, False, False, True, 'none'),
+    ('chars', True, False, False, 'chars'),
+    ('line', False, False, False, 'line'),
+    ('none', True, False, False, 'none'),
+])
+def test_a_terminal_gets_the_line_anything_else_the_characters(
+        requested, tty, verbose, quiet, shown):
+    assert mode(requested, Terminal(tty), verbose, quiet) == shown

@@ -1,0 +1,99 @@
+from __future__ import absolute_import, division, print_function
+
+from ssbench.master.liveview import LiveView, live_view
+
+
+class Stream(object):
+    def __init__(self):
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def flush(self):
+        pass
+
+
+class Tracker(object):
+    workers = {'w1': None, 'w2': None}
+
+
+class Schedule(object):
+    rate = 50.0
+    taken = 240
+
+
+class Master(object):
+    tracker = Tracker()
+    schedule = None
+
+
+class Metrics(object):
+    def __init__(self):
+        self.snapshots = []
+        self.stopped = False
+
+    def publish(self, snapshot):
+        self.snapshots.append(snapshot)
+
+    def stop(self):
+        self.stopped = True
+
+
+def result():
+    return {'type': 'get_object', 'size_str': 'tiny', 'status': 200,
+            'first_byte_latency': 0.01, 'last_byte_latency': 0.02}
+
+
+def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
+    now = [0.0]
+    seen, idled, beats = [], [], []
+    stream, sink = Stream(), Metrics()
+    view = LiveView(status_stream=stream, metrics=sink,
+                    clock=lambda: now[0], width=lambda: 300)
+    master = Master()
+    view.attach(master)
+    on_results, on_idle, on_heartbeat = view.phase(
+        'benchmark', 100, None, seen.append, lambda: idled.append(1),
+        beats.append)
+    master.schedule = Schedule()
+    for _ in range(8):
+        now[0] += 0.25
+        on_results([result()])
+        on_idle()
+    on_heartbeat({'worker_id': 'w1', 'window': 1.0, 'cpu': 0.95,
+                  'loop_lag': 0.0, 'waiting': 0})
+    assert len(seen) == 8 and len(idled) == 8 and len(beats) == 1
+    # Drawn and published at the start and every 0.5 s, not every turn.
+    assert len(sink.snapshots) == 5
+    assert len(stream.parts) == 5
+    assert '8/100 req' in view.line()
+    assert view.line().endswith('workers 2 (1 saturated)')
+    last = view.snapshot()
+    assert last.workers == 2 and last.saturated == 1
+    assert last.intended_rate == 50.0
+    assert last.achieved_rate == 120.0       # 240 jobs in 2 s
+    assert last.fraction_done == 0.08
+    view.close()
+    assert stream.parts[-1] == '\n'          # the last line stays
+    assert sink.stopped
+    assert sink.snapshots[-1].totals['benchmark'].count() == 8
+    assert sink.snapshots[-1].elapsed == {'benchmark': 2.0}
+
+
+def test_without_given_callbacks_the_live_ones_alone_are_used():
+    view = LiveView(clock=lambda: 5.0)
+    on_results, on_idle, on_heartbeat = view.phase('cleanup')
+    on_results([result(), result()])
+    on_idle()
+    assert view.stats.phase_done == 2
+    view.end_phase()
+    view.end_phase()                         # once is enough
+    view.close()
+
+
+def test_nothing_is_built_when_nothing_asks_for_it():
+    assert live_view('chars') is None
+    assert live_view('none') is None
+    view = live_view('line')
+    assert view.status is not None and view.metrics is None

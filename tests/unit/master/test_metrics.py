@@ -1,0 +1,172 @@
+from __future__ import absolute_import, division, print_function
+
+import socket
+import sys
+
+import mock
+import pytest
+
+from ssbench.errors import UsageError
+from ssbench.master import metrics
+from ssbench.master.livestats import LiveStats, bucket_of
+from ssbench.master.liveview import Snapshot
+
+
+@pytest.mark.parametrize('text, address', [
+    ('9100', ('127.0.0.1', 9100)),
+    (':9100', ('127.0.0.1', 9100)),
+    ('0.0.0.0:9100', ('0.0.0.0', 9100)),
+    ('[::1]:0', ('::1', 0)),
+    ('bench-host:80', ('bench-host', 80)),
+])
+def test_address_defaults_to_loopback(text, address):
+    assert metrics.parse_address(text) == address
+
+
+@pytest.mark.parametrize('text', ['', 'host', 'host:', ':99999', '::1:80',
+                                  'a:b'])
+def test_bad_addresses_are_refused(text):
+    with pytest.raises(ValueError):
+        metrics.parse_address(text)
+
+
+def test_a_missing_client_is_one_line_naming_the_extra():
+    with mock.patch.dict(sys.modules, {'prometheus_client': None}):
+        with pytest.raises(UsageError) as caught:
+            metrics.require_client()
+    assert 'ssbench[metrics]' in str(caught.value)
+    assert '\n' not in str(caught.value)
+
+
+def _snapshot():
+    now = [100.0]
+    stats = LiveStats(lambda: now[0])
+    stats.start_phase('benchmark', total=10)
+    stats.add([{'type': 'get_object', 'size_str': 'tiny', 'status': 200,
+                'first_byte_latency': 0.003, 'last_byte_latency': latency,
+                'size': 1000, 'retries': 1}
+               for latency in (0.003, 0.005, 0.1, 50.0)])
+    stats.add([{'type': 'delete_object', 'size_str': 'tiny',
+                'exception': 'x', 'status': None, 'error_class': 'timeout',
+                'retries': 2, 'reconnects': 1}])
+    now[0] += 2
+    return Snapshot(stats.totals(), {'benchmark': 2.0}, 'benchmark', 0.5,
+                    workers=3, saturated=1, intended_rate=100.0,
+                    achieved_rate=98.5)
+
+
+def _samples(snapshot):
+    out = {}
+    for family in metrics.families(snapshot, metrics.require_client()[1]):
+        for sample in family.samples:
+            key = (sample[0],) + tuple(sorted(sample[1].items()))
+            out[key] = sample[2]
+    return out
+
+
+def test_families_name_requests_bytes_latency_workers_and_rates():
+    samples = _samples(_snapshot())
+    phase = ('phase', 'benchmark')
+    get = ('operation', 'get_object')
+    assert samples[('ssbench_requests_total', get, ('outcome', '200'),
+                    phase, ('result', 'ok'), ('size', 'tiny'))] == 4
+    assert samples[('ssbench_requests_total',
+                    ('operation', 'delete_object'), ('outcome', 'timeout'),
+                    phase, ('result', 'error'), ('size', 'tiny'))] == 1
+    assert samples[('ssbench_object_bytes_total', get, phase)] == 4000
+    assert ('ssbench_object_bytes_total', ('operation', 'delete_object'),
+            phase) not in samples
+    assert samples[('ssbench_retries_total', get, phase)] == 4
+    assert samples[('ssbench_reconnects_total',
+                    ('operation', 'delete_object'), phase)] == 1
+    bucket = 'ssbench_last_byte_latency_seconds_bucket'
+    # Cumulative, at powers of two of a millisecond.
+    assert samples[(bucket, ('le', '0.004'), get, phase)] == 1
+    assert samples[(bucket, ('le', '0.008'), get, phase)] == 2
+    assert samples[(bucket, ('le', '0.128'), get, phase)] == 3
+    assert samples[(bucket, ('le', '32.768'), get, phase)] == 3
+    assert samples[(bucket, ('le', '+Inf'), get, phase)] == 4
+    assert samples[('ssbench_last_byte_latency_seconds_count', get,
+                    phase)] == 4
+    assert samples[('ssbench_last_byte_latency_seconds_sum', get,
+                    phase)] == pytest.approx(50.108)
+    assert samples[('ssbench_phase', phase)] == 1
+    assert samples[('ssbench_phase_elapsed_seconds', phase)] == 2.0
+    assert samples[('ssbench_phase_fraction_done',)] == 0.5
+    assert samples[('ssbench_workers_connected',)] == 3
+    assert samples[('ssbench_workers_saturated',)] == 1
+    assert samples[('ssbench_open_loop_intended_rate',)] == 100.0
+    assert samples[('ssbench_open_loop_achieved_rate',)] == 98.5
+    assert bucket_of(0.003) < bucket_of(0.004)
+
+
+def test_a_closed_loop_run_has_no_rate_gauges():
+    names = set(key[0] for key in _samples(Snapshot()))
+    assert 'ssbench_open_loop_intended_rate' not in names
+    assert 'ssbench_workers_connected' in names
+
+
+def _get(address, path='/metrics', accept=None):
+    conn = socket.create_connection(address, timeout=10)
+    try:
+        request = 'GET %s HTTP/1.1\r\nHost: x\r\n' % path
+        if accept:
+            request += 'Accept: %s\r\n' % accept
+        conn.sendall((request + '\r\n').encode('ascii'))
+        data = b''
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        conn.close()
+    head, _, body = data.partition(b'\r\n\r\n')
+    return head.decode('latin-1'), body.decode('utf-8')
+
+
+def test_the_server_answers_scrapes_from_its_own_thread():
+    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot())
+    server.start()
+    try:
+        head, body = _get(server.address)
+        assert head.startswith('HTTP/1.1 200')
+        assert 'ssbench_workers_connected 0.0' in body
+        server.publish(_snapshot())
+        head, body = _get(server.address, accept='application/'
+                          'openmetrics-text; version=1.0.0')
+        assert 'application/openmetrics-text' in head
+        assert body.endswith('# EOF\n')
+        assert 'ssbench_workers_connected 3.0' in body
+        assert _get(server.address, '/other')[0].startswith(
+            'HTTP/1.1 404')
+        assert server.scrapes == 2
+    finally:
+        with mock.patch.object(server, 'linger', return_value=0.0):
+            server.stop()
+    assert server.stopped
+    with pytest.raises(socket.error):
+        _get(server.address)
+
+
+def test_after_the_run_it_waits_for_one_more_scrape_when_scraped():
+    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot())
+    assert server.linger() == 0.0        # nobody scraped: no wait
+    server.scraped_at = [10.0, 11.0, 12.5]
+    assert server.linger() == 3.0        # twice the longest gap
+    server.scraped_at = [10.0, 100.0]
+    assert server.linger() == metrics.MAX_LINGER
+    server.listener.close()
+
+
+def test_a_port_in_use_is_one_line():
+    taken = socket.socket()
+    taken.bind(('127.0.0.1', 0))
+    taken.listen(1)
+    try:
+        with pytest.raises(UsageError) as caught:
+            metrics.MetricsServer('127.0.0.1', taken.getsockname()[1],
+                                  Snapshot())
+    finally:
+        taken.close()
+    assert 'cannot listen there' in str(caught.value)
