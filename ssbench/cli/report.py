@@ -182,6 +182,13 @@ class ReportRequest(object):
         from ssbench.results.recordview import stored_warmup
         return stored_warmup(stats_file.header)
 
+    def percentiles(self):
+        """The analysis's percentiles, and those --fail-if rules read."""
+        from ssbench.report.compute.analyze import DEFAULT_PERCENTILES
+        from ssbench.report.gate import percentiles_of
+        return tuple(DEFAULT_PERCENTILES) + tuple(
+            percentiles_of(self.rules or ()))
+
     def needs_analysis(self):
         return bool(self.json_path or self.html_path or self.compare_base or
                     self.errors)
@@ -219,7 +226,7 @@ def _write(stats_path, request):
     doc = None
     if request.needs_analysis():
         from ssbench.report.compute.analyze import analyze
-        doc = analyze(stats_file, skip=skip)
+        doc = analyze(stats_file, request.percentiles(), skip=skip)
     status = 0
     parts = []
     # (path, what, mode, write(out)) of every output; standard output
@@ -230,7 +237,8 @@ def _write(stats_path, request):
         from ssbench.report import compare, gate
         base = open_stats(request.compare_base)
         result = compare.compare(
-            analyze(base, skip=request.skip_for(base)), doc)
+            analyze(base, request.percentiles(),
+                    skip=request.skip_for(base)), doc)
         parts.append((compare.render_compare, result))
         if request.rules:
             for line in gate.failed_checks(result, request.rules):

@@ -21,6 +21,8 @@ OPERATIONS = ('total', 'create', 'read', 'update', 'delete')
 KINDS = ('last_byte', 'first_byte')
 KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
 _DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
+# The fewest seconds (first and last left out) a spread is estimated from.
+MIN_SPREAD_SECONDS = 5
 
 
 # --- comparing -------------------------------------------------------------
@@ -42,9 +44,14 @@ def throughput_spread(block):
 
     The half-width of the band around the median that holds the middle
     half of the seconds: max(p75 - median, median - p25) / median.  None
-    when the document has no throughput block (or its median is 0).
+    (unknown) when the document has no throughput block, its median is
+    0, or it has fewer than MIN_SPREAD_SECONDS whole seconds.
     """
     if not block or not block.get('median'):
+        return None
+    # Quartiles of fewer seconds say nothing of the noise: one second
+    # would give +/-0.0%.
+    if (block.get('seconds') or 0) < MIN_SPREAD_SECONDS:
         return None
     median = block['median']
     if block.get('p25') is None or block.get('p75') is None:

@@ -6,8 +6,9 @@ ssbench.report.compare), for CI pipelines.
     RULE   = [OP "."] [KIND "."] METRIC CMP CHANGE
     OP     = total (default) | create | read | update | delete
     KIND   = last_byte (default) | first_byte     (latency metrics only)
-    METRIC = rps | pN (a percentile: p50, p90, p95, p99, p99.9 or p99_9)
-             | max | avg | errors
+    METRIC = rps | pN (a percentile above 0 and at most 100: p50, p99.9 or
+             p99_9, p99.99...; those beyond the analysis's own are
+             computed on request) | max | avg | errors
     CMP    = ">" | "<"
     CHANGE = a sign, a number and "%": +10%, -5%, +0.5%
 
@@ -18,7 +19,9 @@ to CHANGE passes.  The sign is required so that "rps<5%" cannot be taken
 for a drop.  "errors" compares the error rate (failed / all requests) in
 percentage points, so it works when the base had no errors: "errors>+1%"
 fails when the rate rose by more than one point ("+1pp" means the same).
-Spaces and letter case do not matter.  A rule that cannot be evaluated (the
+Spaces and letter case do not matter; digits are ASCII digits (0-9), and a
+rule is quoted in messages cut to SHOWN characters.  A rule that cannot be
+evaluated (the
 operation or the metric is missing in either run, or the base value is 0)
 fails: a gate must not pass silently.
 """
@@ -53,12 +56,21 @@ class Rule(collections.namedtuple(
 
 _OPERATION_RE = re.compile(r'(total|create|read|update|delete)\.')
 _KIND_RE = re.compile(r'(first_byte|last_byte)\.')
-_METRIC_RE = re.compile(r'(rps|max|avg|errors|p(\d+(?:[._]\d+)?))$')
-_CHANGE_RE = re.compile(r'([+-]?)(\d+(?:\.\d*)?|\.\d+)\s*(%|pp)?$')
+# [0-9], not \d: Python 3's \d takes any Unicode digit, so a full-width
+# "p\uff19\uff19" would pass for p99.
+_METRIC_RE = re.compile(r'(rps|max|avg|errors|p([0-9]+(?:[._][0-9]+)?))$')
+_CHANGE_RE = re.compile(
+    r'([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*(%|pp)?$')
+# A rule (or part of one) is quoted in messages up to this many characters.
+SHOWN = 60
+
+
+def _cut(text):
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + '...'
 
 
 def _bad(rule, why):
-    return FailIfError("bad --fail-if rule '%s': %s" % (rule, why))
+    return FailIfError("bad --fail-if rule '%s': %s" % (_cut(rule), why))
 
 
 def parse_fail_if(text):
@@ -80,7 +92,7 @@ def _parse_rule(rule):
     left, right = [s.strip() for s in rule.split(comparison)]
     operation, kind, metric = _parse_metric(rule, left.lower())
     threshold = _parse_change(rule, right.lower(), metric)
-    return Rule(rule, operation, kind, metric, comparison, threshold)
+    return Rule(_cut(rule), operation, kind, metric, comparison, threshold)
 
 
 def _parse_metric(rule, left):
@@ -99,7 +111,7 @@ def _parse_metric(rule, left):
         raise _bad(rule, "unknown metric '%s'; write [OP.][first_byte.]"
                    "METRIC, OP one of %s, METRIC one of rps/pN/max/avg/"
                    "errors (pN: p50, p99.9, ...)"
-                   % (left, '/'.join(OPERATIONS)))
+                   % (_cut(left), '/'.join(OPERATIONS)))
     metric = match.group(1)
     if match.group(2) is not None:
         number = float(match.group(2).replace('_', '.'))
@@ -131,6 +143,19 @@ def _parse_change(rule, right, metric):
                    'use %')
     value = float(number)
     return -value if sign == '-' else value
+
+
+def percentiles_of(rules):
+    """The percentiles (numbers) the rules read, for the analysis to
+    compute besides its own."""
+    out = []
+    for rule in rules:
+        if rule.metric.startswith('p'):
+            number = float(rule.metric[1:].replace('_', '.'))
+            number = int(number) if number == int(number) else number
+            if number not in out:
+                out.append(number)
+    return out
 
 
 def _rule_row(op, rule):

@@ -118,9 +118,19 @@ def test_throughput_spread_is_the_wider_side_of_the_middle_half():
 
 @pytest.mark.parametrize('block', [
     None, {}, throughput(0.0, 0.0, 0.0),
-    dict(throughput(), p25=None)])
+    dict(throughput(), p25=None),
+    # One whole second (or a few) has no spread to speak of, not 0.0%.
+    dict(throughput(100.0, 100.0, 100.0), seconds=1),
+    dict(throughput(), seconds=cmp.MIN_SPREAD_SECONDS - 1),
+    dict(throughput(), seconds=None)])
 def test_throughput_spread_unknown(block):
     assert cmp.throughput_spread(block) is None
+
+
+def test_throughput_spread_from_enough_seconds():
+    block = dict(throughput(100.0, 96.0, 102.0),
+                 seconds=cmp.MIN_SPREAD_SECONDS)
+    assert cmp.throughput_spread(block) == pytest.approx(4.0)
 
 
 @pytest.mark.parametrize('number,key', [

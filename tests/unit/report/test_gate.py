@@ -7,6 +7,12 @@ from ssbench.report import gate
 from ssbench.errors import SsbenchError
 from tests.unit.report.test_compare import latency, operation, pair
 
+
+def native(text):
+    """A str of text, as sys.argv holds it."""
+    return text.encode('utf-8') if str is bytes else text
+
+
 VALID_RULES = [
     ('p99>+10%', ('total', 'last_byte', 'p99', '>', 10.0)),
     ('rps<-5%', ('total', None, 'rps', '<', -5.0)),
@@ -74,6 +80,16 @@ INVALID_RULES = [
     ('last_byte.errors>+1%', 'last_byte.errors>+1%', 'only to latency'),
     ('p0>+1%', 'p0>+1%', 'percentile 0 is not above 0'),
     ('p101>+1%', 'p101>+1%', 'percentile 101'),
+    # ASCII digits only: full-width and other Unicode digits are refused
+    # (as the command line gives them: UTF-8 bytes on Python 2).
+    (native(u'p\uff19\uff19>+10%'), native(u'p\uff19\uff19>+10%'),
+     'unknown metric'),
+    (native(u'p99>+\uff11\uff10%'), native(u'p99>+\uff11\uff10%'),
+     'like +10% or -5%'),
+    (native(u'p\u0669\u0669>+10%'), native(u'p\u0669\u0669>+10%'),
+     'unknown metric'),
+    (native(u'p99>+10\u2009%'), native(u'p99>+10\u2009%'),
+     'like +10% or -5%'),
 ]
 
 
@@ -89,6 +105,26 @@ def test_parse_invalid_rule(text, bad, why):
     assert why in message
     if bad:
         assert message.startswith("bad --fail-if rule '%s': " % bad)
+
+
+def test_a_long_rule_is_cut_in_messages():
+    with pytest.raises(gate.FailIfError) as info:
+        gate.parse_fail_if('p99>+10%,' + 'x' * 100000 + '>+1%')
+    message = str(info.value)
+    assert len(message) < 300
+    assert message.startswith("bad --fail-if rule '%s...': unknown "
+                              "metric '%s...'" % ('x' * (gate.SHOWN - 3),
+                                                  'x' * (gate.SHOWN - 3)))
+    # A valid rule that long is quoted cut too when it fails.
+    rule = gate.parse_fail_if('p99' + ' ' * 100000 + '>+1%')[0]
+    assert rule.text == 'p99' + ' ' * (gate.SHOWN - 6) + '...'
+
+
+def test_percentiles_of_the_rules():
+    rules = gate.parse_fail_if('p99.99>+1%,rps<-5%,read.p100>+1%,'
+                               'first_byte.p99_99>+2%,max>+1%,p50>+1%')
+    assert gate.percentiles_of(rules) == [99.99, 100, 50]
+    assert gate.percentiles_of([]) == []
 
 
 def test_parse_error_names_only_the_bad_rule():
