@@ -26,6 +26,7 @@ from __future__ import absolute_import, division, print_function
 
 import math
 from bisect import bisect_right
+from fractions import Fraction
 
 UNIFORM = 'uniform'
 POISSON = 'poisson'
@@ -46,6 +47,16 @@ _LAST_BUCKET = int(LAG_LIMIT / LAG_RESOLUTION)
 POISSON_DRAWS = 100000
 # Summaries give these percentiles.
 PCTILES = (50, 90, 99, 99.9)
+
+
+def rank(count, pctile):
+    """The nearest rank ceil(count * pctile / 100), at least 1, computed
+    exactly: a float pctile is the decimal it was written as, so p99.9 of
+    41,000 is rank 40,959, not the 40,960 of a float product."""
+    if isinstance(pctile, float):
+        pctile = Fraction(repr(pctile))
+    scaled = count * Fraction(pctile)
+    return max(1, -(-scaled.numerator // (100 * scaled.denominator)))
 
 
 class LagHistogram(object):
@@ -71,11 +82,11 @@ class LagHistogram(object):
         percentile (never above the max), or None when empty."""
         if not self.count:
             return None
-        rank = max(1, int(math.ceil(self.count * pctile / 100.0)))
+        wanted = rank(self.count, pctile)
         seen = 0
         for bucket in sorted(self.counts):
             seen += self.counts[bucket]
-            if seen >= rank:
+            if seen >= wanted:
                 break
         if bucket >= _LAST_BUCKET:
             return self.max
@@ -161,11 +172,11 @@ class WaitHistogram(object):
         percentile (never above the max), or None when empty."""
         if not self.count:
             return None
-        rank = max(1, int(math.ceil(self.count * pctile / 100.0)))
+        wanted = rank(self.count, pctile)
         seen = 0
         for bucket in sorted(self.counts):
             seen += self.counts[bucket]
-            if seen >= rank:
+            if seen >= wanted:
                 break
         return min(self.max, self.low(bucket + 1))
 

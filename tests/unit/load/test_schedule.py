@@ -8,7 +8,8 @@ import pytest
 
 from ssbench.load.schedule import (LAG_RESOLUTION, POISSON,
                                    POISSON_DRAWS, UNIFORM, WAIT_GROWTH,
-                                   LagHistogram, Schedule, WaitHistogram)
+                                   LagHistogram, Schedule, WaitHistogram,
+                                   rank)
 
 
 def drive(schedule, seconds, step, room=10 ** 9):
@@ -308,3 +309,23 @@ def test_wait_histogram_percentiles_are_within_a_bucket():
     assert hist.percentile(50) == pytest.approx(1e-4)
     assert 0.2 <= hist.percentile(99) <= 0.2 * WAIT_GROWTH
     assert hist.percentile(100) == 30.0
+
+
+def test_ranks_are_exact():
+    assert rank(41000, 99.9) == 40959   # 40959.00000000001 in floats
+    assert rank(1000, 99.9) == 999
+    assert rank(1001, 99.9) == 1000
+    assert rank(10000, 99.99) == 9999
+    assert rank(10, 50) == 5
+    assert rank(10, 0) == 1
+    assert rank(3, 100) == 3
+
+
+@pytest.mark.parametrize('histogram', [LagHistogram, WaitHistogram])
+def test_p99_9_of_41000_is_the_40959th(histogram):
+    hist = histogram()
+    for lag in [0.0] * 40959 + [0.5] * 41:
+        hist.add(lag)
+    assert hist.count == 41000
+    assert hist.percentile(99.9) < 0.001
+    assert hist.percentile(99.91) == 0.5
