@@ -1,0 +1,196 @@
+"""The live view with real processes: the status line in a real terminal
+(tmux), the 0.3.9 characters when stderr is a file, and --metrics scraped
+by a real Prometheus (Debian's) while run-scenario runs against the local
+Swift."""
+from __future__ import absolute_import, division, print_function
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+try:
+    from urllib.parse import urlencode
+    from urllib.request import urlopen
+except ImportError:  # Python 2
+    from urllib import urlencode
+    from urllib2 import urlopen
+
+from ssbench.master.progress import LEGEND
+from tests.e2e import support
+
+pytestmark = pytest.mark.e2e
+
+PROMETHEUS = shutil.which('prometheus') if hasattr(shutil, 'which') \
+    else '/usr/bin/prometheus'
+TOTAL = re.compile(r'Count:\s+(\d+) \(\s*(\d+) error;.*Average requests per '
+                   r'second:\s+([0-9.]+)')
+# The status line: phase and elapsed, ETA, a rate and p99 with a unit.
+STATUS = re.compile(r'benchmark \d\d:\d\d \| ETA \d\d:\d\d \| \d[\d,]* req '
+                    r'\| \d[\d,]* req/s \| p50 \S+ p99 [\d.]+m?s \|')
+PROGRESS_CHARS = re.compile(r'^[.oO*X_|^@]+$')
+
+
+def _wait(condition, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError('timed out waiting for %s' % what)
+
+
+@pytest.fixture
+def scenario(tmpdir):
+    support.require_swift()
+    made = []
+
+    def make(**changes):
+        path, data = support.write_scenario(tmpdir, **changes)
+        made.append(data['container_base'])
+        return path, data
+    yield make
+    view = support.SwiftView()
+    for base in made:
+        view.delete_everything(base + '_')
+
+
+def _run_argv(path, stats, *extra):
+    return ([sys.executable, '-m', 'ssbench.cli.master', 'run-scenario',
+             '-f', path, '-s', stats, '--workers', '2', '-r', '6'] +
+            support.zmq_args() + support.auth_args() + list(extra))
+
+
+def _tmux(socket_name, *args):
+    return subprocess.check_output(
+        ['tmux', '-L', socket_name] + list(args)).decode('utf-8', 'replace')
+
+
+def test_a_terminal_shows_the_status_line_a_file_the_characters(
+        tmpdir, scenario):
+    path, _ = scenario()
+    socket_name = 'ssbench-test-%d' % os.getpid()
+    done = os.path.join(str(tmpdir), 'status')
+    command = ' '.join("'%s'" % arg for arg in _run_argv(
+        path, os.path.join(str(tmpdir), 'tty.stat'), '-R'))
+    _tmux(socket_name, 'new-session', '-d', '-s', 'run', '-x', '200',
+          '-y', '50', 'cd %s && %s; echo $? > %s; sleep 120' % (
+              support.ROOT, command, done))
+    try:
+        line = _wait(lambda: STATUS.search(_tmux(
+            socket_name, 'capture-pane', '-p', '-t', 'run')), 120,
+            'the status line')
+        _wait(lambda: os.path.exists(done) and support.read_text(done),
+              120, 'the run to end')
+        assert support.read_text(done).strip() == '0'
+        screen = _tmux(socket_name, 'capture-pane', '-p', '-t', 'run')
+    finally:
+        subprocess.call(['tmux', '-L', socket_name, 'kill-server'])
+    assert 'Benchmark Run:' not in screen      # no legend, no characters
+    assert not [row for row in screen.splitlines()
+                if PROGRESS_CHARS.match(row.strip())]
+    assert 'p99' in line.group(0)
+
+    # The same run, stderr to a file: the 0.3.9 legend and characters.
+    ran = support.run(_run_argv(path, os.path.join(str(tmpdir), 'f.stat'),
+                                '-R'), 240)
+    assert ran.status == 0, ran
+    assert LEGEND in ran.err
+    rows = [row for row in ran.err.splitlines()
+            if PROGRESS_CHARS.match(row)]
+    assert rows and sum(len(row) for row in rows) > 10
+    assert 'req/s' not in ran.err and '\x1b[K' not in ran.err
+
+
+def _query(port, expression):
+    answer = json.loads(urlopen('http://127.0.0.1:%d/api/v1/query?%s' % (
+        port, urlencode({'query': expression})), timeout=10).read().decode(
+            'utf-8'))
+    assert answer['status'] == 'success', answer
+    result = answer['data']['result']
+    return float(result[0]['value'][1]) if result else None
+
+
+@pytest.fixture
+def prometheus(tmpdir):
+    """(Prometheus's port, the port it scrapes each second), Prometheus
+    running with its data in tmpdir; killed at teardown."""
+    if not PROMETHEUS or not os.path.exists(PROMETHEUS):
+        pytest.skip('Debian\'s prometheus package is not installed')
+    port, target = support.free_port(), support.free_port()
+    config = os.path.join(str(tmpdir), 'prometheus.yml')
+    with open(config, 'w') as fp:
+        fp.write('global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n'
+                 'scrape_configs:\n  - job_name: ssbench\n'
+                 '    static_configs:\n'
+                 '      - targets: ["127.0.0.1:%d"]\n' % target)
+    log = open(os.path.join(str(tmpdir), 'prometheus.log'), 'wb')
+    proc = subprocess.Popen(
+        [PROMETHEUS, '--config.file', config, '--storage.tsdb.path',
+         os.path.join(str(tmpdir), 'prometheus-data'),
+         '--web.listen-address', '127.0.0.1:%d' % port],
+        stdout=log, stderr=subprocess.STDOUT,
+        preexec_fn=support.die_with_parent)
+    try:
+        _wait(lambda: _ready(port), 60, 'Prometheus to start')
+        yield port, target
+    finally:
+        support.stop_process(proc)
+        log.close()
+
+
+def _ready(port):
+    try:
+        return urlopen('http://127.0.0.1:%d/-/ready' % port,
+                       timeout=2).getcode() == 200
+    except Exception:
+        return False
+
+
+def test_prometheus_sees_the_rate_and_the_errors_of_the_report(
+        tmpdir, prometheus):
+    port, target = prometheus
+    outcome = {}
+
+    def run():
+        try:
+            outcome['stats'] = support.run_with_errors(
+                tmpdir, run_seconds=12,
+                extra=('--metrics', '127.0.0.1:%d' % target, '--progress',
+                       'none'))
+        except BaseException as exc:   # told in the main thread
+            outcome['error'] = exc
+    runner = threading.Thread(target=run)
+    runner.start()
+    try:
+        # While the run runs, Prometheus has a request rate.
+        _wait(lambda: 'error' in outcome or _query(
+            port, 'sum(rate(ssbench_requests_total{phase="benchmark"}'
+            '[3s]))'), 120, 'a live request rate')
+    finally:
+        runner.join(300)
+    assert 'error' not in outcome, outcome['error']
+    ran = support.master('report-scenario', '-s', outcome['stats'],
+                         timeout=120)
+    assert ran.status == 0, ran
+    # The 0.3.9 TOTAL: successes, errors apart, successes per second.
+    count, errors, rate = TOTAL.search(ran.out).groups()
+    count, errors, rate = int(count), int(errors), float(rate)
+    assert errors > 0
+    last = 'sum(max_over_time(ssbench_requests_total{phase="benchmark",' \
+        'result="%s"}[10m]))'
+    seen_count = _query(port, last % 'ok')
+    seen_errors = _query(port, last % 'error')
+    seen_rate = seen_count / _query(
+        port, 'max(max_over_time(ssbench_phase_elapsed_seconds'
+        '{phase="benchmark"}[10m]))')
+    assert seen_count == pytest.approx(count, rel=0.05)
+    assert seen_errors == pytest.approx(errors, rel=0.05)
+    assert seen_rate == pytest.approx(rate, rel=0.05)
