@@ -92,7 +92,10 @@ def test_rate_run_stamps_intended_starts_and_reports_response_time(tmpdir):
     assert schedule[0]['sent'] == 800
     assert schedule[0]['send_lag']['count'] == 800
     assert set(c['kind'] for c in controls) == set(['schedule',
-                                                    'worker_health'])
+                                                    'worker_health',
+                                                    'clock_offset'])
+    # A run by operation count sends all it intends; nothing is unsent.
+    assert schedule[0]['intended'] == 800 and 'unsent' not in schedule[0]
 
 
 def test_poisson_rate_from_the_scenario_file(tmpdir):
