@@ -516,10 +516,13 @@ def _bad_value(stats_file, *pairs):
 def shown(value):
     """repr() of a value from a file, strings as text, cut to SHOWN
     characters: a message names the value, it does not echo a file."""
+    value = _text(value)
     if type(value) in _NUMBER_TYPES and not isinstance(value, float):
         text = '%d' % (value,)      # no L of a Python 2 long
+    elif isinstance(value, type(u'')) and str is bytes:
+        text = repr(value.encode('utf-8'))   # 'x' as on Python 3, not u'x'
     else:
-        text = '%r' % (_text(value),)
+        text = '%r' % (value,)
     if len(text) > SHOWN:
         text = text[:SHOWN - 3] + '...'
     return text

@@ -161,7 +161,7 @@ CASES = [
     ('report latency that is not a number', MASTER,
      ['report-scenario', '-s', '{text_latency}', '--csv'], 1,
      'word.stat: not a valid ssbench stats file: a result has a bad value '
-     "(first_byte_latency 0.01, last_byte_latency %r)" % (u'x',)),
+     "(first_byte_latency 0.01, last_byte_latency 'x')"),
     ('run without -f', MASTER, ['run-scenario'], 2, '-f/--scenario-file'),
     ('run missing scenario', MASTER,
      ['run-scenario', '-f', '/nonexistent.scenario', '--noop'], 2,
