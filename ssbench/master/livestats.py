@@ -137,32 +137,33 @@ class Slot(object):
             if 'exception' in result:
                 self._add_failure(result)
                 continue
+            # Keys every success has (ssbench.wire.messagecheck) are
+            # subscripted, the rest got: this loop's cost is the live
+            # view's.
             get = result.get
-            first_latency = get('first_byte_latency')
-            if first_latency is None:
+            latency = get('first_byte_latency')
+            if latency is None:
                 first = None
-            elif first_latency >= base:
-                first = int(log(first_latency * inverse) * scale) + 1
+            elif latency >= base:
+                first = int(log(latency * inverse) * scale) + 1
             else:
                 first = 0
-            last_latency = get('last_byte_latency')
-            if last_latency is None:
-                last = None
-            elif last_latency >= base:
+            last_latency = result['last_byte_latency']
+            if last_latency >= base:
                 last = int(log(last_latency * inverse) * scale) + 1
             else:
                 last = 0
-            key = (get('type'), get('size_str'), get('status'), first, last)
+            key = (result['type'], result['size_str'], get('status'), first,
+                   last)
             cell = raw.get(key)
             if cell is None:
                 cell = raw[key] = [0, 0, 0.0, 0.0]
             cell[0] += 1
             cell[1] += get('size') or 0
             if first is not None:
-                cell[2] += first_latency
-            if last is not None:
-                cell[3] += last_latency
-            if get('retries') or get('reconnects'):
+                cell[2] += latency
+            cell[3] += last_latency
+            if result['retries'] or get('reconnects'):
                 self._add_retries(key[0], result)
 
     def _add_retries(self, kind, result):
