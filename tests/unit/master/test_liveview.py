@@ -42,7 +42,8 @@ class Metrics(object):
 
 def result():
     return {'type': 'get_object', 'size_str': 'tiny', 'status': 200,
-            'first_byte_latency': 0.01, 'last_byte_latency': 0.02}
+            'first_byte_latency': 0.01, 'last_byte_latency': 0.02,
+            'retries': 0}
 
 
 def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
