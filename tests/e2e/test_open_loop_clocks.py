@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import sys
 import time
 
 import pytest
@@ -180,3 +181,30 @@ def test_a_worker_clock_2s_ahead_changes_no_response_time(tmpdir, swift):
     (warning,) = [line for line in ran.err.splitlines()
                   if 'clock offset above 100 ms' in line][:1]
     assert 'worker 1 +2.0' in warning and 'worker 2' not in warning
+
+
+# Address space the master (and its local worker) may use below: the old
+# schedule drew every due start time and grew to 23 GB at the top rate.
+MEMORY_CAP_KB = 1024 * 1024
+
+
+@pytest.mark.parametrize('length', [['-o', '100'], ['-r', '3']],
+                         ids=['operation count', 'timed'])
+def test_the_top_rate_runs_in_bounded_memory(tmpdir, length):
+    from ssbench.load.scenario import MAX_RATE
+    from ssbench.results.statsreader import open_stats
+    path, _ = support.write_scenario(tmpdir)
+    stats = os.path.join(str(tmpdir), 'top.stat')
+    ran = support.run(
+        ['sh', '-c', 'ulimit -v %d && exec "$0" "$@"' % MEMORY_CAP_KB,
+         sys.executable, '-m', 'ssbench.cli.master', 'run-scenario', '-f',
+         path, '--noop', '--workers', '1', '-u', '2', '--rate',
+         str(MAX_RATE), '-s', stats] + length + support.zmq_args(), 120)
+    assert ran.status == 0, ran
+    (schedule,) = [r for batch in open_stats(stats + '.gz').iter_batches()
+                   for r in batch if r.get('kind') == 'schedule']
+    if length[0] == '-o':
+        assert schedule['intended'] == schedule['sent'] == 100
+    else:
+        assert schedule['intended'] == 3 * MAX_RATE
+        assert schedule['sent'] + schedule['unsent'] == 3 * MAX_RATE
