@@ -294,3 +294,108 @@ def test_fuzzed_work_socket_cannot_stop_a_worker(tmpdir, workers):
     # Fuzzed no-op jobs were answered: the master dropped those results.
     assert 'result of no job in flight' in err
     assert_one_line_per_fault_kind(err + log)
+
+
+# --- stats files ------------------------------------------------------------
+
+STATS_RUNS = 48
+# A report of the golden file takes well under 200 MB; a per-second
+# structure over a stray time (a 1970 clock) took 2.7 GB.
+REPORT_MEMORY = 1 << 30
+GOLDEN_STATS = os.path.join(support.ROOT, 'tests', 'data', 'golden',
+                            'swift_u8_o2000_c10.stat.gz')
+# Values a hand-made or damaged file may hold where a number belongs:
+# the bad-input corpus (tests/data/bad/stats_cases.json) in kind.
+STATS_JUNK = JUNK + [5.0, 1e10 + 1, 1795317877.0 + 365 * 86400, -1e300,
+                     2 ** 64 - 1, 10 ** 6 + 1, u'x' * 1000, [5], 1.5]
+RESULT_KEYS = (u'completed_at', u'first_byte_latency', u'last_byte_latency',
+               u'retries', u'worker_id', u'type', u'size_str', u'trans_id',
+               u'intended_start', u'exception', u'size')
+HEADER_KEYS = (u'user_count', u'name', u'rate', u'delete_after',
+               u'warmup', u'operation_count', u'run_seconds')
+SCENARIO_KEYS = (u'sizes', u'initial_files', u'crud_profile')
+STATS_OUTPUTS = ([], ['--csv'], ['-r', '{out}/rps.csv'], ['--json', '-'],
+                 ['--html', '{out}/report.html'],
+                 ['--compare', GOLDEN_STATS], ['--skip', '5', '--errors'],
+                 ['--compare', GOLDEN_STATS, '--fail-if', 'p99.99>+50%'])
+
+
+def golden_stats():
+    from ssbench.results.statsreader import open_stats
+    source = open_stats(GOLDEN_STATS)
+    return source.header, list(source.iter_batches())
+
+
+def fuzzed_stats(rng, header, batches):
+    """The bytes of a damaged copy of a stats file: values replaced in a
+    few results and perhaps the header, perhaps cut short."""
+    header = dict(header)
+    header[u'_scenario_data'] = dict(header[u'_scenario_data'])
+    batches = [list(batch) for batch in batches]
+    for _ in range(rng.randrange(1, 4)):
+        batch = rng.choice(batches)
+        i = rng.randrange(len(batch))
+        batch[i] = dict(batch[i])
+        batch[i][rng.choice(RESULT_KEYS)] = rng.choice(STATS_JUNK)
+    if rng.random() < 0.3:
+        header[rng.choice(HEADER_KEYS)] = rng.choice(STATS_JUNK)
+    if rng.random() < 0.2:
+        header[u'_scenario_data'][rng.choice(SCENARIO_KEYS)] = \
+            rng.choice(STATS_JUNK)
+    data = b''.join(msgpack.packb(obj, use_bin_type=True)
+                    for obj in [header] + batches)
+    if rng.random() < 0.2:
+        data = data[:rng.randrange(len(data))]
+    return data
+
+
+def report_capped(args, timeout=120):
+    """report-scenario ARGS with the address space capped and a time
+    limit: (status, stdout, stderr)."""
+    def limits():
+        support.die_with_parent()
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS,
+                           (REPORT_MEMORY, REPORT_MEMORY))
+
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'ssbench.cli.master', 'report-scenario'] +
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=support.ROOT, preexec_fn=limits)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        out, err = proc.communicate()
+    finally:
+        timer.cancel()
+    return (proc.returncode, out.decode('utf-8', 'replace'),
+            err.decode('utf-8', 'replace'))
+
+
+def test_fuzzed_stats_files_are_a_report_or_one_line(tmpdir):
+    rng = random.Random(20261125)
+    header, batches = golden_stats()
+    outcomes = {0: 0, 1: 0}
+    for run in range(STATS_RUNS):
+        folder = tmpdir.mkdir('run%d' % run)
+        path = str(folder.join('fuzzed.stat'))
+        with io.open(path, 'wb') as fp:
+            fp.write(fuzzed_stats(rng, header, batches))
+        flags = [flag.format(out=str(folder)) for flag in
+                 STATS_OUTPUTS[run % len(STATS_OUTPUTS)]]
+        status, out, err = report_capped(['-s', path] + flags)
+        where = (run, flags, err[-2000:])
+        assert 'Traceback' not in err and 'unexpected error' not in err, \
+            where
+        errors = [line for line in err.splitlines()
+                  if line.startswith('ERROR:')]
+        if status == 1:
+            # One line naming the fuzzed file (never the golden base).
+            assert len(errors) == 1, where
+            assert errors[0].startswith('ERROR:%s: ' % (path,)), where
+        else:
+            assert status in (0, 3) and out, where
+            assert status == 0 or errors[0].startswith('ERROR:--fail-if')
+        outcomes[min(status, 1)] += 1
+    # The fuzz reaches both kinds of file.
+    assert outcomes[0] > 5 and outcomes[1] > 5, outcomes
