@@ -4,6 +4,8 @@ master already has (ssbench.master.dispatch.Master.run_jobs' on_results
 and on_idle, and on_heartbeat)."""
 from __future__ import absolute_import, division, print_function
 
+import logging
+
 from ssbench.compat import monotonic
 from ssbench.master.livestats import LiveStats
 from ssbench.master.statusline import INTERVAL, StatusLine, format_line
@@ -148,6 +150,8 @@ class LiveView(object):
         """End the last phase and the endpoint (after its final scrape,
         see MetricsServer.stop)."""
         self.end_phase()
+        if self.status is not None:
+            _ClearBeforeLogging.remove()
         if self.metrics is not None:
             self.metrics.stop()
             self.metrics = None
@@ -168,6 +172,34 @@ def live_view(progress, metrics_address=None):
         return None
     view = LiveView(status_stream=sys.stderr if progress == 'line'
                     else None, metrics=metrics)
+    if view.status is not None:
+        _ClearBeforeLogging.install(view.status)
     if metrics is not None:
         metrics.start()
     return view
+
+
+class _ClearBeforeLogging(logging.Filter):
+    """On the root logger's handlers while a status line is shown: a log
+    line takes the status line's place (redrawn below it at the next
+    tick) instead of being written after its text."""
+
+    def __init__(self, status):
+        logging.Filter.__init__(self)
+        self.status = status
+
+    def filter(self, record):
+        self.status.clear()
+        return True
+
+    @classmethod
+    def install(cls, status):
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(cls(status))
+
+    @classmethod
+    def remove(cls):
+        for handler in logging.getLogger().handlers:
+            for installed in [f for f in handler.filters
+                              if isinstance(f, cls)]:
+                handler.removeFilter(installed)

@@ -1,5 +1,7 @@
 from __future__ import absolute_import, division, print_function
 
+import logging
+
 from ssbench.master.liveview import LiveView, live_view
 
 
@@ -98,3 +100,21 @@ def test_nothing_is_built_when_nothing_asks_for_it():
     assert live_view('none') is None
     view = live_view('line')
     assert view.status is not None and view.metrics is None
+
+
+def test_a_log_line_takes_the_place_of_the_status_line():
+    root = logging.getLogger()
+    handler = logging.StreamHandler(Stream())
+    root.addHandler(handler)
+    stream = Stream()
+    view = live_view('line')
+    view.status.stream = stream
+    try:
+        view.phase('benchmark')
+        assert stream.parts[-1].startswith('\r\x1b[Kbenchmark')
+        handler.handle(logging.makeLogRecord({'msg': 'a warning'}))
+        assert stream.parts[-1] == '\r\x1b[K'     # the line is cleared
+    finally:
+        view.close()
+        root.removeHandler(handler)
+    assert handler.filters == []
