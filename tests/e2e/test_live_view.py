@@ -194,3 +194,30 @@ def test_prometheus_sees_the_rate_and_the_errors_of_the_report(
     assert seen_count == pytest.approx(count, rel=0.05)
     assert seen_errors == pytest.approx(errors, rel=0.05)
     assert seen_rate == pytest.approx(rate, rel=0.05)
+
+
+BLOCK_CLIENT = ("import sys; sys.modules['prometheus_client'] = None; "
+                "from ssbench.cli.master import main; sys.exit(main())")
+
+
+@pytest.mark.parametrize('blocked, metrics, fragment', [
+    (True, '127.0.0.1:0', 'install ssbench[metrics]'),
+    (False, 'nowhere', "--metrics: 'nowhere' is not ADDR:PORT"),
+    (False, ':70000', '--metrics: port 70000 is not 0-65535'),
+])
+def test_metrics_problems_are_one_line_before_any_work(
+        tmpdir, blocked, metrics, fragment):
+    path, _ = support.write_scenario(tmpdir)
+    stats = os.path.join(str(tmpdir), 'never.stat')
+    argv = [sys.executable] + (['-c', BLOCK_CLIENT] if blocked else
+                               ['-m', 'ssbench.cli.master'])
+    ran = support.run(argv + ['run-scenario', '-f', path, '-s', stats,
+                              '--noop', '--metrics', metrics,
+                              '--worker-wait', '1'], 60)
+    assert ran.status != 0
+    # The version banner (INFO), then the one line.
+    lines = [line for line in ran.err.strip().splitlines()
+             if not line.startswith('INFO:')]
+    assert len(lines) == 1 and fragment in lines[0], ran
+    assert not os.path.exists(stats + '.gz')
+    assert not os.path.exists(stats)
