@@ -4,12 +4,15 @@ the run ended early, in every output; real master, workers and
 report-scenario processes."""
 from __future__ import absolute_import, division, print_function
 
+import io
 import os
+import random
 import re
 import signal
 
 import pytest
 
+from ssbench.results import timewindow
 from tests.e2e import support
 from tests.e2e.test_interrupts import BOUND, SCENARIO, master_job
 
@@ -59,3 +62,27 @@ def test_a_killed_master_s_file_says_the_run_ended_early(tmpdir, limit):
         assert len(lines) == 1, ran.err
         match = EARLY.match(lines[0]) or CUT.match(lines[0])
         assert match and match.group(1) == stats, ran.err
+
+
+def test_results_spread_over_centuries_cost_bounded_memory(tmpdir):
+    # Completion times anywhere from 1970 to 2286: the reports keep the
+    # widest window a run can have (about 16 weeks and two days around
+    # the median), and the -r histogram of it is written in blocks.
+    from tests.e2e.test_fuzz import report_capped
+    from tests.unit.cli.test_stats_errors import header, result, write_stats
+    rng = random.Random(7)
+    stats = write_stats(str(tmpdir.join('spread.stat')),
+                        header(operation_count=5000),
+                        [result(i, completed_at=rng.uniform(0, 1e10))
+                         for i in range(5000)])
+    rps = str(tmpdir.join('rps.csv'))
+    status, out, err = report_capped(['-s', stats, '-r', rps, '--json',
+                                      str(tmpdir.join('a.json'))],
+                                     timeout=240)
+    assert status == 0, err
+    assert 'TOTAL' in out and 'Traceback' not in err
+    lines = warnings(err)
+    assert len(lines) == 1 and 'far outside the run' in lines[0], err
+    with io.open(rps) as fp:
+        rows = sum(1 for _ in fp)
+    assert 1 < rows <= timewindow.MAX_WIDTH + 2

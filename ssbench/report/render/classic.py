@@ -186,6 +186,10 @@ def csv_rows(run_stats):
     return names, values
 
 
+# Rows of the -r histogram formatted at once.
+RPS_BLOCK = 1 << 16
+
+
 def _write_csv(rows, stream):
     """Write rows with the original's dialect; native str on each Python."""
     buf = io.BytesIO() if PY2 else io.StringIO()
@@ -207,7 +211,10 @@ def render_csv(run_stats, stream):
 
 
 def render_rps_histogram(run_stats, stream):
-    """Write the -r histogram: requests completed in each second."""
-    rows = [['Seconds Since Start', 'Requests Completed']]
-    rows.extend([i, count] for i, count in enumerate(run_stats.rps_counts, 1))
-    _write_csv(rows, stream)
+    """Write the -r histogram: requests completed in each second, a block
+    of seconds at a time (a run of weeks has millions of rows)."""
+    _write_csv([['Seconds Since Start', 'Requests Completed']], stream)
+    counts = run_stats.rps_counts
+    for start in range(0, len(counts), RPS_BLOCK):
+        _write_csv([[i, count] for i, count in enumerate(
+            counts[start:start + RPS_BLOCK], start + 1)], stream)

@@ -183,3 +183,13 @@ def test_no_successes_at_all():
         '"Seconds Since Start","Requests Completed"\n')
     names, values = classic.csv_rows(rs)
     assert len(names) == len(values) == 8
+
+
+def test_the_rps_histogram_is_written_a_block_at_a_time(monkeypatch):
+    # Byte for byte the golden histogram, formatted 7 rows at a time.
+    from tests.unit.report.test_golden import expected, render, run_stats
+    monkeypatch.setattr(classic, 'RPS_BLOCK', 7)
+    stats = run_stats('swift_u8_o2000_c10', 95)
+    assert len(stats.rps_counts) > 7
+    assert render(classic.render_rps_histogram, stats) == expected(
+        'swift_u8_o2000_c10', 'rps_histogram.csv')
