@@ -8,8 +8,11 @@ message on the wire.  It keeps two things, both of bounded size:
   per operation, and first- and last-byte latency per (operation, log
   bucket); the status line's rate, percentiles and errors come from the
   ring (window());
-- the Slots that left the ring, summed per phase: with the ring, the run's
-  totals (totals(), for the Prometheus endpoint).
+- every closed second, summed per phase: the run's totals (totals(), for
+  the Prometheus endpoint, a second behind at most).
+
+Only the current second's slot counts under raw keys (see Slot); a
+second is normalised once, when it is over.
 
 A --noop master takes tens of thousands of results a second: Slot.add()
 is the one loop per result, kept short.
@@ -237,8 +240,8 @@ class LiveStats(object):
         self.phase_total = None       # requests the phase will make, if known
         self.phase_seconds = None     # how long a timed phase lasts
         self.phase_done = 0
-        self.past = {}                # phase -> Slot of seconds past the ring
-        self.ring = []                # Slots, oldest first
+        self.past = {}                # phase -> Slot of its closed seconds
+        self.ring = []                # closed Slots of WINDOW s, oldest first
         self.slot = None
         self.saturated = {}           # worker id -> its last verdict
 
@@ -246,45 +249,53 @@ class LiveStats(object):
 
     def start_phase(self, name, total=None, seconds=None):
         """A new phase (one of PHASES): the ring starts empty."""
-        self._fold(self.ring)
+        self._close()
         self.ring = []
-        self.slot = None
         self.phase = name
         self.phase_started = self.clock()
         self.phase_total = total
         self.phase_seconds = seconds
         self.phase_done = 0
         self.past.setdefault(name, Slot())
+        self.turn(self.phase_started)
 
-    def _fold(self, slots):
-        past = self.past.get(self.phase)
-        for slot in slots:
-            past.merge(slot)
+    def _close(self):
+        """The current slot's second is over: normalised once, it joins
+        the ring and the phase's totals (reading either then costs the
+        same however many results the second had)."""
+        slot = self.slot
+        self.slot = None
+        if slot is None:
+            return
+        closed = slot.normalised()
+        self.ring.append(closed)
+        self.past[self.phase].merge(closed)
 
-    def _slot(self, now):
-        """The slot of second `now`, rotating the ring as time passes."""
+    def turn(self, now):
+        """The clock reads `now`: results added from here on count in
+        its second's slot; the ring rotates as seconds pass.  The run
+        loop calls this once per turn (LiveView.tick), so that add()
+        reads no clock per message."""
         second = int(now)
         slot = self.slot
         if slot is not None and slot.second == second:
-            return slot
-        slot = self.slot = Slot(second)
+            return
+        self._close()
+        self.slot = Slot(second)
         ring = self.ring
-        ring.append(slot)
         cut = 0
-        while ring[cut].second <= second - WINDOW:
+        while cut < len(ring) and ring[cut].second <= second - WINDOW:
             cut += 1
-        if cut:
-            self._fold(ring[:cut])
-            del ring[:cut]
-        return slot
+        del ring[:cut]
 
     # -- taking results in ----------------------------------------------
 
     def add(self, results):
         """Count a list of result records (a Master.run_jobs on_results
-        callback)."""
-        if self.phase is not None and results:
-            self._slot(self.clock()).add(results)
+        callback) in the slot of the last turn()."""
+        slot = self.slot
+        if slot is not None:
+            slot.add(results)
             self.phase_done += len(results)
 
     def heartbeat(self, record):
@@ -318,7 +329,8 @@ class LiveStats(object):
         histogram = {}
         errors = {}
         recent = 0
-        for slot in self.ring:
+        slots = self.ring + ([self.slot] if self.slot is not None else [])
+        for slot in slots:
             if slot.second <= current - WINDOW:
                 continue
             if current - RATE_WINDOW <= slot.second < current:
@@ -358,11 +370,12 @@ class LiveStats(object):
         return None
 
     def totals(self):
-        """{phase: Slot} of the whole run so far, normalised copies that
-        another thread may read."""
-        out = dict((phase, slot.normalised())
-                   for phase, slot in self.past.items())
-        mine = out.get(self.phase)
-        for slot in self.ring:
-            mine.merge(slot)
-        return out
+        """{phase: Slot} of the run up to the last whole second (the
+        current one is counted under raw keys; end_phase() closes it),
+        normalised copies that another thread may read."""
+        return dict((phase, slot.normalised())
+                    for phase, slot in self.past.items())
+
+    def end_phase(self):
+        """The phase is over: its last second joins the totals."""
+        self._close()

@@ -50,6 +50,7 @@ class LiveView(object):
         self.master = None
         self.elapsed = {}          # phase -> seconds, of finished phases
         self._ticked_at = None
+        self._next_tick = 0.0
         self._in_phase = False
         self.status = None
         if status_stream is not None:
@@ -82,6 +83,7 @@ class LiveView(object):
         stats.start_phase(name, total, seconds)
         self._in_phase = True
         self._ticked_at = None
+        self._next_tick = 0.0
         add = stats.add
         tick = self.tick
         heartbeat = stats.heartbeat
@@ -110,21 +112,27 @@ class LiveView(object):
             return
         self._in_phase = False
         self.elapsed[stats.phase] = stats.elapsed()
+        stats.end_phase()
         if self.status is not None:
             self.status.finish()
         self.publish()
 
     def tick(self):
-        """From the run loop, once per turn: redraw and publish when
-        `interval` has passed."""
+        """From the run loop, once per turn: move LiveStats to the next
+        second when one began; redraw and publish when `interval` has
+        passed.  One clock reading and one comparison otherwise."""
         now = self.clock()
-        if self._ticked_at is not None and \
-                now - self._ticked_at < self.interval:
+        if now < self._next_tick:
             return
-        self._ticked_at = now
-        if self.status is not None:
-            self.status.draw(now)
-        self.publish()
+        self.stats.turn(now)
+        if self._ticked_at is None or now - self._ticked_at >= \
+                self.interval:
+            self._ticked_at = now
+            if self.status is not None:
+                self.status.draw(now)
+            self.publish()
+        self._next_tick = min(self._ticked_at + self.interval,
+                              int(now) + 1)
 
     def snapshot(self):
         stats = self.stats

@@ -50,6 +50,7 @@ def _snapshot():
                 'exception': 'x', 'status': None, 'error_class': 'timeout',
                 'retries': 2, 'reconnects': 1}])
     now[0] += 2
+    stats.end_phase()
     return Snapshot(stats.totals(), {'benchmark': 2.0}, 'benchmark', 0.5,
                     workers=3, saturated=1, intended_rate=100.0,
                     achieved_rate=98.5)
