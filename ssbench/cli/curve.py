@@ -14,7 +14,7 @@ import os
 import sys
 
 USAGE_EPILOG = """\
-Files written (see the README's "Encrypting master-worker traffic"):
+Files written (see docs/security.rst, "Encrypting master-worker traffic"):
   master.key          the master's public key: every worker needs it
   master.key_secret   the master's secret key: keep it on the master host
   worker.key          the workers' public key: the master accepts it

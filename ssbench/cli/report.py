@@ -87,7 +87,7 @@ def add_report_parser(subparsers, formatter_class):
     report.add_argument(
         '--fail-if', metavar='RULES', default=None,
         help="With --compare: exit with status 3 when a rule is crossed, "
-        "e.g. 'p99>+10%%,rps<-5%%' (see README: Comparing runs)")
+        "e.g. 'p99>+10%%,rps<-5%%' (see docs/analysis.rst)")
     report.add_argument(
         '--profile', action='store_true', default=False,
         help='Profile the report generation (cProfile, written to a new '

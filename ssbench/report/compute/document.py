@@ -16,7 +16,7 @@ _HEADER_KEY = u'_scenario_data'
 
 
 def build(header, scan, pctiles, stats_path, skip):
-    """The document of a scan (see SCHEMA / README "JSON document")."""
+    """The document of a scan (see SCHEMA / docs/analysis.rst)."""
     scenario = header.get(_HEADER_KEY)
     if not isinstance(scenario, dict):
         scenario = {}
