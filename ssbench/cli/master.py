@@ -366,7 +366,9 @@ def cmd_run_scenario(args):
                     local.stop()
     finally:
         if options.live is not None:
-            options.live.close()
+            # A run stopped at once (a second Ctrl-C, an error) does not
+            # wait for Prometheus to take its last figures.
+            options.live.close(linger='outcome' in locals())
         sockets.close()
         if swift is not None:
             swift.close()

@@ -154,14 +154,14 @@ class LiveView(object):
         if self.metrics is not None:
             self.metrics.publish(self.snapshot())
 
-    def close(self):
-        """End the last phase and the endpoint (after its final scrape,
-        see MetricsServer.stop)."""
+    def close(self, linger=True):
+        """End the last phase and the endpoint (after its final scrape
+        if `linger`, see MetricsServer.stop)."""
         self.end_phase()
         if self.status is not None:
             _ClearBeforeLogging.remove()
         if self.metrics is not None:
-            self.metrics.stop()
+            self.metrics.stop(linger)
             self.metrics = None
 
 

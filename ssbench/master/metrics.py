@@ -218,11 +218,12 @@ class MetricsServer(object):
         self.snapshot = snapshot
         self.published += 1
 
-    def stop(self, clock=None):
-        """End the endpoint.  If anything scraped it, wait for one more
-        scrape (so the final figures are seen), up to twice the gap seen
-        between scrapes and at most MAX_LINGER seconds."""
-        wait = self.linger()
+    def stop(self, linger=True):
+        """End the endpoint.  With `linger`, if anything scraped it, wait
+        for one more scrape first (so the final figures are seen), up to
+        twice the gap seen between scrapes and at most MAX_LINGER
+        seconds."""
+        wait = self.linger() if linger else 0.0
         if wait:
             seen = self.scrapes
             deadline = self._time() + wait

@@ -38,8 +38,8 @@ class Metrics(object):
     def publish(self, snapshot):
         self.snapshots.append(snapshot)
 
-    def stop(self):
-        self.stopped = True
+    def stop(self, linger=True):
+        self.stopped = 'lingered' if linger else 'at once'
 
 
 def result():
@@ -79,7 +79,7 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
     assert last.fraction_done == 0.08
     view.close()
     assert stream.parts[-1] == '\n'          # the last line stays
-    assert sink.stopped
+    assert sink.stopped == 'lingered'
     assert sink.snapshots[-1].totals['benchmark'].count() == 8
     assert sink.snapshots[-1].elapsed == {'benchmark': 2.0}
 

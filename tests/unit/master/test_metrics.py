@@ -2,6 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 import socket
 import sys
+import time
 
 import mock
 import pytest
@@ -143,9 +144,10 @@ def test_the_server_answers_scrapes_from_its_own_thread():
             'HTTP/1.1 404')
         assert server.scrapes == 2
     finally:
-        with mock.patch.object(server, 'linger', return_value=0.0):
-            server.stop()
+        began = time.time()
+        server.stop(linger=False)        # scraped, yet no wait
     assert server.stopped
+    assert time.time() - began < metrics.MAX_LINGER / 3
     with pytest.raises(socket.error):
         _get(server.address)
 
@@ -171,3 +173,23 @@ def test_a_port_in_use_is_one_line():
     finally:
         taken.close()
     assert 'cannot listen there' in str(caught.value)
+
+
+def test_stop_waits_for_a_scraper_to_take_the_final_figures():
+    import threading
+    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot())
+    server.start()
+    _get(server.address)
+    # A scraper seen every 5 s: up to 10 s for its next scrape.
+    server.scraped_at = [time.time() - 5, time.time()]
+    server.publish(_snapshot())
+    bodies = []
+    late = threading.Timer(0.3, lambda: bodies.append(
+        _get(server.address)[1]))
+    late.start()
+    began = time.time()
+    server.stop()
+    late.join(10)
+    assert time.time() - began < 10
+    assert server.scrapes == 2
+    assert 'ssbench_workers_connected 3.0' in bodies[0]
