@@ -13,11 +13,16 @@ through a temporary name and a rename).
 SIGTERM, and SIGINT unless it is ignored (as in the local workers of
 `run-scenario --workers`), stop the worker: it sends the results it holds,
 logs one line and exits with status 0 (130 after SIGINT).
+
+`--processes N|auto` starts N such workers (auto: one per core) with ids
+from the one given upward, each logging to its own file; see
+ssbench.cli.workerprocs.
 """
 from __future__ import absolute_import, division, print_function
 
 import argparse
 import logging
+import os
 import signal
 import sys
 
@@ -31,6 +36,7 @@ def build_parser():
     from ssbench.cli.common import (MAX_WORKER_ID, ArgumentParser, bounded,
                                     non_negative_float, non_negative_int,
                                     port, positive_int)
+    from ssbench.cli.workerprocs import parse_processes
     from ssbench.load.scenario import MAX_USER_COUNT
     parser = ArgumentParser(
         prog='ssbench-worker',
@@ -80,6 +86,18 @@ def build_parser():
                         metavar='SECONDS',
                         help='exit when for SECONDS no master was connected '
                              'and none sent anything (0: wait forever)')
+    parser.add_argument('--processes', type=parse_processes,
+                        metavar='N|auto',
+                        help='start N worker processes (auto: one per '
+                             'core) with ids from WORKER_ID upward, each '
+                             'logging to DIR/worker-ID.log; SIGINT and '
+                             'SIGTERM stop them all (default: this process '
+                             'is the one worker)')
+    parser.add_argument('--log-dir', metavar='DIR',
+                        help='with --processes: the directory of the '
+                             'workers\' logs, appended to (default: a new '
+                             'private directory in the temporary directory, '
+                             'named in the log)')
     parser.add_argument('-v', '--verbose', action='store_true',
                         help='debug logging, tracebacks on errors')
     parser.add_argument('--version', action='version',
@@ -135,8 +153,40 @@ class _StopOnSignals(object):
         self.watchers = []
 
 
-def _serve(args, env, handle_signals=True):
+def _supervise(args, argv, env):
+    """--processes: start the workers, wait for them; the exit status."""
     from ssbench.cli import openfiles
+    from ssbench.cli.common import MAX_WORKER_ID
+    from ssbench.cli.workerprocs import Supervisor, process_count
+    from ssbench.errors import UsageError
+    from ssbench.results import safefiles
+    from ssbench.worker.health import cpu_count
+    count = process_count(args.processes, cpu_count())
+    if args.worker_id + count - 1 > MAX_WORKER_ID:
+        raise UsageError('--processes %d from worker id %d: ids past %d' % (
+            count, args.worker_id, MAX_WORKER_ID))
+    # The open-file limit is per process, and children inherit the one
+    # raised here: one check for all of them.
+    openfiles.raise_and_check('each of %d worker processes with '
+                              '--concurrency %d' % (count, args.concurrency),
+                              args.concurrency)
+    if args.log_dir:
+        safefiles.check_directory(os.path.join(args.log_dir, 'worker.log'),
+                                  '--log-dir', create=True)
+        log_dir = args.log_dir
+    else:
+        log_dir = safefiles.private_directory('ssbench-workers-')
+    supervisor = Supervisor(argv, args.worker_id, count, log_dir, env=env)
+    supervisor.start()
+    return supervisor.wait()
+
+
+def _serve(args, env, handle_signals=True, index=None):
+    from ssbench.cli import openfiles
+    if index is not None:
+        # A child of --processes: its id is its parent's first plus its
+        # index.
+        args.worker_id += index
     # One socket per runner greenlet: refuse before any connection.
     openfiles.raise_and_check('worker %d --concurrency %d' % (
         args.worker_id, args.concurrency), args.concurrency)
@@ -197,23 +247,30 @@ def main(argv=None, env=None, patch=True):
 
     `patch=False` skips gevent.monkey.patch_all(), for in-process tests.
     """
-    if patch:
-        from ssbench.worker.geventpatch import patch_all
-        patch_all()
-        from ssbench.cli.common import quiet_gevent_interrupts
-        quiet_gevent_interrupts()
-    import os
-    from ssbench.cli.common import run_command, setup_logging
+    from ssbench.cli.workerprocs import (CHILD_INDEX, child_index,
+                                         wants_processes)
     if argv is None:
         argv = sys.argv[1:]
     if env is None:
         env = os.environ
+    # A --processes parent only supervises: no gevent, no sockets.
+    supervising = wants_processes(argv) and env.get(CHILD_INDEX) is None
+    if patch and not supervising:
+        from ssbench.worker.geventpatch import patch_all
+        patch_all()
+        from ssbench.cli.common import quiet_gevent_interrupts
+        quiet_gevent_interrupts()
+    from ssbench.cli.common import run_command, setup_logging
     args, status = build_parser().parse(argv)
     if args is None:
         return status
     setup_logging(verbose=args.verbose)
-    return run_command(lambda a: _serve(a, env, handle_signals=patch), args,
-                       args.verbose)
+    if supervising and args.processes is not None:
+        return run_command(lambda a: _supervise(a, argv, env), args,
+                           args.verbose)
+    return run_command(lambda a: _serve(a, env, handle_signals=patch,
+                                        index=child_index(env)),
+                       args, args.verbose)
 
 
 if __name__ == '__main__':
