@@ -60,6 +60,10 @@ EXTRAS_REQUIRE = {
         'prometheus-client>=0.12; ' + PY3,
         # The browser test of the HTML report (Debian's chromedriver).
         'selenium>=4.11; python_version >= "3.8"',
+        # deploy/ansible: run for real by tests/e2e/test_ansible.py and
+        # linted by tests/unit/test_deploy.py (their controller needs 3.11).
+        'ansible-core>=2.16; python_version >= "3.11"',
+        'ansible-lint>=24; python_version >= "3.11"',
     ],
     # run-scenario --metrics: the Prometheus endpoint's formats.  0.12 is
     # the last for Python 2.
