@@ -64,7 +64,15 @@ def _add_liveness_options(parser):
     parser.add_argument(
         '--worker-wait', metavar='SECONDS', type=common.positive_float,
         default=60.0,
-        help='How long to wait for the first worker to connect')
+        help='How long to wait for the first worker to connect (for '
+        '--expect-workers: for all of them)')
+    parser.add_argument(
+        '--expect-workers', metavar='COUNT',
+        type=common.bounded(common.positive_int, 100000),
+        help='Start the run once COUNT workers are connected and '
+        'configured (and no worker of another protocol version is still '
+        'connected); fail in one line naming how many came if they are not '
+        'within --worker-wait (default: start with the first worker)')
     parser.add_argument(
         '--worker-timeout', metavar='SECONDS', type=common.positive_float,
         default=10.0,
@@ -336,6 +344,7 @@ def cmd_run_scenario(args):
         connect_timeout=args.connect_timeout,
         network_timeout=args.network_timeout,
         worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
+        expect_workers=args.expect_workers,
         drain_seconds=args.drain_seconds,
         profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,

@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 
 # Seconds kill-workers waits for a first heartbeat (workers beat each 1 s).
 KILL_HEARTBEAT_WAIT = 1.5
+# A refused worker heard from within this many seconds may still be
+# connected (and take jobs): the start waits for it to go.
+REFUSED_QUIET = 2.0
 
 
 class Master(object):
@@ -64,6 +67,12 @@ class Master(object):
         self.lost_job_ids = set()
         # Malformed messages and records received: dropped and counted.
         self.faults = Faults('on the results port', clock=clock)
+        # Worker id -> what its latest heartbeat said of it
+        # (protocol.IDENTITY_KEYS and `configured`).
+        self.identities = {}
+        # Worker id -> when a worker of another protocol version was last
+        # heard from; its records are dropped.
+        self.refused = {}
 
     @property
     def worker_timeout(self):
@@ -80,11 +89,20 @@ class Master(object):
         records (heartbeats) are handled here."""
         results = []
         tracker = self.tracker
+        refused = self.refused
         for record in records:
             if record.get('type') != HEARTBEAT:
+                if refused and record.get('worker_id') in refused:
+                    continue
                 tracker.seen(record.get('worker_id'), now)
                 results.append(record)
                 continue
+            if record.get('protocol') != protocol.PROTOCOL_VERSION:
+                self._refuse(record, now)
+                continue
+            self.identities[record['worker_id']] = dict(
+                (key, record.get(key)) for key in
+                protocol.IDENTITY_KEYS + ('configured',))
             tracker.heartbeat(record.get('worker_id'),
                               record.get('in_flight'), now)
             if self.on_heartbeat is not None:
@@ -96,17 +114,56 @@ class Master(object):
                 self._broadcast(0)
         return results
 
-    def wait_for_workers(self, timeout):
-        """Block until at least one worker is heard from, or raise
-        (NoWorkersError after `timeout`, Interrupted on a stop request)."""
+    def _refuse(self, record, now):
+        """A heartbeat of another protocol version (or none): said once
+        per worker; the worker is told by the protocol version of a
+        CONFIGURE, one copy per peer (PUSH cannot address it)."""
+        worker_id = record.get('worker_id')
+        if worker_id not in self.refused:
+            theirs = record.get('protocol')
+            log.error('worker %s (%s) refused: it speaks wire protocol %s, '
+                      'this master version %d', worker_id,
+                      record.get('host') or 'host unknown',
+                      'with no version' if theirs is None
+                      else 'version %s' % (theirs,),
+                      protocol.PROTOCOL_VERSION)
+        self.refused[worker_id] = now
+        message = protocol.pack([
+            self.configuration.broadcast() if self.configuration is not None
+            else protocol.configure_job()])
+        for _ in range(len(self.tracker.workers) + len(self.refused)):
+            self.transport.send(message, timeout=0)
+
+    def ready(self):
+        """Ids of the workers heard from that are configured (when there
+        is a configuration to hand out)."""
+        need = self.configuration is not None
+        return [worker_id for worker_id in self.tracker.live()
+                if not need or
+                self.identities.get(worker_id, {}).get('configured')]
+
+    def _refused_nearby(self, now):
+        """True while a refused worker was heard from lately."""
+        return any(now - at < REFUSED_QUIET
+                   for at in self.refused.values())
+
+    def wait_for_workers(self, timeout, expect=None):
+        """Block until at least one worker is heard from (`expect`: that
+        many are configured, and no refused worker is still heard), or
+        raise (NoWorkersError after `timeout`, Interrupted on a stop
+        request)."""
         deadline = self.clock() + timeout
-        while not self.tracker.workers:
+        while not self._started(expect):
             if self.stop_requested:
                 raise Interrupted('interrupted while waiting for workers')
             gone = self._gone()
             if gone:
                 raise NoWorkersError('%s before connecting' % gone)
             left = deadline - self.clock()
+            if left <= 0 and expect is not None:
+                if len(self.ready()) >= expect:
+                    break       # a refused worker still heard: go on
+                raise NoWorkersError(self._too_few(expect, timeout))
             if left <= 0:
                 raise NoWorkersError(
                     'no ssbench-worker connected within %.0f s%s' % (
@@ -119,6 +176,27 @@ class Master(object):
                 if results:
                     log.debug('ignoring %d stale results', len(results))
         return self.tracker.live()
+
+    def _started(self, expect):
+        if expect is None:
+            return bool(self.tracker.workers)
+        return len(self.ready()) >= expect and \
+            not self._refused_nearby(self.clock())
+
+    def _too_few(self, expect, timeout):
+        """The one line of a start that did not get `expect` workers."""
+        ready = self.ready()
+        line = ('--expect-workers %d: %d worker(s) connected and '
+                'configured within %.0f s (--worker-wait)' % (
+                    expect, len(ready), timeout))
+        if ready:
+            line += ': ' + ', '.join(str(w) for w in ready)
+        if self.refused:
+            line += '; refused (another protocol version): %s' % ', '.join(
+                str(w) for w in sorted(self.refused, key=str))
+        if not ready:
+            line += self._no_worker_hint()
+        return line
 
     def _gone(self):
         return self.workers_gone() if self.workers_gone is not None \

@@ -9,7 +9,8 @@ from itertools import islice
 
 import ssbench
 from ssbench.load import jobgen
-from ssbench.results import clockrecords, healthrecords, safefiles
+from ssbench.results import (clockrecords, healthrecords, safefiles,
+                             workerlist)
 from ssbench.load import seeds
 from ssbench.swift import hints
 from ssbench.compat import monotonic
@@ -31,7 +32,7 @@ class RunOptions(object):
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
                  profile_path=None, progress_stream=None, rng=None,
                  seed=None, rate=None, arrival='uniform', warmup=0,
-                 live=None):
+                 live=None, expect_workers=None):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -53,6 +54,9 @@ class RunOptions(object):
         self.warmup = warmup
         # A ssbench.master.liveview.LiveView (status line, metrics) or None.
         self.live = live
+        # None: start once a worker is heard from; N: once N workers are
+        # connected and configured (within worker_wait).
+        self.expect_workers = expect_workers
 
 
 class RunOutcome(object):
@@ -168,7 +172,16 @@ class ScenarioRun(object):
 
     def run(self):
         scenario, options = self.scenario, self.options
-        workers = self.master.wait_for_workers(options.worker_wait)
+        if options.expect_workers is not None and \
+                self.worker_config is not None:
+            # Heartbeats of unconfigured workers bring them a copy while
+            # the master waits for them to be configured.
+            self.master.configuration = self.worker_config
+        workers = self.master.wait_for_workers(options.worker_wait,
+                                               options.expect_workers)
+        if options.expect_workers is not None:
+            log.info('%d workers connected and configured: %s',
+                     len(workers), ', '.join(str(w) for w in workers))
         log.debug('workers connected: %s', workers)
         if self.worker_config is not None:
             self.master.configure(self.worker_config)
@@ -255,6 +268,8 @@ class ScenarioRun(object):
         header['seed'] = self.seed
         if options.warmup:
             header['warmup'] = options.warmup
+        header[workerlist.HEADER_KEY] = workerlist.entries(
+            self.master.identities, self.master.tracker.live())
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
         on_results, on_idle, self.master.on_heartbeat = self._live(

@@ -215,7 +215,21 @@ def _check_heartbeat(record):
         fault = _check_clock_probe(probe, get(_key('completed_at')))
         if fault is not None:
             return fault
+    for key, types, bound in _IDENTITY_SPEC:
+        value = get(key)
+        if value is not None and (
+                type(value) not in types or
+                (type(value) in _INTS and not 0 <= value < INT64) or
+                (type(value) in _TEXT and len(value) > bound)):
+            return 'bad ' + key, value
     return _check_token_keys(get, ())
+
+
+# What a worker says of itself (protocol.IDENTITY_KEYS): (key, types,
+# longest text).  Absent in the heartbeats of earlier workers.
+_IDENTITY_SPEC = tuple((_key(k), types, bound) for k, types, bound in (
+    ('protocol', _INTS, None), ('host', _TEXT, 255), ('pid', _INTS, None),
+    ('version', _TEXT, 64), ('concurrency', _INTS, None)))
 
 
 # The figures ssbench.worker.health adds to a heartbeat: finite, at least 0.
@@ -326,6 +340,9 @@ def _check_configure(job):
         if value is not None and (type(value) not in _NUMS or
                                   not 0 < value < MAX_LATENCY):
             return 'bad ' + key, value
+    value = get(_key('protocol'))
+    if value is not None and type(value) not in _INTS:
+        return 'bad protocol', value
     value = get(_K_BLOCK_SIZE)
     if value is not None and (type(value) not in _INTS or
                               not 0 < value < INT64):

@@ -31,6 +31,15 @@ HEARTBEAT = 'HEARTBEAT'
 # ssbench.master.clockoffset).
 CLOCK = 'CLOCK'
 CONFIGURE = 'CONFIGURE'
+# The wire protocol's version: a worker announces it in every heartbeat
+# and a master in every CONFIGURE; a master refuses a worker announcing
+# another one (or none), and a worker told another one exits.  Raise it
+# whenever a message changes in a way the other side would misread.
+PROTOCOL_VERSION = 1
+# What a worker says of itself in every heartbeat (besides its id): the
+# protocol version, its host name, process id, ssbench version and
+# concurrency; the master lists them in the stats file's header.
+IDENTITY_KEYS = ('protocol', 'host', 'pid', 'version', 'concurrency')
 # Health keys a worker's heartbeat carries (ssbench.worker.health says
 # what each measures).
 HEALTH_KEYS = ('window', 'cpu', 'loop_lag', 'waiting')
@@ -162,7 +171,7 @@ def configure_job(connect_timeout=None, network_timeout=None,
     (ssbench.swift.auth), its storage URLs, token and generation, whether
     the master can renew it, and the TLS options to use it with.  Never a
     key or password."""
-    job = {'type': CONFIGURE}
+    job = {'type': CONFIGURE, 'protocol': PROTOCOL_VERSION}
     for key, value in (('connect_timeout', connect_timeout),
                        ('network_timeout', network_timeout),
                        ('block_size', block_size)):
@@ -186,6 +195,17 @@ def clock_probe(sent):
     return {'type': CLOCK, 'sent': sent}
 
 
+def identity(concurrency):
+    """The IDENTITY_KEYS of this process but the protocol version, which
+    heartbeat() adds."""
+    import os
+    import socket
+    from ssbench import version
+    return {'host': socket.gethostname(),
+            'pid': os.getpid(), 'version': version,
+            'concurrency': concurrency}
+
+
 def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
               token_rejected=False):
     """A control record a worker sends periodically; never stored.
@@ -197,7 +217,8 @@ def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
     it], `completed_at` being the worker's wall clock as it goes out.
     """
     record = {'type': HEARTBEAT, 'worker_id': worker_id,
-              'in_flight': in_flight, 'completed_at': time.time()}
+              'in_flight': in_flight, 'completed_at': time.time(),
+              'protocol': PROTOCOL_VERSION}
     if configured is not None:
         record['configured'] = configured
     if token_generation is not None:

@@ -19,6 +19,9 @@ CONFIGURE (protocol.configure_job) hands over timeouts and, to a worker
 started without credentials of its own, the storage URLs and a token:
 never a key or password (see ssbench.swift.tokens for how a token the master
 renews reaches every worker).
+A CONFIGURE names the master's wire protocol version; a worker of another
+version (or given none) exits with one line, taking no job; its
+heartbeats say which version it speaks (protocol.identity).
 
 Master liveness (`master_timeout` > 0): the results socket only accepts a
 message while a master is connected, so the worker treats the master as
@@ -72,6 +75,11 @@ class MasterGone(SsbenchError):
     exit_status = 1
 
 
+class Refused(SsbenchError):
+    """The master speaks another wire protocol version."""
+    exit_status = 1
+
+
 class Worker(object):
     """One worker process's logic, over a transport (see
     ssbench.wire.transport).
@@ -110,6 +118,8 @@ class Worker(object):
         self.flush_interval = flush_interval
         self.heartbeat_interval = heartbeat_interval
         self.clock = clock
+        # Host, pid, version, concurrency: in every heartbeat.
+        self.identity = protocol.identity(concurrency)
 
         self.handed = HandedTokens(self._ask_for_token, configure_wait)
         self.jobs = SwiftJobs(
@@ -136,6 +146,8 @@ class Worker(object):
         self.stopping = False
         self.master_gone = False
         self.told_to_exit = False
+        # Why the master's protocol version is not ours, once told.
+        self.refused = None
         self.writer_error = None
         # Malformed messages received: dropped and counted.
         self.faults = Faults('from the master', clock=clock)
@@ -184,6 +196,8 @@ class Worker(object):
                     # Job greenlets and the writer run whenever recv()
                     # waits; messages that keep coming must not starve them.
                     gevent.sleep(0)
+            if self.refused is not None:
+                raise Refused(self.refused)
             error = self.writer_error
             if error is not None:
                 raise SsbenchError(
@@ -288,6 +302,10 @@ class Worker(object):
             self.told_to_exit = True
             self.stopping = True
         elif kind == CONFIGURE:
+            theirs = job.get('protocol')
+            if theirs != protocol.PROTOCOL_VERSION:
+                self._refuse(theirs)
+                return
             try:
                 self.jobs.configure(job)
             except Exception as exc:  # well-formed, yet unusable
@@ -303,6 +321,15 @@ class Worker(object):
             self._add_result(protocol.result_error(
                 job, self.worker_id, 'unknown job type %r' % (kind,), '', 0,
                 error_class='ValueError'))
+
+    def _refuse(self, theirs):
+        """The master speaks another protocol: stop, taking no job."""
+        self.refused = (
+            'worker %s refused: the master speaks wire protocol %s, this '
+            'worker %s; run workers of the master\'s ssbench version' % (
+                self.worker_id, 'with no version' if theirs is None
+                else 'version %s' % (theirs,), protocol.PROTOCOL_VERSION))
+        self.stopping = True
 
     # -- results ------------------------------------------------------
 
@@ -387,6 +414,7 @@ class Worker(object):
             self.worker_id, self.held(), self.jobs.configured.is_set(),
             grant and grant.generation,
             grant is not None and self.handed.rejected == grant.generation)
+        record.update(self.identity)
         record.update(self.health.sample(self.jobs.waiting()))
         probe, self._probe = self._probe, None
         if probe is not None:

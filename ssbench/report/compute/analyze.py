@@ -9,7 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
-from ssbench.results import clockrecords, healthrecords, sortedruns
+from ssbench.results import (clockrecords, healthrecords, sortedruns,
+                             workerlist)
 from ssbench.report.compute import document, openloop
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
@@ -93,6 +94,9 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     clock = clockrecords.section(view.controls)
     if clock is not None:
         doc.setdefault('client', {})['clock'] = clock
+    workers = workerlist.section(stats_file.header, clock)
+    if workers is not None:
+        doc['workers'] = workers
     return doc
 
 

@@ -13,7 +13,8 @@ from ssbench.report.render import htmlcharts
 from ssbench.report.render.htmltables import (chart_esc, client_html,
                                               errors_html, esc, facts_html,
                                               open_loop_html, percentiles_html,
-                                              sizes_html, summary_html)
+                                              sizes_html, summary_html,
+                                              workers_html)
 from ssbench.compat import text_type, write_text
 from ssbench.errors import UsageError
 
@@ -149,6 +150,12 @@ def page_body(doc, charts, js_version):
                              'client\'s limit, not the cluster\'s; a '
                              'host busy with other processes only delays '
                              'it.'))
+    if doc.get('workers'):
+        body.append(_section('workers', 'Workers',
+                             workers_html(doc['workers']),
+                             'The workers connected when the benchmark '
+                             'began, as they said of themselves, and each '
+                             'one\'s clock offset to the master.'))
     body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
     body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
                 'plotly.js %s, included in this file.</footer>\n' % (

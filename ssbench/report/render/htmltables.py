@@ -310,6 +310,21 @@ def clock_html(clock):
                    'Verdict'], rows, numeric=range(1, 4)))
 
 
+def workers_html(workers):
+    """The workers that took part: id, host, pid, versions, concurrency
+    and clock offset (see ssbench.results.workerlist)."""
+    rows = [[esc(w.get('worker_id')), esc(w.get('host')),
+             esc(w.get('pid')), esc(w.get('version')),
+             fmt_int(w.get('protocol')), fmt_int(w.get('concurrency')),
+             fmt_float(w.get('clock_offset'), '%+.4f')]
+            for w in workers]
+    hosts = len(set(w.get('host') for w in workers if w.get('host')))
+    return ('<p>%d worker(s) on %d host(s).</p>' % (len(workers), hosts) +
+            table(['Worker', 'Host', 'Pid', 'Version', 'Protocol',
+                   'Concurrency', 'Clock offset (s)'], rows,
+                  numeric=(2, 4, 5, 6)))
+
+
 def errors_html(errors):
     """The error breakdown, 'No errors.' or what the file did not record."""
     errors = errors or {}

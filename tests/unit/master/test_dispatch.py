@@ -284,7 +284,7 @@ def test_configure_hands_out_a_token_never_a_key():
         'type': 'CONFIGURE', 'connect_timeout': 1.0, 'network_timeout': 2.0,
         'block_size': 4096, 'storage_urls': ['http://swift/v1/AUTH_a'],
         'token': 'tok1', 'token_generation': 1, 'renewable': True,
-        'insecure': False, 'cacert': None}
+        'insecure': False, 'cacert': None, 'protocol': 1}
     assert b'secret-key' not in b''.join(
         protocol.pack(m) for m in transport.sent)
 

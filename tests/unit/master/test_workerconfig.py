@@ -8,7 +8,7 @@ from ssbench.errors import SwiftAuthError
 from ssbench.master.workerconfig import WorkerConfig
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.wire import protocol
-from ssbench.wire.protocol import CONFIGURE, configure_job
+from ssbench.wire.protocol import CONFIGURE, PROTOCOL_VERSION, configure_job
 from tests.unit.swift.test_tokens import Clock
 
 pytestmark = pytest.mark.timeout(30)
@@ -27,10 +27,11 @@ def test_configure_job_carries_a_token_and_no_credential():
                    'network_timeout': 2.5, 'block_size': 4096,
                    'storage_urls': ['http://s/v1'], 'token': 'tk',
                    'token_generation': 1, 'renewable': True,
-                   'insecure': True, 'cacert': '/etc/ca.pem'}
+                   'insecure': True, 'cacert': '/etc/ca.pem',
+                   'protocol': PROTOCOL_VERSION}
     packed = protocol.pack([job])
     assert b'the-key' not in packed and b'the-password' not in packed
-    assert configure_job() == {'type': CONFIGURE}
+    assert configure_job() == {'type': CONFIGURE, 'protocol': PROTOCOL_VERSION}
 
 
 def test_configure_job_carries_the_retry_backoff():

@@ -15,6 +15,7 @@ from ssbench.errors import SsbenchError, TransportError
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
 from ssbench.swift.client import SwiftClient, SwiftRequestError
 from ssbench.swift.auth import AuthOptions, Grant
+from ssbench import version as ssbench_version
 from ssbench.worker.mainloop import SUICIDE_LINGER, MasterGone, Worker
 from tests.fakes import FakeClient, FakeSwift, FakeTransport
 
@@ -773,3 +774,42 @@ def test_heartbeats_list_integer_job_ids_only():
     worker = make(transport)
     worker.handle_message(transport.inbox.popleft())
     assert len(worker.outbox) == 5 and worker.held() == [4]
+
+
+def test_heartbeats_say_who_the_worker_is():
+    import os
+    import socket
+    transport = FakeTransport()
+    worker = make(transport, heartbeat_interval=0.05, auth=None)
+    run_until(worker, lambda: len(transport.sent) >= 1)
+    beat = protocol.unpack(transport.sent[0])[0]
+    assert beat['protocol'] == protocol.PROTOCOL_VERSION
+    assert beat['host'] == socket.gethostname()
+    assert beat['pid'] == os.getpid() and beat['concurrency'] == 4
+    assert beat['version'] == ssbench_version
+
+
+@pytest.mark.parametrize('theirs, said', [
+    (protocol.PROTOCOL_VERSION + 1,
+     'version %d' % (protocol.PROTOCOL_VERSION + 1)),
+    (None, 'with no version')])
+def test_a_master_of_another_protocol_is_refused(theirs, said):
+    from ssbench.worker.mainloop import Refused
+    transport = FakeTransport()
+    worker = make(transport)
+    told = configure_job()
+    if theirs is None:
+        del told['protocol']
+    else:
+        told['protocol'] = theirs
+    # The jobs behind the CONFIGURE are not taken.
+    transport.inbox.append(protocol.pack([told, job('PING')]))
+    runner = gevent.spawn(worker.run, 0.01)
+    runner.join(5)
+    assert isinstance(runner.exception, Refused)
+    assert str(runner.exception) == (
+        'worker 7 refused: the master speaks wire protocol %s, this worker '
+        '%d; run workers of the master\'s ssbench version' % (
+            said, protocol.PROTOCOL_VERSION))
+    assert results_of(transport) == []
+    assert transport.closed
