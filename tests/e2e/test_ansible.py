@@ -245,6 +245,8 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         ran = support.run(topology.prefix_argv('m') +
                           [ANSIBLE_PLAYBOOK, '-i', inventory, PLAYBOOK,
                            '-e', '@' + extra], PLAYBOOK_TIMEOUT, env=env)
+        with open(os.path.join(work, 'ansible-playbook.out'), 'w') as fp:
+            fp.write(ran.out + ran.err)
         logs = dict((host, support.read_text(
             os.path.join(homes[host], 'worker.log'))) for host in CLIENTS)
         assert ran.status == 0, (ran, logs)
@@ -258,10 +260,22 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
     results = support.read_results(stats)
     assert len(results) == OPS
     assert [r for r in results if 'exception' in r] == []
-    # Workers of both hosts took part, with the ids the playbook gave
-    # them: each host its own thousand.
-    by_host = set(r['worker_id'] // 1000 for r in results)
-    assert by_host == set([1, 2]), sorted(r['worker_id'] for r in results)
+    # Every worker of both hosts took part (the run waited for them all:
+    # --expect-workers), with the ids the playbook gave: each host its
+    # own thousand, one process per core.
+    started = set()
+    for host in CLIENTS:
+        first, last = re.search(
+            r'started workers (\d+) to (\d+)',
+            support.read_text(os.path.join(homes[host], 'worker.log'))
+        ).groups()
+        assert int(first) == 1000 * (CLIENTS.index(host) + 1)
+        started.update(range(int(first), int(last) + 1))
+    assert set(r['worker_id'] for r in results) == started
+    # The master's log came back too: it waited for all of them.
+    run_log = support.read_text(os.path.join(fetched, 'e2e',
+                                             'run-scenario.log'))
+    assert '%d workers connected and configured' % len(started) in run_log
     report = support.read_text(os.path.join(fetched, 'e2e', 'report.txt'))
     assert 'TOTAL\n       Count:    %d (    0 error;' % OPS in report
     # Every request went to Swift over the bridge, from the client hosts.
