@@ -89,7 +89,7 @@ def _child_setup(parent_pid):
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
     except (OSError, AttributeError, TypeError):
         return      # not Linux: a SIGKILLed parent leaves its children
     if os.getppid() != parent_pid:

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench.report.compute.series import percentile_key
 from ssbench.compat import text_type
+from ssbench.results import workerlist
 from ssbench.report.render.classic import format_bytes, format_time
 
 NA = 'N/A'
@@ -318,8 +319,8 @@ def workers_html(workers):
              fmt_int(w.get('protocol')), fmt_int(w.get('concurrency')),
              fmt_float(w.get('clock_offset'), '%+.4f')]
             for w in workers]
-    hosts = len(set(w.get('host') for w in workers if w.get('host')))
-    return ('<p>%d worker(s) on %d host(s).</p>' % (len(workers), hosts) +
+    return ('<p>%d worker(s) on %d host(s).</p>' % (
+        len(workers), workerlist.host_count(workers)) +
             table(['Worker', 'Host', 'Pid', 'Version', 'Protocol',
                    'Concurrency', 'Clock offset (s)'], rows,
                   numeric=(2, 4, 5, 6)))

@@ -340,3 +340,25 @@ def test_the_all_requests_curve_is_a_valid_figure():
     for chart in charts:
         graph_objects.Figure({'data': chart['data'],
                               'layout': chart['layout']})
+
+
+def test_workers_table_lists_who_took_part_escaped():
+    doc = analysis_docs.sample_doc()
+    doc['workers'] = [
+        {'worker_id': 10, 'host': 'client-h1', 'pid': 4242,
+         'version': '0.4.0', 'protocol': 1, 'concurrency': 2,
+         'clock_offset': -0.0125},
+        {'worker_id': 11, 'host': HOSTILE, 'pid': None, 'version': None,
+         'protocol': None, 'concurrency': None, 'clock_offset': None}]
+    page = render(doc)
+    workers = page[page.index('<section id="workers">'):]
+    workers = workers[:workers.index('</section>')]
+    assert '2 worker(s) on 2 host(s).' in workers
+    assert '<td>10</td><td>client-h1</td><td class="num">4242</td>' \
+        '<td>0.4.0</td><td class="num">1</td><td class="num">2</td>' \
+        '<td class="num">-0.0125</td>' in workers
+    assert HOSTILE not in workers and '&lt;/script&gt;' in workers
+
+
+def test_no_workers_section_without_a_list():
+    assert '<section id="workers">' not in render(analysis_docs.sample_doc())

@@ -1,0 +1,177 @@
+"""Issue 21 items 3, 4 and 5 with real processes on this host, against
+the local Swift: a worker announcing another wire protocol version is
+refused in one line on both sides and takes no job while the run goes on
+with the others; --expect-workers that does not get its count fails in one
+line naming how many came; an `ssbench-worker --processes` parent reports
+a child that dies and stops the others on SIGTERM or SIGINT."""
+from __future__ import absolute_import, division, print_function
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.e2e import support
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+# A worker whose wire protocol version is 99: the constant patched before
+# the worker's main() reads it, in a real process.
+OTHER_VERSION = ('import sys; import ssbench.wire.protocol as p; '
+                 'p.PROTOCOL_VERSION = 99; '
+                 'from ssbench.cli.worker import main; '
+                 'sys.exit(main(sys.argv[1:]))')
+
+
+def start(argv, log_path):
+    with open(log_path, 'ab') as log:
+        return subprocess.Popen(
+            argv, stdout=log, stderr=subprocess.STDOUT,
+            env=dict(os.environ, **support.no_auth_env()), cwd=support.ROOT,
+            preexec_fn=support.die_with_parent)
+
+
+def worker_argv(ports, worker_id, launcher=None):
+    head = [sys.executable, '-c', launcher] if launcher else \
+        support.python_module('ssbench.cli.worker')
+    return head + ['--zmq-host', '127.0.0.1', '--zmq-work-port',
+                   str(ports[0]), '--zmq-results-port', str(ports[1]),
+                   '--master-timeout', '60', '--concurrency', '2',
+                   str(worker_id)]
+
+
+def error_lines(text):
+    return [line for line in text.splitlines()
+            if line.startswith(('ERROR:', 'CRITICAL:'))]
+
+
+def test_a_worker_of_another_protocol_is_refused_the_run_goes_on(tmpdir):
+    ports = (support.free_port(), support.free_port())
+    path, data = support.write_scenario(tmpdir, operation_count=40)
+    base = data['container_base']
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    logs = dict((w, os.path.join(str(tmpdir), 'worker-%d.log' % w))
+                for w in (1, 2, 9))
+    swift = support.SwiftView()
+    procs = {}
+    try:
+        # The odd one first: it is heard before the others are configured.
+        procs[9] = start(worker_argv(ports, 9, OTHER_VERSION), logs[9])
+        for worker_id in (1, 2):
+            procs[worker_id] = start(worker_argv(ports, worker_id),
+                                     logs[worker_id])
+        ran = support.master(
+            'run-scenario', '-f', path, '-s', stats, '--expect-workers', '2',
+            '--worker-wait', '60', '--zmq-bind-ip', '127.0.0.1',
+            '--zmq-work-port', str(ports[0]), '--zmq-results-port',
+            str(ports[1]), *support.auth_args(), timeout=240)
+        assert ran.status == 0, ran
+        refused = [line for line in error_lines(ran.err)
+                   if 'refused' in line]
+        assert len(refused) == 1, ran
+        assert re.match(r'ERROR:worker 9 \(\S+\) refused: it speaks wire '
+                        r'protocol version 99, this master version 1$',
+                        refused[0]), refused
+        # The refused worker exits with one line of its own.
+        assert support.wait_exit(procs[9], 30) == 1
+        told = error_lines(support.read_text(logs[9]))
+        assert told == [
+            'ERROR:worker 9 refused: the master speaks wire protocol '
+            'version 1, this worker 99; run workers of the master\'s '
+            'ssbench version'], support.read_text(logs[9])
+        # No job went to it: every result is the others', none lost.
+        results = support.read_results(stats + '.gz')
+        assert len(results) == 40
+        assert set(r['worker_id'] for r in results) == set([1, 2])
+        assert [r for r in results if 'exception' in r] == []
+        assert 'lost' not in ran.err
+    finally:
+        for proc in procs.values():
+            support.stop_process(proc)
+        swift.delete_everything(base + '_')
+
+
+def test_too_few_workers_fail_in_one_line(tmpdir):
+    ports = (support.free_port(), support.free_port())
+    path, _ = support.write_scenario(tmpdir)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    log = os.path.join(str(tmpdir), 'worker.log')
+    proc = start(worker_argv(ports, 5), log)
+    try:
+        ran = support.master(
+            'run-scenario', '-f', path, '-s', stats, '--noop',
+            '--expect-workers', '3', '--worker-wait', '4',
+            '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', str(ports[0]),
+            '--zmq-results-port', str(ports[1]), timeout=120)
+    finally:
+        support.stop_process(proc)
+    assert ran.status != 0
+    assert 'Traceback' not in ran.err
+    assert error_lines(ran.err) == [
+        'ERROR:--expect-workers 3: 1 worker(s) connected and configured '
+        'within 4 s (--worker-wait): 5'], ran
+    assert not os.path.exists(stats + '.gz')
+
+
+def wait_for_pids(log_path, count, proc, timeout=60):
+    deadline = time.time() + timeout
+    while True:
+        found = re.search(r'started workers \d+ to \d+ \(pids ([\d ]+)\)',
+                          support.read_text(log_path))
+        if found:
+            return [int(pid) for pid in found.group(1).split()]
+        assert proc.poll() is None, support.read_text(log_path)
+        assert time.time() < deadline, support.read_text(log_path)
+        time.sleep(0.05)
+
+
+def wait_for_text(path, text, timeout=60):
+    deadline = time.time() + timeout
+    while text not in support.read_text(path):
+        assert time.time() < deadline, support.read_text(path)
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize('stop, status', [(signal.SIGTERM, 1),
+                                          (signal.SIGINT, 130)])
+def test_processes_parent_reports_a_dead_child_and_stops_the_rest(
+        tmpdir, stop, status):
+    ports = (support.free_port(), support.free_port())
+    log_dir = os.path.join(str(tmpdir), 'logs')
+    parent_log = os.path.join(str(tmpdir), 'parent.log')
+    # No master: the workers wait for one (and hold no socket of the
+    # parent's: it opens none).
+    parent = start(support.python_module('ssbench.cli.worker') + [
+        '--processes', '3', '--log-dir', log_dir, '--zmq-host', '127.0.0.1',
+        '--zmq-work-port', str(ports[0]), '--zmq-results-port',
+        str(ports[1]), '7'], parent_log)
+    try:
+        pids = wait_for_pids(parent_log, 3, parent)
+        assert len(pids) == 3
+        for worker_id in (7, 8, 9):
+            wait_for_text(os.path.join(log_dir, 'worker-%d.log' % worker_id),
+                          'worker %d connecting to' % worker_id)
+        # The parent's own descriptors: no socket at all.
+        fds = os.listdir('/proc/%d/fd' % parent.pid)
+        assert not [fd for fd in fds if os.readlink(
+            '/proc/%d/fd/%s' % (parent.pid, fd)).startswith('socket:')]
+        os.kill(pids[1], signal.SIGKILL)
+        wait_for_text(parent_log, 'worker 8 (pid %d) killed by' % pids[1])
+        assert parent.poll() is None
+        parent.send_signal(stop)
+        assert support.wait_exit(parent, 30) == status
+    finally:
+        support.stop_process(parent)
+    text = support.read_text(parent_log)
+    dead = [line for line in text.splitlines() if 'worker 8 (pid' in line]
+    assert len(dead) == 1 and dead[0].startswith('ERROR:'), text
+    for worker_id, pid in ((7, pids[0]), (9, pids[2])):
+        assert 'worker %d (pid %d) exited with status 0' % (
+            worker_id, pid) in text, text
+        log = support.read_text(os.path.join(log_dir,
+                                             'worker-%d.log' % worker_id))
+        assert 'worker %d received SIGTERM: stopping' % worker_id in log
