@@ -178,6 +178,14 @@ def build_parser():
         default=65536,
         help='Block size used by ssbench-worker (for PUT and GET bodies).')
     run.add_argument(
+        '--segment-size', metavar='BYTES',
+        type=bounded(common.positive_int, limits.MAX_OBJECT_SIZE),
+        default=None,
+        help='Store the objects of every size class whose size_max is above '
+        'BYTES as large objects of BYTES-byte segments (the class\'s '
+        '"large_object": a static large object by default); a class\'s '
+        'own "segment_size" wins')
+    run.add_argument(
         '--workers', metavar='COUNT',
         type=bounded(common.non_negative_int, MAX_LOCAL_WORKERS), default=0,
         help='Spawn COUNT local ssbench-worker processes just for this run '
@@ -290,7 +298,7 @@ def cmd_run_scenario(args):
         'run_seconds': args.run_seconds,
         'container_count': args.container_count,
         'delete_after': args.delete_after, 'policy': args.policy,
-        'block_size': args.block_size})
+        'block_size': args.block_size, 'segment_size': args.segment_size})
     log.info('SwiftStack Benchmark (ssbench version %s)', ssbench.version)
     batch_size = args.batch_size
     if batch_size > scenario.user_count:
@@ -305,7 +313,8 @@ def cmd_run_scenario(args):
     report_request = report_cli.ReportRequest(
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
-        errors=args.errors, skip=args.warmup, force=args.force)
+        errors=args.errors, skip=args.warmup, force=args.force,
+        bandwidth=args.bandwidth)
     report_request.check(
         inputs=[('scenario file', args.scenario_file)],
         outputs=[('stats file', stats_paths.plain),
@@ -332,6 +341,8 @@ def cmd_run_scenario(args):
                             tokens=credentials,
                             retry_backoff=args.retry_backoff)
         swift.authenticate()
+        from ssbench.master.clusterlimits import check_cluster
+        check_cluster(swift, scenario)
         worker_config = WorkerConfig(credentials, args.connect_timeout,
                                      args.network_timeout, args.block_size,
                                      retry_backoff=args.retry_backoff)

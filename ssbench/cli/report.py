@@ -50,6 +50,11 @@ def add_analysis_outputs(parser):
         help='After the text report, print the failed requests by '
         'operation and cause (HTTP status or exception class), with first '
         'and last time seen and an example TX ID')
+    parser.add_argument(
+        '--bandwidth', action='store_true', default=False,
+        help='After the text report, print the bandwidth by operation and '
+        'size class: the bytes of the successful operations divided by the '
+        'run\'s duration, in MB/s (10^6 bytes) and MiB/s (2^20 bytes)')
 
 
 def add_report_parser(subparsers, formatter_class):
@@ -107,11 +112,15 @@ class ReportRequest(object):
     def __init__(self, report_path=None, pctile=95, csv_output=False,
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
-                 main_report=True, errors=False, skip=None, force=False):
+                 main_report=True, errors=False, skip=None, force=False,
+                 bandwidth=False):
         from ssbench.errors import UsageError
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
                              'with --csv, use --json for the causes')
+        if bandwidth and csv_output:
+            raise UsageError('--bandwidth adds a table to the text report; '
+                             'with --csv, use --json for the bandwidth')
         to_stdout = [flag for flag, path in (
             ('-f', report_path), ('-r', rps_histogram), ('--json', json_path),
             ('--html', html_path)) if path == STDOUT]
@@ -123,12 +132,14 @@ class ReportRequest(object):
             report_path = None
         # Another output on standard output: the report needs -f then.
         taken = to_stdout and to_stdout[0] != '-f' and report_path is None
-        if taken and (errors or compare_base):
+        if taken and (errors or bandwidth or compare_base):
             raise UsageError('%s - and the %s would share standard '
                              'output: give -f FILE or a file name for %s'
                              % (to_stdout[0], 'comparison' if compare_base
-                                else 'error table', to_stdout[0]))
+                                else 'error table' if errors
+                                else 'bandwidth table', to_stdout[0]))
         self.errors = errors
+        self.bandwidth = bandwidth
         # None: each stats file's own warm-up (recordview.stored_warmup).
         self.skip = skip
         self.main_report = main_report
@@ -191,7 +202,7 @@ class ReportRequest(object):
 
     def needs_analysis(self):
         return bool(self.json_path or self.html_path or self.compare_base or
-                    self.errors)
+                    self.errors or self.bandwidth)
 
 
 def write_reports(stats_path, request):
@@ -256,6 +267,10 @@ def _write(stats_path, request):
     if request.errors:
         from ssbench.report.render.errortable import render_error_table
         parts.append((render_error_table, doc))
+    if request.bandwidth:
+        from ssbench.report.render.bandwidthtable import (
+            render_bandwidth_table)
+        parts.append((render_bandwidth_table, doc))
     if parts:
         outputs.append((request.report_path, 'report file',
                         'csv' if request.csv_output else 'w',
@@ -293,6 +308,7 @@ def cmd_report_scenario(args):
                             args.rps_histogram, args.profile,
                             args.json_file, args.html_file, args.compare,
                             args.fail_if, errors=args.errors,
-                            skip=args.skip, force=args.force)
+                            skip=args.skip, force=args.force,
+                            bandwidth=args.bandwidth)
     request.check(args.stats_file)
     return write_reports(args.stats_file, request)

@@ -11,6 +11,8 @@ into the result):
     block_size   chunk size for uploads and reads
     delete_after X-Delete-After seconds (benchmark create/update, when set)
     head_first   True on initial-population jobs: HEAD, upload if missing
+    segment_size bytes per segment, on every job of a segmented size class
+    large_object 'slo' or 'dlo', with segment_size
     noop         True in --noop runs
 
 Jobs never carry credentials.  Randomness comes from an injected
@@ -53,6 +55,14 @@ def _cumulative(weights):
     return out
 
 
+def segment_keys(scenario):
+    """{size class name: the job keys of its large objects} of the
+    segmented size classes."""
+    return dict((size.name, {'segment_size': size.segment_size,
+                             'large_object': size.large_object})
+                for size in scenario.sizes if size.segment_size)
+
+
 def initial_objects(scenario):
     """Yield (size_str, container, name) of the initial population.
 
@@ -82,9 +92,10 @@ def initial_jobs(scenario, rng=None):
     rng = rng or _random.Random()
     randint = rng.randint
     block_size = scenario.block_size
+    segmented = segment_keys(scenario)
     for size_str, container, name in initial_objects(scenario):
         size = scenario.size(size_str)
-        yield {
+        job = {
             'type': CREATE_OBJECT,
             'size_str': size_str,
             'container': container,
@@ -93,6 +104,9 @@ def initial_jobs(scenario, rng=None):
             'block_size': block_size,
             'head_first': True,
         }
+        if size_str in segmented:
+            job.update(segmented[size_str])
+        yield job
 
 
 def bench_jobs(scenario, rng, ring, clock=None, noop=False):
@@ -141,6 +155,7 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     number = scenario.max_initial_count
     random = rng.random
     take = ring.take
+    segmented = segment_keys(scenario)
 
     produced = 0
     start = None
@@ -191,18 +206,24 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
             job['size'] = size
             if delete_after:
                 job['delete_after'] = delete_after
+        if segmented and size_str in segmented:
+            job.update(segmented[size_str])
         if noop:
             job['noop'] = True
         produced += 1
         yield job
 
 
-def cleanup_jobs(ring, noop=False):
+def cleanup_jobs(ring, noop=False, scenario=None):
     """DELETE jobs for the objects the run created and left behind (see
-    ObjectRing.pop_created); the initial population is kept."""
+    ObjectRing.pop_created); the initial population is kept.  With the
+    `scenario`, those of segmented classes delete their segments too."""
+    segmented = segment_keys(scenario) if scenario is not None else {}
     for size_str, container, name in ring.pop_created():
         job = {'type': DELETE_OBJECT, 'size_str': size_str,
                'container': container, 'name': name}
+        if size_str in segmented:
+            job.update(segmented[size_str])
         if noop:
             job['noop'] = True
         yield job

@@ -33,6 +33,10 @@ MAX_INITIAL_FILES = 10 ** 7          # all size classes together
 MAX_BLOCK_SIZE = 64 * 1024 * 1024
 # Swift's default max_file_size (5 GiB + 2): larger objects need segments.
 MAX_OBJECT_SIZE = 5 * 1024 ** 3 + 2
+# A segmented (large) object: at most 1 PiB; its segments are bounded like
+# any object.
+MAX_LARGE_OBJECT_SIZE = 1024 ** 5
+LARGE_OBJECT_KINDS = ('slo', 'dlo')
 # X-Delete-At must stay a 10-digit timestamp; this is about 31 years.
 MAX_DELETE_AFTER = 10 ** 9
 MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
@@ -42,16 +46,18 @@ MAX_RATE = 10 ** 7                   # jobs per second, in all
 
 # Keys an `overrides` dict may carry (None values mean "not given").
 OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
-                 'container_count', 'delete_after', 'policy', 'block_size')
+                 'container_count', 'delete_after', 'policy', 'block_size',
+                 'segment_size')
 
 
 class SizeClass(object):
     """A validated entry of `sizes`, with its effective CRUD profile."""
 
     __slots__ = ('name', 'size_min', 'size_max', 'crud_profile',
-                 'initial_count')
+                 'initial_count', 'segment_size', 'large_object')
 
-    def __init__(self, name, size_min, size_max, crud_profile, initial_count):
+    def __init__(self, name, size_min, size_max, crud_profile, initial_count,
+                 segment_size=None, large_object='slo'):
         self.name = name
         self.size_min = size_min
         self.size_max = size_max
@@ -59,6 +65,10 @@ class SizeClass(object):
         # when neither exists.
         self.crud_profile = crud_profile
         self.initial_count = initial_count
+        # Bytes per segment of a large object ('slo' or 'dlo'); None: its
+        # objects are single PUTs.
+        self.segment_size = segment_size
+        self.large_object = large_object
 
     def __repr__(self):
         return 'SizeClass(%r, %r, %r, %r, %r)' % (
@@ -80,6 +90,32 @@ def load_scenario(path, overrides=None):
 
 def _key(name):
     return '"%s"' % name
+
+
+def _segments(check, entry, where, size_min, size_max, override):
+    """(segment_size or None, large_object) of the size class `entry`:
+    its own segment_size, else the command line's `override` when
+    size_max is above it.  Unsegmented classes stay within Swift's
+    default max_file_size."""
+    segment_size = entry.get('segment_size')
+    if segment_size is not None:
+        segment_size = check.int_at_least(
+            segment_size, 1, '%s: "segment_size"' % where, MAX_OBJECT_SIZE)
+    elif override is not None and size_max > override:
+        segment_size = override
+    large_object = entry.get('large_object', 'slo')
+    if large_object not in LARGE_OBJECT_KINDS:
+        check.fail('%s: "large_object" must be "slo" or "dlo", not %s' % (
+            where, show(large_object)))
+    if segment_size is None:
+        for key, value in (('size_min', size_min), ('size_max', size_max)):
+            if value > MAX_OBJECT_SIZE:
+                check.fail('%s: "%s" must be at most %d, not %s' % (
+                    where, key, MAX_OBJECT_SIZE, show(value)))
+    elif size_min < 1:
+        check.fail('%s: "size_min" must be at least 1 for a segmented '
+                   'class, not %s' % (where, show(size_min)))
+    return segment_size, large_object
 
 
 # -- the scenario --------------------------------------------------------
@@ -120,12 +156,12 @@ class Scenario(object):
                        '"run_seconds"')
 
         self.name = check.text(data['name'], _key('name'))
-        self._load_sizes(check, data)
+        self._load_sizes(check, data, overrides.get('segment_size'))
         self._load_counts(check, data, overrides)
 
     # -- construction helpers --
 
-    def _load_sizes(self, check, data):
+    def _load_sizes(self, check, data, segment_override=None):
         top = data.get('crud_profile')
         if top is not None or 'crud_profile' in data:
             top = check.crud_profile(top, _key('crud_profile'),
@@ -144,6 +180,10 @@ class Scenario(object):
             check.fail('"initial_files" must be an object mapping size names '
                        'to counts, not %s' % show(initial))
 
+        if segment_override is not None:
+            segment_override = check.int_at_least(
+                segment_override, 1, 'segment_size from the command line',
+                MAX_OBJECT_SIZE)
         self.sizes = []
         self._by_name = {}
         for index, entry in enumerate(sizes):
@@ -159,15 +199,18 @@ class Scenario(object):
             where = '%s (%s)' % (where, show(name))
             if name in self._by_name:
                 check.fail('duplicate size name %s in "sizes"' % show(name))
+            bound = MAX_OBJECT_SIZE
+            if 'segment_size' in entry or segment_override is not None:
+                bound = MAX_LARGE_OBJECT_SIZE
             size_min = check.int_at_least(entry['size_min'], 0,
-                                          '%s: "size_min"' % where,
-                                          MAX_OBJECT_SIZE)
+                                          '%s: "size_min"' % where, bound)
             size_max = check.int_at_least(entry['size_max'], 0,
-                                          '%s: "size_max"' % where,
-                                          MAX_OBJECT_SIZE)
+                                          '%s: "size_max"' % where, bound)
             if size_min > size_max:
                 check.fail('%s: "size_min" %d is larger than "size_max" %d' % (
                     where, size_min, size_max))
+            segment_size, large_object = _segments(
+                check, entry, where, size_min, size_max, segment_override)
             count = 0
             if name in initial:
                 count = check.int_at_least(
@@ -189,7 +232,8 @@ class Scenario(object):
                                    show(name))
                     check.fail('%s: "crud_profile" is all zero but the size '
                                'is used (initial_files > 0)' % where)
-            size = SizeClass(name, size_min, size_max, profile, count)
+            size = SizeClass(name, size_min, size_max, profile, count,
+                             segment_size, large_object)
             self.sizes.append(size)
             self._by_name[name] = size
 
@@ -281,6 +325,11 @@ class Scenario(object):
     def used_sizes(self):
         """Size classes benchmark operations pick (initial count > 0)."""
         return [size for size in self.sizes if size.initial_count > 0]
+
+    @property
+    def segmented(self):
+        """True when any size class makes large objects."""
+        return any(size.segment_size for size in self.sizes)
 
     @property
     def max_initial_count(self):

@@ -13,6 +13,7 @@ from ssbench.results import (clockrecords, healthrecords, safefiles,
                              workerlist)
 from ssbench.load import seeds
 from ssbench.swift import hints
+from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError
 from ssbench.master.clockoffset import ClockOffsets
@@ -97,9 +98,12 @@ def ensure_containers(client, scenario, pool_size, stop_requested=None):
         except Exception as exc:  # reported once, below, not by gevent
             failures.append(exc)
 
+    names = scenario.containers
+    if scenario.segmented:
+        names = _with_segments(names)
     pool = gevent.pool.Pool(pool_size)
     try:
-        for name in scenario.containers:
+        for name in names:
             if failures or (stop_requested is not None and
                             stop_requested()):
                 break
@@ -114,6 +118,13 @@ def ensure_containers(client, scenario, pool_size, stop_requested=None):
     if stop_requested is not None and stop_requested():
         raise Interrupted('interrupted while creating containers: no '
                           'benchmark was run')
+
+
+def _with_segments(containers):
+    """Each container name followed by its segments container's."""
+    for name in containers:
+        yield name
+        yield protocol.segments_container(name)
 
 
 class ScenarioRun(object):
@@ -369,7 +380,7 @@ class ScenarioRun(object):
 
     def cleanup(self):
         """Delete what the run created; False when interrupted."""
-        created = jobgen.cleanup_jobs(self.ring)
+        created = jobgen.cleanup_jobs(self.ring, scenario=self.scenario)
         log.info('Deleting population objects from cluster')
         on_results, on_idle, self.master.on_heartbeat = self._live(
             'cleanup')

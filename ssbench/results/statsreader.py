@@ -16,7 +16,7 @@ import threading
 import time
 import zlib
 
-from ssbench.wire import protocol
+from ssbench.wire import messagecheck, protocol
 from ssbench.compat import queue
 from ssbench.results import timewindow
 from ssbench.errors import StatsFileError
@@ -306,7 +306,8 @@ class StatsFile(object):
 
 
 _LATENCY_KEYS = ('first_byte_latency', 'last_byte_latency')
-_CHECKED_KEYS = _LATENCY_KEYS + ('completed_at', 'retries', 'intended_start')
+_CHECKED_KEYS = _LATENCY_KEYS + ('completed_at', 'retries', 'intended_start',
+                                 'segments')
 _CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
 _INF = float('inf')
 # type(2 ** 64) is long on Python 2; a bool is no number.
@@ -340,7 +341,7 @@ def _measured(batches, raw, stats_file):
     once a window is set, the results outside it are left out and
     counted (one warning)."""
     keys = _CHECKED_KEYS_RAW if raw else _CHECKED_KEYS
-    k_first, k_last, k_completed, k_retries, k_intended = keys
+    k_first, k_last, k_completed, k_retries, k_intended, k_segments = keys
     open_loop = _open_loop(stats_file.header)
     window = stats_file.window
     profile = timewindow.TimeProfile() if window is None else None
@@ -367,7 +368,8 @@ def _measured(batches, raw, stats_file):
                         0 <= retries <= MAX_RETRIES and
                         type(retries) is int and
                         type(last) in _LATENCY_TYPES and
-                        type(first) in _LATENCY_TYPES) or (
+                        type(first) in _LATENCY_TYPES and
+                        k_segments not in record) or (
                             open_loop and not _intended_ok(
                                 record.get(k_intended, 0.0))):
                     clean = False
@@ -482,7 +484,7 @@ def _measurement(record, keys, stats_file, open_loop):
     """Whether to keep a record that failed the fast check: False for a
     result whose latencies are no measurement; StatsFileError for a bad
     value."""
-    k_first, k_last, k_completed, k_retries, k_intended = keys
+    k_first, k_last, k_completed, k_retries, k_intended, k_segments = keys
     try:
         completed = record[k_completed]
     except (KeyError, TypeError, IndexError):
@@ -499,6 +501,10 @@ def _measurement(record, keys, stats_file, open_loop):
         if type(intended) not in _NUMBER_TYPES or \
                 not 0 <= intended <= MAX_EPOCH:
             raise _bad_value(stats_file, ('intended_start', intended))
+    segments = record.get(k_segments)
+    if segments is not None and not messagecheck.is_segments(
+            _text_keys(segments)):
+        raise _bad_value(stats_file, ('segments', segments))
     first, last = record.get(k_first), record.get(k_last)
     if type(first) in _LATENCY_TYPES and type(last) in _LATENCY_TYPES:
         return 0 <= (first or 0) <= (last or 0) < _INF
@@ -532,6 +538,13 @@ def _text(value):
     # A raw read leaves a string as bytes: say it as the text it is.
     if isinstance(value, bytes):
         return value.decode('utf-8', 'replace')
+    return value
+
+
+def _text_keys(value):
+    # A raw read's map has bytes keys.
+    if isinstance(value, dict):
+        return dict((_text(key), item) for key, item in value.items())
     return value
 
 

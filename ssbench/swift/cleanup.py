@@ -16,8 +16,11 @@ CONTAINER_DELETE_TRIES = 5
 
 
 def container_pattern(base, policy):
-    """The names ssbench gives containers: <base>_<digits>_<policy>."""
-    return re.compile(r'^%s_\d+_%s$' % (re.escape(base), re.escape(policy)))
+    """The names ssbench gives containers: <base>_<digits>_<policy>, and
+    their large objects' segments containers, the same with `_segments`
+    (ssbench.wire.protocol.segments_container)."""
+    return re.compile(r'^%s_\d+_%s(_segments)?$' % (
+        re.escape(base), re.escape(policy)))
 
 
 def matching_containers(names, base, policy):

@@ -103,12 +103,14 @@ class Timing(object):
 
     `reconnects`: stale keep-alive connections replaced (not retries);
     `retry_causes`: {cause: count} of the retries (None without any);
-    `size`: bytes of the response body read (None when not known).
+    `size`: bytes of the response body read (None when not known);
+    `segments`: what a large object's segment requests add up to (see
+    ssbench.worker.largeobject), else None.
     """
 
     __slots__ = ('status', 'first_byte_latency', 'last_byte_latency',
                  'trans_id', 'retries', 'reconnects', 'size', 'headers',
-                 'body', 'retry_causes')
+                 'body', 'retry_causes', 'segments')
 
     def __init__(self, status, first_byte_latency, last_byte_latency,
                  trans_id, retries, reconnects=0, size=None, headers=None,
@@ -123,6 +125,7 @@ class Timing(object):
         self.headers = headers
         self.body = body
         self.retry_causes = retry_causes
+        self.segments = None
 
     def __repr__(self):
         return ('Timing(status=%r, first_byte_latency=%r, '
@@ -333,13 +336,15 @@ class SwiftClient(object):
 
     def request(self, method, container=None, name=None, query=None,
                 headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
-                read='discard', retry_404=False, missing_ok=False):
+                read='discard', retry_404=False, missing_ok=False,
+                body=None):
         """One timed request, retried per the module's rules.
 
         A body of `size` bytes of `fill` is sent in `block_size` chunks from
-        one reused buffer.  `read` is 'discard' (read and drop the body in
-        `block_size` chunks), 'keep' (return it in Timing.body) or
-        'headers' (keep the response headers too).  `missing_ok` returns a
+        one reused buffer, or `body` (bytes) when given.  `read` is
+        'discard' (read and drop the body in `block_size` chunks), 'keep'
+        (return it in Timing.body) or 'headers' (keep the response headers
+        too).  `missing_ok` returns a
         404 as a Timing instead of raising.
         """
         path_tail = ''
@@ -352,6 +357,8 @@ class SwiftClient(object):
         send_headers = [('X-Auth-Token', None), ('User-Agent', USER_AGENT)]
         if headers:
             send_headers.extend(headers.items())
+        if body is not None:
+            size = len(body)
         if method in ('PUT', 'POST'):
             send_headers.append(('Content-Length', str(size)))
         retries = 0
@@ -359,7 +366,10 @@ class SwiftClient(object):
         stale = 0
         causes = None          # {cause: count} of the retries
         start = None           # the first send: latencies run from it
-        block = self._block(fill, block_size) if size else None
+        if body is not None:
+            block = body
+        else:
+            block = self._block(fill, block_size) if size else None
         while True:
             grant = self.tokens.current()
             if grant is not self.grant:
@@ -459,13 +469,64 @@ class SwiftClient(object):
     # -- operations ---------------------------------------------------
 
     def put_object(self, container, name, size, fill=b'A',
-                   block_size=DEFAULT_BLOCK_SIZE, delete_after=None):
-        """Upload `size` bytes of `fill` (b'A' create, b'B' update)."""
+                   block_size=DEFAULT_BLOCK_SIZE, delete_after=None,
+                   read='discard'):
+        """Upload `size` bytes of `fill` (b'A' create, b'B' update);
+        read='headers' keeps the response's headers (its etag)."""
         headers = None
         if delete_after:
             headers = {'X-Delete-After': str(int(delete_after))}
         return self.request('PUT', container, name, headers=headers,
-                            size=int(size), fill=fill, block_size=block_size)
+                            size=int(size), fill=fill, block_size=block_size,
+                            read=read)
+
+    def put_slo_manifest(self, container, name, segments,
+                         delete_after=None):
+        """PUT the static large object manifest of `segments`, a list of
+        (segment path '/container/object', etag, bytes)."""
+        headers = {'Content-Type': 'application/json'}
+        if delete_after:
+            headers['X-Delete-After'] = str(int(delete_after))
+        body = json.dumps([
+            {'path': path, 'etag': etag, 'size_bytes': size}
+            for path, etag, size in segments]).encode('utf-8')
+        return self.request('PUT', container, name,
+                            query='multipart-manifest=put', headers=headers,
+                            body=body, read='keep')
+
+    def put_dlo_manifest(self, container, name, prefix, delete_after=None):
+        """PUT the dynamic large object manifest of the objects named
+        `prefix`... ('container/prefix')."""
+        headers = {'X-Object-Manifest': quote(prefix)}
+        if delete_after:
+            headers['X-Delete-After'] = str(int(delete_after))
+        return self.request('PUT', container, name, headers=headers,
+                            read='keep')
+
+    def delete_slo(self, container, name):
+        """DELETE a static large object with its segments; Swift answers
+        200 with the bulk delete's own status in its JSON body, which is
+        raised as a SwiftRequestError when it is not 200."""
+        timing = self.request('DELETE', container, name,
+                              query='multipart-manifest=delete',
+                              headers={'Accept': 'application/json'},
+                              read='keep', retry_404=True)
+        try:
+            outcome = json.loads(timing.body.decode('utf-8'))
+            code = int(str(outcome.get('Response Status')).split()[0])
+        except (ValueError, AttributeError, IndexError):
+            return timing
+        if code != 200 and not (code == 404 and
+                                not outcome.get('Errors')):
+            raise SwiftRequestError(
+                'DELETE', '%s/%s?multipart-manifest=delete' % (
+                    container, name), code,
+                '%s %s' % (outcome.get('Response Status'),
+                           outcome.get('Errors')),
+                timing.trans_id, timing.retries, timing.reconnects,
+                time_to_failure=timing.last_byte_latency,
+                retry_causes=timing.retry_causes)
+        return timing
 
     def get_object(self, container, name, block_size=DEFAULT_BLOCK_SIZE):
         """Read the body in `block_size` chunks and discard it."""
@@ -517,6 +578,32 @@ class SwiftClient(object):
     def list_objects(self, container, prefix=None):
         """Every object name in `container` (all listing pages)."""
         return self._listing(container, prefix)
+
+    def cluster_info(self):
+        """The cluster's capabilities (GET /info at the root of the first
+        storage URL's server, without retries) as a dict; None when it
+        does not answer with one (/info disabled).  Raises SwiftError when
+        the server cannot be reached."""
+        self.storage_urls()
+        pool = self.pools[0]
+        conn = pool.new()
+        try:
+            conn.send('GET', '/info', [('User-Agent', USER_AGENT)])
+            resp = conn.read_response()
+            body = conn.read_body()
+        except _NETWORK_ERRORS as exc:
+            raise SwiftRequestError('GET', pool.url + ' /info', None,
+                                    '%s: %s' % (type(exc).__name__, exc),
+                                    error_class=error_class(exc))
+        finally:
+            conn.close()
+        if resp.status != 200:
+            return None
+        try:
+            info = json.loads(body.decode('utf-8'))
+        except ValueError:
+            return None
+        return info if isinstance(info, dict) else None
 
     def close(self):
         """Close the idle connections now, and those of requests still

@@ -15,8 +15,9 @@ import operator
 from ssbench import CRUD_TYPES
 from ssbench.compat import PY2, text_type
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
-                                   INT64, JOB_KEYS, MAX_LATENCY, MAX_TIMESTAMP,
-                                   PING, SUICIDE)
+                                   INT64, JOB_KEYS, LARGE_OBJECT_KINDS,
+                                   MAX_LATENCY, MAX_TIMESTAMP, PING,
+                                   SEGMENTS_KEYS, SUICIDE)
 
 
 def _key(name):
@@ -79,7 +80,9 @@ _RESULT_SPEC = tuple((_key(k), types, required, limits) for (
         ('reconnects', _INT_OR_NONE, False, _COUNT),
         ('error_class', _TEXT_OR_NONE, False, None),
         ('send_lag', _NUM_OR_NONE, False, _LATENCY),
-        ('worker_time', _NUM_OR_NONE, False, _LATENCY)))
+        ('worker_time', _NUM_OR_NONE, False, _LATENCY),
+        ('segment_size', _INT_OR_NONE, False, _COUNT),
+        ('large_object', _TEXT_OR_NONE, False, None)))
 _K_LAST = _RESULT_SPEC[10][0]
 # What ssbench.swift.client says of a retried or failed request: seconds
 # from its first send to giving up (failures only), and {cause: count} of
@@ -119,6 +122,7 @@ def check_from_worker(record):
             _K_RECONNECTS not in record and _K_ERROR_CLASS not in record and
             _K_RETRY_CAUSES not in record and
             _K_TIME_TO_FAILURE not in record and
+            _K_SEGMENTS not in record and
             values[4] not in _CONTROL_KINDS):
         size = record.get(_K_SIZE)
         intended = record.get(_K_INTENDED)
@@ -164,7 +168,24 @@ def _check_record(record):
             return 'bad ' + key, value
     if _K_EXCEPTION not in record and get(_K_LAST) is None:
         return 'missing last_byte_latency', None
+    segments = get(_K_SEGMENTS)
+    if segments is not None and not is_segments(segments):
+        return 'bad segments', segments
     return _check_retry_keys(record)
+
+
+_K_SEGMENTS = _key('segments')
+_SEGMENT_FIGURES = tuple(zip(
+    [_key(k) for k in SEGMENTS_KEYS], (_INTS, _INTS, _NUMS, _NUMS)))
+
+
+def is_segments(value):
+    """True for a result's `segments` map: the counts (integers) and
+    the seconds (latencies) of protocol.SEGMENTS_KEYS, nothing else."""
+    return type(value) is dict and len(value) == len(_SEGMENT_FIGURES) and \
+        all(type(value.get(key)) in types and
+            0 <= value[key] < MAX_LATENCY
+            for key, types in _SEGMENT_FIGURES)
 
 
 def _check_retry_keys(record):
@@ -270,13 +291,16 @@ def _check_token_keys(get, more):
 _JOB_SPEC = tuple(zip([_key(k) for k in JOB_KEYS], (
     _TEXT, _TEXT_OR_NONE, _TEXT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
     _INT_OR_NONE, _INT_OR_NONE, _FLAG, _INT_OR_NONE, _FLAG,
-    _NUM_OR_NONE, _NUM_OR_NONE)))
+    _NUM_OR_NONE, _NUM_OR_NONE, _INT_OR_NONE, _TEXT_OR_NONE)))
 _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
 _K_JOB_ID = _key('job_id')
 _K_BLOCK_SIZE = _key('block_size')
 _JOB_COUNTS = tuple(_key(k) for k in (
-    'size', 'job_id', 'delete_after', 'block_size'))
+    'size', 'job_id', 'delete_after', 'block_size', 'segment_size'))
+_K_SEGMENT_SIZE = _key('segment_size')
+_K_LARGE_OBJECT = _key('large_object')
+_LARGE_OBJECT_KINDS = frozenset(_key(k) for k in LARGE_OBJECT_KINDS)
 _OBJECT_JOBS = frozenset(_key(k) for k in CRUD_TYPES)
 _JOB_KEY_SET = frozenset(_JOB_TYPES)
 
@@ -316,6 +340,11 @@ def check_from_master(job):
             return 'bad ' + key, value
     if get(_K_BLOCK_SIZE) == 0:
         return 'bad block_size', 0
+    if get(_K_SEGMENT_SIZE) is not None and (
+            get(_K_SEGMENT_SIZE) == 0 or
+            get(_K_LARGE_OBJECT) not in _LARGE_OBJECT_KINDS):
+        return 'bad large object', (get(_K_SEGMENT_SIZE),
+                                    get(_K_LARGE_OBJECT))
     return None
 
 

@@ -49,9 +49,23 @@ HOST_KEYS = ('host_cpu', 'cores', 'run_delay')
 # Keys a job map may carry from master to worker; the result echoes them.
 # A --rate run's jobs carry `intended_start` (epoch seconds) and
 # `send_lag` (seconds from then to leaving the master, on its clock).
+# Jobs of a segmented size class carry `segment_size` (bytes) and
+# `large_object` ('slo' or 'dlo'); their successes add `segments`
+# (ssbench.worker.largeobject.Operation.segment_stats()).
 JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
             'delete_after', 'noop', 'job_id', 'head_first', 'intended_start',
-            'send_lag')
+            'send_lag', 'segment_size', 'large_object')
+LARGE_OBJECT_KINDS = ('slo', 'dlo')
+SEGMENTS_KEYS = ('count', 'retries', 'seconds', 'slowest')
+SEGMENTS_SUFFIX = '_segments'
+
+
+def segments_container(container):
+    """The container of the segments of `container`'s large objects,
+    named as Swift's tools name theirs; the master creates it with
+    `container` and cleanup-containers removes both."""
+    return container + SEGMENTS_SUFFIX
+
 
 # Bounds of sane values: job ids and sizes fit in int64; times are Unix
 # seconds before the year 5000; a latency is under 30 years.

@@ -32,6 +32,7 @@ from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
                                   SwiftRequestError, add_causes, error_class)
 from ssbench.swift.auth import AuthOptions
+from ssbench.worker.largeobject import LargeObjects
 
 # The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
@@ -284,7 +285,11 @@ class SwiftJobs(object):
         kind = job['type']
         start = monotonic()
         try:
-            timing = self._handlers[kind](job)
+            if job.get('segment_size'):
+                timing = LargeObjects(self.get_swift(),
+                                      self._block_size(job)).run(job)
+            else:
+                timing = self._handlers[kind](job)
         except SwiftRequestError as exc:
             result = protocol.result_error(
                 job, self.worker_id, str(exc), traceback.format_exc(),
@@ -309,6 +314,8 @@ class SwiftJobs(object):
                 reconnects=timing.reconnects,
                 size=timing.size if kind == READ_OBJECT else None,
                 retry_causes=timing.retry_causes)
+            if timing.segments is not None:
+                result['segments'] = timing.segments
         self._add(result, received)
 
     def _block_size(self, job):

@@ -2,7 +2,7 @@
 from __future__ import absolute_import, division, print_function
 
 from ssbench import version
-from ssbench.report.compute import loghist, throughput
+from ssbench.report.compute import bandwidth, loghist, throughput
 from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
 from ssbench.report.compute.series import latency_entry
@@ -27,6 +27,9 @@ def build(header, scan, pctiles, stats_path, skip):
         if any(scan.count[c] or scan.errors[c] for c in cells):
             operations.append(_operation(key, cells, scan, scenario,
                                          pctiles))
+    run = _run(header, scan, skip)
+    sizes = [s.get('name') for s in scenario.get('sizes') or []
+             if isinstance(s, dict)]
     doc = {
         'format_version': FORMAT_VERSION,
         'generator': 'ssbench %s' % (version,),
@@ -34,11 +37,12 @@ def build(header, scan, pctiles, stats_path, skip):
         'header': dict((k, v) for k, v in header.items()
                        if k != _HEADER_KEY),
         'scenario': scenario,
-        'run': _run(header, scan, skip),
+        'run': run,
         'percentiles': list(pctiles),
         'operations': operations,
         'timeseries': _timeseries(scan, [op['operation']
                                          for op in operations]),
+        'bandwidth': bandwidth.build(scan, sizes, run['duration']),
         'errors': {
             'recorded': scan.cause_keys_seen or (
                 not sum(scan.errors) and scan.reconnects_recorded),

@@ -146,3 +146,13 @@ def test_an_object_listing_that_is_not_swift_is_named(answer, caplog):
                       '(UTF-8 JSON, a list of names); check the storage URL '
                       '(-S, or the one the auth server returns)'
                       % (name, name)]
+
+
+def test_segments_containers_go_too():
+    names = ['ssbench_000001_default_policy',
+             'ssbench_000001_default_policy_segments',
+             'ssbench_000001_default_policy_segments_x',
+             'ssbench_000002_gold_segments']
+    assert cleanup.matching_containers(names, 'ssbench', 'default_policy') \
+        == ['ssbench_000001_default_policy',
+            'ssbench_000001_default_policy_segments']

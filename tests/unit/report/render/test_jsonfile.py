@@ -43,11 +43,31 @@ def check_keys(obj, keys):
     assert sorted(obj) == sorted(keys)
 
 
+def check_bandwidth(bandwidth, duration, operations):
+    check_keys(bandwidth, ['seconds', 'operations'])
+    assert bandwidth['seconds'] == duration
+    assert sorted(bandwidth['operations']) == sorted(operations)
+    for entry in bandwidth['operations'].values():
+        figures = [entry] + list(entry['sizes'].values())
+        check_keys(entry, ['bytes', 'bytes_per_second', 'MB_per_second',
+                           'MiB_per_second', 'sizes'])
+        for item in figures:
+            assert is_int(item['bytes'])
+            rate = item['bytes_per_second']
+            if duration:
+                assert rate == item['bytes'] / duration
+                assert item['MB_per_second'] == rate / 1e6
+                assert item['MiB_per_second'] == rate / 1048576
+            else:
+                assert rate is None and item['MiB_per_second'] is None
+        assert sum(item['bytes'] for item in figures[1:]) == entry['bytes']
+
+
 def check_schema(doc):
     """Keys and types of the JSON document, format_version 1."""
     check_keys(doc, ['format_version', 'generator', 'stats_file', 'header',
                      'scenario', 'run', 'percentiles', 'operations',
-                     'timeseries', 'errors'])
+                     'timeseries', 'errors', 'bandwidth'])
     assert doc['format_version'] == 1
     assert doc['generator'].startswith('ssbench ')
     assert is_text(doc['stats_file'])
@@ -69,6 +89,8 @@ def check_schema(doc):
         check_operation(op, pctile_keys)
     check_timeseries(doc['timeseries'],
                      [op['operation'] for op in doc['operations']])
+    check_bandwidth(doc['bandwidth'], run['duration'],
+                    [op['operation'] for op in doc['operations']])
     errors = doc['errors']
     check_keys(errors, ['recorded', 'total', 'causes'])
     assert isinstance(errors['recorded'], bool) and is_int(errors['total'])

@@ -1,0 +1,227 @@
+"""Large objects: a job of a segmented size class (SPEC: `segment_size`
+and `large_object` in the job) as one timed operation.
+
+CREATE and UPDATE upload the segments to `<container>_segments` (which
+the master creates before the run), named `<object>/<8-digit index>`, then
+the manifest: a static large object's JSON list of the segments' paths,
+etags and sizes (`?multipart-manifest=put`), or a dynamic one's
+`X-Object-Manifest: <container>_segments/<object>/`.  An UPDATE then
+deletes the segments of the former version past the new one's last (a
+listing of the prefix), so that no segment is left behind and a DLO is
+not read with stale ones.  READ is one GET of the manifest, which streams
+the whole object.  DELETE removes an SLO and its segments with
+`?multipart-manifest=delete`; a DLO's segments are listed and deleted,
+then the manifest.
+
+Segments of one object go out SEGMENT_CONCURRENCY at a time.  The
+operation is timed as one request (ssbench.swift.client.Timing or
+SwiftRequestError): from the first send to the end of its last request,
+its retries, reconnects and retry causes those of all its requests; the
+segment requests are also summed apart, in `segments` (segment_stats()).
+"""
+from __future__ import absolute_import, division, print_function
+
+import gevent
+
+from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench.compat import monotonic
+from ssbench.swift.client import SwiftRequestError, Timing, add_causes
+from ssbench.wire.protocol import segments_container
+
+# Segment requests of one object in flight at once: a few overlap one
+# segment's fixed costs (the proxy's connections to the object servers,
+# their fsync at the end) with the others' transfer, which a single
+# stream waits for in turn; more would only multiply the connections a
+# worker holds (user_count objects at once, each with this many), not the
+# bytes the network carries.
+SEGMENT_CONCURRENCY = 4
+
+
+def segment_name(name, index):
+    """The name of segment `index` (0, 1, ...) of object `name`."""
+    return '%s/%08d' % (name, index)
+
+
+def segment_sizes(size, segment_size):
+    """The byte counts of the segments of a `size`-byte object (at least
+    one segment)."""
+    full, rest = divmod(size, segment_size)
+    sizes = [segment_size] * full
+    if rest or not sizes:
+        sizes.append(rest)
+    return sizes
+
+
+class Operation(object):
+    """The timing of one large-object operation: its start, the first
+    response, and the sums of every request's figures."""
+
+    def __init__(self):
+        self.start = monotonic()
+        self.first = None
+        self.retries = 0
+        self.reconnects = 0
+        self.causes = None
+        self.segment_count = 0
+        self.segment_retries = 0
+        self.segment_seconds = 0.0
+        self.slowest = 0.0
+
+    def _count(self, timing):
+        if self.first is None:
+            # A request's last byte is at most its duration after the
+            # operation's start: its end is the first response known.
+            self.first = monotonic() - self.start
+        self.retries += timing.retries
+        self.reconnects += timing.reconnects
+        self.causes = add_causes(self.causes, timing.retry_causes)
+
+    def add(self, timing, segment=False):
+        """Count `timing`, the Timing of one request done."""
+        self._count(timing)
+        if segment:
+            self.segment_count += 1
+            self.segment_retries += timing.retries
+            self.segment_seconds += timing.last_byte_latency
+            self.slowest = max(self.slowest, timing.last_byte_latency)
+        return timing
+
+    def failed(self, exc):
+        """`exc` (SwiftRequestError) with the whole operation's figures:
+        the retries of the requests done added, its time from the
+        operation's start."""
+        exc.retries += self.retries
+        exc.reconnects += self.reconnects
+        exc.retry_causes = add_causes(exc.retry_causes, self.causes)
+        exc.time_to_failure = monotonic() - self.start
+        return exc
+
+    def timing(self, last, size=None):
+        """The operation's Timing, `last` (the final request's Timing)
+        giving its status and transaction id."""
+        timing = Timing(last.status, self.first, monotonic() - self.start,
+                        last.trans_id, self.retries, self.reconnects, size,
+                        retry_causes=self.causes)
+        timing.segments = self.segment_stats()
+        return timing
+
+    def segment_stats(self):
+        """The `segments` key of the result: segment requests made, their
+        retries, their seconds in all and the slowest one's."""
+        if not self.segment_count:
+            return None
+        return {'count': self.segment_count,
+                'retries': self.segment_retries,
+                'seconds': self.segment_seconds,
+                'slowest': self.slowest}
+
+
+def each(func, items, limit=SEGMENT_CONCURRENCY):
+    """[func(item) for item in items], `limit` calls at a time, in
+    greenlets; the first exception stops the others and is raised."""
+    items = list(items)
+    results = [None] * len(items)
+    pending = iter(enumerate(items))
+    errors = []
+
+    def run():
+        for index, item in pending:
+            if errors:
+                return
+            try:
+                results[index] = func(item)
+            except Exception as exc:
+                errors.append(exc)
+                return
+
+    greenlets = [gevent.spawn(run) for _ in range(min(limit, len(items)))]
+    try:
+        gevent.joinall(greenlets)
+    finally:
+        gevent.killall(greenlets)
+    if errors:
+        raise errors[0]
+    return results
+
+
+class LargeObjects(object):
+    """Runs the jobs of segmented size classes with `swift` (a
+    ssbench.swift.client.SwiftClient)."""
+
+    def __init__(self, swift, block_size):
+        self.swift = swift
+        self.block_size = block_size
+
+    def run(self, job):
+        """The Timing of `job`; raises SwiftRequestError."""
+        op = Operation()
+        kind = job['type']
+        try:
+            if kind in (CREATE_OBJECT, UPDATE_OBJECT):
+                return self.upload(op, job)
+            if kind == READ_OBJECT:
+                timing = op.add(self.swift.get_object(
+                    job['container'], job['name'], self.block_size))
+                return op.timing(timing, timing.size)
+            return self.delete(op, job)
+        except SwiftRequestError as exc:
+            raise op.failed(exc)
+
+    def upload(self, op, job):
+        swift = self.swift
+        container, name = job['container'], job['name']
+        seg_container = segments_container(container)
+        if job.get('head_first'):
+            head = op.add(swift.head_object(container, name, missing_ok=True))
+            if head.status != 404:
+                return op.timing(head)
+        fill = b'A' if job['type'] == CREATE_OBJECT else b'B'
+        delete_after = job.get('delete_after')
+        sizes = segment_sizes(job['size'], job['segment_size'])
+
+        def put(index):
+            timing = swift.put_object(seg_container, segment_name(name, index),
+                                      sizes[index], fill, self.block_size,
+                                      delete_after, read='headers')
+            op.add(timing, segment=True)
+            return (timing.headers.get('etag') or '').strip('"') or None
+
+        etags = each(put, range(len(sizes)))
+        if job['large_object'] == 'dlo':
+            last = swift.put_dlo_manifest(
+                container, name, '%s/%s/' % (seg_container, name),
+                delete_after)
+        else:
+            last = swift.put_slo_manifest(container, name, [
+                ('/%s/%s' % (seg_container, segment_name(name, index)),
+                 etags[index], size) for index, size in enumerate(sizes)],
+                delete_after)
+        op.add(last)
+        if job['type'] == UPDATE_OBJECT:
+            self._delete_segments(op, seg_container, name, len(sizes))
+        return op.timing(last)
+
+    def _delete_segments(self, op, seg_container, name, keep=0):
+        """Delete the segments of `name` but the first `keep`."""
+        started = monotonic()
+        names = self.swift.list_objects(seg_container, name + '/')
+        # The listing's pages, timed together as one request.
+        op.add(Timing(200, None, monotonic() - started, None, 0),
+               segment=True)
+        extra = [segment for segment in names
+                 if segment.rsplit('/', 1)[-1].isdigit() and
+                 int(segment.rsplit('/', 1)[-1]) >= keep]
+
+        def delete(segment):
+            op.add(self.swift.request('DELETE', seg_container, segment,
+                                      missing_ok=True), segment=True)
+
+        each(delete, extra)
+
+    def delete(self, op, job):
+        swift = self.swift
+        container, name = job['container'], job['name']
+        if job['large_object'] == 'dlo':
+            self._delete_segments(op, segments_container(container), name)
+            return op.timing(op.add(swift.delete_object(container, name)))
+        return op.timing(op.add(swift.delete_slo(container, name)))
