@@ -30,8 +30,9 @@ PAGES = ['README.rst', 'CHANGELOG.rst'] + sorted(
 # Commands of other programs, whose flags are theirs (a token whose base
 # name is one of these starts a stretch no flag of which is checked).
 FOREIGN = frozenset([
-    'apt-get', 'eval', 'flake8', 'git', 'gzip', 'ip', 'jq', 'kill', 'pip',
-    'pytest', 'sudo', 'tcpdump', 'time', 'wrk',
+    'ansible-playbook', 'apt-get', 'eval', 'flake8', 'git', 'gzip',
+    'install', 'ip', 'journalctl', 'jq', 'kill', 'pip', 'pytest', 'sudo',
+    'systemctl', 'tcpdump', 'time', 'ulimit', 'useradd', 'wrk',
 ])
 PYTHONS = re.compile(r'^python[0-9.]*$')
 # Tokens after which a new command starts.
@@ -41,7 +42,7 @@ SEPARATORS = frozenset(['|', '&&', '||', ';', '&'])
 # and not a pattern (--os-*) nor a sign (+/-X%).
 FLAG = re.compile(r'''(?:^|(?<=[\s\[(/:'"=,]))(?<!\+/)'''
                   r'''(--?[A-Za-z][A-Za-z0-9_-]*)(?![*\w-])''')
-TREE_DIRS = r'(?:\.ci|bench|bin|docs|scenarios|ssbench|tests|tools)'
+TREE_DIRS = r'(?:\.ci|bench|bin|deploy|docs|scenarios|ssbench|tests|tools)'
 PATH = re.compile(r'''(?<![\w./$-])(%s/[^\s`'"()<>,;:\]\[{}|]*)'''
                   % TREE_DIRS)
 MODULE = re.compile(r'(?<![\w./-])(ssbench(?:\.[A-Za-z_]\w*)+)')
