@@ -32,7 +32,8 @@ def start(argv, log_path):
         return subprocess.Popen(
             argv, stdout=log, stderr=subprocess.STDOUT,
             env=dict(os.environ, **support.no_auth_env()), cwd=support.ROOT,
-            preexec_fn=support.die_with_parent)
+            # Python 2's default would hand them this test's sockets.
+            close_fds=True, preexec_fn=support.die_with_parent)
 
 
 def worker_argv(ports, worker_id, launcher=None):
@@ -59,16 +60,28 @@ def test_a_worker_of_another_protocol_is_refused_the_run_goes_on(tmpdir):
     swift = support.SwiftView()
     procs = {}
     try:
-        # The odd one first: it is heard before the others are configured.
+        # The odd one first, and the others once the master refused it,
+        # so that the test does not depend on who is heard first.
         procs[9] = start(worker_argv(ports, 9, OTHER_VERSION), logs[9])
+        master_err = os.path.join(str(tmpdir), 'master.err')
+        with open(master_err, 'wb') as err:
+            master = subprocess.Popen(
+                support.python_module('ssbench.cli.master') + [
+                    'run-scenario', '-f', path, '-s', stats,
+                    '--expect-workers', '2', '--worker-wait', '120',
+                    '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port',
+                    str(ports[0]), '--zmq-results-port', str(ports[1])] +
+                support.auth_args(), stdout=subprocess.PIPE, stderr=err,
+                cwd=support.ROOT, close_fds=True,
+                preexec_fn=support.die_with_parent)
+        procs['master'] = master
+        wait_for_text(master_err, 'refused', timeout=120)
         for worker_id in (1, 2):
             procs[worker_id] = start(worker_argv(ports, worker_id),
                                      logs[worker_id])
-        ran = support.master(
-            'run-scenario', '-f', path, '-s', stats, '--expect-workers', '2',
-            '--worker-wait', '60', '--zmq-bind-ip', '127.0.0.1',
-            '--zmq-work-port', str(ports[0]), '--zmq-results-port',
-            str(ports[1]), *support.auth_args(), timeout=240)
+        out = master.communicate()[0].decode('utf-8', 'replace')
+        ran = support.Ran(master.returncode, out,
+                          support.read_text(master_err))
         assert ran.status == 0, ran
         refused = [line for line in error_lines(ran.err)
                    if 'refused' in line]
