@@ -114,8 +114,8 @@ def page_body(doc, charts, js_version):
             '</p></header>\n' % page_title(doc)]
     body.append(_section('run', 'Run', '<div class="pair">%s%s</div>' % (
         facts_html(doc), sizes_html(doc.get('scenario')))))
-    body.append(_section('summary', 'Summary', summary_html(operations)
-                         if operations else
+    body.append(_section('summary', 'Summary', summary_html(
+        operations, doc.get('bandwidth')) if operations else
                          '<p>This stats file holds no results.</p>'))
     body.append(charts)
     if operations:

@@ -93,8 +93,36 @@ def throughput_figure(timeseries, esc):
             'marker': {'size': 4}})
     title = ('Throughput: requests completed per second '
              '(%d s buckets)' % width)
-    return {'data': traces,
-            'layout': _layout(title, 'Time (UTC)', 'Requests per second')}
+    layout = _layout(title, 'Time (UTC)', 'Requests per second')
+    layout['updatemenus'] = [_throughput_switch(timeseries, traces, title)]
+    return {'data': traces, 'layout': layout}
+
+
+def _throughput_switch(timeseries, traces, title):
+    """Buttons that show the throughput chart in requests per second or
+    in MB/s: the bytes of the successes completed in each bucket, per
+    second (the errors' curve hides in MB/s)."""
+    width = timeseries['bucket_seconds']
+    ops = _series_ops(timeseries)
+    by_bytes = [[n / width / 1e6 for n in
+                 timeseries['operations'][op].get('bytes') or ()]
+                for op in ops]
+    errors = len(traces) - len(ops)
+    return {
+        'type': 'buttons', 'direction': 'right', 'showactive': True,
+        'x': 1.0, 'xanchor': 'right', 'y': 1.12, 'yanchor': 'bottom',
+        'buttons': [
+            {'label': 'Requests/s', 'method': 'update', 'args': [
+                {'y': [trace['y'] for trace in traces],
+                 'visible': [True] * len(traces)},
+                {'title.text': title,
+                 'yaxis.title.text': 'Requests per second'}]},
+            {'label': 'MB/s', 'method': 'update', 'args': [
+                {'y': by_bytes + [[]] * errors,
+                 'visible': [True] * len(ops) + [False] * errors},
+                {'title.text': 'Throughput: MB per second (10^6 bytes, '
+                 '%d s buckets)' % width,
+                 'yaxis.title.text': 'MB per second (10^6 bytes)'}]}]}
 
 
 def latency_time_figures(timeseries, esc):

@@ -154,13 +154,17 @@ def _bytes(operation, count):
     return NA if operation == 'delete' else NOT_RECORDED
 
 
-def summary_html(operations):
-    """Per operation: successes, errors, retries, bytes, request rates."""
+def summary_html(operations, bandwidth=None):
+    """Per operation: successes, errors, retries, bytes, request rates
+    and the bandwidth (see ssbench.report.compute.bandwidth), followed by
+    the bandwidth per size class."""
     rows = []
+    rates = (bandwidth or {}).get('operations') or {}
     for op in operations:
         reconnects = op.get('reconnects')
         bytes_done = op.get('bytes')
         speed = op.get('throughput') or {}
+        rate = rates.get(op.get('operation')) or {}
         rows.append([
             esc(op.get('operation')), fmt_int(op.get('count')),
             fmt_int(op.get('errors')), fmt_int(op.get('retries')),
@@ -169,12 +173,42 @@ def summary_html(operations):
             fmt_float(op.get('req_per_s'), '%.1f'),
             fmt_float(speed.get('slowest'), '%.0f'),
             fmt_float(speed.get('median'), '%.0f'),
-            fmt_float(speed.get('fastest'), '%.0f')])
-    return table(['Operation', 'Successes', 'Errors', 'Retries',
+            fmt_float(speed.get('fastest'), '%.0f'),
+            fmt_float(rate.get('MB_per_second'), '%.2f'),
+            fmt_float(rate.get('MiB_per_second'), '%.2f')])
+    html = table(['Operation', 'Successes', 'Errors', 'Retries',
                   'Reconnects', 'Bytes', 'Req/s (average)',
                   'Req/s (slowest second)', 'Req/s (median second)',
-                  'Req/s (fastest second)'],
-                 rows, numeric=range(1, 10))
+                  'Req/s (fastest second)', 'MB/s (10^6 bytes)',
+                  'MiB/s (2^20 bytes)'],
+                 rows, numeric=range(1, 12))
+    return html + bandwidth_html(operations, bandwidth)
+
+
+def bandwidth_html(operations, bandwidth):
+    """The bandwidth of each operation and size class: the bytes of the
+    successes over the run's duration (empty without a bandwidth)."""
+    rates = (bandwidth or {}).get('operations') or {}
+    rows = []
+    for op in operations:
+        entry = rates.get(op.get('operation'))
+        if entry is None:
+            continue
+        for size, figures in sorted((entry.get('sizes') or {}).items()):
+            rows.append([esc(op.get('operation')), esc(size),
+                         fmt_int(figures.get('bytes')),
+                         fmt_float(figures.get('bytes_per_second'), '%.0f'),
+                         fmt_float(figures.get('MB_per_second'), '%.2f'),
+                         fmt_float(figures.get('MiB_per_second'), '%.2f')])
+    if not rows:
+        return ''
+    seconds = bandwidth.get('seconds')
+    return ('<p>Bandwidth by size class: the bytes of the successful '
+            'operations over the run\'s %s seconds.</p>\n' % (
+                fmt_float(seconds),) +
+            table(['Operation', 'Size', 'Bytes', 'Bytes/s',
+                   'MB/s (10^6 bytes)', 'MiB/s (2^20 bytes)'], rows,
+                  numeric=range(2, 6)))
 
 
 # The rows of the percentile table: (document key, label).  First and last

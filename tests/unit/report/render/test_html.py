@@ -250,8 +250,46 @@ def test_summary_says_why_bytes_are_missing():
     cells = re.findall(r'<td[^>]*>([^<]*)</td>', htmltables.summary_html(ops))
     assert cells[0:6] == ['read', 'N/A', 'N/A', 'N/A', 'not recorded',
                           'not recorded']
-    assert cells[10:16] == ['delete', 'N/A', 'N/A', 'N/A', '0', 'N/A']
-    assert cells[20:26] == ['create', 'N/A', 'N/A', 'N/A', '2', '2 MB']
+    assert cells[12:18] == ['delete', 'N/A', 'N/A', 'N/A', '0', 'N/A']
+    assert cells[24:30] == ['create', 'N/A', 'N/A', 'N/A', '2', '2 MB']
+
+
+def test_summary_shows_the_bandwidth_per_operation_and_size():
+    ops = [{'operation': 'total', 'bytes': 3 * 2 ** 20},
+           {'operation': 'read', 'bytes': 3 * 2 ** 20}]
+    figures = {'bytes': 3 * 2 ** 20, 'bytes_per_second': 1.5 * 2 ** 20,
+               'MB_per_second': 1.5 * 2 ** 20 / 1e6, 'MiB_per_second': 1.5}
+    bandwidth = {'seconds': 2.0, 'operations': {
+        'total': dict(figures, sizes={'big': figures}),
+        'read': dict(figures, sizes={'big': figures})}}
+    html = htmltables.summary_html(ops, bandwidth)
+    cells = re.findall(r'<td[^>]*>([^<]*)</td>', html)
+    assert cells[10:12] == ['1.57', '1.50']
+    assert 'MB/s (10^6 bytes)' in html and 'MiB/s (2^20 bytes)' in html
+    assert "over the run's 2.000 seconds" in html
+    assert cells[24:30] == ['total', 'big', '3,145,728', '1572864',
+                            '1.57', '1.50']
+    # No bandwidth (a document of an older version): the table goes.
+    assert 'Bandwidth by size' not in htmltables.summary_html(ops)
+
+
+def test_the_throughput_chart_switches_to_megabytes_per_second():
+    timeseries = {'bucket_seconds': 2, 'start': 1700000000.0, 'count': 2,
+                  'operations': {
+                      'total': {'requests': [4, 6], 'errors': [1, 0],
+                                'bytes': [4000000, 0]},
+                      'read': {'requests': [4, 6], 'errors': [1, 0],
+                               'bytes': [4000000, 0]}}}
+    figure = htmlcharts.throughput_figure(timeseries, lambda text: text)
+    assert [t['name'] for t in figure['data']] == [
+        'total', 'read', 'errors (all operations)']
+    requests, megabytes = figure['layout']['updatemenus'][0]['buttons']
+    assert requests['args'][0]['y'] == [t['y'] for t in figure['data']]
+    assert megabytes['label'] == 'MB/s'
+    assert megabytes['args'][0]['y'] == [[2.0, 0.0], [2.0, 0.0], []]
+    assert megabytes['args'][0]['visible'] == [True, True, False]
+    assert megabytes['args'][1]['yaxis.title.text'] == \
+        'MB per second (10^6 bytes)'
 
 
 @needs_plotly
