@@ -1,0 +1,182 @@
+#!/usr/bin/env python
+"""The master's marginal CPU per request, the ceiling of a whole run.
+
+    python bench/master_ceiling.py [--runs 3] [--batches 1,8]
+        [--small 10000] [--large 60000] [--compare-rev REV]
+
+Two standalone `ssbench-worker` processes (-c 12 each, started by this
+script, not `--workers`) serve `run-scenario --noop -u 24 -R` runs of
+--small and --large operations; the master's own user + sys CPU comes
+from wait4 on the master process (it has no children: the workers are
+not its own).  The marginal cost per request is
+
+    (CPU of the --large run - CPU of the --small run) / (large - small)
+
+so start-up, connection and the end of the run cancel out.  Each batch
+size is measured --runs times, small and large alternating, and the
+median printed.  With --compare-rev REV the same is measured on that git
+revision (checked out with `git worktree` in a temporary directory and
+put first on PYTHONPATH) in the same invocation, the revisions taking
+turns run by run, and the ratio printed:
+
+    master b1 HEAD: 11.2 us CPU/request (3 runs; 10000/60000 ops)
+    master b1 abc1234: 33.0 us CPU/request (3 runs; 10000/60000 ops)
+    master b1: HEAD / abc1234 = 0.34
+"""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import Failed, free_ports, measure, median
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
+WORKERS = 2
+CONCURRENCY = 12
+ENTRY = 'import sys; from ssbench.cli.%s import main; sys.exit(main())'
+
+
+class Tree(object):
+    """One source tree to measure: its label and its PYTHONPATH."""
+
+    def __init__(self, label, path):
+        self.label = label
+        self.path = path
+        self.env = dict(os.environ, PYTHONPATH=path)
+        help_text = subprocess.check_output(
+            [sys.executable, '-c', ENTRY % 'master', 'run-scenario',
+             '--help'], env=self.env, cwd=path)
+        self.has_expect = b'--expect-workers' in help_text
+
+    def command(self, role):
+        return [sys.executable, '-c', ENTRY % role]
+
+
+def start_workers(tree, batch, work_port, results_port, log_dir):
+    workers = []
+    for worker_id in range(1, WORKERS + 1):
+        log = open(os.path.join(log_dir, 'worker-%d.log' % worker_id), 'ab')
+        try:
+            workers.append(subprocess.Popen(
+                tree.command('worker') + [
+                    '--zmq-host', '127.0.0.1',
+                    '--zmq-work-port', str(work_port),
+                    '--zmq-results-port', str(results_port),
+                    '-c', str(CONCURRENCY), '--batch-size', str(batch),
+                    str(worker_id)],
+                env=tree.env, cwd=tree.path, stdout=log,
+                stderr=subprocess.STDOUT))
+        finally:
+            log.close()
+    return workers
+
+
+def stop_workers(workers):
+    for worker in workers:
+        if worker.poll() is None:
+            worker.send_signal(signal.SIGTERM)
+    deadline = time.time() + 10
+    for worker in workers:
+        while worker.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+
+
+def master_cpu(tree, batch, ops, tmp, timeout):
+    """CPU seconds of one master run with its own standalone workers."""
+    work_port, results_port = free_ports(2)
+    workers = start_workers(tree, batch, work_port, results_port, tmp)
+    try:
+        stats = os.path.join(tmp, 'run.stat')
+        argv = tree.command('master') + [
+            '-q', 'run-scenario', '-f', SCENARIO, '-u',
+            str(WORKERS * CONCURRENCY), '-o', str(ops), '--noop',
+            '--batch-size', str(batch), '-R', '--zmq-bind-ip', '127.0.0.1',
+            '--zmq-work-port', str(work_port),
+            '--zmq-results-port', str(results_port), '-s', stats, '--force']
+        if tree.has_expect:
+            argv += ['--expect-workers', str(WORKERS)]
+        cpu, _ = measure(argv, cwd=tree.path, env=tree.env, timeout=timeout)
+        return cpu
+    finally:
+        stop_workers(workers)
+        for name in os.listdir(tmp):
+            if name.startswith('run.stat'):
+                os.unlink(os.path.join(tmp, name))
+
+
+def worktree(rev, tmp):
+    path = os.path.join(tmp, 'tree-' + rev.replace('/', '_'))
+    subprocess.check_call(['git', 'worktree', 'add', '--detach', '-q',
+                           path, rev], cwd=ROOT)
+    return path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--batches', default='1,8',
+                        help='comma-separated --batch-size values')
+    parser.add_argument('--small', type=int, default=10000)
+    parser.add_argument('--large', type=int, default=60000)
+    parser.add_argument('--compare-rev', metavar='REV',
+                        help='also measure this git revision')
+    parser.add_argument('--timeout', type=float, default=300.0,
+                        help='seconds one master run may take')
+    args = parser.parse_args(argv)
+    if args.large <= args.small:
+        parser.error('--large must be more than --small')
+    batches = [int(b) for b in args.batches.split(',')]
+    tmp = tempfile.mkdtemp(prefix='ssbench-ceiling-')
+    trees = [Tree('HEAD' if args.compare_rev else 'this tree', ROOT)]
+    added = None
+    try:
+        if args.compare_rev:
+            added = worktree(args.compare_rev, tmp)
+            trees.append(Tree(args.compare_rev, added))
+        for batch in batches:
+            marginal = dict((tree.label, []) for tree in trees)
+            for _ in range(args.runs):
+                for tree in trees:
+                    small = master_cpu(tree, batch, args.small, tmp,
+                                       args.timeout)
+                    large = master_cpu(tree, batch, args.large, tmp,
+                                       args.timeout)
+                    marginal[tree.label].append(
+                        (large - small) / (args.large - args.small) * 1e6)
+            for tree in trees:
+                print('master b%d %s: %.1f us CPU/request (%d runs; '
+                      '%d/%d ops; min %.1f, max %.1f)' % (
+                          batch, tree.label, median(marginal[tree.label]),
+                          args.runs, args.small, args.large,
+                          min(marginal[tree.label]),
+                          max(marginal[tree.label])))
+            if len(trees) == 2:
+                print('master b%d: %s / %s = %.2f' % (
+                    batch, trees[0].label, trees[1].label,
+                    median(marginal[trees[0].label]) /
+                    median(marginal[trees[1].label])))
+            sys.stdout.flush()
+    except (Failed, subprocess.CalledProcessError) as exc:
+        print('master_ceiling: %s' % exc, file=sys.stderr)
+        return 1
+    finally:
+        if added:
+            subprocess.call(['git', 'worktree', 'remove', '--force', added],
+                            cwd=ROOT)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
