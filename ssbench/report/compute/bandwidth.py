@@ -17,8 +17,9 @@ MiB = 1024 ** 2
 
 def figures(nbytes, seconds):
     """Bytes, and bytes per second in B/s, MB/s (10**6 bytes) and MiB/s
-    (2**20 bytes); the rates are None without a duration."""
-    rate = nbytes / seconds if seconds else None
+    (2**20 bytes); the rates are None without a duration, and all of
+    them without bytes (a 0.3.x file's reads record no size)."""
+    rate = nbytes / seconds if seconds and nbytes is not None else None
     return {
         'bytes': nbytes,
         'bytes_per_second': rate,
@@ -38,13 +39,18 @@ def build(scan, scenario_sizes, seconds):
                  (scan.count[c] or scan.errors[c])]
         if not cells:
             continue
-        entry = figures(sum(scan.bytes[c] or 0 for c in cells), seconds)
+        entry = figures(_bytes(scan, cells), seconds)
         sizes = {}
         for size in size_order(scenario_sizes, [scan.cells[c]
                                                 for c in cells]):
-            sizes[size] = figures(sum(scan.bytes[c] or 0 for c in cells
-                                      if scan.cells[c].size == size),
-                                  seconds)
+            sizes[size] = figures(_bytes(scan, [
+                c for c in cells if scan.cells[c].size == size]), seconds)
         entry['sizes'] = sizes
         operations[key] = entry
     return {'seconds': seconds, 'operations': operations}
+
+
+def _bytes(scan, cells):
+    """The bytes of the cells' successes; None when none records any."""
+    sized = [scan.bytes[c] for c in cells if scan.bytes[c] is not None]
+    return sum(sized) if sized else None

@@ -13,6 +13,16 @@ def _rate(value):
     return '-' if value is None else '%.2f' % (value,)
 
 
+def _order(doc, sizes):
+    """The size names of `sizes` in the scenario's order, then the
+    others sorted."""
+    named = [entry.get('name') for entry in
+             (doc.get('scenario') or {}).get('sizes') or []
+             if isinstance(entry, dict)]
+    known = [name for name in named if name in sizes]
+    return known + sorted(name for name in sizes if name not in known)
+
+
 def bandwidth_lines(doc):
     """The table of an analysis document as a list of lines."""
     bandwidth = doc.get('bandwidth') or {}
@@ -31,11 +41,15 @@ def bandwidth_lines(doc):
         entry = operations.get(key)
         if entry is None:
             continue
-        rows = [('(all)', entry)] + sorted(
-            (entry.get('sizes') or {}).items())
+        sizes = entry.get('sizes') or {}
+        rows = [('(all)', entry)] + [(size, sizes[size])
+                                     for size in _order(doc, sizes)]
         for size, figures in rows:
+            nbytes = figures.get('bytes')
             lines.append('       ' + _ROW % (
-                label, size, figures.get('bytes'),
+                label, size, nbytes if nbytes is not None else
+                # A DELETE moves no object bytes; 0.3.x reads record none.
+                'N/A' if key == 'delete' else 'not recorded',
                 _rate(figures.get('MB_per_second')),
                 _rate(figures.get('MiB_per_second'))))
             label = ''

@@ -195,8 +195,9 @@ def bandwidth_html(operations, bandwidth):
         if entry is None:
             continue
         for size, figures in sorted((entry.get('sizes') or {}).items()):
+            nbytes = figures.get('bytes')
             rows.append([esc(op.get('operation')), esc(size),
-                         fmt_int(figures.get('bytes')),
+                         NOT_RECORDED if nbytes is None else fmt_int(nbytes),
                          fmt_float(figures.get('bytes_per_second'), '%.0f'),
                          fmt_float(figures.get('MB_per_second'), '%.2f'),
                          fmt_float(figures.get('MiB_per_second'), '%.2f')])

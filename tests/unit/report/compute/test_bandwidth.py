@@ -90,3 +90,21 @@ def test_no_success_no_rows():
     lines = bandwidth_lines({'bandwidth': {'seconds': None,
                                            'operations': {}}})
     assert lines[-1].strip() == 'No successful operations.'
+
+
+def test_a_0_3_9_file_says_what_it_does_not_record():
+    from tests import paths
+    import os
+    doc = analyze(open_stats(os.path.join(
+        paths.GOLDEN, 'swift_u8_o2000_c10.stat.gz')), (50,))
+    ops = doc['bandwidth']['operations']
+    # 0.3.x recorded no size on reads; a DELETE moves none.
+    assert ops['read']['bytes'] is None and ops['delete']['bytes'] is None
+    assert ops['read']['MiB_per_second'] is None
+    assert ops['total']['bytes'] == ops['create']['bytes'] + \
+        ops['update']['bytes']
+    rows = [line.split() for line in bandwidth_lines(doc)[4:]]
+    assert ['READ', '(all)', 'not', 'recorded', '-', '-'] in rows
+    assert ['DELETE', '(all)', 'N/A', '-', '-'] in rows
+    # Sizes in the scenario's order.
+    assert [row[0] for row in rows[1:4]] == ['zero', 'tiny', 'small']
