@@ -178,8 +178,9 @@ def _kill_group(pid_file):
         pass
 
 
+@pytest.mark.parametrize('traffic', ['plain', 'curve'])
 def test_playbook_runs_a_scenario_over_two_client_hosts(
-        tmpdir, topology, relay, ssh_hosts, wheels):
+        tmpdir, topology, relay, ssh_hosts, wheels, traffic):
     wheel_dir, ssbench_wheel = wheels
     work = str(tmpdir)
     swift = support.SwiftView()
@@ -226,6 +227,12 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         'ssbench_run_opts': '-o %d --zmq-bind-ip %s -S %s/v1/%s' % (
             OPS, topology.addr('m'), swift_url, account),
     }
+    if traffic == 'curve':
+        keys = os.path.join(work, 'keys')
+        ran = support.run(support.python_module('ssbench.cli.curve') +
+                          ['keys', keys], 60)
+        assert ran.status == 0, ran
+        settings['ssbench_curve_dir'] = keys
     extra = os.path.join(work, 'settings.json')
     with open(extra, 'w') as fp:
         json.dump(settings, fp)
@@ -243,8 +250,9 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
     pid_files = [os.path.join(homes[host], 'worker.pid') for host in CLIENTS]
     try:
         ran = support.run(topology.prefix_argv('m') +
-                          [ANSIBLE_PLAYBOOK, '-i', inventory, PLAYBOOK,
-                           '-e', '@' + extra], PLAYBOOK_TIMEOUT, env=env)
+                          [ANSIBLE_PLAYBOOK, '-v', '-i', inventory,
+                           PLAYBOOK, '-e', '@' + extra],
+                          PLAYBOOK_TIMEOUT, env=env)
         with open(os.path.join(work, 'ansible-playbook.out'), 'w') as fp:
             fp.write(ran.out + ran.err)
         logs = dict((host, support.read_text(
@@ -305,6 +313,21 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         assert logs
         for log in logs:
             assert 'tcp://%s:13579' % topology.addr('m') in log, log
+    # With keys, the master ran with them and each client host got the
+    # two files a worker needs, private, and never the master's secret.
+    run_task = ran.out.split('TASK [Run the scenario]', 1)[1]
+    run_task = run_task.split('TASK [', 1)[0]
+    assert ('--zmq-curve-dir' in run_task) == (traffic == 'curve'), run_task
+    for host in CLIENTS:
+        key_dir = os.path.join(homes[host], 'keys')
+        if traffic == 'plain':
+            assert not os.path.exists(key_dir)
+            continue
+        assert sorted(os.listdir(key_dir)) == ['master.key',
+                                               'worker.key_secret']
+        for name in os.listdir(key_dir):
+            mode = os.stat(os.path.join(key_dir, name)).st_mode & 0o777
+            assert mode == 0o600, (name, oct(mode))
     assert 'PLAY RECAP' in ran.out and 'failed=0' in ran.out
     for line in ran.out.splitlines():
         if ' : ok=' in line:
