@@ -19,9 +19,9 @@ revision (checked out with `git worktree` in a temporary directory and
 put first on PYTHONPATH) in the same invocation, the revisions taking
 turns run by run, and the ratio printed:
 
-    master b1 HEAD: 11.2 us CPU/request (3 runs; 10000/60000 ops)
+    master b1 this tree: 11.2 us CPU/request (3 runs; 10000/60000 ops)
     master b1 abc1234: 33.0 us CPU/request (3 runs; 10000/60000 ops)
-    master b1: HEAD / abc1234 = 0.34
+    master b1: this tree / abc1234 = 0.34
 """
 from __future__ import absolute_import, division, print_function
 
@@ -138,7 +138,7 @@ def main(argv=None):
         parser.error('--large must be more than --small')
     batches = [int(b) for b in args.batches.split(',')]
     tmp = tempfile.mkdtemp(prefix='ssbench-ceiling-')
-    trees = [Tree('HEAD' if args.compare_rev else 'this tree', ROOT)]
+    trees = [Tree('this tree', ROOT)]
     added = None
     try:
         if args.compare_rev:

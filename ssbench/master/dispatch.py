@@ -17,6 +17,7 @@ from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.wire.faultlog import Faults
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 from ssbench.master.phase import Phase
+from ssbench.master.selfhealth import WINDOW, MasterHealth
 from ssbench.wire.protocol import HEARTBEAT, PING
 from ssbench.wire.messagecheck import check_from_worker
 
@@ -53,8 +54,10 @@ class Master(object):
         # with its `intended_start`; None: closed loop.
         self.schedule = None
         # None, or a callable given every HEARTBEAT record (with the
-        # worker's health figures, see ssbench.worker.health).
+        # worker's health figures, see ssbench.worker.health), and the
+        # master's own every health_window seconds (see selfhealth).
         self.on_heartbeat = None
+        self.health_window = WINDOW
         # None, or a ssbench.master.clockoffset.ClockOffsets: messages
         # of jobs then carry clock probes, heartbeats return them.
         self.clocks = None
@@ -266,6 +269,9 @@ class Master(object):
         next_check = clock() + poll_interval
         quiet_since = None
         drain_until = None
+        health = MasterHealth(clock, window=self.health_window)
+        turn = health.turn
+        now = clock()
 
         while True:
             if self.stop_requested and drain_until is None:
@@ -293,6 +299,7 @@ class Master(object):
                 # One message per turn: the turn's fill() then refills at
                 # once the worker that sent it, and a queued message is
                 # taken without waiting (recv tries that first).
+                turn(clock() - now)
                 data = recv(phase.wait(poll_interval))
             now = clock()
             if data is not None:
@@ -305,6 +312,9 @@ class Master(object):
                         self.configuration.renew_if_due():
                     self._broadcast(0)
                 self._check_liveness(now, phase.deliver)
+                if self.on_heartbeat is not None and health.due(now):
+                    self.on_heartbeat(health.sample(now, sum(
+                        len(batch) for batch in phase.pending)))
                 if not self.stop_requested and (
                         outstanding or phase.pending) and \
                         self._gone_after_draining(phase) and (

@@ -25,6 +25,13 @@ worker past a limit for more than SHARE_LIMIT of its time for its own
 causes ("cpu", "stall", "limit") was saturated: the figures are the
 client's limit, not the cluster's.  A busy host and a growing queue get
 warnings of their own.
+
+The master samples itself too (ssbench.master.selfhealth) and its
+records, `worker_id` MASTER_ID, are judged alike: its CPU, and as loop
+lag the p99 of the stretches its loop spent away from receiving (how long
+a result that arrived meanwhile waited).  A master past a limit gets a
+warning of its own: every job and result goes through it, so its limit
+is the run's.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -33,6 +40,7 @@ import time
 from ssbench.wire.protocol import HEALTH_KEYS, HOST_KEYS
 
 HEALTH_RECORD = 'worker_health'
+MASTER_ID = 'master'
 LOOP_LAG_LIMIT = 0.010
 CPU_LIMIT = 0.9
 SHARE_LIMIT = 0.05
@@ -190,6 +198,17 @@ def warnings(judged):
     """One line per kind of trouble the judged workers show: the client
     saturated, the host busy, a queue growing; [] when none."""
     lines = []
+    master = [e for e in judged if e['worker_id'] == MASTER_ID]
+    if master and master[0]['saturated']:
+        lines.append(
+            'master at its limit: the master passed a limit (loop lag p99 '
+            '> %g ms or CPU > %.0f%% of a core) for %s; every job and '
+            'result goes through it, so the figures show the master\'s '
+            'limit, not the cluster\'s: use a larger --batch-size or a '
+            'faster master host' % (
+                LOOP_LAG_LIMIT * 1e3, CPU_LIMIT * 100,
+                _shares(master, OWN_CAUSES)))
+    judged = [e for e in judged if e['worker_id'] != MASTER_ID]
     bad = [e for e in judged if e['saturated']]
     if bad:
         # Say what the new figures tell about each worker.

@@ -105,6 +105,23 @@ def test_json_client_section(tmpdir):
     assert doc['operations'][0]['count'] == 3
 
 
+def test_a_master_at_its_limit_is_said_apart_from_the_workers(
+        tmpdir, caplog):
+    path = write(tmpdir, samples(healthrecords.MASTER_ID, 5, 20) +
+                 samples(1, 0, 20))
+    with caplog.at_level(logging.WARNING):
+        classicnotes.compute(path)
+    said = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith(
+        'master at its limit: the master passed a limit (loop lag p99 > '
+        '10 ms or CPU > 90% of a core) for 25% of its time') for m in said)
+    assert not any('client saturated' in m for m in said)
+    client = analyze(path)['client']
+    assert [w['worker_id'] for w in client['workers']] == ['master', 1]
+    assert client['saturated'] is True
+    assert client['warnings'][0].startswith('master at its limit')
+
+
 def test_no_client_section_without_health_records(tmpdir):
     assert 'client' not in analyze(write(tmpdir, []))
 
@@ -128,6 +145,11 @@ def test_html_client_section(tmpdir):
     page = page.decode('utf-8') if isinstance(page, bytes) else page
     assert 'Client health' in page
     assert 'client saturated: worker 1 passed a limit' in page
+    out = io.StringIO() if str is not bytes else io.BytesIO()
+    render_html(analyze(write(tmpdir, samples('master', 5, 20))), out)
+    page = out.getvalue()
+    page = page.decode('utf-8') if isinstance(page, bytes) else page
+    assert 'master at its limit' in page and '<td>master</td>' in page
 
 
 # -- telling the client's own limit from a busy host and a growing queue --

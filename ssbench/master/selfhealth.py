@@ -1,0 +1,88 @@
+"""The master's own health, sampled as a worker samples its own.
+
+Every job and every result goes through the one master, so when it is at
+its limit the run's rate is its limit.  Master.run_jobs notes each loop
+turn here and, once per WINDOW seconds, hands the sample to on_heartbeat
+as a heartbeat of worker ssbench.results.healthrecords.MASTER_ID; the
+stats file, the client-health table, the JSON and the warnings then treat
+it as they treat a worker's (see healthrecords):
+
+- cpu: the master process's CPU (all its threads) over the window, in
+  cores;
+- loop_lag: the p99 of the stretches the loop spent away from receiving,
+  i.e. how long a result that arrived meanwhile waited to be taken;
+- waiting: jobs generated but not yet taken by the socket.
+
+Only stretches of at least FLOOR seconds are kept (a busy master makes
+a hundred thousand turns a second); when fewer than 1% of the turns were
+that long the p99 is below FLOOR and the longest shorter one stands for
+it.
+"""
+from __future__ import absolute_import, division, print_function
+
+import math
+import os
+
+from ssbench.compat import monotonic
+from ssbench.results.healthrecords import MASTER_ID
+from ssbench.wire.protocol import HEARTBEAT
+
+WINDOW = 1.0
+FLOOR = 0.001
+
+
+def process_cpu():
+    """CPU seconds (user + system) of this process so far."""
+    times = os.times()
+    return times[0] + times[1]
+
+
+class MasterHealth(object):
+    """turn() per loop turn, due() and sample() per window; clock and CPU
+    reader injectable for tests."""
+
+    def __init__(self, clock=monotonic, cpu_time=process_cpu,
+                 window=WINDOW):
+        self.clock = clock
+        self.cpu_time = cpu_time
+        self.window = window
+        self._since = clock()
+        self._cpu_since = cpu_time()
+        self._reset()
+
+    def _reset(self):
+        self.turns = 0
+        self.long = []
+        self.short_max = 0.0
+
+    def turn(self, busy):
+        """A loop turn spent `busy` seconds away from receiving."""
+        self.turns += 1
+        if busy >= FLOOR:
+            self.long.append(busy)
+        elif busy > self.short_max:
+            self.short_max = busy
+
+    def due(self, now):
+        return now - self._since >= self.window
+
+    def sample(self, now, waiting):
+        """The heartbeat of the window ending at `now` (see the module
+        docstring)."""
+        window = now - self._since
+        cpu = self.cpu_time()
+        long_ = sorted(self.long, reverse=True)
+        # The p99's rank counted from the top: the ceil(1%)-th longest.
+        rank = int(math.ceil(0.01 * self.turns)) if self.turns else 0
+        if 0 < rank <= len(long_):
+            lag = long_[rank - 1]
+        else:
+            lag = self.short_max
+        heartbeat = {
+            'type': HEARTBEAT, 'worker_id': MASTER_ID, 'window': window,
+            'cpu': (cpu - self._cpu_since) / window if window > 0 else 0.0,
+            'loop_lag': lag, 'waiting': waiting}
+        self._since = now
+        self._cpu_since = cpu
+        self._reset()
+        return heartbeat

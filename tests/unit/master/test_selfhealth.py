@@ -1,0 +1,72 @@
+"""The master's own health (ssbench.master.selfhealth) and its way
+through Master.run_jobs' on_heartbeat."""
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from ssbench.master.dispatch import Master
+from ssbench.master.selfhealth import FLOOR, MasterHealth
+from ssbench.results import healthrecords
+from ssbench.wire.protocol import HEARTBEAT
+from tests.unit.master.test_dispatch import FakeClock, FakeTransport, jobs
+
+
+class FakeCpu(object):
+    def __init__(self):
+        self.seconds = 10.0
+
+    def __call__(self):
+        return self.seconds
+
+
+def test_a_window_of_cpu_and_the_p99_of_long_turns():
+    clock, cpu = FakeClock(), FakeCpu()
+    health = MasterHealth(clock, cpu, window=1.0)
+    for _ in range(197):
+        health.turn(0.0001)
+    for busy in (0.05, 0.03, 0.02):
+        health.turn(busy)
+    clock.now += 0.5
+    assert not health.due(clock.now)
+    clock.now += 1.5
+    assert health.due(clock.now)
+    cpu.seconds += 1.9
+    beat = health.sample(clock.now, 7)
+    # 200 turns: the p99 is the 2nd longest.
+    assert beat == {'type': HEARTBEAT, 'worker_id': healthrecords.MASTER_ID,
+                    'window': 2.0, 'cpu': pytest.approx(0.95),
+                    'loop_lag': 0.03, 'waiting': 7}
+    assert healthrecords.over_limit(healthrecords.record(beat))
+    # The next window starts afresh.
+    clock.now += 1.0
+    beat = health.sample(clock.now, 0)
+    assert (beat['cpu'], beat['loop_lag'], beat['window']) == (0.0, 0.0, 1.0)
+
+
+def test_a_p99_below_the_floor_is_the_longest_short_turn():
+    health = MasterHealth(FakeClock(), FakeCpu())
+    for n in range(1000):
+        health.turn(FLOOR / 2 if n == 5 else FLOOR / 10)
+    health.turn(0.5)         # one in 1001: not the p99
+    assert health.sample(health.clock(), 0)['loop_lag'] == FLOOR / 2
+
+
+def test_run_jobs_hands_the_masters_health_to_on_heartbeat():
+    clock = FakeClock()
+    # Worker 1 is heard from but answers no job: the loop waits, turn
+    # after turn, and the fake clock moves by each wait.
+    transport = FakeTransport(respond=lambda job: [], clock=clock,
+                              beating=(1,))
+    master = Master(transport, 2, clock=clock, drain_seconds=1.0)
+    beats = []
+
+    def on_heartbeat(record):
+        beats.append(record)
+        if record['worker_id'] == healthrecords.MASTER_ID:
+            master.stop_requested = True
+    master.on_heartbeat = on_heartbeat
+    master.run_jobs(jobs(4))
+    mine = [b for b in beats if b['worker_id'] == healthrecords.MASTER_ID]
+    assert mine and mine[0]['window'] >= 1.0
+    assert healthrecords.record(mine[0])['worker_id'] == 'master'
+    assert any(b['worker_id'] == 1 for b in beats)
