@@ -116,13 +116,21 @@ def start_workers(tmpdir, zmq):
                                   (2, []))]
 
 
+# Seconds left out at the start: a worker that connects after the run
+# began holds its first jobs till the master's CONFIGURE comes, which is
+# response time too, but only one of the two workers' (on a loaded
+# machine, 10% of its jobs at 0.7 s).
+WARMUP = 4
+
+
 def response_times(stats_path):
     """{worker id: [(response time as the reports read it, the same
-    from the wall clocks: completed_at less intended_start)]}."""
+    from the wall clocks: completed_at less intended_start)]}, the first
+    WARMUP seconds left out."""
     from ssbench.results.recordview import RecordView
     from ssbench.results.statsreader import open_stats
     found = {}
-    view = RecordView(open_stats(stats_path), response=True)
+    view = RecordView(open_stats(stats_path), WARMUP, response=True)
     for batch in view.iter_batches():
         for record in batch:
             if 'exception' not in record:
@@ -153,7 +161,7 @@ def test_a_worker_clock_2s_ahead_changes_no_response_time(tmpdir, swift):
     try:
         ran = support.master(
             'run-scenario', '-f', reads_only(tmpdir), '-u', '50', '-o',
-            '400', '--rate', '50', '-s', stats, '--json', json_path,
+            '600', '--rate', '50', '-s', stats, '--json', json_path,
             *(auth(swift) + zmq), timeout=240)
     finally:
         for worker in workers:
@@ -182,7 +190,8 @@ def test_a_worker_clock_2s_ahead_changes_no_response_time(tmpdir, swift):
     assert ahead['samples'] > 0 and plain['samples'] > 0
     (warning,) = [line for line in ran.err.splitlines()
                   if 'clock offset above 100 ms' in line][:1]
-    assert 'worker 1 +2.0' in warning and 'worker 2' not in warning
+    assert re.search(r'worker 1 \+(1\.9[5-9]|2\.0[0-4])\d s', warning)
+    assert 'worker 2' not in warning
 
 
 # Address space the master (and its local worker) may use below: the old
