@@ -11,7 +11,10 @@ it as they treat a worker's (see healthrecords):
   cores;
 - loop_lag: the p99 of the stretches the loop spent away from receiving,
   i.e. how long a result that arrived meanwhile waited to be taken;
-- waiting: jobs generated but not yet taken by the socket.
+- waiting: jobs generated but not yet taken by the socket;
+- cores and run_delay (the seconds its loop's thread waited for a CPU),
+  where this system tells them, so that a master lagging on a busy host
+  is told apart from one at its own limit.
 
 Only stretches of at least FLOOR seconds are kept (a busy master makes
 a hundred thousand turns a second); when fewer than 1% of the turns were
@@ -37,17 +40,45 @@ def process_cpu():
     return times[0] + times[1]
 
 
+# The master may not import ssbench.worker (see tests/unit/test_layers.py):
+# these two read what ssbench.worker.health's readers of the same names
+# read.
+
+def run_delay(path='/proc/self/schedstat'):
+    """Seconds this thread has waited for a CPU so far, or None."""
+    try:
+        with open(path, 'rb') as fp:
+            return int(fp.read().split()[1]) / 1e9
+    except (IOError, OSError, ValueError, IndexError):
+        return None
+
+
+def cpu_count():
+    """The host's CPU count, or None."""
+    count = getattr(os, 'cpu_count', None)      # Python 3
+    if count is not None:
+        return count()
+    import multiprocessing
+    try:
+        return multiprocessing.cpu_count()
+    except NotImplementedError:
+        return None
+
+
 class MasterHealth(object):
     """turn() per loop turn, due() and sample() per window; clock and CPU
     reader injectable for tests."""
 
     def __init__(self, clock=monotonic, cpu_time=process_cpu,
-                 window=WINDOW):
+                 window=WINDOW, waited=run_delay, cores=None):
         self.clock = clock
         self.cpu_time = cpu_time
         self.window = window
+        self.waited = waited
+        self.cores = cpu_count() if cores is None else cores
         self._since = clock()
         self._cpu_since = cpu_time()
+        self._waited_since = waited()
         self._reset()
 
     def _reset(self):
@@ -82,6 +113,12 @@ class MasterHealth(object):
             'type': HEARTBEAT, 'worker_id': MASTER_ID, 'window': window,
             'cpu': (cpu - self._cpu_since) / window if window > 0 else 0.0,
             'loop_lag': lag, 'waiting': waiting}
+        if self.cores:
+            heartbeat['cores'] = self.cores
+        waited, since = self.waited(), self._waited_since
+        self._waited_since = waited
+        if waited is not None and since is not None:
+            heartbeat['run_delay'] = max(0.0, waited - since)
         self._since = now
         self._cpu_since = cpu
         self._reset()

@@ -20,8 +20,8 @@ class FakeCpu(object):
 
 
 def test_a_window_of_cpu_and_the_p99_of_long_turns():
-    clock, cpu = FakeClock(), FakeCpu()
-    health = MasterHealth(clock, cpu, window=1.0)
+    clock, cpu, waited = FakeClock(), FakeCpu(), FakeCpu()
+    health = MasterHealth(clock, cpu, window=1.0, waited=waited, cores=2)
     for _ in range(197):
         health.turn(0.0001)
     for busy in (0.05, 0.03, 0.02):
@@ -31,20 +31,36 @@ def test_a_window_of_cpu_and_the_p99_of_long_turns():
     clock.now += 1.5
     assert health.due(clock.now)
     cpu.seconds += 1.9
+    waited.seconds += 0.25
     beat = health.sample(clock.now, 7)
     # 200 turns: the p99 is the 2nd longest.
     assert beat == {'type': HEARTBEAT, 'worker_id': healthrecords.MASTER_ID,
                     'window': 2.0, 'cpu': pytest.approx(0.95),
-                    'loop_lag': 0.03, 'waiting': 7}
-    assert healthrecords.over_limit(healthrecords.record(beat))
-    # The next window starts afresh.
+                    'loop_lag': 0.03, 'waiting': 7, 'cores': 2,
+                    'run_delay': 0.25}
+    assert healthrecords.cause(healthrecords.record(beat)) == 'cpu'
+    # The next window starts afresh; a loop that lagged waiting for a
+    # CPU, its own CPU low, is a busy host's doing.
+    health.turn(0.02)
+    waited.seconds += 0.5
     clock.now += 1.0
     beat = health.sample(clock.now, 0)
-    assert (beat['cpu'], beat['loop_lag'], beat['window']) == (0.0, 0.0, 1.0)
+    assert (beat['cpu'], beat['loop_lag'], beat['window']) == (0.0, 0.02, 1.0)
+    assert beat['run_delay'] == pytest.approx(0.5)
+    assert healthrecords.cause(healthrecords.record(beat)) == 'host'
+
+
+def test_without_schedstat_no_run_delay(tmpdir):
+    from ssbench.master.selfhealth import run_delay
+    assert run_delay(str(tmpdir.join('none'))) is None
+    health = MasterHealth(FakeClock(), FakeCpu(), waited=lambda: None,
+                          cores=4)
+    beat = health.sample(health.clock() + 1, 0)
+    assert 'run_delay' not in beat and beat['cores'] == 4
 
 
 def test_a_p99_below_the_floor_is_the_longest_short_turn():
-    health = MasterHealth(FakeClock(), FakeCpu())
+    health = MasterHealth(FakeClock(), FakeCpu(), waited=lambda: None)
     for n in range(1000):
         health.turn(FLOOR / 2 if n == 5 else FLOOR / 10)
     health.turn(0.5)         # one in 1001: not the p99
