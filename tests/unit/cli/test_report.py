@@ -171,6 +171,28 @@ def test_errors_table_is_not_for_csv(capsys):
     assert status == 2 and '--errors' in err and out == ''
 
 
+def test_bandwidth_table_follows_the_unchanged_report(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--bandwidth', '--errors')
+    assert status == 0, err
+    with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
+                 encoding='utf-8') as fp:
+        report = fp.read()
+    assert out.startswith(report + '\nErrors by cause\n')
+    tail = out[out.index('\nBandwidth (bytes of the successful'):]
+    assert "the run's 13.034 seconds)" in tail.splitlines()[1]
+    assert tail.splitlines()[4].split() == [
+        'TOTAL', '(all)', '837430', '0.06', '0.06']
+
+
+@pytest.mark.parametrize('extra, words', [
+    (['--csv'], '--bandwidth adds a table to the text report'),
+    (['--json', '-'], 'would share standard output'),
+])
+def test_bandwidth_table_needs_the_text_report(capsys, extra, words):
+    status, out, err = main(capsys, '-s', SWIFT, '--bandwidth', *extra)
+    assert status == 2 and words in err and out == ''
+
+
 GOOD_RECORD = {'type': 'get_object', 'size_str': 's', 'worker_id': 1,
                'completed_at': 1700000000.0, 'first_byte_latency': 0.1,
                'last_byte_latency': 0.2, 'trans_id': 'tx', 'retries': 0}
