@@ -22,11 +22,21 @@ turns run by run, and the ratio printed:
     master b1 this tree: 11.2 us CPU/request (3 runs; 10000/60000 ops)
     master b1 abc1234: 33.0 us CPU/request (3 runs; 10000/60000 ops)
     master b1: this tree / abc1234 = 0.34
+
+With --parts, the parts of the cost are then timed in this process (this
+tree only) on the results of one more --large run at the last batch size:
+decoding and checking the result messages, generating the jobs, the object
+ring taking in the results, packing the jobs, and gzipping the stats
+file, each in microseconds of CPU per request.  What they leave of the
+marginal figure is system calls (ZeroMQ, the stats file) and the run
+loop's own bookkeeping.
 """
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import gzip
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -92,8 +102,9 @@ def stop_workers(workers):
             worker.wait()
 
 
-def master_cpu(tree, batch, ops, tmp, timeout):
-    """CPU seconds of one master run with its own standalone workers."""
+def master_cpu(tree, batch, ops, tmp, timeout, keep=False):
+    """CPU seconds of one master run with its own standalone workers
+    (`keep`: its stats file stays, as run.stat.gz in `tmp`)."""
     work_port, results_port = free_ports(2)
     workers = start_workers(tree, batch, work_port, results_port, tmp)
     try:
@@ -111,8 +122,57 @@ def master_cpu(tree, batch, ops, tmp, timeout):
     finally:
         stop_workers(workers)
         for name in os.listdir(tmp):
-            if name.startswith('run.stat'):
+            if name.startswith('run.stat') and not keep:
                 os.unlink(os.path.join(tmp, name))
+
+
+def parts(stats_path, batch):
+    """{part: us of CPU per request} timed on the results in stats_path."""
+    sys.path.insert(0, ROOT)
+    from ssbench.load import jobgen, scenario
+    from ssbench.load.objectring import ObjectRing
+    from ssbench.results.statswriter import GZIP_LEVEL, gzip_file
+    from ssbench.wire import protocol
+    from ssbench.wire.faultlog import Faults
+    from ssbench.wire.messagecheck import check_from_worker
+
+    with gzip.open(stats_path, 'rb') as fp:
+        plain = fp.read()
+    reader = protocol.unpacker()
+    reader.feed(plain)
+    results = [r for batch_ in list(reader)[1:] if isinstance(batch_, list)
+               for r in batch_ if 'completed_at' in r]
+    count = len(results)
+    per = max(1, batch)
+    clock = time.process_time if hasattr(time, 'process_time') else \
+        time.clock
+    out = {}
+
+    def timed(name, work):
+        began = clock()
+        work()
+        out[name] = (clock() - began) / count * 1e6
+
+    messages = [protocol.pack(results[i:i + per])
+                for i in range(0, count, per)]
+    faults = Faults('bench')
+    timed('decode and check results', lambda: [
+        protocol.decode(m, check_from_worker, faults) for m in messages])
+    loaded = scenario.load_scenario(SCENARIO, {'operation_count': count})
+    ring = ObjectRing()
+    jobs = []
+    timed('generate jobs', lambda: jobs.extend(jobgen.bench_jobs(
+        loaded, random.Random(1), ring, noop=True)))
+    timed('object ring takes results', lambda: [
+        ring.on_results(results[i:i + per]) for i in range(0, count, per)])
+    timed('pack jobs', lambda: [protocol.pack(jobs[i:i + per])
+                                for i in range(0, count, per)])
+    plain_path = stats_path + '.plain'
+    with open(plain_path, 'wb') as fp:
+        fp.write(plain)
+    timed('gzip the stats file (level %d)' % GZIP_LEVEL,
+          lambda: gzip_file(plain_path, plain_path + '.gz'))
+    return out
 
 
 def worktree(rev, tmp):
@@ -133,6 +193,8 @@ def main(argv=None):
                         help='also measure this git revision')
     parser.add_argument('--timeout', type=float, default=300.0,
                         help='seconds one master run may take')
+    parser.add_argument('--parts', action='store_true',
+                        help='then time the parts of the cost in-process')
     args = parser.parse_args(argv)
     if args.large <= args.small:
         parser.error('--large must be more than --small')
@@ -167,6 +229,15 @@ def main(argv=None):
                     median(marginal[trees[0].label]) /
                     median(marginal[trees[1].label])))
             sys.stdout.flush()
+        if args.parts:
+            master_cpu(trees[0], batches[-1], args.large, tmp,
+                       args.timeout, keep=True)
+            figures = parts(os.path.join(tmp, 'run.stat.gz'), batches[-1])
+            for name in sorted(figures, key=figures.get, reverse=True):
+                print('part b%d: %s: %.2f us CPU/request' % (
+                    batches[-1], name, figures[name]))
+            print('part b%d: all these: %.2f us CPU/request' % (
+                batches[-1], sum(figures.values())))
     except (Failed, subprocess.CalledProcessError) as exc:
         print('master_ceiling: %s' % exc, file=sys.stderr)
         return 1
