@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from ssbench.swift import auth as swiftauth
+from ssbench.swift import keystone, tempauth
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift.auth import AuthOptions, Credentials
 from tests.authservers import (AuthServer, endless_chunk, grant, redirect,
@@ -225,10 +226,10 @@ def test_keystone_refusal_is_one_line_without_the_password(v2_stub):
 
 
 def test_keystone_url():
-    assert swiftauth.keystone_url('http://k:5000', '3') == 'http://k:5000/v3'
-    assert swiftauth.keystone_url('http://k/', '2.0') == 'http://k/v2.0'
+    assert keystone.keystone_url('http://k:5000', '3') == 'http://k:5000/v3'
+    assert keystone.keystone_url('http://k/', '2.0') == 'http://k/v2.0'
     for url in ('http://k/v3', 'http://k/identity/v2.0/', 'http://k/v2'):
-        assert swiftauth.keystone_url(url, '3') == url
+        assert keystone.keystone_url(url, '3') == url
 
 
 # -- Credentials -------------------------------------------------------------
@@ -387,8 +388,8 @@ def test_a_redirect_that_fails_is_named():
 def test_redirects_end():
     with AuthServer(redirect('/auth/v1.0')) as server:
         text = auth_error(server.url)
-        assert len(server.heads) == swiftauth.MAX_REDIRECTS + 1
-    assert text.endswith('more than %d redirects' % swiftauth.MAX_REDIRECTS)
+        assert len(server.heads) == tempauth.MAX_REDIRECTS + 1
+    assert text.endswith('more than %d redirects' % tempauth.MAX_REDIRECTS)
 
 
 @pytest.mark.parametrize('body', [False, True], ids=['head', 'body'])
@@ -403,7 +404,7 @@ def test_a_huge_answer_is_refused_as_it_comes():
     with AuthServer(endless_chunk) as server:
         text = auth_error(server.url)
     assert text.endswith(': answer over %d bytes: not a tempauth answer'
-                         % swiftauth.MAX_ANSWER), text
+                         % tempauth.MAX_ANSWER), text
 
 
 def test_a_long_reason_is_cut():
@@ -448,4 +449,4 @@ def test_a_huge_keystone_answer_is_refused_as_it_comes():
     with AuthServer(endless_chunk) as server:
         text = keystone_error('http://127.0.0.1:%d/v3' % server.port)
     assert text.endswith(': answer over %d bytes'
-                         % swiftauth.MAX_KEYSTONE_ANSWER), text
+                         % keystone.MAX_KEYSTONE_ANSWER), text
