@@ -5,9 +5,9 @@ whether it has the `slo` middleware (and how many segments a static large
 object may have; the `dlo` middleware is not listed there).  A size class
 the cluster would refuse object by object is refused before anything
 starts, in one line naming the cluster's limit.  A cluster whose /info
-is disabled or does not answer gets a warning and the run goes on: its
-answers to the uploads will tell.  A --noop run has no cluster and no
-check.
+is disabled or does not answer gets a warning (for a scenario of large
+objects) and the run goes on: its answers to the uploads will tell.  A
+--noop run has no cluster and no check.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -62,17 +62,20 @@ def problems(scenario, info):
 
 def check_cluster(swift, scenario):
     """Raise SsbenchError (one line) when the cluster `swift` (a
-    SwiftClient) cannot store the scenario's objects; warn when its
-    /info does not tell."""
+    SwiftClient) cannot store the scenario's objects.  When its /info
+    does not tell, a scenario of large objects gets a warning; any other
+    scenario goes on as it always did (a cluster that cannot be reached
+    says so when the containers are made)."""
+    say = log.warning if scenario.segmented else log.debug
     try:
         info = swift.cluster_info()
     except SwiftError as exc:
-        log.warning('cannot read the cluster\'s /info (%s): object sizes '
-                    'are not checked against its limits', exc)
+        say('cannot read the cluster\'s /info (%s): object sizes are not '
+            'checked against its limits', exc)
         return
     if info is None:
-        log.warning('the cluster does not answer /info (disabled?): object '
-                    'sizes are not checked against its limits')
+        say('the cluster does not answer /info (disabled?): object sizes '
+            'are not checked against its limits')
         return
     found = problems(scenario, info)
     if found:

@@ -76,5 +76,11 @@ def test_check_raises_the_first_problem_in_one_line():
 ])
 def test_without_info_the_run_goes_on_with_a_warning(cluster, words, caplog):
     with caplog.at_level(logging.WARNING):
-        check_cluster(cluster, scenario(size('huge', 9 * MiB)))
+        check_cluster(cluster, scenario(size('big', 9 * MiB,
+                                             segment_size=MiB)))
     assert words in caplog.text
+    caplog.clear()
+    # A scenario without large objects: no new line, as before.
+    with caplog.at_level(logging.INFO):
+        check_cluster(cluster, scenario(size('huge', 9 * MiB)))
+    assert caplog.text == ''
