@@ -214,3 +214,51 @@ def test_png_decoder_undoes_every_filter():
     assert browser.colour_census(data) == (15, 8)
     blank = _png(3, [[(255, 255, 255)] * 3] * 2, [1, 2])
     assert browser.colour_census(blank) == (1, 0)
+
+
+SWITCH_JS = """
+var div = document.getElementById('chart-throughput');
+return {title: div.layout.yaxis.title.text,
+        y: div.data.map(function (trace) { return trace.y; }),
+        visible: div.data.map(function (trace) {
+          return trace.visible === undefined ? true : trace.visible; })};
+"""
+
+
+def test_throughput_chart_switches_to_megabytes_per_second(tmpdir):
+    """A click on the chart's MB/s button shows each bucket's bytes per
+    second, and Requests/s brings the requests back."""
+    pytest.importorskip('plotly')
+    browser.require_browser()
+    doc = golden_doc(tmpdir)
+    series = doc['timeseries']
+    width = series['bucket_seconds']
+    path, expected = render_page(doc, tmpdir)
+    with browser.headless_chromium() as driver:
+        check_page(driver, path, expected)
+        before = driver.execute_script(SWITCH_JS)
+        assert before['title'] == 'Requests per second'
+
+        def click(label):
+            buttons = [b for b in driver.find_elements(
+                'css selector', '#chart-throughput .updatemenu-button')
+                if b.text == label]
+            assert len(buttons) == 1, label
+            buttons[0].click()
+            deadline = time.time() + 10
+            while driver.execute_script(SWITCH_JS)['title'] == \
+                    before['title'] and label != 'Requests/s' and \
+                    time.time() < deadline:
+                time.sleep(0.1)
+            return driver.execute_script(SWITCH_JS)
+
+        after = click('MB/s')
+        assert after['title'] == 'MB per second (10^6 bytes)'
+        ops = [op for op in ('total', 'create', 'read', 'update', 'delete')
+               if op in series['operations']]
+        assert after['y'][:len(ops)] == [
+            [n / width / 1e6 for n in series['operations'][op]['bytes']]
+            for op in ops]
+        again = click('Requests/s')
+        assert again['title'] == 'Requests per second'
+        assert again['y'] == before['y']
