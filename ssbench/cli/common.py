@@ -24,6 +24,11 @@ class ArgumentParser(argparse.ArgumentParser):
     the process itself, so main() can be called in-process by tests."""
 
     def error(self, message):
+        if len(message) > MAX_MESSAGE:
+            # argparse echoes what it was given ("unrecognized arguments:
+            # ..."): a command line of any length stays a short line.
+            message = '%s... (%d characters)' % (message[:MAX_MESSAGE],
+                                                 len(message))
         raise UsageExit(2, '%s: error: %s (see %s -h)' % (
             self.prog, message, self.prog))
 
@@ -58,33 +63,45 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 MAX_WAIT_SECONDS = 10 ** 6
 # Largest worker id: ids travel as msgpack integers (int64).
 MAX_WORKER_ID = 2 ** 63 - 1
+# Characters of a refused value, and of argparse's own message, shown.
+SHOWN = 60
+MAX_MESSAGE = 240
+
+
+def shown(text):
+    """repr() of a value from the command line, cut to SHOWN characters:
+    a message names the value, it does not echo it."""
+    if len(text) <= SHOWN:
+        return '%r' % (text,)
+    return '%r... (%d characters)' % (text[:SHOWN], len(text))
 
 
 def _int(text):
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError('%r is not an integer' % (text,))
+        raise argparse.ArgumentTypeError('%s is not an integer' % shown(text))
 
 
 def _at_most(text, value, maximum):
     if maximum is not None and value > maximum:
-        raise argparse.ArgumentTypeError('%r must be at most %s' % (
-            text, maximum))
+        raise argparse.ArgumentTypeError('%s must be at most %s' % (
+            shown(text), maximum))
     return value
 
 
 def positive_int(text, maximum=None):
     value = _int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError('%r must be at least 1' % (text,))
+        raise argparse.ArgumentTypeError('%s must be at least 1' % shown(text))
     return _at_most(text, value, maximum)
 
 
 def non_negative_int(text, maximum=None):
     value = _int(text)
     if value < 0:
-        raise argparse.ArgumentTypeError('%r must not be negative' % (text,))
+        raise argparse.ArgumentTypeError('%s must not be negative'
+                                         % shown(text))
     return _at_most(text, value, maximum)
 
 
@@ -92,25 +109,26 @@ def _number(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError('%r is not a number' % (text,))
+        raise argparse.ArgumentTypeError('%s is not a number' % shown(text))
     if value != value or value in (float('inf'), float('-inf')):
-        raise argparse.ArgumentTypeError('%r is not a finite number'
-                                         % (text,))
+        raise argparse.ArgumentTypeError('%s is not a finite number'
+                                         % shown(text))
     return value
 
 
 def positive_float(text, maximum=MAX_WAIT_SECONDS):
     value = _number(text)
     if not value > 0:
-        raise argparse.ArgumentTypeError('%r must be greater than 0'
-                                         % (text,))
+        raise argparse.ArgumentTypeError('%s must be greater than 0'
+                                         % shown(text))
     return _at_most(text, value, maximum)
 
 
 def non_negative_float(text, maximum=MAX_WAIT_SECONDS):
     value = _number(text)
     if value < 0:
-        raise argparse.ArgumentTypeError('%r must not be negative' % (text,))
+        raise argparse.ArgumentTypeError('%s must not be negative'
+                                         % shown(text))
     return _at_most(text, value, maximum)
 
 
@@ -125,15 +143,15 @@ def bounded(parse, maximum):
 def port(text):
     value = non_negative_int(text)
     if value > 65535:
-        raise argparse.ArgumentTypeError('%r is not a TCP port' % (text,))
+        raise argparse.ArgumentTypeError('%s is not a TCP port' % shown(text))
     return value
 
 
 def pctile(text):
     value = positive_int(text)
     if value > 100:
-        raise argparse.ArgumentTypeError('%r is not a percentile (1-100)'
-                                         % (text,))
+        raise argparse.ArgumentTypeError('%s is not a percentile (1-100)'
+                                         % shown(text))
     return value
 
 

@@ -95,3 +95,22 @@ def test_out_of_range_numbers_name_the_flag(argv, message, capsys):
     assert args is None and status == 2
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and message in err
+
+
+def test_a_long_value_is_cut_in_the_message(capsys):
+    long_value = '9' * 1000
+    args, status = _bounded_parser().parse(['-n', long_value])
+    assert args is None and status == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and len(err) < 400
+    assert "'%s'... (1000 characters) must be at most 10" % ('9' * 60,) \
+        in err
+
+
+def test_argparse_s_own_echo_is_cut_too(capsys):
+    args, status = _bounded_parser().parse(['x' * 100000])
+    assert args is None and status == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and len(err) < 400
+    assert 'unrecognized arguments: xxx' in err
+    assert '(100024 characters)' in err
