@@ -69,9 +69,12 @@ class Operation(object):
 
     def _count(self, timing):
         if self.first is None:
-            # A request's last byte is at most its duration after the
-            # operation's start: its end is the first response known.
-            self.first = monotonic() - self.start
+            # The first request done gives the first response: its own
+            # first byte (a GET's) or its end, from the operation's start.
+            began = monotonic() - timing.last_byte_latency
+            first = timing.first_byte_latency
+            self.first = max(0.0, began - self.start) + (
+                first if first is not None else timing.last_byte_latency)
         self.retries += timing.retries
         self.reconnects += timing.reconnects
         self.causes = add_causes(self.causes, timing.retry_causes)

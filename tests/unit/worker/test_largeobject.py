@@ -77,6 +77,7 @@ class MemorySwift(object):
                        key[1].startswith(prefix))
         timing = self._request(('GET', container, name), 200)
         timing.size = size
+        timing.first_byte_latency = 0.0002
         return timing
 
     def list_objects(self, container, prefix=None):
@@ -147,7 +148,12 @@ def test_create_read_update_delete(kind):
              size) for i, size in enumerate([4 * MiB, 4 * MiB, 2 * MiB])])
     else:
         assert manifest == ('dlo', 'c_segments/big_000001/')
-    assert run(swift, job(READ_OBJECT, kind)).size == 10 * MiB
+    read = run(swift, job(READ_OBJECT, kind))
+    assert read.size == 10 * MiB
+    # The GET's own first byte, not its end.
+    assert 0.0002 <= read.first_byte_latency < read.last_byte_latency
+    assert read.first_byte_latency <= 0.0002 + (
+        read.last_byte_latency - 0.001)
     # A smaller version: the former third segment goes.
     timing = run(swift, job(UPDATE_OBJECT, kind, size=5 * MiB))
     assert segments_of(swift) == ['big_000001/00000000',
