@@ -160,7 +160,7 @@ def _supervise(args, argv, env):
     from ssbench.cli.workerprocs import Supervisor, process_count
     from ssbench.errors import UsageError
     from ssbench.results import safefiles
-    from ssbench.worker.health import cpu_count
+    from ssbench.procstats import cpu_count
     count = process_count(args.processes, cpu_count())
     if args.worker_id + count - 1 > MAX_WORKER_ID:
         raise UsageError('--processes %d from worker id %d: ids past %d' % (

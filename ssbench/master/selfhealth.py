@@ -24,45 +24,14 @@ it.
 from __future__ import absolute_import, division, print_function
 
 import math
-import os
 
 from ssbench.compat import monotonic
+from ssbench.procstats import cpu_count, process_cpu, run_delay
 from ssbench.results.healthrecords import MASTER_ID
 from ssbench.wire.protocol import HEARTBEAT
 
 WINDOW = 1.0
 FLOOR = 0.001
-
-
-def process_cpu():
-    """CPU seconds (user + system) of this process so far."""
-    times = os.times()
-    return times[0] + times[1]
-
-
-# The master may not import ssbench.worker (see tests/unit/test_layers.py):
-# these two read what ssbench.worker.health's readers of the same names
-# read.
-
-def run_delay(path='/proc/self/schedstat'):
-    """Seconds this thread has waited for a CPU so far, or None."""
-    try:
-        with open(path, 'rb') as fp:
-            return int(fp.read().split()[1]) / 1e9
-    except (IOError, OSError, ValueError, IndexError):
-        return None
-
-
-def cpu_count():
-    """The host's CPU count, or None."""
-    count = getattr(os, 'cpu_count', None)      # Python 3
-    if count is not None:
-        return count()
-    import multiprocessing
-    try:
-        return multiprocessing.cpu_count()
-    except NotImplementedError:
-        return None
 
 
 class MasterHealth(object):

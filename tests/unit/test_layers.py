@@ -12,8 +12,8 @@ from tests import paths
 PACKAGE = os.path.join(paths.ROOT, 'ssbench')
 
 # What each part may import besides itself.  The ground floor
-# (ssbench/__init__, errors, compat) is open to everyone.
-GROUND = ('ssbench', 'ssbench.errors', 'ssbench.compat')
+# (ssbench/__init__, errors, compat, procstats) is open to everyone.
+GROUND = ('ssbench', 'ssbench.errors', 'ssbench.compat', 'ssbench.procstats')
 MAY_IMPORT = {
     'ssbench.load': (),
     'ssbench.wire': (),

@@ -51,7 +51,7 @@ def test_a_window_of_cpu_and_the_p99_of_long_turns():
 
 
 def test_without_schedstat_no_run_delay(tmpdir):
-    from ssbench.master.selfhealth import run_delay
+    from ssbench.procstats import run_delay
     assert run_delay(str(tmpdir.join('none'))) is None
     health = MasterHealth(FakeClock(), FakeCpu(), waited=lambda: None,
                           cores=4)

@@ -2,7 +2,6 @@
 reader), and heartbeats that carry them."""
 from __future__ import absolute_import, division, print_function
 
-import os
 
 import pytest
 
@@ -130,26 +129,3 @@ def test_a_system_that_tells_nothing_adds_no_host_keys():
     mon, clock, _, _ = host_monitor(ticks=None, waited=None, cores=0)
     clock.now += 1.0
     assert sorted(mon.sample(0)) == sorted(protocol.HEALTH_KEYS)
-
-
-def test_proc_readers(tmpdir):
-    stat = tmpdir.join('stat')
-    stat.write('cpu  100 5 20 800 50 1 2 3 0 0\ncpu0 1 2 3 4 5 6 7 8\n')
-    # busy: all but idle (800) and iowait (50)
-    assert health.host_cpu_ticks(str(stat)) == (131, 981)
-    stat.write('intr 1 2 3\n')
-    assert health.host_cpu_ticks(str(stat)) is None
-    assert health.host_cpu_ticks(str(tmpdir.join('none'))) is None
-    schedstat = tmpdir.join('schedstat')
-    schedstat.write('78943 1500000000 2\n')
-    assert health.run_delay(str(schedstat)) == pytest.approx(1.5)
-    assert health.run_delay(str(tmpdir.join('none'))) is None
-
-
-@pytest.mark.skipif(not os.path.exists('/proc/self/schedstat'),
-                    reason='Linux figures')
-def test_this_system_s_readers():
-    busy, total = health.host_cpu_ticks()
-    assert 0 <= busy <= total
-    assert health.run_delay() >= 0 and health.load_average() >= 0
-    assert health.cpu_count() >= 1
