@@ -369,8 +369,12 @@ def _check_configure(job):
         if value is not None and (type(value) not in _NUMS or
                                   not 0 < value < MAX_LATENCY):
             return 'bad ' + key, value
+    # Every CONFIGURE names its protocol version: one without is no
+    # master's word (a worker refuses only a version that is named).
     value = get(_key('protocol'))
-    if value is not None and type(value) not in _INTS:
+    if value is None:
+        return 'missing protocol', value
+    if type(value) not in _INTS or value < 1:
         return 'bad protocol', value
     value = get(_K_BLOCK_SIZE)
     if value is not None and (type(value) not in _INTS or

@@ -323,12 +323,12 @@ class Worker(object):
                 error_class='ValueError'))
 
     def _refuse(self, theirs):
-        """The master speaks another protocol: stop, taking no job."""
+        """The master speaks another protocol (a CONFIGURE without one is
+        dropped as malformed by the message check): stop, taking no job."""
         self.refused = (
-            'worker %s refused: the master speaks wire protocol %s, this '
-            'worker %s; run workers of the master\'s ssbench version' % (
-                self.worker_id, 'with no version' if theirs is None
-                else 'version %s' % (theirs,), protocol.PROTOCOL_VERSION))
+            'worker %s refused: the master speaks wire protocol version %s, '
+            'this worker %s; run workers of the master\'s ssbench version'
+            % (self.worker_id, theirs, protocol.PROTOCOL_VERSION))
         self.stopping = True
 
     # -- results ------------------------------------------------------

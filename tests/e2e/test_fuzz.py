@@ -56,6 +56,10 @@ JUNK = [None, True, False, 0, -1, -2 ** 63, 2 ** 63 - 1, 2 ** 64 - 1,
         {}, {u'a': {u'b': []}}, {1: 2}, msgpack.ExtType(5, b'xx')]
 
 
+def _a_version(value):
+    return type(value) in (int, type(2 ** 64)) and value >= 1
+
+
 class Fuzzer(object):
     """Seeded random frames: raw garbage, msgpack of the wrong shape, and
     mutations (keys removed, values replaced, keys of other types,
@@ -95,6 +99,11 @@ class Fuzzer(object):
                 record[rng.choice(keys)] = self.junk()
             elif action == 2:
                 record[rng.choice([5, b'type', -1, 2.5])] = self.junk()
+        if record.get(u'type') == protocol.CONFIGURE and _a_version(
+                record.get(u'protocol')):
+            # A well-formed CONFIGURE of another protocol version stops a
+            # worker by design, as a SUICIDE does: neither is fuzz.
+            record[u'protocol'] = protocol.PROTOCOL_VERSION
         return record
 
     def frame(self):

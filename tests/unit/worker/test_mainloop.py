@@ -792,16 +792,13 @@ def test_heartbeats_say_who_the_worker_is():
 @pytest.mark.parametrize('theirs, said', [
     (protocol.PROTOCOL_VERSION + 1,
      'version %d' % (protocol.PROTOCOL_VERSION + 1)),
-    (None, 'with no version')])
+    (2 ** 63 - 1, 'version %d' % (2 ** 63 - 1))])
 def test_a_master_of_another_protocol_is_refused(theirs, said):
     from ssbench.worker.mainloop import Refused
     transport = FakeTransport()
     worker = make(transport)
     told = configure_job()
-    if theirs is None:
-        del told['protocol']
-    else:
-        told['protocol'] = theirs
+    told['protocol'] = theirs
     # The jobs behind the CONFIGURE are not taken.
     transport.inbox.append(protocol.pack([told, job('PING')]))
     runner = gevent.spawn(worker.run, 0.01)
@@ -813,3 +810,22 @@ def test_a_master_of_another_protocol_is_refused(theirs, said):
             said, protocol.PROTOCOL_VERSION))
     assert results_of(transport) == []
     assert transport.closed
+
+
+def test_a_configure_without_a_version_is_dropped_not_obeyed():
+    """Anyone who reaches the work socket can send a frame: one that
+    names no protocol version is malformed input, counted, and the
+    worker goes on (only a named other version stops it)."""
+    transport = FakeTransport()
+    worker = make(transport)
+    told = configure_job()
+    del told['protocol']
+    transport.inbox.append(protocol.pack([told, protocol.ping_job()]))
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        assert wait_for(lambda: results_of(transport))
+        assert runner.exception is None and worker.refused is None
+        assert worker.faults.counts.get('missing protocol') == 1
+    finally:
+        worker.stopping = True
+        runner.join(5)
