@@ -2,16 +2,21 @@
 and `large_object` in the job) as one timed operation.
 
 CREATE and UPDATE upload the segments to `<container>_segments` (which
-the master creates before the run), named `<object>/<8-digit index>`, then
-the manifest: a static large object's JSON list of the segments' paths,
-etags and sizes (`?multipart-manifest=put`), or a dynamic one's
-`X-Object-Manifest: <container>_segments/<object>/`.  An UPDATE then
-deletes the segments of the former version past the new one's last (a
-listing of the prefix), so that no segment is left behind and a DLO is
-not read with stale ones.  READ is one GET of the manifest, which streams
-the whole object.  DELETE removes an SLO and its segments with
-`?multipart-manifest=delete`; a DLO's segments are listed and deleted,
-then the manifest.
+the master creates before the run), named `<object>/<version>/<8-digit
+index>` with a version of their own, then the manifest: a static large
+object's JSON list of the segments' paths, etags and sizes
+(`?multipart-manifest=put`), or a dynamic one's `X-Object-Manifest:
+<container>_segments/<object>/<version>/`.  An UPDATE then deletes the
+segments of every other version (a listing of `<object>/`), so that no
+segment is left behind.  A new version never overwrites the segments
+the current manifest names, so a READ racing an UPDATE of the same object
+reads the old version or the new one: with segments rewritten in place,
+Swift answered such a READ of an SLO 409 (a segment no longer had the
+etag its manifest says).  Only a GET still streaming the old version
+when the UPDATE deletes its segments can fail.  READ is one GET of the
+manifest, which streams the whole object.  DELETE removes an SLO and its
+segments with `?multipart-manifest=delete`; a DLO's segments are listed
+and deleted, then the manifest.
 
 Segments of one object go out SEGMENT_CONCURRENCY at a time.  The
 operation is timed as one request (ssbench.swift.client.Timing or
@@ -20,6 +25,9 @@ its retries, reconnects and retry causes those of all its requests; the
 segment requests are also summed apart, in `segments` (segment_stats()).
 """
 from __future__ import absolute_import, division, print_function
+
+import random
+import time
 
 import gevent
 
@@ -37,9 +45,16 @@ from ssbench.wire.protocol import segments_container
 SEGMENT_CONCURRENCY = 4
 
 
-def segment_name(name, index):
-    """The name of segment `index` (0, 1, ...) of object `name`."""
-    return '%s/%08d' % (name, index)
+def segment_name(name, version, index):
+    """The name of segment `index` (0, 1, ...) of `version` of object
+    `name`."""
+    return '%s/%s/%08d' % (name, version, index)
+
+
+def new_version():
+    """A segment version no other upload of the object takes: the upload's
+    microsecond, then 16 random bits for uploads of the same one."""
+    return '%013x%04x' % (int(time.time() * 1e6), random.getrandbits(16))
 
 
 def segment_sizes(size, segment_size):
@@ -181,9 +196,11 @@ class LargeObjects(object):
         fill = b'A' if job['type'] == CREATE_OBJECT else b'B'
         delete_after = job.get('delete_after')
         sizes = segment_sizes(job['size'], job['segment_size'])
+        version = new_version()
 
         def put(index):
-            timing = swift.put_object(seg_container, segment_name(name, index),
+            timing = swift.put_object(seg_container,
+                                      segment_name(name, version, index),
                                       sizes[index], fill, self.block_size,
                                       delete_after, read='headers')
             op.add(timing, segment=True)
@@ -192,28 +209,30 @@ class LargeObjects(object):
         etags = each(put, range(len(sizes)))
         if job['large_object'] == 'dlo':
             last = swift.put_dlo_manifest(
-                container, name, '%s/%s/' % (seg_container, name),
+                container, name,
+                '%s/%s/%s/' % (seg_container, name, version),
                 delete_after)
         else:
             last = swift.put_slo_manifest(container, name, [
-                ('/%s/%s' % (seg_container, segment_name(name, index)),
+                ('/%s/%s' % (seg_container,
+                             segment_name(name, version, index)),
                  etags[index], size) for index, size in enumerate(sizes)],
                 delete_after)
         op.add(last)
         if job['type'] == UPDATE_OBJECT:
-            self._delete_segments(op, seg_container, name, len(sizes))
+            self._delete_segments(op, seg_container, name, version)
         return op.timing(last)
 
-    def _delete_segments(self, op, seg_container, name, keep=0):
-        """Delete the segments of `name` but the first `keep`."""
+    def _delete_segments(self, op, seg_container, name, keep=None):
+        """Delete the segments of `name` but those of version `keep`."""
         started = monotonic()
         names = self.swift.list_objects(seg_container, name + '/')
         # The listing's pages, timed together as one request.
         op.add(Timing(200, None, monotonic() - started, None, 0),
                segment=True)
+        kept = '%s/%s/' % (name, keep)
         extra = [segment for segment in names
-                 if segment.rsplit('/', 1)[-1].isdigit() and
-                 int(segment.rsplit('/', 1)[-1]) >= keep]
+                 if keep is None or not segment.startswith(kept)]
 
         def delete(segment):
             op.add(self.swift.request('DELETE', seg_container, segment,

@@ -183,17 +183,19 @@ def test_segmented_objects_crud_and_nothing_left(small_proxy, tmp_path,
         # The run deleted what it made; what is left of the initial
         # population (DELETEs took some) stays, each object with exactly
         # the segments of its current version (an UPDATE deleted those
-        # past its last), no segment without its object, until
+        # of the former ones), no segment without its object, until
         # cleanup-containers.
         left = _left_over(view, base)
         manifests = dict((c, o) for c, o in left.items()
                          if not c.endswith('_segments'))
-        segments = {}
+        segments, versions = {}, {}
         for container, names in left.items():
             if container.endswith('_segments'):
                 for segment in names:
-                    obj = segment.rsplit('/', 1)[0]
+                    # <object>/<version>/<index>: one version per object.
+                    obj, version, _ = segment.split('/')
                     key = (container[:-len('_segments')], obj)
+                    versions.setdefault(key, set()).add(version)
                     segments[key] = segments.get(key, 0) + 1
         expected = {}
         for container, names in manifests.items():
@@ -202,6 +204,7 @@ def test_segmented_objects_crud_and_nothing_left(small_proxy, tmp_path,
                                             obj)['content-length'])
                 per = 6 * MiB if obj.startswith('big') else 4 * MiB
                 expected[container, obj] = -(-size // per)
+        assert all(len(v) == 1 for v in versions.values()), versions
         assert expected and segments == expected, (left, [
             (r['type'], r['name']) for r in records])
         ran = support.master('cleanup-containers', '-A', small_proxy,

@@ -43,13 +43,14 @@ class MemorySwift(object):
 
     def put_object(self, container, name, size, fill=b'A', block_size=1,
                    delete_after=None, read='discard'):
-        if name in self.fail:
-            raise SwiftRequestError('PUT', name, self.fail[name], 'no',
+        plain = unversioned(name)
+        if plain in self.fail:
+            raise SwiftRequestError('PUT', name, self.fail[plain], 'no',
                                     retries=1, retry_causes={'503': 1},
                                     time_to_failure=0.5)
         self.objects[container, name] = (size, fill)
         return self._request(('PUT', container, name), 201,
-                             self.retries.get(name, 0),
+                             self.retries.get(plain, 0),
                              {'etag': '"etag-%s"' % name})
 
     def put_slo_manifest(self, container, name, segments,
@@ -102,6 +103,17 @@ class MemorySwift(object):
         return self._request(('DELETE-SLO', container, name), 200)
 
 
+def unversioned(segment):
+    """'name/00000001' of a segment 'name/<version>/00000001'."""
+    parts = segment.split('/')
+    return '/'.join([parts[0]] + parts[2:]) if len(parts) == 3 else segment
+
+
+def versions(swift, name='big_000001'):
+    return set(key[1].split('/')[1] for key in swift.objects
+               if key[0] == 'c_segments' and key[1].startswith(name + '/'))
+
+
 def job(kind, large_object='slo', size=None, **extra):
     job = {'type': kind, 'size_str': 'big', 'container': 'c',
            'name': 'big_000001', 'segment_size': 4 * MiB,
@@ -117,15 +129,25 @@ def run(swift, job):
 
 
 def segments_of(swift, name='big_000001'):
-    return sorted(key[1] for key in swift.objects
+    """The segments of `name` that are stored, without their version."""
+    return sorted(unversioned(key[1]) for key in swift.objects
                   if key[0] == 'c_segments' and key[1].startswith(name))
+
+
+def stored(swift, segment):
+    """The (size, fill) of 'name/00000001' in its one stored version."""
+    name, index = segment.split('/')
+    (version,) = versions(swift, name)
+    return swift.objects['c_segments', '%s/%s/%s' % (name, version, index)]
 
 
 def test_segment_sizes_cover_the_object():
     assert largeobject.segment_sizes(10, 4) == [4, 4, 2]
     assert largeobject.segment_sizes(8, 4) == [4, 4]
     assert largeobject.segment_sizes(3, 4) == [3]
-    assert largeobject.segment_name('o', 7) == 'o/00000007'
+    assert largeobject.segment_name('o', 'v1', 7) == 'o/v1/00000007'
+    one, other = largeobject.new_version(), largeobject.new_version()
+    assert one != other and len(one) == len(other) == 17
 
 
 @pytest.mark.parametrize('kind', ['slo', 'dlo'])
@@ -135,8 +157,8 @@ def test_create_read_update_delete(kind):
     assert segments_of(swift) == ['big_000001/00000000',
                                   'big_000001/00000001',
                                   'big_000001/00000002']
-    assert swift.objects['c_segments', 'big_000001/00000002'] == (
-        2 * MiB, b'A')
+    assert stored(swift, 'big_000001/00000002') == (2 * MiB, b'A')
+    (version,) = versions(swift)
     assert timing.segments['count'] == 3
     assert timing.status == 201
     assert 0 < timing.first_byte_latency <= timing.last_byte_latency
@@ -144,10 +166,11 @@ def test_create_read_update_delete(kind):
     manifest = swift.manifests['c', 'big_000001']
     if kind == 'slo':
         assert manifest == ('slo', [
-            ('/c_segments/big_000001/%08d' % i, 'etag-big_000001/%08d' % i,
-             size) for i, size in enumerate([4 * MiB, 4 * MiB, 2 * MiB])])
+            ('/c_segments/big_000001/%s/%08d' % (version, i),
+             'etag-big_000001/%s/%08d' % (version, i), size)
+            for i, size in enumerate([4 * MiB, 4 * MiB, 2 * MiB])])
     else:
-        assert manifest == ('dlo', 'c_segments/big_000001/')
+        assert manifest == ('dlo', 'c_segments/big_000001/%s/' % version)
     read = run(swift, job(READ_OBJECT, kind))
     assert read.size == 10 * MiB
     # The GET's own first byte, not its end.
@@ -158,11 +181,12 @@ def test_create_read_update_delete(kind):
     timing = run(swift, job(UPDATE_OBJECT, kind, size=5 * MiB))
     assert segments_of(swift) == ['big_000001/00000000',
                                   'big_000001/00000001']
-    assert swift.objects['c_segments', 'big_000001/00000001'] == (
-        1 * MiB, b'B')
+    assert stored(swift, 'big_000001/00000001') == (1 * MiB, b'B')
+    # A version of its own, the former one's segments all gone.
+    assert versions(swift) != set([version])
     assert run(swift, job(READ_OBJECT, kind)).size == 5 * MiB
-    # PUT x2, LIST, DELETE of the extra one.
-    assert timing.segments['count'] == 4
+    # PUT x2, LIST, DELETE of the former version's three.
+    assert timing.segments['count'] == 6
     run(swift, job(DELETE_OBJECT, kind))
     assert segments_of(swift) == []
     assert swift.manifests == {}
@@ -225,3 +249,18 @@ def test_swift_jobs_record_one_checked_result_per_operation():
     assert results[0]['segments']['count'] == 3
     assert results[1]['size'] == 9 * MiB
     assert 'segments' not in results[1]
+
+
+@pytest.mark.parametrize('kind', ['slo', 'dlo'])
+def test_an_update_never_overwrites_what_the_manifest_names(kind):
+    swift = MemorySwift()
+    run(swift, job(CREATE_OBJECT, kind, size=10 * MiB))
+    current = set(key for key in swift.objects if key[0] == 'c_segments')
+    before = len(swift.requests)
+    run(swift, job(UPDATE_OBJECT, kind, size=10 * MiB))
+    written = [r[1:] for r in swift.requests[before:] if r[0] == 'PUT']
+    assert len(written) == 3 and not current & set(written)
+    # Until its manifest went up, the former version was whole: the
+    # deletes come after it.
+    kinds = [r[0] for r in swift.requests[before:]]
+    assert kinds.index(kind.upper()) < kinds.index('DELETE')
