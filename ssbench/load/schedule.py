@@ -59,8 +59,11 @@ def rank(count, pctile):
     return max(1, -(-scaled.numerator // (100 * scaled.denominator)))
 
 
-class LagHistogram(object):
-    """Counts of lags (seconds) in LAG_RESOLUTION buckets, and the max."""
+class _Histogram(object):
+    """Counts of non-negative values (seconds) in buckets, with their
+    count, total and exact max.  A subclass places the buckets: its
+    bucket(value) is the bucket a value falls in, its upper(bucket) that
+    bucket's upper edge in seconds."""
 
     def __init__(self):
         self.counts = {}
@@ -68,14 +71,15 @@ class LagHistogram(object):
         self.total = 0.0
         self.max = 0.0
 
-    def add(self, lag):
-        lag = max(0.0, lag)
-        bucket = int(min(lag, LAG_LIMIT) / LAG_RESOLUTION)
-        self.counts[bucket] = self.counts.get(bucket, 0) + 1
-        self.count += 1
-        self.total += lag
-        if lag > self.max:
-            self.max = lag
+    def add(self, value, count=1):
+        """Count `value` (a negative one as 0) `count` times."""
+        value = max(0.0, value)
+        bucket = self.bucket(value)
+        self.counts[bucket] = self.counts.get(bucket, 0) + count
+        self.count += count
+        self.total += value * count
+        if value > self.max:
+            self.max = value
 
     def percentile(self, pctile):
         """The upper edge of the bucket holding the `pctile`-th
@@ -88,9 +92,7 @@ class LagHistogram(object):
             seen += self.counts[bucket]
             if seen >= wanted:
                 break
-        if bucket >= _LAST_BUCKET:
-            return self.max
-        return min(self.max, (bucket + 1) * LAG_RESOLUTION)
+        return min(self.max, self.upper(bucket))
 
     def summary(self, pctiles=PCTILES):
         """A map of plain numbers: count, mean, max and p<N> (seconds)."""
@@ -101,29 +103,36 @@ class LagHistogram(object):
         return out
 
 
+class LagHistogram(_Histogram):
+    """Lags (seconds) in LAG_RESOLUTION buckets up to LAG_LIMIT; the
+    last bucket holds every later lag and reaches up to the max."""
+
+    def bucket(self, value):
+        return int(min(value, LAG_LIMIT) / LAG_RESOLUTION)
+
+    def upper(self, bucket):
+        if bucket >= _LAST_BUCKET:
+            return self.max
+        return (bucket + 1) * LAG_RESOLUTION
+
+
 # WaitHistogram buckets: [0, WAIT_BASE), then each WAIT_GROWTH times the
 # last (9% apart), so a few hundred cover any wait.
 WAIT_BASE = 1e-4
 WAIT_GROWTH = 2 ** 0.125
 
 
-class WaitHistogram(object):
+class WaitHistogram(_Histogram):
     """Waits (seconds, >= 0) in log-spaced buckets: count, mean, exact
     max and percentiles to 9%, in memory that does not grow with the
     count.  add_even() adds a whole evenly spaced run at once."""
 
-    def __init__(self):
-        self.counts = {}
-        self.count = 0
-        self.total = 0.0
-        self.max = 0.0
-
-    @staticmethod
-    def bucket(wait):
-        """The bucket of `wait`: 0 below WAIT_BASE, then by factor."""
-        if wait < WAIT_BASE:
+    def bucket(self, value):
+        """The bucket of wait `value`: 0 below WAIT_BASE, then by
+        factor."""
+        if value < WAIT_BASE:
             return 0
-        return 1 + int(math.log(wait / WAIT_BASE, WAIT_GROWTH))
+        return 1 + int(math.log(value / WAIT_BASE, WAIT_GROWTH))
 
     @staticmethod
     def low(bucket):
@@ -131,14 +140,8 @@ class WaitHistogram(object):
         return 0.0 if bucket == 0 else WAIT_BASE * WAIT_GROWTH ** (
             bucket - 1)
 
-    def add(self, wait, count=1):
-        wait = max(0.0, wait)
-        bucket = self.bucket(wait)
-        self.counts[bucket] = self.counts.get(bucket, 0) + count
-        self.count += count
-        self.total += wait * count
-        if wait > self.max:
-            self.max = wait
+    def upper(self, bucket):
+        return self.low(bucket + 1)
 
     def add_even(self, high, step, count):
         """Add `count` waits high, high - step, ... (all >= 0), each
@@ -166,27 +169,6 @@ class WaitHistogram(object):
         self.total += count * (high + low_wait) / 2.0
         if high > self.max:
             self.max = high
-
-    def percentile(self, pctile):
-        """The upper edge of the bucket holding the `pctile`-th
-        percentile (never above the max), or None when empty."""
-        if not self.count:
-            return None
-        wanted = rank(self.count, pctile)
-        seen = 0
-        for bucket in sorted(self.counts):
-            seen += self.counts[bucket]
-            if seen >= wanted:
-                break
-        return min(self.max, self.low(bucket + 1))
-
-    def summary(self, pctiles=PCTILES):
-        """A map of plain numbers: count, mean, max and p<N> (seconds)."""
-        out = {'count': self.count, 'max': self.max,
-               'mean': self.total / self.count if self.count else None}
-        for pctile in pctiles:
-            out['p%s' % (pctile,)] = self.percentile(pctile)
-        return out
 
 
 class Schedule(object):

@@ -329,3 +329,30 @@ def test_p99_9_of_41000_is_the_40959th(histogram):
     assert hist.count == 41000
     assert hist.percentile(99.9) < 0.001
     assert hist.percentile(99.91) == 0.5
+
+
+@pytest.mark.parametrize('histogram', [LagHistogram, WaitHistogram])
+def test_each_percentile_is_its_ranks_bucket_edge_capped_by_the_max(
+        histogram):
+    hist = histogram()
+    values = [n * 0.00037 for n in range(1, 2001)] + [-1.0]
+    for value in values:
+        hist.add(value)
+    ranked = sorted(max(0.0, value) for value in values)
+    for pctile in (0, 1, 50, 90, 99, 99.9, 100):
+        exact = ranked[rank(len(ranked), pctile) - 1]
+        got = hist.percentile(pctile)
+        # The edge above the exact value, in that value's bucket.
+        assert exact <= got <= min(hist.max,
+                                   hist.upper(hist.bucket(exact)))
+        assert got > 0 or exact == 0
+    summary = hist.summary()
+    assert summary['count'] == len(values)
+    assert summary['max'] == ranked[-1]
+    assert summary['mean'] == pytest.approx(sum(ranked) / len(ranked))
+    assert summary['p99'] == hist.percentile(99)
+    # A value counted n times at once is n values.
+    twice = histogram()
+    twice.add(0.25, count=2)
+    assert twice.counts == {hist.bucket(0.25): 2}
+    assert twice.total == 0.5
