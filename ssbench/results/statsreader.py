@@ -307,7 +307,7 @@ class StatsFile(object):
 
 _LATENCY_KEYS = ('first_byte_latency', 'last_byte_latency')
 _CHECKED_KEYS = _LATENCY_KEYS + ('completed_at', 'retries', 'intended_start',
-                                 'segments')
+                                 'segments', 'time_to_failure', 'exception')
 _CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
 _INF = float('inf')
 # type(2 ** 64) is long on Python 2; a bool is no number.
@@ -334,14 +334,16 @@ def _measured(batches, raw, stats_file):
     the rest of the file is still reported.  A value of the wrong type (a
     bool is no number), a completed_at that is no time from 0 to
     MAX_EPOCH, a retries count that is not a whole number from 0 to
-    MAX_RETRIES and, in an open-loop file, an intended_start that is no
-    time from 0 to MAX_EPOCH are bad values and refuse the file.
+    MAX_RETRIES, a time_to_failure that is no latency or is on a success
+    and, in an open-loop file, an intended_start that is no time from 0
+    to MAX_EPOCH are bad values and refuse the file.
 
     The first full pass also profiles the completion times (see narrow());
     once a window is set, the results outside it are left out and
     counted (one warning)."""
     keys = _CHECKED_KEYS_RAW if raw else _CHECKED_KEYS
-    k_first, k_last, k_completed, k_retries, k_intended, k_segments = keys
+    (k_first, k_last, k_completed, k_retries, k_intended, k_segments,
+     k_failed_after, k_exception) = keys
     open_loop = _open_loop(stats_file.header)
     window = stats_file.window
     profile = timewindow.TimeProfile() if window is None else None
@@ -362,6 +364,7 @@ def _measured(batches, raw, stats_file):
                 last = record.get(k_last)
                 completed = record[k_completed]
                 retries = record.get(k_retries, 0)
+                failed_after = record.get(k_failed_after)
                 if not (0 <= (first or 0) <= (last or 0) < _INF and
                         0 <= completed <= MAX_EPOCH and
                         type(completed) is float and
@@ -369,7 +372,10 @@ def _measured(batches, raw, stats_file):
                         type(retries) is int and
                         type(last) in _LATENCY_TYPES and
                         type(first) in _LATENCY_TYPES and
-                        k_segments not in record) or (
+                        k_segments not in record and
+                        (failed_after is None or
+                         _failed_after_ok(failed_after, record,
+                                          k_exception))) or (
                             open_loop and not _intended_ok(
                                 record.get(k_intended, 0.0))):
                     clean = False
@@ -475,6 +481,13 @@ def _intended_ok(value):
     return type(value) is float and 0 <= value <= MAX_EPOCH
 
 
+def _failed_after_ok(value, record, k_exception):
+    # A failure's time_to_failure: seconds, as a latency (the wire's
+    # check, ssbench.wire.messagecheck), on a failure only.
+    return k_exception in record and type(value) in _NUMBER_TYPES and \
+        0 <= value < protocol.MAX_LATENCY
+
+
 def _open_loop(header):
     rate = header.get('rate')
     return type(rate) in _NUMBER_TYPES and rate > 0
@@ -484,7 +497,8 @@ def _measurement(record, keys, stats_file, open_loop):
     """Whether to keep a record that failed the fast check: False for a
     result whose latencies are no measurement; StatsFileError for a bad
     value."""
-    k_first, k_last, k_completed, k_retries, k_intended, k_segments = keys
+    (k_first, k_last, k_completed, k_retries, k_intended, k_segments,
+     k_failed_after, k_exception) = keys
     try:
         completed = record[k_completed]
     except (KeyError, TypeError, IndexError):
@@ -496,6 +510,10 @@ def _measurement(record, keys, stats_file, open_loop):
     if type(retries) not in (int, type(2 ** 64)) or \
             not 0 <= retries <= MAX_RETRIES:
         raise _bad_value(stats_file, ('retries', retries))
+    failed_after = record.get(k_failed_after)
+    if failed_after is not None and not _failed_after_ok(
+            failed_after, record, k_exception):
+        raise _bad_value(stats_file, ('time_to_failure', failed_after))
     if open_loop and k_intended in record:
         intended = record[k_intended]
         if type(intended) not in _NUMBER_TYPES or \

@@ -136,7 +136,8 @@ def test_the_corpus_covers_the_issue():
     names = set(case['name'] for case in CASES)
     assert set(['retries_string', 'retries_huge', 'intended_start_far',
                 'sizes_not_list', 'last_byte_latency_bool',
-                'completed_at_bool']) <= names
+                'completed_at_bool', 'time_to_failure_string',
+                'time_to_failure_on_a_success']) <= names
     assert len(names) == len(CASES) >= 25
 
 

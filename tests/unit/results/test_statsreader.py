@@ -417,6 +417,38 @@ def test_a_bad_value_refuses_the_file(tmp_path, key, value, shown, raw):
         % (path, shown))
 
 
+@pytest.mark.parametrize('value, shown', [
+    ('x', "'x'"), (-0.5, '-0.5'), (1e9, '1000000000.0'), (True, 'True'),
+    (NAN, 'nan'), ([1], '[1]')])
+@pytest.mark.parametrize('raw', [False, True])
+def test_a_bad_time_to_failure_refuses_the_file(tmp_path, value, shown,
+                                                raw):
+    # As the wire checks it: a latency (0 <= x < MAX_LATENCY) of a
+    # failure.
+    path = write_file(str(tmp_path / 'bad.stat'),
+                      [[ok(1), dict(failed(2), time_to_failure=2.5)],
+                       [dict(failed(3), time_to_failure=value)]])
+    with pytest.raises(StatsFileError) as info:
+        list(open_stats(path).iter_batches(raw=raw))
+    assert str(info.value) == (
+        '%s: not a valid ssbench stats file: a result has a bad value '
+        '(time_to_failure %s)' % (path, shown))
+
+
+@pytest.mark.parametrize('raw', [False, True])
+def test_a_time_to_failure_is_for_failures_only(tmp_path, raw):
+    good = write_file(str(tmp_path / 'good.stat'), [[
+        dict(failed(1), time_to_failure=0), dict(failed(2),
+                                                 time_to_failure=None),
+        dict(failed(3), time_to_failure=999999999.9)]])
+    assert len(list(open_stats(good).iter_results())) == 3
+    path = write_file(str(tmp_path / 'bad.stat'),
+                      [[dict(ok(1), time_to_failure=0.5)]])
+    with pytest.raises(StatsFileError) as info:
+        list(open_stats(path).iter_batches(raw=raw))
+    assert str(info.value).endswith('(time_to_failure 0.5)')
+
+
 @pytest.mark.parametrize('value', [1e300, -1.0, 'soon', True, [1]])
 def test_a_bad_intended_start_refuses_an_open_loop_file(tmp_path, value):
     path = str(tmp_path / 'rate.stat')
