@@ -20,6 +20,7 @@ from ssbench.master.phase import Phase
 from ssbench.master.selfhealth import WINDOW, MasterHealth
 from ssbench.wire.protocol import HEARTBEAT, PING
 from ssbench.wire.messagecheck import check_from_worker
+from ssbench.wire.resultbytes import ResultShapes
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,8 @@ class Master(object):
         # Worker id -> when a worker of another protocol version was last
         # heard from; its records are dropped.
         self.refused = {}
+        # The shapes of results seen, for run_jobs(on_done=...).
+        self.shapes = ResultShapes()
 
     @property
     def worker_timeout(self):
@@ -239,25 +242,32 @@ class Master(object):
 
     # -- the loop -------------------------------------------------------
 
-    def run_jobs(self, jobs, on_results=None, on_raw=None, on_idle=None):
+    def run_jobs(self, jobs, on_results=None, on_raw=None, on_idle=None,
+                 on_done=None):
         """Send `jobs`, keeping at most user_count outstanding, until all
         results are back.  `on_results(results)` sees each list of result
         records, `on_raw(data, results)` each received message
         holding results (`data` is the bytes as received, or the results
         re-packed when control records or malformed ones were mixed in;
         None for the error records of jobs lost with a worker), `on_idle()`
-        runs once per loop turn.  Raises NoWorkersError when every worker
-        is lost.  After `stop_requested` is set it sends nothing more and
-        returns once the in-flight results are in or drain_seconds have
-        passed.  Malformed input dropped meanwhile is summed up at the end.
+        runs once per loop turn.  With `on_done(jobs)`, a message of plain
+        successes of known shapes is checked on its bytes and not decoded
+        (ssbench.wire.resultbytes): on_done gets the jobs it answers (the
+        maps sent), on_raw its bytes and None, on_results nothing of it;
+        for callers that need no more of a success than its job.  Raises
+        NoWorkersError when every worker is lost.  After `stop_requested`
+        is set it sends nothing more and returns once the in-flight
+        results are in or drain_seconds have passed.  Malformed input
+        dropped meanwhile is summed up at the end.
         """
         try:
-            return self._run_jobs(jobs, on_results, on_raw, on_idle)
+            return self._run_jobs(jobs, on_results, on_raw, on_idle,
+                                  on_done)
         finally:
             self.faults.summary()
 
-    def _run_jobs(self, jobs, on_results, on_raw, on_idle):
-        phase = Phase(self, jobs, on_results, on_raw)
+    def _run_jobs(self, jobs, on_results, on_raw, on_idle, on_done):
+        phase = Phase(self, jobs, on_results, on_raw, on_done)
         stats = phase.stats
         tracker = self.tracker
         outstanding = tracker.outstanding

@@ -41,11 +41,14 @@ class PhaseStats(object):
 class Phase(object):
     """The state of one run_jobs() call, and its per-message steps."""
 
-    def __init__(self, master, jobs, on_results, on_raw):
+    def __init__(self, master, jobs, on_results, on_raw, on_done=None):
         self.master = master
         self.jobs = iter(jobs)
         self.on_results = on_results
         self.on_raw = on_raw
+        self.on_done = on_done
+        # With on_done, plain successes are taken on their bytes.
+        self.shapes = master.shapes if on_done is not None else None
         self.stats = PhaseStats()
         self.exhausted = False
         self.pending = []      # [jobs of one message] the socket refused
@@ -201,8 +204,16 @@ class Phase(object):
 
     def receive(self, data, now):
         """Account for one received message and deliver its results."""
+        shapes = self.shapes
+        if shapes is not None:
+            scanned = shapes.scan(data)
+            if scanned is not None and self._take_scanned(scanned, data,
+                                                          now):
+                return
         records, intact = protocol.decode(data, check_from_worker,
                                           self.master.faults)
+        if shapes is not None and records:
+            shapes.learn(records)
         if not intact:
             data = None
         pop = self.outstanding.pop
@@ -236,6 +247,30 @@ class Phase(object):
                                                   self.master.faults)
         if results:
             self.deliver(results, data)
+
+    def _take_scanned(self, scanned, data, now):
+        """Account for a message of successes checked on its bytes:
+        False (nothing done) unless every job is out, once, and the
+        worker not refused, for the full way to tell what is wrong."""
+        job_ids, worker_id = scanned
+        outstanding = self.outstanding
+        if not all(map(outstanding.__contains__, job_ids)) or \
+                worker_id in self.master.refused:
+            return False
+        pop = outstanding.pop
+        entries = [pop(job_id, None) for job_id in job_ids]
+        if None in entries:
+            # A job twice in one message: put back what was taken.
+            for job_id, entry in zip(job_ids, entries):
+                if entry is not None:
+                    outstanding[job_id] = entry
+            return False
+        self.tracker.seen(worker_id, now)
+        self.stats.received += len(entries)
+        self.on_done([entry[0] for entry in entries])
+        if self.on_raw is not None:
+            self.on_raw(data, None)
+        return True
 
     def _drop_stale(self, results, stale):
         """Results of jobs already counted as lost (or of no job out:

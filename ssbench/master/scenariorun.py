@@ -170,6 +170,13 @@ class ScenarioRun(object):
         return live.phase(name, total, seconds, on_results, on_idle,
                           on_heartbeat)
 
+    def _on_done(self, on_results):
+        """run_jobs()'s on_done: the ring's, when nothing but the ring
+        looks at results (a success's job tells all the ring needs; the
+        live view and the progress lines want the figures)."""
+        ring_on_results = self.ring.on_results
+        return ring_on_results if on_results == ring_on_results else None
+
     def _live_end(self):
         if self.options.live is not None:
             self.options.live.end_phase()
@@ -246,7 +253,8 @@ class ScenarioRun(object):
         try:
             stats = self.master.run_jobs(
                 jobgen.initial_jobs(self.scenario, self.population_rng),
-                on_results=on_results, on_idle=on_idle)
+                on_results=on_results, on_idle=on_idle,
+                on_done=self._on_done(on_results))
         finally:
             self.master.on_heartbeat = None
             self._live_end()
@@ -297,7 +305,7 @@ class ScenarioRun(object):
                 jobgen.bench_jobs(scenario, self.rng, self.ring,
                                   noop=options.noop),
                 on_results=on_results, on_raw=store_raw(writer),
-                on_idle=on_idle)
+                on_idle=on_idle, on_done=self._on_done(on_results))
             self.store_controls(schedule, writer)
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.

@@ -242,6 +242,33 @@ def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
     return record
 
 
+def result_head(job, worker_id):
+    """A result's start: its job id and the worker id first, then the
+    job's own keys (the master finds the two ids at the front when it
+    checks results on their bytes, see ssbench.wire.resultbytes)."""
+    if 'job_id' in job:
+        result = {'job_id': job['job_id'], 'worker_id': worker_id}
+    else:
+        result = {'worker_id': worker_id}
+    result.update(job)
+    result['worker_id'] = worker_id
+    return result
+
+
+def _add_optional(result, completed_at, reconnects, time_to_failure,
+                  retry_causes):
+    """The keys of result_ok() and result_error() that may be left out."""
+    result['completed_at'] = (time.time() if completed_at is None
+                              else completed_at)
+    if reconnects is not None:
+        result['reconnects'] = reconnects
+    if time_to_failure is not None:
+        result['time_to_failure'] = time_to_failure
+    if retry_causes:
+        result['retry_causes'] = retry_causes
+    return result
+
+
 def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
               trans_id, retries, completed_at=None, status=None,
               reconnects=None, size=None, retry_causes=None):
@@ -252,23 +279,17 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
     `retry_causes` ({HTTP status or error class: count}); each is left
     out when None (no-op and PING answers stay as they were).
     """
-    result = dict(job)
-    result['worker_id'] = worker_id
+    result = result_head(job, worker_id)
     result['first_byte_latency'] = first_byte_latency
     result['last_byte_latency'] = last_byte_latency
     result['trans_id'] = trans_id
     result['retries'] = retries
-    result['completed_at'] = (time.time() if completed_at is None
-                              else completed_at)
     if status is not None:
         result['status'] = status
-    if reconnects is not None:
-        result['reconnects'] = reconnects
     if size is not None:
         result['size'] = size
-    if retry_causes:
-        result['retry_causes'] = retry_causes
-    return result
+    return _add_optional(result, completed_at, reconnects, None,
+                         retry_causes)
 
 
 def result_error(job, worker_id, exception, traceback_text, retries,
@@ -283,20 +304,12 @@ def result_error(job, worker_id, exception, traceback_text, retries,
     the job's first send to giving up, retries included) and
     `retry_causes` (as in result_ok()) when not None.
     """
-    result = dict(job)
-    result['worker_id'] = worker_id
+    result = result_head(job, worker_id)
     result['exception'] = exception
     result['traceback'] = traceback_text
     result['retries'] = retries
     result['trans_id'] = trans_id
-    result['completed_at'] = (time.time() if completed_at is None
-                              else completed_at)
     result['status'] = status
     result['error_class'] = error_class
-    if reconnects is not None:
-        result['reconnects'] = reconnects
-    if time_to_failure is not None:
-        result['time_to_failure'] = time_to_failure
-    if retry_causes:
-        result['retry_causes'] = retry_causes
-    return result
+    return _add_optional(result, completed_at, reconnects, time_to_failure,
+                         retry_causes)

@@ -257,6 +257,8 @@ class Worker(object):
         # bulk; anything else goes through handle_job().
         outbox = self.outbox
         fields = self._noop_fields
+        head = protocol.result_head
+        worker_id = self.worker_id
         now = time.time
         clock = self.clock
         # A --rate job's result says how long this worker had it (see
@@ -267,7 +269,7 @@ class Worker(object):
             if self.stopping:
                 break
             if job.get('noop'):
-                result = dict(job)
+                result = head(job, worker_id)
                 result.update(fields)
                 result['completed_at'] = now()
                 if _K_SEND_LAG in job:

@@ -1,0 +1,213 @@
+"""Result messages checked on their bytes, without decoding them.
+
+Decoding a result into a dict and checking it key by key costs the master
+about 3 microseconds per request, a quarter of all it spends; yet a run's
+results come in a handful of shapes (the same keys in the same order, the
+same kinds of value).  ResultShapes learns those shapes from records that
+passed the full check (ssbench.wire.messagecheck), and scan() then checks a
+whole message against them with one regular expression, taking out only
+what the master needs: the job ids and the worker id.  The stats file gets
+the bytes as they came.
+
+A shape's pattern accepts a subset of what check_from_worker() accepts:
+text of printable ASCII (always valid UTF-8), integers of at least 0,
+floats of at least 0 and well under the check's bounds, a CRUD type by
+name, and no key of a failure (`exception`) or of retry accounting.  So a
+message scan() takes is one the full check would take whole, and anything
+else (an error, a heartbeat, an odd value) goes the full way.  Our workers
+put `job_id` and `worker_id` first in every result (protocol.result_head),
+which is where the pattern looks for them.
+"""
+from __future__ import absolute_import, division, print_function
+
+import re
+import struct
+import sys
+
+from ssbench import CRUD_TYPES
+from ssbench.compat import text_type
+from ssbench.wire import protocol
+
+# Shapes learned at most: each one adds to the pattern (and to the time
+# to compile it), and a peer sending odd records must not grow it.
+MAX_SHAPES = 16
+# Key orders looked at and not learned (too many shapes, or keys the
+# pattern has no rule for): remembered so that they cost a set lookup.
+MAX_REFUSED = 256
+
+# Decoded maps keep the order of the wire from Python 3.7 on; before, a
+# record's keys say nothing of it, and a master learns no shape (it then
+# decodes every message, as it would without this module).
+KEYS_IN_WIRE_ORDER = sys.version_info >= (3, 7)
+
+_K_JOB_ID = text_type('job_id')
+_K_WORKER_ID = text_type('worker_id')
+
+
+def _packed(value):
+    return re.escape(protocol.pack(value))
+
+
+def _byte(value):
+    return re.escape(struct.pack('B', value))
+
+
+# One msgpack value each; every pattern matches exactly one whole element
+# (its length follows from its first bytes), so a match cannot run into
+# the next key.  A string: up to 63 printable ASCII characters, as fixstr,
+# or as str 8 or str 16 (our packer's form, use_bin_type being off);
+# longer text goes the full way.
+_ASCII = b'[\\x20-\\x7e]'
+_LONGER = b'(?:' + b'|'.join(_byte(n) + _ASCII + b'{%d}' % n
+                             for n in range(32, 64)) + b')'
+_TEXT = b'(?:' + b'|'.join(
+    [_byte(0xa0)] +
+    [_byte(0xa0 + n) + _ASCII + b'{%d}' % n for n in range(1, 32)] +
+    [b'\\xd9' + _LONGER, b'\\xda\\x00' + _LONGER]) + b')'
+_NIL = b'\\xc0'
+# Integers of at least 0: fixint, uint8, 16, 32 and 64.
+_UINT = b'(?:[\\x00-\\x7f]|\\xcc.|\\xcd.{2}|\\xce.{4}|\\xcf.{8})'
+# float64 at least 0 (sign bit clear) and below 2**29 seconds (the check
+# allows latencies below 1e9), or below 2**36 (timestamps: below 1e11):
+# bounds on the first twelve bits, the sign and the exponent.
+_LATENCY = b'\\xcb(?:[\\x00-\\x40].|\\x41[\\x00-\\xbf]).{6}'
+_TIMESTAMP = b'\\xcb(?:[\\x00-\\x41].|\\x42[\\x00-\\x2f]).{6}'
+_BOOL = b'[\\xc2\\xc3]'
+
+
+def _maybe(pattern):
+    return b'(?:' + _NIL + b'|' + pattern + b')'
+
+
+_CRUD = b'(?:' + b'|'.join(_packed(text_type(kind))
+                           for kind in CRUD_TYPES) + b')'
+_WORKER_ID = b'(?:' + _UINT + b'|' + _TEXT + b')'
+# Each key a fast shape may have, and the values it accepts there.
+_RULES = dict((text_type(key), rule) for key, rule in (
+    ('job_id', _UINT),
+    ('worker_id', _WORKER_ID),
+    ('type', _CRUD),
+    ('size_str', _TEXT),
+    ('container', _TEXT),
+    ('name', _TEXT),
+    ('trans_id', _maybe(_TEXT)),
+    ('retries', _UINT),
+    ('completed_at', _TIMESTAMP),
+    ('first_byte_latency', _maybe(_LATENCY)),
+    ('last_byte_latency', _LATENCY),
+    ('send_lag', _maybe(_LATENCY)),
+    ('worker_time', _maybe(_LATENCY)),
+    ('intended_start', _maybe(_TIMESTAMP)),
+    ('size', _maybe(_UINT)),
+    ('status', _maybe(_UINT)),
+    ('reconnects', _maybe(_UINT)),
+    ('segment_size', _maybe(_UINT)),
+    ('large_object', _maybe(_TEXT)),
+    ('block_size', _maybe(_UINT)),
+    ('delete_after', _maybe(_UINT)),
+    ('noop', _maybe(_BOOL)),
+    ('head_first', _maybe(_BOOL))))
+# What the full check requires of a success.
+_REQUIRED = frozenset(text_type(key) for key in (
+    'job_id', 'completed_at', 'retries', 'worker_id', 'type', 'size_str',
+    'container', 'name', 'trans_id', 'last_byte_latency'))
+# The start of a record of ours: a map, its job id and worker id first;
+# a lookahead, so that these two are taken once whatever shape follows.
+_HEAD = (b'(?=(?:[\\x80-\\x8f]|\\xde.{2})' + _packed(_K_JOB_ID) + b'(' +
+         _UINT + b')' + _packed(_K_WORKER_ID) + b'(' + _WORKER_ID + b'))')
+
+
+def eligible(keys):
+    """True for a key order a shape can be made of: our head first, a
+    rule for every key, and the keys the full check requires."""
+    return (len(keys) >= 2 and keys[0] == _K_JOB_ID and
+            keys[1] == _K_WORKER_ID and
+            all(key in _RULES for key in keys) and
+            _REQUIRED.issubset(keys) and len(set(keys)) == len(keys))
+
+
+def _shape_pattern(keys):
+    count = len(keys)
+    header = _byte(0x80 + count) if count < 16 else \
+        b'\\xde' + re.escape(struct.pack('>H', count))
+    return header + b''.join(_packed(key) + _RULES[key] for key in keys)
+
+
+def _array_count(data):
+    """(items, offset of the first) of a msgpack array's header, or
+    None if `data` does not start with one."""
+    if not data:
+        return None
+    first = struct.unpack_from('B', data)[0]
+    if 0x90 <= first <= 0x9f:
+        return first - 0x90, 1
+    if first == 0xdc and len(data) >= 3:
+        return struct.unpack_from('>H', data, 1)[0], 3
+    if first == 0xdd and len(data) >= 5:
+        return struct.unpack_from('>I', data, 1)[0], 5
+    return None
+
+
+def _array_header(count):
+    if count < 16:
+        return struct.pack('B', 0x90 + count)
+    if count < 0x10000:
+        return struct.pack('>BH', 0xdc, count)
+    return struct.pack('>BI', 0xdd, count)
+
+
+class ResultShapes(object):
+    """The result shapes of one master, and the check made of them."""
+
+    def __init__(self):
+        self.shapes = []
+        self._known = set()
+        self._refused = set()
+        self._pattern = None
+
+    def learn(self, records):
+        """Note the key order of each decoded record (all of them passed
+        the full check); a new eligible one becomes a shape."""
+        if KEYS_IN_WIRE_ORDER:
+            for record in records:
+                self.add(tuple(record))
+
+    def add(self, keys):
+        """Make `keys` (in wire order) a shape if it is eligible, new, and
+        there is room; True if it is one now."""
+        if keys in self._known:
+            return True
+        if keys in self._refused:
+            return False
+        if len(self.shapes) < MAX_SHAPES and eligible(keys):
+            self._known.add(keys)
+            self.shapes.append(keys)
+            self._pattern = re.compile(
+                _HEAD + b'((?:' + b'|'.join(
+                    _shape_pattern(shape) for shape in self.shapes) +
+                b'))', re.DOTALL)
+            return True
+        if len(self._refused) < MAX_REFUSED:
+            self._refused.add(keys)
+        return False
+
+    def scan(self, data):
+        """(job ids, worker id) of a message of results that all have a
+        learned shape and one worker id, else None (decode it)."""
+        pattern = self._pattern
+        if pattern is None:
+            return None
+        counted = _array_count(data)
+        if counted is None:
+            return None
+        count, start = counted
+        found = pattern.findall(data, start)
+        if len(found) != count or not count:
+            return None
+        job_ids, worker_ids, records = zip(*found)
+        # The records found must be the whole message, back to back.
+        if sum(map(len, records)) != len(data) - start or \
+                len(set(worker_ids)) != 1:
+            return None
+        return (protocol.unpack(_array_header(count) + b''.join(job_ids)),
+                protocol.unpack(worker_ids[0]))

@@ -1,0 +1,75 @@
+"""The phase's two ways in: results decoded and checked, or (with
+on_done) plain successes taken on their bytes."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.master.dispatch import Master
+from ssbench.master.phase import Phase
+from ssbench.wire import protocol, resultbytes
+from tests.unit.master.test_dispatch import FakeTransport, answer, jobs
+
+
+def run(transport, count=10, user_count=2):
+    done, results, raw = [], [], []
+    master = Master(transport, user_count=user_count)
+    stats = master.run_jobs(jobs(count), on_results=results.extend,
+                            on_done=done.extend,
+                            on_raw=lambda data, got: raw.append(data))
+    return master, stats, done, results, raw
+
+
+def test_successes_after_the_first_message_are_taken_on_their_bytes():
+    transport = FakeTransport()
+    master, stats, done, results, raw = run(transport)
+    assert stats.received == 10 and stats.errors == 0
+    names = sorted(r['name'] for r in done + results)
+    assert names == sorted('o%d' % i for i in range(10))
+    if resultbytes.KEYS_IN_WIRE_ORDER:
+        # The first message is decoded and teaches the shape.
+        assert len(results) == 1 and len(done) == 9
+        # on_done gets the jobs as they were sent; no figure of a result.
+        assert all('last_byte_latency' not in job for job in done)
+    else:
+        assert done == [] and len(results) == 10
+    # Whichever way, the stats file gets every message as it came.
+    assert [r['name'] for data in raw for r in protocol.unpack(data)] == [
+        'o%d' % i for i in range(10)]
+    assert not master.tracker.outstanding
+
+
+def test_without_on_done_every_message_is_decoded():
+    results = []
+    master = Master(FakeTransport(), user_count=2)
+    master.run_jobs(jobs(6), on_results=results.extend)
+    assert len(results) == 6 and master.shapes.shapes == []
+
+
+def test_a_job_answered_twice_in_one_message_counts_once():
+    transport = FakeTransport(
+        respond=lambda job: [answer(job, 1), answer(job, 1)])
+    master, stats, done, results, raw = run(transport, count=4,
+                                            user_count=1)
+    assert stats.received == 4
+    assert sorted(r['name'] for r in done + results) == [
+        'o0', 'o1', 'o2', 'o3']
+    assert master.faults.counts.get('result of no job in flight') == 4
+
+
+def test_failures_and_results_of_refused_workers_take_the_full_way():
+    transport = FakeTransport(respond=lambda job: [
+        answer(job, 1, exception='boom' if job['name'] == 'o5' else None)])
+    master, stats, done, results, raw = run(transport, user_count=1)
+    assert stats.errors == 1
+    assert [r['name'] for r in results if 'exception' in r] == ['o5']
+    assert not any('exception' in job for job in done)
+
+
+def test_a_refused_workers_message_is_not_taken_on_its_bytes():
+    master = Master(FakeTransport(), user_count=1)
+    job = dict(jobs(1)[0], job_id=1)
+    data = protocol.pack([answer(job, 1)])
+    master.shapes.learn(protocol.unpack(data))
+    master.refused[1] = 0.0
+    master.tracker.sent([job], 0.0)
+    done, results = [], []
+    Phase(master, [], results.extend, None, done.extend).receive(data, 1.0)
+    assert done == [] and [r['job_id'] for r in results] == [1]
