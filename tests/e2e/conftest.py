@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from tests.e2e import support
+from tests.e2e import netns, support
 
 
 @pytest.fixture
@@ -26,3 +26,27 @@ def workers(tmpdir):
     yield start
     for proc in started:
         support.stop_process(proc)
+
+
+@pytest.fixture
+def stalling_relay():
+    """A support.StallingRelay on a free loopback port in front of the
+    local Swift, flowing again and stopped at teardown."""
+    proxy = support.StallingRelay(('127.0.0.1', 8080)).start()
+    yield proxy
+    proxy.resume()
+    proxy.stop()
+
+
+@pytest.fixture(scope='module')
+def swift_relay(topology, tmpdir_factory):
+    """A netns.Relay from port support.NETNS_SWIFT_PORT of the swift host
+    of the module's `topology` fixture (a netns.Topology) to the local
+    Swift, stopped after the module."""
+    log_path = str(tmpdir_factory.mktemp('relay').join('relay.log'))
+    proc = netns.Relay(topology.netns('swift'),
+                       ['%s:%d' % (topology.addr('swift'),
+                                   support.NETNS_SWIFT_PORT)],
+                       ('127.0.0.1', 8080), log_path).start(support.ROOT)
+    yield proc
+    proc.stop()

@@ -1,9 +1,11 @@
 """Shared pieces of the end-to-end tests: bounded subprocesses, free ports,
-and an independent view of the local Swift (python-swiftclient's module
-functions, not our own client)."""
+an independent view of the local Swift (python-swiftclient's module
+functions, not our own client), polling, and relays in front of the local
+Swift (one that stalls, one in a network namespace)."""
 from __future__ import absolute_import, division, print_function
 
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -11,6 +13,8 @@ import threading
 import uuid
 
 import pytest
+
+from tests.e2e.relay import Relay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -368,3 +372,134 @@ def delete_expired(prefix):
                 if exc.http_status != 404:
                     raise
         view.client.delete_container(view.url, view.token, container)
+
+
+# --- polling -----------------------------------------------------------------
+
+def wait_for(condition, timeout, what, interval=0.05):
+    """Poll condition() until it is true; fail naming `what` once
+    `timeout` seconds have gone by."""
+    import time
+    deadline = time.time() + timeout
+    while not condition():
+        assert time.time() < deadline, 'never happened: ' + what
+        time.sleep(interval)
+
+
+# --- an outage between the workers and the local Swift (issue 20) ----------
+
+STALL = 3.0       # seconds outage() has the relay forward nothing
+REFUSED = 2.0     # seconds it then has it refuse connections
+
+
+class StallingRelay(Relay):
+    """A Relay that can also stall: while stalled it reads and forwards
+    nothing, and keeps every connection (new ones too) open until
+    resumed or cut."""
+
+    def __init__(self, target):
+        Relay.__init__(self, target)
+        self.flowing = threading.Event()
+        self.flowing.set()
+
+    def stall(self):
+        self.flowing.clear()
+
+    def resume(self):
+        self.flowing.set()
+
+    def connections(self):
+        with self._lock:
+            return len(self._conns)
+
+    def _pump(self, client, upstream):
+        peers = {client: upstream, upstream: client}
+        try:
+            while not self._stopped:
+                if not self.flowing.is_set():
+                    with self._lock:
+                        if (client, upstream) not in self._conns:
+                            return          # cut while stalled
+                    self.flowing.wait(0.05)
+                    continue
+                for sock in select.select(list(peers), [], [], 0.05)[0]:
+                    if not self.flowing.is_set():
+                        break
+                    data = sock.recv(65536)
+                    if not data:
+                        return
+                    peers[sock].sendall(data)
+        except (OSError, socket.error, ValueError):
+            return
+        finally:
+            for sock in (client, upstream):
+                try:
+                    sock.close()
+                except (OSError, socket.error):
+                    pass
+
+
+def outage(relay):
+    """Stall `relay` for STALL s, then cut it for REFUSED s; the seconds
+    it really stalled."""
+    import time
+    relay.stall()
+    stalled = time.time()
+    time.sleep(STALL)        # the outage itself, not a wait for a result
+    relay.cut()
+    lasted = time.time() - stalled
+    time.sleep(REFUSED)
+    relay.resume()
+    relay.restore()
+    return lasted
+
+
+def run_through_an_outage(directory, relay, extra=()):
+    """run-scenario (16 users, 2 workers, 8 s of tiny objects) against the
+    local Swift through `relay`, with an outage() once the first results
+    are in; its records and how long the relay stalled.  The run must
+    succeed; its containers are removed afterwards."""
+    require_swift()
+    swift = SwiftView()
+    account = swift.url.split('/v1/')[1]
+    path, data = write_scenario(
+        directory, user_count=16, initial_files={'tiny': 20},
+        sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 2000}],
+        crud_profile=[30, 60, 10, 0])
+    stats = os.path.join(str(directory), 'run.stat')
+    ran = []
+    runner = threading.Thread(target=lambda: ran.append(master(
+        'run-scenario', '-f', path, '-s', stats, '-r', '8', '--workers', '2',
+        '-R', '-S', 'http://127.0.0.1:%d/v1/%s' % (relay.port, account),
+        *(list(extra) + zmq_args() + auth_args()), timeout=240)))
+    runner.start()
+    try:
+        # The first results are in (or the run ended: say how).
+        wait_for(lambda: not runner.is_alive() or (
+            os.path.exists(stats) and os.path.getsize(stats) > 2000), 120,
+            'first results')
+        assert runner.is_alive(), ran
+        stall = outage(relay)
+        runner.join(240)
+        assert ran and ran[0].status == 0, ran
+    finally:
+        runner.join(240)
+        swift.delete_everything(data['container_base'] + '_')
+    return read_results(stats + '.gz'), stall
+
+
+# --- network namespaces ------------------------------------------------------
+
+# The port of the swift host's address at which conftest's swift_relay
+# forwards to the local Swift.
+NETNS_SWIFT_PORT = 8080
+
+
+def skip_netns(reason):
+    """Skip a test that network namespaces (or a tool it runs in them)
+    are missing for, saying why on stderr; fail instead under
+    SSBENCH_REQUIRE_NETNS=1 (CI, where they must be there)."""
+    sys.stderr.write('SKIP: %s\n' % reason)
+    if os.environ.get('SSBENCH_REQUIRE_NETNS') == '1':
+        pytest.fail(reason)
+    pytest.skip(reason)

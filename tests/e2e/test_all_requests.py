@@ -9,15 +9,12 @@ from __future__ import absolute_import, division, print_function
 
 import io
 import json
-import os
-import threading
 
 import pytest
 
 from ssbench.results.statswriter import StatsWriter
 from tests import analysis_naive as naive
 from tests.e2e import support
-from tests.e2e.test_honest_retries import StallingRelay, outage, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -99,14 +96,6 @@ def test_timeouts_show_in_the_all_requests_p99(tmpdir):
         assert '30 failed requests recorded no time to failure' in old_page
 
 
-@pytest.fixture
-def relay():
-    proxy = StallingRelay(('127.0.0.1', 8080)).start()
-    yield proxy
-    proxy.resume()
-    proxy.stop()
-
-
 def all_requests_of(records):
     """The all-requests latencies of a stats file's records, computed here:
     successes at their last byte (0 left out), failures at their time to
@@ -117,47 +106,22 @@ def all_requests_of(records):
 
 
 @pytest.mark.parametrize('backoff', [True, False])
-def test_a_stall_mid_run_shows_in_the_all_requests_figures(tmpdir, relay,
-                                                           backoff):
+def test_a_stall_mid_run_shows_in_the_all_requests_figures(
+        tmpdir, stalling_relay, backoff):
     """run-scenario --json --html through the relay: 3 s stalled, then
     2 s refused.  With --retry-backoff the requests held through the
     stall wait out the refusal and succeed: the all-requests p99 is at
     least the stall.  Without it they fail at once when refused: the
     successes-only figures never see the stall, the all-requests ones
     do."""
-    support.require_swift()
-    swift = support.SwiftView()
-    account = swift.url.split('/v1/')[1]
-    path, data = support.write_scenario(
-        tmpdir, user_count=16, initial_files={'tiny': 20},
-        sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 2000}],
-        crud_profile=[30, 60, 10, 0])
-    stats = os.path.join(str(tmpdir), 'run.stat')
     json_path = str(tmpdir.join('run.json'))
     outputs = ['--json', json_path]
     html_path = str(tmpdir.join('run.html'))
     if have_plotly():
         outputs += ['--html', html_path]
-    ran = []
-    runner = threading.Thread(target=lambda: ran.append(support.master(
-        'run-scenario', '-f', path, '-s', stats, '-r', '8', '--workers', '2',
-        '-R', '-S', 'http://127.0.0.1:%d/v1/%s' % (relay.port, account),
-        *(outputs + (['--retry-backoff'] if backoff else []) +
-          support.zmq_args() + support.auth_args()), timeout=240)))
-    runner.start()
-    try:
-        # The first results are in (or the run ended: say how).
-        wait_for(lambda: not runner.is_alive() or (
-            os.path.exists(stats) and os.path.getsize(stats) > 2000), 120,
-            'first results')
-        assert runner.is_alive(), ran
-        stall = outage(relay)
-        runner.join(240)
-        assert ran and ran[0].status == 0, ran
-    finally:
-        runner.join(240)
-        swift.delete_everything(data['container_base'] + '_')
-    records = support.read_results(stats + '.gz')
+    records, stall = support.run_through_an_outage(
+        tmpdir, stalling_relay,
+        outputs + (['--retry-backoff'] if backoff else []))
     failed = [r for r in records if 'exception' in r]
     with io.open(json_path, encoding='utf-8') as fp:
         doc = json.load(fp)

@@ -37,43 +37,27 @@ PLAYBOOK = os.path.join(support.ROOT, 'deploy', 'ansible', 'bench.yml')
 ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable),
                                 'ansible-playbook')
 CLIENTS = ('w1', 'w2')
-SWIFT_PORT = 8080
 OPS = 80
 PLAYBOOK_TIMEOUT = 600
-
-
-def _skip(reason):
-    sys.stderr.write('SKIP: %s\n' % reason)
-    if os.environ.get('SSBENCH_REQUIRE_NETNS') == '1':
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope='module')
 def topology():
     if not os.path.exists(ANSIBLE_PLAYBOOK):
-        _skip('no %s (ansible-core: the test extra, Python 3.11+)'
-              % ANSIBLE_PLAYBOOK)
+        support.skip_netns('no %s (ansible-core: the test extra, Python '
+                           '3.11+)' % ANSIBLE_PLAYBOOK)
     if not os.path.exists(SSHD):
-        _skip('no %s (Debian: apt-get install openssh-server)' % SSHD)
+        support.skip_netns('no %s (Debian: apt-get install openssh-server)'
+                           % SSHD)
     reason = netns.unavailable_reason()
     if reason:
-        _skip('the playbook test needs network namespaces: ' + reason)
+        support.skip_netns('the playbook test needs network namespaces: ' +
+                           reason)
     support.require_swift()
     netns.reap_stale()
     topo = netns.Topology(ipv6=False).up()
     yield topo
     assert topo.down() == []
-
-
-@pytest.fixture(scope='module')
-def relay(topology, tmpdir_factory):
-    log_path = str(tmpdir_factory.mktemp('relay').join('relay.log'))
-    proc = netns.Relay(topology.netns('swift'),
-                       ['%s:%d' % (topology.addr('swift'), SWIFT_PORT)],
-                       ('127.0.0.1', 8080), log_path).start(support.ROOT)
-    yield proc
-    proc.stop()
 
 
 def _keygen(path):
@@ -180,14 +164,15 @@ def _kill_group(pid_file):
 
 @pytest.mark.parametrize('traffic', ['plain', 'curve'])
 def test_playbook_runs_a_scenario_over_two_client_hosts(
-        tmpdir, topology, relay, ssh_hosts, wheels, traffic):
+        tmpdir, topology, swift_relay, ssh_hosts, wheels, traffic):
     wheel_dir, ssbench_wheel = wheels
     work = str(tmpdir)
     swift = support.SwiftView()
     account = swift.url.split('/v1/', 1)[1]
     scenario, data = support.write_scenario(tmpdir, user_count=4)
     base = data['container_base']
-    swift_url = 'http://%s:%d' % (topology.addr('swift'), SWIFT_PORT)
+    swift_url = 'http://%s:%d' % (topology.addr('swift'),
+                                  support.NETNS_SWIFT_PORT)
     homes = dict((host, os.path.join(work, host))
                  for host in ('m',) + CLIENTS)
     # An inventory folder: the hosts, and each host's folders.
@@ -288,7 +273,7 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
     assert 'TOTAL\n       Count:    %d (    0 error;' % OPS in report
     # Every request went to Swift over the bridge, from the client hosts.
     assert set([topology.addr('w1'), topology.addr('w2')]) <= \
-        set(relay.peers())
+        set(swift_relay.peers())
     # Each client host got its own virtualenv from the wheelhouse, and its
     # workers are stopped: pid file gone, the process too.
     for host in CLIENTS:

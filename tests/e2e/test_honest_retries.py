@@ -13,11 +13,9 @@ tests) answering 401 to a stale token before reading the body.
 from __future__ import absolute_import, division, print_function
 
 import os
-import select
 import shutil
 import socket
 import subprocess
-import threading
 import time
 
 import pytest
@@ -26,132 +24,25 @@ from ssbench import CREATE_OBJECT, READ_OBJECT
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT, configure_job
 from ssbench.wire.transport import MasterSockets
+from tests import analysis_naive as naive
 from tests.e2e import support
-from tests.e2e.relay import Relay
 from tests.unit.swift.test_httpconn import HeadServer, answer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
-STALL = 3.0       # seconds the relay forwards nothing
-REFUSED = 2.0     # seconds it then refuses connections
 # Causes of a request broken after it went out.
 BROKEN = ('ConnectionResetError', 'NoResponse', 'BrokenPipeError')
 
 
-class StallingRelay(Relay):
-    """A Relay that can also stall: while stalled it reads and forwards
-    nothing, and keeps every connection (new ones too) open until
-    resumed or cut."""
-
-    def __init__(self, target):
-        Relay.__init__(self, target)
-        self.flowing = threading.Event()
-        self.flowing.set()
-
-    def stall(self):
-        self.flowing.clear()
-
-    def resume(self):
-        self.flowing.set()
-
-    def connections(self):
-        with self._lock:
-            return len(self._conns)
-
-    def _pump(self, client, upstream):
-        peers = {client: upstream, upstream: client}
-        try:
-            while not self._stopped:
-                if not self.flowing.is_set():
-                    with self._lock:
-                        if (client, upstream) not in self._conns:
-                            return          # cut while stalled
-                    self.flowing.wait(0.05)
-                    continue
-                for sock in select.select(list(peers), [], [], 0.05)[0]:
-                    if not self.flowing.is_set():
-                        break
-                    data = sock.recv(65536)
-                    if not data:
-                        return
-                    peers[sock].sendall(data)
-        except (OSError, socket.error, ValueError):
-            return
-        finally:
-            for sock in (client, upstream):
-                try:
-                    sock.close()
-                except (OSError, socket.error):
-                    pass
-
-
-@pytest.fixture
-def relay():
-    proxy = StallingRelay(('127.0.0.1', 8080)).start()
-    yield proxy
-    proxy.resume()
-    proxy.stop()
-
-
-def wait_for(condition, timeout, what):
-    deadline = time.time() + timeout
-    while not condition():
-        assert time.time() < deadline, 'never happened: ' + what
-        time.sleep(0.05)
-
-
-def percentile(values, pct):
-    """The nearest-rank percentile (the rank rounded up, in integers)."""
-    ordered = sorted(values)
-    rank = -(-len(ordered) * pct // 100)
-    return ordered[max(rank, 1) - 1]
-
-
-def outage(relay):
-    """Stall the relay for STALL s, then cut it for REFUSED s; the
-    seconds it really stalled."""
-    relay.stall()
-    stalled = time.time()
-    time.sleep(STALL)        # the outage itself, not a wait for a result
-    relay.cut()
-    lasted = time.time() - stalled
-    time.sleep(REFUSED)
-    relay.resume()
-    relay.restore()
-    return lasted
-
-
-def test_a_stall_then_refusal_mid_run_with_retry_backoff(tmpdir, relay):
+def test_a_stall_then_refusal_mid_run_with_retry_backoff(tmpdir,
+                                                         stalling_relay):
     """run-scenario through the relay: a 3 s stall, then 2 s of refused
     connections.  Requests in flight are retried under the cause of the
     reset and timed from their first send, so the stall is in the
     successes' p99; with --retry-backoff the refused period costs a few
     waiting retries per request, not a storm of instant failures."""
-    support.require_swift()
-    swift = support.SwiftView()
-    account = swift.url.split('/v1/')[1]
-    path, data = support.write_scenario(
-        tmpdir, user_count=16, initial_files={'tiny': 20},
-        sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 2000}],
-        crud_profile=[30, 60, 10, 0])
-    stats = os.path.join(str(tmpdir), 'run.stat')
-    ran = []
-    runner = threading.Thread(target=lambda: ran.append(support.master(
-        'run-scenario', '-f', path, '-s', stats, '-r', '8', '--workers', '2',
-        '--retry-backoff', '-R',
-        '-S', 'http://127.0.0.1:%d/v1/%s' % (relay.port, account),
-        *(support.zmq_args() + support.auth_args()), timeout=240)))
-    runner.start()
-    try:
-        wait_for(lambda: os.path.exists(stats) and
-                 os.path.getsize(stats) > 2000, 120, 'first results')
-        stall = outage(relay)
-        runner.join(240)
-        assert ran and ran[0].status == 0, ran
-    finally:
-        runner.join(240)
-        swift.delete_everything(data['container_base'] + '_')
-    records = support.read_results(stats + '.gz')
+    records, stall = support.run_through_an_outage(
+        tmpdir, stalling_relay, ['--retry-backoff'])
     ok = [r for r in records if 'exception' not in r]
     failed = [r for r in records if 'exception' in r]
     broken = [r for r in ok if set(r.get('retry_causes') or ()) &
@@ -167,7 +58,7 @@ def test_a_stall_then_refusal_mid_run_with_retry_backoff(tmpdir, relay):
         assert sum((r.get('retry_causes') or {}).values()) == r['retries']
     # The stall is in the successes' p99 (16 requests were held through
     # it, and 16 more waited out the refused period).
-    p99 = percentile([r['last_byte_latency'] for r in ok], 99)
+    p99 = naive.percentile([r['last_byte_latency'] for r in ok], 99)
     assert p99 >= stall, summary + '; p99 %.3f' % p99
     # Refused connections were retried after a pause: a few retries per
     # request (a pause doubles from 0.05 s: ten of them span 6-11 s), and
@@ -202,8 +93,8 @@ def results(master, count, timeout=60):
     return got
 
 
-def test_failures_after_a_stall_keep_their_time(tmpdir, relay, master,
-                                                workers):
+def test_failures_after_a_stall_keep_their_time(tmpdir, stalling_relay,
+                                                master, workers):
     """A worker (--retries 1, through the relay) with two reads in
     flight when the relay stalls, then is cut and stays cut: each read is
     retried under the cause of the reset, refused, and fails with a
@@ -215,7 +106,7 @@ def test_failures_after_a_stall_keep_their_time(tmpdir, relay, master,
     try:
         swift.client.put_object(swift.url, swift.token, container, 'o',
                                 contents=b'x' * 100)
-        url = swift.url.replace(':8080/', ':%d/' % relay.port)
+        url = swift.url.replace(':8080/', ':%d/' % stalling_relay.port)
         workers(41, master.work_port, master.results_port, '-c', '2',
                 '--retries', '1', '-S', url, '-T', swift.token,
                 env=support.no_auth_env())
@@ -223,15 +114,15 @@ def test_failures_after_a_stall_keep_their_time(tmpdir, relay, master,
                 'container': container, 'name': 'o'}
         assert master.send(protocol.pack([configure_job(
             retry_backoff=(0.05, 0.1))]), timeout=10)
-        relay.stall()
+        stalling_relay.stall()
         stalled = time.time()
         assert master.send(protocol.pack([dict(read, job_id=1),
                                           dict(read, job_id=2)]),
                            timeout=10)
-        wait_for(lambda: relay.connections() >= 2, 30,
-                 'both reads connected')
-        time.sleep(STALL)     # the stall itself
-        relay.cut()
+        support.wait_for(lambda: stalling_relay.connections() >= 2, 30,
+                         'both reads connected')
+        time.sleep(support.STALL)     # the stall itself
+        stalling_relay.cut()
         stall = time.time() - stalled
         got = results(master, 2)
     finally:
@@ -306,7 +197,7 @@ def nginx(tmpdir):
                 os.path.join(directory, 'error.log'))
             return False
     try:
-        wait_for(answers, 30, 'nginx answering')
+        support.wait_for(answers, 30, 'nginx answering')
         yield 'http://127.0.0.1:%d/v1/AUTH_canned' % port
     finally:
         support.stop_process(proc)

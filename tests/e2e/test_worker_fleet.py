@@ -17,8 +17,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
-import time
 
 import pytest
 
@@ -26,7 +24,6 @@ from tests.e2e import netns, support
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
-SWIFT_PORT = 8080
 HOSTS = ('swift', 'm', 'h1', 'h2', 'h3', 'h4')
 CLIENTS = HOSTS[2:]
 
@@ -37,26 +34,13 @@ def topology():
     if reason is None and not os.path.exists('/usr/bin/unshare'):
         reason = 'no unshare(1)'
     if reason:
-        reason = 'worker fleet test needs network namespaces: ' + reason
-        sys.stderr.write('SKIP: %s\n' % reason)
-        if os.environ.get('SSBENCH_REQUIRE_NETNS') == '1':
-            pytest.fail(reason)
-        pytest.skip(reason)
+        support.skip_netns('worker fleet test needs network namespaces: ' +
+                           reason)
     support.require_swift()
     netns.reap_stale()
     topo = netns.Topology(hosts=HOSTS, ipv6=False).up()
     yield topo
     assert topo.down() == []
-
-
-@pytest.fixture(scope='module')
-def relay(topology, tmpdir_factory):
-    log_path = str(tmpdir_factory.mktemp('relay').join('relay.log'))
-    proc = netns.Relay(topology.netns('swift'),
-                       ['%s:%d' % (topology.addr('swift'), SWIFT_PORT)],
-                       ('127.0.0.1', 8080), log_path).start(support.ROOT)
-    yield proc
-    proc.stop()
 
 
 def on_host(topology, host):
@@ -77,13 +61,6 @@ def gone(pid):
         return True
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    while not predicate():
-        assert time.time() < deadline, what
-        time.sleep(0.1)
-
-
 def child_pids(log_path):
     """The children's pids a --processes parent logged."""
     found = re.search(r'started workers \d+ to \d+ \(pids ([\d ]+)\)',
@@ -91,10 +68,12 @@ def child_pids(log_path):
     return [int(pid) for pid in found.group(1).split()] if found else []
 
 
-def test_four_hosts_of_two_processes_each(tmpdir, topology, relay):
+def test_four_hosts_of_two_processes_each(tmpdir, topology,
+                                          swift_relay):
     swift = support.SwiftView()
     account = swift.url.split('/v1/', 1)[1]
-    swift_url = 'http://%s:%d' % (topology.addr('swift'), SWIFT_PORT)
+    swift_url = 'http://%s:%d' % (topology.addr('swift'),
+                                  support.NETNS_SWIFT_PORT)
     master_ip = topology.addr('m')
     path, data = support.write_scenario(tmpdir, user_count=8)
     base = data['container_base']
@@ -141,8 +120,8 @@ def test_four_hosts_of_two_processes_each(tmpdir, topology, relay):
         children = child_pids(doomed.log_path)
         assert len(children) == 2, support.read_text(doomed.log_path)
         doomed.send_signal(signal.SIGKILL)
-        wait_for(lambda: all(gone(pid) for pid in children), 30,
-                 'the children of a SIGKILLed parent still run')
+        support.wait_for(lambda: all(gone(pid) for pid in children), 30,
+                         'the children of a SIGKILLed parent exiting')
 
         out = master.communicate()[0].decode('utf-8', 'replace')
         err = support.read_text(master_err)
