@@ -10,7 +10,7 @@ import time
 import pytest
 
 from ssbench.wire import protocol
-from ssbench.results import statsreader, timewindow
+from ssbench.results import statscheck, statsreader, timewindow
 from ssbench.errors import StatsFileError
 from ssbench.results.statsreader import open_stats
 from ssbench.results.statswriter import StatsWriter
@@ -584,7 +584,7 @@ def test_a_pass_cut_short_profiles_nothing(tmp_path):
     ({}, 1, 0.0, None),
 ])
 def test_ended_early(header, count, span, words):
-    got = statsreader.ended_early(header, count, 1e9, 1e9 + span)
+    got = statscheck.ended_early(header, count, 1e9, 1e9 + span)
     if words is None:
         assert got is None
     else:
