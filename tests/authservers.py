@@ -158,3 +158,11 @@ def not_swift(server, sock, head):
     body = b'\x89PNG\r\n\x1a\n\xff\xfe\x00binary'
     sock.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n'
                  b'Content-Length: %d\r\n\r\n%s' % (len(body), body))
+
+
+def stuck_listing(server, sock, head):
+    """An answer: the same page of a JSON listing to every GET, whatever
+    its marker (a server that pages without advancing)."""
+    body = b'[{"name": "ssbench_000000_default_policy"}]'
+    sock.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n'
+                 b'Content-Length: %d\r\n\r\n%s' % (len(body), body))

@@ -553,6 +553,9 @@ class SwiftClient(object):
                             missing_ok=missing_ok)
 
     def _listing(self, container, prefix):
+        """Every name of a container (or the account) listing, page by
+        page; SwiftError naming the URL for a page that does not end past
+        the marker (the same names again: paging would never end)."""
         names = []
         marker = ''
         while True:
@@ -569,7 +572,17 @@ class SwiftClient(object):
                 return names
             names.extend(item['name'] for item in page
                          if 'name' in item)
-            marker = page[-1].get('name') or page[-1].get('subdir')
+            last = page[-1].get('name') or page[-1].get('subdir')
+            # Swift lists in name order from past the marker.
+            if not last or last <= marker:
+                where = self.pools[0].url
+                if container is not None:
+                    where += '/' + quote(container)
+                raise SwiftError(
+                    'GET %s?%s: the listing does not advance (its last name '
+                    'is not past the marker: the same names again); is the '
+                    "storage URL Swift's?" % (where, query))
+            marker = last
 
     def list_containers(self, prefix=None):
         """Every container name of the account (all listing pages)."""

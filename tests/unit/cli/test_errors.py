@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from ssbench.wire import protocol
-from tests.authservers import AuthServer, not_swift
+from tests.authservers import AuthServer, not_swift, stuck_listing
 from tests.e2e import support
 from tests import paths
 
@@ -57,6 +57,7 @@ def files(tmpdir_factory):
     d = tmpdir_factory.mktemp('bad')
     # Storage URL of a server that is not Swift.
     server = AuthServer(not_swift)
+    stuck = AuthServer(stuck_listing)
     header = protocol.pack({'name': 'x'})         # no _scenario_data
     good_header = protocol.pack({'_scenario_data': {}, 'name': 'x'})
 
@@ -82,6 +83,7 @@ def files(tmpdir_factory):
         'existing': existing,
         'link_to_existing': str(d.join('link.txt')),
         'not_swift': 'http://127.0.0.1:%d/v1/AUTH_x' % server.port,
+        'stuck_listing': 'http://127.0.0.1:%d/v1/AUTH_x' % stuck.port,
         'clean': with_result('clean.stat'),
         'neg_latency': with_result('neg.stat', last_byte_latency=-0.5),
         'nan_latency': with_result('nan.stat',
@@ -107,6 +109,7 @@ def files(tmpdir_factory):
                              gzip, 'compress') else b'\x1f\x8b'),
     }
     server.stop()
+    stuck.stop()
     # What the output cases named is intact.
     with io.open(GOOD, 'rb') as fp:
         assert fp.read() == open_bytes(scenario)
@@ -349,6 +352,10 @@ CASES = [
      ['cleanup-containers', '-S', '{not_swift}', '-T', 'AUTH_tk'], 1,
      'cannot list containers: the answer is not a Swift listing (UTF-8 '
      'JSON, a list of names); check the storage URL'),
+    ('cleanup listing that does not advance', MASTER,
+     ['cleanup-containers', '-S', '{stuck_listing}', '-T', 'AUTH_tk'], 1,
+     'GET {stuck_listing}?format=json&limit=10000&prefix=ssbench_&marker='
+     'ssbench_000000_default_policy: the listing does not advance'),
 ]
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from ssbench.swift import httpconn, client as swift
-from ssbench.errors import SwiftAuthError
+from ssbench.errors import SwiftAuthError, SwiftError
 from ssbench.swift.client import SwiftClient, SwiftRequestError
 from ssbench.swift.auth import AuthOptions
 from ssbench.swift.auth import Grant
@@ -402,6 +402,50 @@ def _canned_client(server, **kwargs):
 def _ok(body=b'', status=b'200 OK', extra=b''):
     return (b'HTTP/1.1 %s\r\nX-Trans-Id: tx9\r\nContent-Length: %d\r\n%s\r\n'
             % (status, len(body), extra)) + body
+
+
+@pytest.mark.parametrize('pages', [
+    # The same page again (a server that ignores the marker).
+    [b'[{"name": "a"}, {"name": "b/c"}]'] * 2,
+    # A page that goes back.
+    [b'[{"name": "m"}]', b'[{"name": "k"}, {"name": "l"}]'],
+    # A last entry without a name: no marker to go on from.
+    [b'[{"name": "a"}, {"bytes": 1}]'],
+])
+def test_a_listing_that_does_not_advance_ends_with_an_error(canned, pages):
+    canned.replies.extend(_ok(page) for page in pages)
+    # More of the same, which a client that loops would read.
+    canned.replies.extend(_ok(pages[-1]) for _ in range(5))
+    client = _canned_client(canned)
+    try:
+        with pytest.raises(SwiftError) as info:
+            client.list_objects('c d')
+    finally:
+        client.close()
+    assert len(canned.requests) == len(pages)
+    message = str(info.value)
+    assert message.startswith('GET http://127.0.0.1:%d/v1/a/c%%20d?format='
+                              'json&limit=10000' % canned.port)
+    assert message.endswith(': the listing does not advance (its last name '
+                            'is not past the marker: the same names '
+                            "again); is the storage URL Swift's?")
+    if len(pages) == 2:
+        assert '&marker=' + pages[0].split(b'"')[-2].decode().replace(
+            '/', '%2F') + ':' in message
+
+
+def test_a_listing_goes_on_past_subdirs_and_ends_at_an_empty_page(canned):
+    canned.replies.extend([_ok(b'[{"subdir": "a/"}, {"name": "b"}]'),
+                           _ok(b'[{"subdir": "c/"}]'), _ok(b'[]')])
+    client = _canned_client(canned)
+    try:
+        assert client.list_containers() == ['b']
+    finally:
+        client.close()
+    assert [head.split(b' ')[1] for _, head, _ in canned.requests] == [
+        b'/v1/a?format=json&limit=10000',
+        b'/v1/a?format=json&limit=10000&marker=b',
+        b'/v1/a?format=json&limit=10000&marker=c%2F']
 
 
 def test_malformed_response_retried_and_counted(canned):
