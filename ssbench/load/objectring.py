@@ -101,8 +101,13 @@ class ObjectRing(object):
         digits = name[prefix:]
         if (index is not None and name[prefix - 1:prefix] == '_' and
                 name.startswith(size_str) and digits.isdigit()):
-            number = int(digits)
-            if '%06d' % number == digits and number < _NUMBER_LIMIT:
+            try:
+                number = int(digits)
+            except ValueError:
+                # Digits int() does not take ('\u00b2'), in a result
+                # of a worker of ours or not: an odd name.
+                number = -1
+            if '%06d' % number == digits and 0 <= number < _NUMBER_LIMIT:
                 return ((number << CONTAINER_BITS | index) << 1 |
                         (1 if initial else 0))
         code = self._next_odd

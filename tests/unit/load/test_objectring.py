@@ -137,6 +137,15 @@ def test_ring_packs_ssbench_names_and_keeps_odd_ones_as_they_are():
     assert entries(ring, 'tiny') == [('c', 'tiny_1234567', True)]
 
 
+def test_names_of_digits_int_does_not_take_are_kept_as_odd_ones():
+    ring = ObjectRing()
+    for name in (u'tiny_\u00b2', u'tiny_\uff11\uff12\uff13\uff14\uff15\uff16'):
+        ring.add('tiny', 'c', name)
+    assert entries(ring, 'tiny') == [
+        ('c', u'tiny_\u00b2', False),
+        ('c', u'tiny_\uff11\uff12\uff13\uff14\uff15\uff16', False)]
+
+
 def test_ring_keeps_numbers_too_large_to_pack():
     ring = ObjectRing()
     huge = 'tiny_%d' % (1 << 60)
