@@ -2,13 +2,15 @@
 """The master's marginal CPU per request, the ceiling of a whole run.
 
     python bench/master_ceiling.py [--runs 3] [--batches 1,8]
-        [--small 10000] [--large 60000] [--compare-rev REV]
+        [--small 10000] [--large 60000] [--concurrency 12]
+        [--compare-rev REV] [--parts]
 
 Two standalone `ssbench-worker` processes (-c 12 each, started by this
 script, not `--workers`) serve `run-scenario --noop -u 24 -R` runs of
 --small and --large operations; the master's own user + sys CPU comes
 from wait4 on the master process (it has no children: the workers are
-not its own).  The marginal cost per request is
+not its own), and its main thread's from time.thread_time() at its exit
+(Python 3.7+).  The marginal cost per request is
 
     (CPU of the --large run - CPU of the --small run) / (large - small)
 
@@ -19,16 +21,23 @@ revision (checked out with `git worktree` in a temporary directory and
 put first on PYTHONPATH) in the same invocation, the revisions taking
 turns run by run, and the ratio printed:
 
-    master b1 this tree: 11.2 us CPU/request (3 runs; 10000/60000 ops)
-    master b1 abc1234: 33.0 us CPU/request (3 runs; 10000/60000 ops)
+    master b1 this tree: 11.2 us CPU/request (3 runs; ...; main thread 8.9)
+    master b1 abc1234: 33.0 us CPU/request (3 runs; ...; main thread 30.1)
     master b1: this tree / abc1234 = 0.34
+
+The main thread is what one core of the master carries; the rest is
+ZeroMQ's I/O thread, which runs beside it.  A message carries up to
+--concurrency jobs (the master's -u over the two workers), and what the
+master pays per message (waking up, ZeroMQ, the loop's turn) is divided
+among them: --concurrency 100 shows the cost per record alone.
 
 With --parts, the parts of the cost are then timed in this process (this
 tree only) on the results of one more --large run at the last batch size:
-decoding and checking the result messages, generating the jobs, the object
-ring taking in the results, packing the jobs, and gzipping the stats
-file, each in microseconds of CPU per request.  What they leave of the
-marginal figure is system calls (ZeroMQ, the stats file) and the run
+checking the result messages (as the master does: on their bytes, then
+decoding and checking them whole for comparison), generating the jobs,
+the object ring taking in the results, packing the jobs, and gzipping the
+stats file, each in microseconds of CPU per request.  What they leave of
+the marginal figure is system calls (ZeroMQ, the stats file) and the run
 loop's own bookkeeping.
 """
 from __future__ import absolute_import, division, print_function
@@ -52,6 +61,18 @@ SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 WORKERS = 2
 CONCURRENCY = 12
 ENTRY = 'import sys; from ssbench.cli.%s import main; sys.exit(main())'
+# The master's entry also writes its main thread's CPU seconds, at exit,
+# to the file that MAIN_CPU_ENV names (Python 3.7+: time.thread_time).
+MAIN_CPU_ENV = 'SSBENCH_BENCH_MAIN_CPU'
+MASTER_ENTRY = (
+    'import atexit, os, sys, time\n'
+    'from ssbench.cli.master import main\n'
+    'def note(path=os.environ.get(%r)):\n'
+    '    if path and hasattr(time, "thread_time"):\n'
+    '        with open(path, "w") as out:\n'
+    '            out.write(repr(time.thread_time()))\n'
+    'atexit.register(note)\n'
+    'sys.exit(main())' % MAIN_CPU_ENV)
 
 
 class Tree(object):
@@ -67,10 +88,12 @@ class Tree(object):
         self.has_expect = b'--expect-workers' in help_text
 
     def command(self, role):
-        return [sys.executable, '-c', ENTRY % role]
+        return [sys.executable, '-c',
+                MASTER_ENTRY if role == 'master' else ENTRY % role]
 
 
-def start_workers(tree, batch, work_port, results_port, log_dir):
+def start_workers(tree, batch, work_port, results_port, log_dir,
+                  concurrency):
     workers = []
     for worker_id in range(1, WORKERS + 1):
         log = open(os.path.join(log_dir, 'worker-%d.log' % worker_id), 'ab')
@@ -80,7 +103,7 @@ def start_workers(tree, batch, work_port, results_port, log_dir):
                     '--zmq-host', '127.0.0.1',
                     '--zmq-work-port', str(work_port),
                     '--zmq-results-port', str(results_port),
-                    '-c', str(CONCURRENCY), '--batch-size', str(batch),
+                    '-c', str(concurrency), '--batch-size', str(batch),
                     str(worker_id)],
                 env=tree.env, cwd=tree.path, stdout=log,
                 stderr=subprocess.STDOUT))
@@ -102,23 +125,34 @@ def stop_workers(workers):
             worker.wait()
 
 
-def master_cpu(tree, batch, ops, tmp, timeout, keep=False):
-    """CPU seconds of one master run with its own standalone workers
-    (`keep`: its stats file stays, as run.stat.gz in `tmp`)."""
+def master_cpu(tree, batch, ops, tmp, timeout, concurrency=CONCURRENCY,
+               keep=False):
+    """(CPU seconds of one master run with its own standalone workers,
+    those of its main thread or None), `keep`: its stats file stays, as
+    run.stat.gz in `tmp`."""
     work_port, results_port = free_ports(2)
-    workers = start_workers(tree, batch, work_port, results_port, tmp)
+    workers = start_workers(tree, batch, work_port, results_port, tmp,
+                            concurrency)
+    main_cpu = os.path.join(tmp, 'main-thread.cpu')
     try:
         stats = os.path.join(tmp, 'run.stat')
         argv = tree.command('master') + [
             '-q', 'run-scenario', '-f', SCENARIO, '-u',
-            str(WORKERS * CONCURRENCY), '-o', str(ops), '--noop',
+            str(WORKERS * concurrency), '-o', str(ops), '--noop',
             '--batch-size', str(batch), '-R', '--zmq-bind-ip', '127.0.0.1',
             '--zmq-work-port', str(work_port),
             '--zmq-results-port', str(results_port), '-s', stats, '--force']
         if tree.has_expect:
             argv += ['--expect-workers', str(WORKERS)]
-        cpu, _ = measure(argv, cwd=tree.path, env=tree.env, timeout=timeout)
-        return cpu
+        env = dict(tree.env)
+        env[MAIN_CPU_ENV] = main_cpu
+        cpu, _ = measure(argv, cwd=tree.path, env=env, timeout=timeout)
+        main = None
+        if os.path.exists(main_cpu):
+            with open(main_cpu) as noted:
+                main = float(noted.read())
+            os.unlink(main_cpu)
+        return cpu, main
     finally:
         stop_workers(workers)
         for name in os.listdir(tmp):
@@ -126,8 +160,10 @@ def master_cpu(tree, batch, ops, tmp, timeout, keep=False):
                 os.unlink(os.path.join(tmp, name))
 
 
-def parts(stats_path, batch):
-    """{part: us of CPU per request} timed on the results in stats_path."""
+def parts(stats_path, per):
+    """({part: us of CPU per request}, us of decoding and checking the
+    results whole, for comparison) timed on the results in stats_path,
+    in messages of `per` records."""
     sys.path.insert(0, ROOT)
     from ssbench.load import jobgen, scenario
     from ssbench.load.objectring import ObjectRing
@@ -135,6 +171,7 @@ def parts(stats_path, batch):
     from ssbench.wire import protocol
     from ssbench.wire.faultlog import Faults
     from ssbench.wire.messagecheck import check_from_worker
+    from ssbench.wire.resultbytes import ResultShapes
 
     with gzip.open(stats_path, 'rb') as fp:
         plain = fp.read()
@@ -143,7 +180,6 @@ def parts(stats_path, batch):
     results = [r for batch_ in list(reader)[1:] if isinstance(batch_, list)
                for r in batch_ if 'completed_at' in r]
     count = len(results)
-    per = max(1, batch)
     clock = time.process_time if hasattr(time, 'process_time') else \
         time.clock
     out = {}
@@ -156,8 +192,13 @@ def parts(stats_path, batch):
     messages = [protocol.pack(results[i:i + per])
                 for i in range(0, count, per)]
     faults = Faults('bench')
-    timed('decode and check results', lambda: [
+    timed('decode', lambda: [
         protocol.decode(m, check_from_worker, faults) for m in messages])
+    decode = out.pop('decode')
+    shapes = ResultShapes()
+    shapes.learn(results)
+    timed('check results on their bytes', lambda: [
+        shapes.scan(m) for m in messages])
     loaded = scenario.load_scenario(SCENARIO, {'operation_count': count})
     ring = ObjectRing()
     jobs = []
@@ -172,7 +213,7 @@ def parts(stats_path, batch):
         fp.write(plain)
     timed('gzip the stats file (level %d)' % GZIP_LEVEL,
           lambda: gzip_file(plain_path, plain_path + '.gz'))
-    return out
+    return out, decode
 
 
 def worktree(rev, tmp):
@@ -193,6 +234,9 @@ def main(argv=None):
                         help='also measure this git revision')
     parser.add_argument('--timeout', type=float, default=300.0,
                         help='seconds one master run may take')
+    parser.add_argument('--concurrency', type=int, default=CONCURRENCY,
+                        help='each worker\'s -c; the master runs -u twice '
+                        'that, and a message carries up to that many jobs')
     parser.add_argument('--parts', action='store_true',
                         help='then time the parts of the cost in-process')
     args = parser.parse_args(argv)
@@ -208,21 +252,29 @@ def main(argv=None):
             trees.append(Tree(args.compare_rev, added))
         for batch in batches:
             marginal = dict((tree.label, []) for tree in trees)
+            main = dict((tree.label, []) for tree in trees)
             for _ in range(args.runs):
                 for tree in trees:
                     small = master_cpu(tree, batch, args.small, tmp,
-                                       args.timeout)
+                                       args.timeout, args.concurrency)
                     large = master_cpu(tree, batch, args.large, tmp,
-                                       args.timeout)
+                                       args.timeout, args.concurrency)
+                    ops = args.large - args.small
                     marginal[tree.label].append(
-                        (large - small) / (args.large - args.small) * 1e6)
+                        (large[0] - small[0]) / ops * 1e6)
+                    if large[1] is not None and small[1] is not None:
+                        main[tree.label].append(
+                            (large[1] - small[1]) / ops * 1e6)
             for tree in trees:
+                figures = marginal[tree.label]
                 print('master b%d %s: %.1f us CPU/request (%d runs; '
-                      '%d/%d ops; min %.1f, max %.1f)' % (
-                          batch, tree.label, median(marginal[tree.label]),
-                          args.runs, args.small, args.large,
-                          min(marginal[tree.label]),
-                          max(marginal[tree.label])))
+                      '%d/%d ops; -u %d; min %.1f, max %.1f)%s' % (
+                          batch, tree.label, median(figures), args.runs,
+                          args.small, args.large,
+                          WORKERS * args.concurrency, min(figures),
+                          max(figures),
+                          '; main thread %.1f' % median(main[tree.label])
+                          if main[tree.label] else ''))
             if len(trees) == 2:
                 print('master b%d: %s / %s = %.2f' % (
                     batch, trees[0].label, trees[1].label,
@@ -231,13 +283,16 @@ def main(argv=None):
             sys.stdout.flush()
         if args.parts:
             master_cpu(trees[0], batches[-1], args.large, tmp,
-                       args.timeout, keep=True)
-            figures = parts(os.path.join(tmp, 'run.stat.gz'), batches[-1])
+                       args.timeout, args.concurrency, keep=True)
+            figures, decode = parts(os.path.join(tmp, 'run.stat.gz'),
+                                    args.concurrency)
             for name in sorted(figures, key=figures.get, reverse=True):
                 print('part b%d: %s: %.2f us CPU/request' % (
                     batches[-1], name, figures[name]))
             print('part b%d: all these: %.2f us CPU/request' % (
                 batches[-1], sum(figures.values())))
+            print('part b%d: (decoding and checking the results whole '
+                  'instead: %.2f us CPU/request)' % (batches[-1], decode))
     except (Failed, subprocess.CalledProcessError) as exc:
         print('master_ceiling: %s' % exc, file=sys.stderr)
         return 1
