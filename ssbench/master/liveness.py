@@ -13,12 +13,15 @@ are declared lost after a longer grace, so that a run never waits forever.
 from __future__ import absolute_import, division, print_function
 
 import logging
+from itertools import repeat
+from operator import itemgetter
 
 log = logging.getLogger(__name__)
 
 # With no worker lost, an unclaimed job is given this many timeouts before
 # it is declared lost: it may just be queued behind a busy worker.
 ORPHAN_GRACE_FACTOR = 3
+_JOB_ID = itemgetter('job_id')
 
 # A heartbeat must be this much newer than a job's send time before its
 # silence about the job counts: time for the job to reach the worker.
@@ -48,8 +51,9 @@ class LivenessTracker(object):
     # -- events -----------------------------------------------------------
 
     def sent(self, jobs, now):
-        for job in jobs:
-            self.outstanding[job['job_id']] = (job, now)
+        # In C loops: the master calls this for every job it sends.
+        self.outstanding.update(zip(map(_JOB_ID, jobs),
+                                    zip(jobs, repeat(now))))
 
     def seen(self, worker_id, now):
         """Any message from a worker proves it alive."""

@@ -9,7 +9,8 @@ caller's callbacks, counting them in PhaseStats.  The master's loop
 from __future__ import absolute_import, division, print_function
 
 import logging
-from itertools import islice
+from itertools import islice, repeat
+from operator import itemgetter
 
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT
@@ -18,6 +19,7 @@ from ssbench.wire.messagecheck import check_from_worker
 log = logging.getLogger(__name__)
 
 _NOBODY = object()     # a worker id no record carries
+_JOB = itemgetter(0)   # of an outstanding entry, (job, sent at)
 # Jobs that fit at once go out in at least this many messages, so that a
 # worker can start on one while the master still sends.
 MIN_MESSAGES = 2
@@ -253,21 +255,21 @@ class Phase(object):
         False (nothing done) unless every job is out, once, and the
         worker not refused, for the full way to tell what is wrong."""
         job_ids, worker_id = scanned
-        outstanding = self.outstanding
-        if not all(map(outstanding.__contains__, job_ids)) or \
-                worker_id in self.master.refused:
+        if worker_id in self.master.refused:
             return False
-        pop = outstanding.pop
-        entries = [pop(job_id, None) for job_id in job_ids]
+        outstanding = self.outstanding
+        # In C loops: this runs for most results of a run.
+        entries = list(map(outstanding.pop, job_ids, repeat(None)))
         if None in entries:
-            # A job twice in one message: put back what was taken.
+            # A job not out, or twice in the message: put back what was
+            # taken, and let the full way tell which.
             for job_id, entry in zip(job_ids, entries):
                 if entry is not None:
                     outstanding[job_id] = entry
             return False
         self.tracker.seen(worker_id, now)
         self.stats.received += len(entries)
-        self.on_done([entry[0] for entry in entries])
+        self.on_done(list(map(_JOB, entries)))
         if self.on_raw is not None:
             self.on_raw(data, None)
         return True
