@@ -6,6 +6,7 @@ import os
 import pytest
 
 from tests.e2e import netns, support
+from tests.e2e.relay import Relay
 
 
 @pytest.fixture
@@ -30,9 +31,9 @@ def workers(tmpdir):
 
 @pytest.fixture
 def stalling_relay():
-    """A support.StallingRelay on a free loopback port in front of the
-    local Swift, flowing again and stopped at teardown."""
-    proxy = support.StallingRelay(('127.0.0.1', 8080)).start()
+    """A relay.Relay on a free loopback port in front of the local Swift,
+    for a test to stall and cut; flowing again and stopped at teardown."""
+    proxy = Relay(('127.0.0.1', 8080)).start()
     yield proxy
     proxy.resume()
     proxy.stop()

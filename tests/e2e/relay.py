@@ -1,6 +1,7 @@
 """A tiny TCP relay for e2e tests: forwards a local port to a target, can
-record every byte, and can be cut (connections reset, port closed) for a
-while to simulate an outage."""
+record every byte, and can be stalled (nothing forwarded, every
+connection kept open) or cut (connections reset, port closed) for a while
+to simulate an outage."""
 from __future__ import absolute_import, division, print_function
 
 import select
@@ -20,6 +21,8 @@ class Relay(object):
         self._listener = None
         self._stopped = False
         self._thread = None
+        self._flowing = threading.Event()
+        self._flowing.set()
 
     def start(self, port=0):
         listener = socket.socket()
@@ -54,11 +57,16 @@ class Relay(object):
     def _pump(self, client, upstream):
         peers = {client: upstream, upstream: client}
         try:
-            while True:
-                ready, _, _ = select.select(list(peers), [], [], 1.0)
-                if self._stopped:
-                    return
-                for sock in ready:
+            while not self._stopped:
+                if not self._flowing.is_set():
+                    with self._lock:
+                        if (client, upstream) not in self._conns:
+                            return          # cut while stalled
+                    self._flowing.wait(0.05)
+                    continue
+                for sock in select.select(list(peers), [], [], 0.05)[0]:
+                    if not self._flowing.is_set():
+                        break
                     data = sock.recv(65536)
                     if not data:
                         return
@@ -74,6 +82,19 @@ class Relay(object):
                     sock.close()
                 except (OSError, socket.error):
                     pass
+
+    def stall(self):
+        """Forward nothing, and keep every connection (new ones too) open,
+        until resume() or cut()."""
+        self._flowing.clear()
+
+    def resume(self):
+        self._flowing.set()
+
+    def connections(self):
+        """How many connections are open through the relay."""
+        with self._lock:
+            return len(self._conns)
 
     def _reset_all(self):
         with self._lock:

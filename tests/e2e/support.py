@@ -1,11 +1,10 @@
 """Shared pieces of the end-to-end tests: bounded subprocesses, free ports,
 an independent view of the local Swift (python-swiftclient's module
-functions, not our own client), polling, and relays in front of the local
-Swift (one that stalls, one in a network namespace)."""
+functions, not our own client), polling, and an outage of a relay in front
+of the local Swift."""
 from __future__ import absolute_import, division, print_function
 
 import os
-import select
 import socket
 import subprocess
 import sys
@@ -13,8 +12,6 @@ import threading
 import uuid
 
 import pytest
-
-from tests.e2e.relay import Relay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -390,53 +387,6 @@ def wait_for(condition, timeout, what, interval=0.05):
 
 STALL = 3.0       # seconds outage() has the relay forward nothing
 REFUSED = 2.0     # seconds it then has it refuse connections
-
-
-class StallingRelay(Relay):
-    """A Relay that can also stall: while stalled it reads and forwards
-    nothing, and keeps every connection (new ones too) open until
-    resumed or cut."""
-
-    def __init__(self, target):
-        Relay.__init__(self, target)
-        self.flowing = threading.Event()
-        self.flowing.set()
-
-    def stall(self):
-        self.flowing.clear()
-
-    def resume(self):
-        self.flowing.set()
-
-    def connections(self):
-        with self._lock:
-            return len(self._conns)
-
-    def _pump(self, client, upstream):
-        peers = {client: upstream, upstream: client}
-        try:
-            while not self._stopped:
-                if not self.flowing.is_set():
-                    with self._lock:
-                        if (client, upstream) not in self._conns:
-                            return          # cut while stalled
-                    self.flowing.wait(0.05)
-                    continue
-                for sock in select.select(list(peers), [], [], 0.05)[0]:
-                    if not self.flowing.is_set():
-                        break
-                    data = sock.recv(65536)
-                    if not data:
-                        return
-                    peers[sock].sendall(data)
-        except (OSError, socket.error, ValueError):
-            return
-        finally:
-            for sock in (client, upstream):
-                try:
-                    sock.close()
-                except (OSError, socket.error):
-                    pass
 
 
 def outage(relay):
