@@ -105,6 +105,7 @@ class Master(object):
                 continue
             if record.get('protocol') != protocol.PROTOCOL_VERSION:
                 self._refuse(record, now)
+                results.extend(self._held_by_refused(record))
                 continue
             self.identities[record['worker_id']] = dict(
                 (key, record.get(key)) for key in
@@ -139,6 +140,30 @@ class Master(object):
             else protocol.configure_job()])
         for _ in range(len(self.tracker.workers) + len(self.refused)):
             self.transport.send(message, timeout=0)
+
+    def _held_by_refused(self, record):
+        """Error records of the jobs a refused worker says it holds (it
+        may have been handed some before its first heartbeat): counted
+        now, not after the wait for jobs nobody claims."""
+        held = record.get('in_flight')
+        if not isinstance(held, list):
+            return []
+        worker_id = record.get('worker_id')
+        errors = []
+        for job_id in held:
+            entry = self.tracker.outstanding.pop(job_id, None)
+            if entry is None:
+                continue
+            self.lost_job_ids.add(job_id)
+            errors.append(protocol.result_error(
+                entry[0], worker_id, 'worker %s refused' % (worker_id,),
+                'worker %s speaks another wire protocol version than this '
+                'master (%d); the job it held is counted as failed' % (
+                    worker_id, protocol.PROTOCOL_VERSION), 0))
+        if errors:
+            log.error('%d job(s) held by refused worker %s counted as '
+                      'errors', len(errors), worker_id)
+        return errors
 
     def ready(self):
         """Ids of the workers heard from that are configured (when there

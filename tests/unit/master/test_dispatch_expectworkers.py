@@ -135,6 +135,23 @@ def test_results_of_a_refused_worker_are_dropped():
     assert 9 not in master.tracker.workers
 
 
+def test_jobs_a_refused_worker_holds_fail_at_once():
+    clock = FakeClock()
+    master = Master(Scripted(clock), 2, clock=clock)
+    jobs = [{'type': 'get_object', 'job_id': n, 'name': 'o%d' % n}
+            for n in (5, 6)]
+    master.tracker.sent(jobs, clock.now)
+    results = master.results_of(
+        [beat(9, proto=99, in_flight=[5, 77])], clock.now)
+    assert [(r['job_id'], r['exception']) for r in results] == [
+        (5, 'worker 9 refused')]
+    assert list(master.tracker.outstanding) == [6]
+    assert 5 in master.lost_job_ids
+    # A heartbeat that lists nothing (or not a list) fails nothing.
+    assert master.results_of([beat(8, proto=99, in_flight=3)],
+                             clock.now) == []
+
+
 def test_identities_come_from_heartbeats():
     clock = FakeClock()
     master = Master(Scripted(clock), 1, clock=clock)
