@@ -189,16 +189,25 @@ def parts(stats_path, per):
         work()
         out[name] = (clock() - began) / count * 1e6
 
-    messages = [protocol.pack(results[i:i + per])
-                for i in range(0, count, per)]
+    # Messages as workers send them: each of one worker's results.
+    by_worker = {}
+    for result in results:
+        by_worker.setdefault(result['worker_id'], []).append(result)
+    messages = [protocol.pack(own[i:i + per])
+                for own in by_worker.values()
+                for i in range(0, len(own), per)]
     faults = Faults('bench')
     timed('decode', lambda: [
         protocol.decode(m, check_from_worker, faults) for m in messages])
     decode = out.pop('decode')
     shapes = ResultShapes()
     shapes.learn(results)
-    timed('check results on their bytes', lambda: [
-        shapes.scan(m) for m in messages])
+    scanned = []
+    timed('check results on their bytes', lambda: scanned.extend(
+        shapes.scan(m) for m in messages))
+    if None in scanned:
+        raise Failed('%d of %d messages not taken on their bytes' % (
+            scanned.count(None), len(messages)))
     loaded = scenario.load_scenario(SCENARIO, {'operation_count': count})
     ring = ObjectRing()
     jobs = []

@@ -28,9 +28,11 @@ from ssbench import CRUD_TYPES
 from ssbench.compat import text_type
 from ssbench.wire import protocol
 
-# Shapes learned at most: each one adds to the pattern (and to the time
-# to compile it), and a peer sending odd records must not grow it.
-MAX_SHAPES = 16
+# Shapes learned at most: each one adds to the pattern, which is compiled
+# again in the master's loop (about 10 ms a shape on the project's VM: the
+# eighth costs some 80 ms once), and a peer sending odd records must not
+# grow it.  A run's results come in a handful of shapes.
+MAX_SHAPES = 8
 # Key orders looked at and not learned (too many shapes, or keys the
 # pattern has no rule for): remembered so that they cost a set lookup.
 MAX_REFUSED = 256
@@ -54,16 +56,16 @@ def _byte(value):
 
 # One msgpack value each; every pattern matches exactly one whole element
 # (its length follows from its first bytes), so a match cannot run into
-# the next key.  A string: up to 63 printable ASCII characters, as fixstr,
-# or as str 8 or str 16 (our packer's form, use_bin_type being off);
-# longer text goes the full way.
+# the next key.  A string: up to 63 printable ASCII characters, as fixstr
+# or as str 16, the forms our packer writes (use_bin_type being off);
+# longer text, or str 8 from another packer, goes the full way.
 _ASCII = b'[\\x20-\\x7e]'
 _LONGER = b'(?:' + b'|'.join(_byte(n) + _ASCII + b'{%d}' % n
                              for n in range(32, 64)) + b')'
 _TEXT = b'(?:' + b'|'.join(
     [_byte(0xa0)] +
     [_byte(0xa0 + n) + _ASCII + b'{%d}' % n for n in range(1, 32)] +
-    [b'\\xd9' + _LONGER, b'\\xda\\x00' + _LONGER]) + b')'
+    [b'\\xda\\x00' + _LONGER]) + b')'
 _NIL = b'\\xc0'
 # Integers of at least 0: fixint, uint8, 16, 32 and 64.
 _UINT = b'(?:[\\x00-\\x7f]|\\xcc.|\\xcd.{2}|\\xce.{4}|\\xcf.{8})'
@@ -126,11 +128,17 @@ def eligible(keys):
             _REQUIRED.issubset(keys) and len(set(keys)) == len(keys))
 
 
+# A shape's own ids: the bytes the lookahead took (groups 1 and 2).
+_IDS_AGAIN = (_packed(_K_JOB_ID) + b'(?:\\1)' + _packed(_K_WORKER_ID) +
+              b'(?:\\2)')
+
+
 def _shape_pattern(keys):
     count = len(keys)
     header = _byte(0x80 + count) if count < 16 else \
         b'\\xde' + re.escape(struct.pack('>H', count))
-    return header + b''.join(_packed(key) + _RULES[key] for key in keys)
+    return header + _IDS_AGAIN + b''.join(
+        _packed(key) + _RULES[key] for key in keys[2:])
 
 
 def _array_count(data):
