@@ -33,6 +33,9 @@ class PhaseStats(object):
         self.received = 0
         self.errors = 0
         self.interrupted = False
+        # Messages of results taken on their bytes, and decoded.
+        self.scanned = 0
+        self.decoded = 0
 
     def __repr__(self):
         return 'PhaseStats(sent=%d, received=%d, errors=%d%s)' % (
@@ -248,6 +251,7 @@ class Phase(object):
             data, results = protocol.pack_records(results,
                                                   self.master.faults)
         if results:
+            self.stats.decoded += 1
             self.deliver(results, data)
 
     def _take_scanned(self, scanned, data, now):
@@ -268,6 +272,7 @@ class Phase(object):
                     outstanding[job_id] = entry
             return False
         self.tracker.seen(worker_id, now)
+        self.stats.scanned += 1
         self.stats.received += len(entries)
         self.on_done(list(map(_JOB, entries)))
         if self.on_raw is not None:

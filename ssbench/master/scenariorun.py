@@ -339,6 +339,9 @@ class ScenarioRun(object):
                 progress.finish()
             self._live_end()
             writer.close()
+        if stats is not None:
+            log.debug('%d of %d messages of results taken on their bytes',
+                      stats.scanned, stats.scanned + stats.decoded)
         interrupted = stats is not None and stats.interrupted
         if interrupted:
             log.warning('Interrupted: the benchmark phase stopped early; '

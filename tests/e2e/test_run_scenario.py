@@ -3,10 +3,12 @@ from __future__ import absolute_import, division, print_function
 
 import collections
 import os
+import re
 import time
 
 import pytest
 
+from ssbench.wire import resultbytes
 from tests.e2e import support
 
 pytestmark = pytest.mark.e2e
@@ -150,6 +152,29 @@ def test_storage_urls_spread_requests(tmpdir, scenario, swift):
     after = [len(support.access_lines(p)) for p in (8080, 8090)]
     grew = [a - b for a, b in zip(after, before)]
     assert grew[0] > 15 and grew[1] > 15, grew
+
+
+def test_results_are_checked_on_their_bytes(tmpdir, scenario):
+    """Real workers write results the master can take on their bytes
+    (ssbench.wire.resultbytes): all but the first few messages, where
+    the master keeps maps in wire order."""
+    path, data = scenario()
+    stats = os.path.join(str(tmpdir), 'bytes.stat')
+    ran = support.master('-v', 'run-scenario', '-f', path, '--noop', '-s',
+                         stats, '--workers', '2', '-o', '3000', '-R',
+                         *support.zmq_args(), timeout=120)
+    assert ran.status == 0, ran
+    said = re.search(r'(\d+) of (\d+) messages of results taken on their '
+                     r'bytes', ran.err)
+    assert said, ran.err[-2000:]
+    scanned, messages = int(said.group(1)), int(said.group(2))
+    assert messages > 0
+    if resultbytes.KEYS_IN_WIRE_ORDER:
+        assert scanned >= messages * 0.9, (scanned, messages)
+    else:
+        assert scanned == 0
+    # Either way the stats file holds every result, readable.
+    assert len(support.read_results(stats + '.gz')) == 3000
 
 
 def test_noop_talks_to_no_swift(tmpdir, scenario):

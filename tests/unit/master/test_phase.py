@@ -26,10 +26,12 @@ def test_successes_after_the_first_message_are_taken_on_their_bytes():
     if resultbytes.KEYS_IN_WIRE_ORDER:
         # The first message is decoded and teaches the shape.
         assert len(results) == 1 and len(done) == 9
+        assert (stats.scanned, stats.decoded) == (9, 1)
         # on_done gets the jobs as they were sent; no figure of a result.
         assert all('last_byte_latency' not in job for job in done)
     else:
         assert done == [] and len(results) == 10
+        assert (stats.scanned, stats.decoded) == (0, 10)
     # Whichever way, the stats file gets every message as it came.
     assert [r['name'] for data in raw for r in protocol.unpack(data)] == [
         'o%d' % i for i in range(10)]
