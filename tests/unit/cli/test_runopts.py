@@ -4,7 +4,7 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.cli.master import build_parser
+from ssbench.cli.masterparser import build_parser
 from ssbench.swift.client import DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
 
 RUN = ['run-scenario', '-f', 'x.scenario']

@@ -1,0 +1,77 @@
+"""run-scenario's options for how a run goes beyond its load: how long
+to wait for workers and when one is lost, --retry-backoff, and what the
+run shows while it runs (--progress, --metrics)."""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+
+from ssbench.cli import common
+
+
+def retry_backoff(text):
+    """--retry-backoff's value: BASE or BASE,CAP seconds (BASE alone
+    keeps the default cap, or BASE if larger; nothing: the defaults);
+    (base, cap)."""
+    from ssbench.swift.client import (DEFAULT_BACKOFF_BASE,
+                                      DEFAULT_BACKOFF_CAP)
+    if not text.strip():
+        return DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
+    base_text, comma, cap_text = text.partition(',')
+    base = common.positive_float(base_text)
+    cap = (common.positive_float(cap_text) if comma
+           else max(DEFAULT_BACKOFF_CAP, base))
+    if cap < base:
+        raise argparse.ArgumentTypeError(
+            '%r: the cap must be at least the base' % (text,))
+    return base, cap
+
+
+def add_liveness_options(parser):
+    """--worker-wait, --expect-workers, --worker-timeout, --drain-seconds."""
+    parser.add_argument(
+        '--worker-wait', metavar='SECONDS', type=common.positive_float,
+        default=60.0,
+        help='How long to wait for the first worker to connect (for '
+        '--expect-workers: for all of them)')
+    parser.add_argument(
+        '--expect-workers', metavar='COUNT',
+        type=common.bounded(common.positive_int, 100000),
+        help='Start the run once COUNT workers are connected and '
+        'configured (and no worker of another protocol version is still '
+        'connected); fail in one line naming how many came if they are not '
+        'within --worker-wait (default: start with the first worker)')
+    parser.add_argument(
+        '--worker-timeout', metavar='SECONDS', type=common.positive_float,
+        default=10.0,
+        help='A worker silent (no result, no heartbeat) for this long is '
+        'lost: its jobs count as errors and the run goes on without it')
+    parser.add_argument(
+        '--drain-seconds', metavar='SECONDS', type=common.positive_float,
+        default=5.0,
+        help='On SIGINT/SIGTERM, how long to collect in-flight results '
+        'before writing the stats file and the report')
+
+
+def _metrics_address(text):
+    import argparse
+    from ssbench.master.metrics import parse_address
+    try:
+        return parse_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError('%s' % exc)
+
+
+def add_live_options(parser):
+    """--progress and --metrics."""
+    parser.add_argument(
+        '--progress', choices=('none', 'chars', 'line'), default=None,
+        help='What the run shows while it runs: nothing, the 0.3.9 '
+        'progress characters, or a status line redrawn in place (rate, '
+        'time left, p50/p99, errors, workers); default: the line on a '
+        'terminal, the characters otherwise, nothing with -v or -q')
+    parser.add_argument(
+        '--metrics', metavar='ADDR:PORT', type=_metrics_address,
+        default=None,
+        help='Serve the run\'s figures to Prometheus at '
+        'http://ADDR:PORT/metrics while it runs (ADDR defaults to '
+        '127.0.0.1; needs ssbench[metrics])')

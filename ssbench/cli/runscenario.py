@@ -1,0 +1,197 @@
+"""`ssbench-master run-scenario`: check everything first, run the
+scenario (ssbench.master.scenariorun) with any local workers, stop
+gracefully on a signal, then report."""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import sys
+
+import ssbench
+from ssbench.cli import loadopts
+from ssbench.cli import report as report_cli
+from ssbench.cli.masterzmq import check_ports, curve_keys, worker_host
+from ssbench.cli.runchecks import (check_open_files, check_run_outputs,
+                                   check_warmup)
+
+log = logging.getLogger('ssbench')
+
+
+def cmd_run_scenario(args):
+    """Run a scenario (see ssbench.master.scenariorun), then report on it."""
+    from ssbench.load import scenario as scenario_mod
+    from ssbench.master import progress
+    from ssbench.master.scenariorun import RunOptions, ScenarioRun
+
+    check_ports(args)
+    scenario = scenario_mod.load_scenario(args.scenario_file, {
+        'user_count': args.user_count, 'operation_count': args.op_count,
+        'run_seconds': args.run_seconds,
+        'container_count': args.container_count,
+        'delete_after': args.delete_after, 'policy': args.policy,
+        'block_size': args.block_size, 'segment_size': args.segment_size})
+    log.info('SwiftStack Benchmark (ssbench version %s)', ssbench.version)
+    batch_size = args.batch_size
+    if batch_size > scenario.user_count:
+        log.warning('--batch-size %d is larger than the user count %d; '
+                    'using %d', batch_size, scenario.user_count,
+                    scenario.user_count)
+        batch_size = scenario.user_count
+
+    check_warmup(args, scenario)
+    # Every path is checked before anything touches Swift.
+    stats_paths, profile_path = check_run_outputs(args, scenario)
+    report_request = report_cli.ReportRequest(
+        pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
+        html_path=args.html_file, main_report=not args.no_default_report,
+        errors=args.errors, skip=args.warmup, force=args.force,
+        bandwidth=args.bandwidth)
+    report_request.check(
+        inputs=[('scenario file', args.scenario_file)],
+        outputs=[('stats file', stats_paths.plain),
+                 ('stats file', stats_paths.final),
+                 ('profile', profile_path)])
+    check_open_files(args, scenario)
+    if args.metrics is not None:
+        from ssbench.master.metrics import require_client
+        require_client()
+    curve = curve_keys(args, local_workers=bool(args.workers))
+    swift = worker_config = None
+    if not args.noop:
+        from ssbench.cli.authopts import auth_from_args, require_keystone
+        from ssbench.swift.client import SwiftClient
+        from ssbench.swift.auth import Credentials
+        from ssbench.master.workerconfig import WorkerConfig
+        auth = require_keystone(auth_from_args(args).check())
+        # The master authenticates; workers get the token
+        # (ssbench.swift.tokens).
+        credentials = Credentials(auth, timeout=args.network_timeout)
+        swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
+                            connect_timeout=args.connect_timeout,
+                            network_timeout=args.network_timeout,
+                            tokens=credentials,
+                            retry_backoff=args.retry_backoff)
+        swift.authenticate()
+        from ssbench.master.clusterlimits import check_cluster
+        check_cluster(swift, scenario)
+        worker_config = WorkerConfig(credentials, args.connect_timeout,
+                                     args.network_timeout, args.block_size,
+                                     retry_backoff=args.retry_backoff)
+
+    shown = progress.mode(args.progress, sys.stderr, args.verbose,
+                          args.quiet)
+    options = RunOptions(
+        batch_size=batch_size, noop=args.noop,
+        keep_objects=args.keep_objects,
+        connect_timeout=args.connect_timeout,
+        network_timeout=args.network_timeout,
+        worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
+        expect_workers=args.expect_workers,
+        drain_seconds=args.drain_seconds,
+        profile_path=profile_path,
+        progress_stream=sys.stderr if shown == 'chars' else None,
+        **loadopts.run_options(args))
+
+    from ssbench.wire.transport import MasterSockets
+    # Plain (not green) sockets: the run loop is the master's only task,
+    # and a blocking poll costs far less per message than gevent's.
+    sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
+                            args.zmq_results_port, green=False, curve=curve)
+    try:
+        from ssbench.master.liveview import live_view
+        options.live = live_view(shown, args.metrics)
+        run = ScenarioRun(scenario, sockets, stats_paths, options,
+                          swift=swift, worker_config=worker_config)
+        # From here on a first Ctrl-C (or SIGTERM) stops the run at the
+        # next step of whatever phase it is in, keeping every result.
+        with _stop_on_signals(run):
+            local = _local_workers(args, scenario, sockets, curve,
+                                   batch_size)
+            try:
+                if local is not None:
+                    run.master.workers_gone = _gone(local, run.master)
+                    local.start()
+                outcome = run.run()
+            finally:
+                if local is not None:
+                    local.stop()
+    finally:
+        if options.live is not None:
+            # A run stopped at once (a second Ctrl-C, an error) does not
+            # wait for Prometheus to take its last figures.
+            options.live.close(linger='outcome' in locals())
+        sockets.close()
+        if swift is not None:
+            swift.close()
+
+    # Where the results are comes first: a report that fails (a full
+    # disk, a second Ctrl-C) must not hide it.
+    log.info('Scenario run results saved to %s', outcome.stats_path)
+    log.info('You may generate a report with:\n  %s report-scenario -s %s',
+             'ssbench-master', outcome.stats_path)
+    status = 0
+    if outcome.finalized and (report_request.main_report or
+                              report_request.needs_analysis()):
+        log.info('Calculating statistics...')
+        status = report_cli.write_reports(outcome.stats_path, report_request)
+    if outcome.error is not None:
+        log.error('%s', outcome.error)
+        return outcome.error.exit_status
+    return 130 if outcome.interrupted else status
+
+
+def _local_workers(args, scenario, sockets, curve, batch_size):
+    """The LocalWorkers of --workers N (not started), or None."""
+    if not args.workers:
+        return None
+    import math
+    from ssbench.master.localworkers import LocalWorkers
+    concurrency = int(math.ceil(scenario.user_count / args.workers))
+    extra = ['--profile-count', '1000'] if args.profile else []
+    if curve is not None:
+        extra += ['--zmq-curve-dir', curve.directory]
+    return LocalWorkers(args.workers, worker_host(args.zmq_bind_ip),
+                        sockets.work_port, sockets.results_port,
+                        concurrency, batch_size, extra)
+
+
+def _gone(local, master):
+    """Master.workers_gone for local workers: why no worker can answer
+    any more once all of them exited, unless another worker was heard."""
+    def gone():
+        if set(master.workers) - set(local.ids):
+            return None
+        return local.exited()
+    return gone
+
+
+class _stop_on_signals(object):
+    """SIGINT/SIGTERM ask `run` to stop gracefully; a second one raises
+    KeyboardInterrupt to stop at once.  Handlers are restored on exit."""
+
+    SIGNALS = ('SIGINT', 'SIGTERM')
+
+    def __init__(self, run):
+        self.run = run
+        self.saved = {}
+
+    def _handle(self, signum, frame):
+        if self.run.request_stop():
+            raise KeyboardInterrupt()
+        log.warning('Received signal %d: stopping (again to stop at once)',
+                    signum)
+
+    def __enter__(self):
+        import signal
+        for name in self.SIGNALS:
+            signum = getattr(signal, name)
+            self.saved[signum] = signal.signal(signum, self._handle)
+            # Restart interrupted system calls: Python 2 would otherwise
+            # fail a write to stderr (progress, logging) with EINTR.
+            signal.siginterrupt(signum, False)
+        return self
+
+    def __exit__(self, *exc_info):
+        import signal
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+        return False
