@@ -1,8 +1,10 @@
-"""Swift access: keep-alive connection pools and timed requests.
+"""SwiftClient: timed Swift requests, retried, and the object and
+container operations made of them.
 
 Tokens come from a token source (ssbench.swift.auth.Credentials, or on a
 worker its master's ssbench.swift.tokens.HandedTokens).  Object and container
-requests go through our own small HTTP/1.1 connection (ssbench.swift.httpconn):
+requests go through our own small HTTP/1.1 connection (ssbench.swift.httpconn,
+kept alive in a ssbench.swift.connpool.ConnectionPool per storage URL):
 it costs a fraction of the CPU of swiftclient's requests-based stack (and
 of the standard library's client), and lets us time the first and the
 last byte and count retries ourselves (swiftclient's Connection hides both
@@ -11,9 +13,10 @@ behind a sleeping back-off).
 Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after the token source
 renewed the token) and socket-level failures are retried up to `retries`
 times, and counted, each under its cause (the HTTP status, or the
-error_class() of the failure).  Retries follow at once (0.3.9's way) or,
-with `retry_backoff`, after a pause that doubles per retry, with jitter,
-up to a cap (backoff_delay()); a retry after a 401 never waits.
+error_class() of the failure, see ssbench.swift.outcome).  Retries follow
+at once (0.3.9's way) or, with `retry_backoff`, after a pause that doubles
+per retry, with jitter, up to a cap (ssbench.swift.backoff); a retry after
+a 401 never waits.
 
 A pooled keep-alive connection found closed by the server before any of
 the request went out is replaced and the request sent on a new connection:
@@ -22,12 +25,11 @@ a connection that breaks (reset, closed without an answer, timed out) is a
 failed attempt: a retry.
 
 A request's latencies run from its first send, all retries and pauses
-included; a request that fails for good says how long that took
-(SwiftRequestError.time_to_failure).
+included (its Timing); a request that fails for good says how long that
+took (SwiftRequestError.time_to_failure).
 """
 from __future__ import absolute_import, division, print_function
 
-import errno
 import json
 import logging
 import random
@@ -37,15 +39,19 @@ import time
 from ssbench import version
 from ssbench.compat import PY2, monotonic
 from ssbench.errors import SwiftAuthError, SwiftError
-from ssbench.swift.httpconn import (HTTPConnection, HTTPError, StaleConnection,
-                                    ssl_context)
+from ssbench.swift.httpconn import HTTPError, StaleConnection, ssl_context
 from ssbench.swift.auth import Credentials
+# The defaults stay importable from here for ssbench.cli.master.
+from ssbench.swift.backoff import (DEFAULT_BACKOFF_BASE,  # noqa: F401
+                                   DEFAULT_BACKOFF_CAP, backoff_delay)
+from ssbench.swift.connpool import ConnectionPool
+from ssbench.swift.outcome import (SwiftRequestError, Timing, add_causes,
+                                   error_class)
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     from urllib import quote as _quote
-    from urlparse import urlsplit
 else:
-    from urllib.parse import quote as _quote, urlsplit
+    from urllib.parse import quote as _quote
 
 log = logging.getLogger(__name__)
 
@@ -53,135 +59,8 @@ DEFAULT_RETRIES = 10
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_NETWORK_TIMEOUT = 20.0
 DEFAULT_BLOCK_SIZE = 65536
-# --retry-backoff without a value: the first retry waits 0.05-0.1 s, each
-# later one twice as long, up to 1-2 s; ten retries span some 6-11 s.
-DEFAULT_BACKOFF_BASE = 0.05
-DEFAULT_BACKOFF_CAP = 2.0
 USER_AGENT = 'ssbench/%s' % version
 LISTING_LIMIT = 10000
-
-
-class SwiftRequestError(SwiftError):
-    """A request that failed for good: carries the HTTP status (None for a
-    socket-level failure, whose error_class() is in `error_class`), the
-    transaction id, the retries (and `retry_causes`, {cause: count} or
-    None) and the reconnects spent, and `time_to_failure`: seconds from
-    its first send to giving up."""
-
-    def __init__(self, method, path, http_status, reason, trans_id=None,
-                 retries=0, reconnects=0, error_class=None,
-                 time_to_failure=0.0, retry_causes=None):
-        self.method = method
-        self.path = path
-        self.http_status = http_status
-        self.reason = reason
-        self.trans_id = trans_id
-        self.retries = retries
-        self.reconnects = reconnects
-        self.error_class = error_class
-        self.time_to_failure = time_to_failure
-        self.retry_causes = retry_causes
-        SwiftError.__init__(self, str(self))
-
-    def __str__(self):
-        # Built when shown: a caller may add the retries of an earlier
-        # request of the same job.
-        if self.http_status is None:
-            text = '%s %s failed: %s' % (self.method, self.path, self.reason)
-        else:
-            text = '%s %s: %s %s' % (self.method, self.path,
-                                     self.http_status, self.reason)
-        if self.trans_id:
-            text += ' (%s)' % self.trans_id
-        if self.retries:
-            text += ' after %d retries' % self.retries
-        return text
-
-
-class Timing(object):
-    """What one (possibly retried) request measured, from its first send.
-
-    `reconnects`: stale keep-alive connections replaced (not retries);
-    `retry_causes`: {cause: count} of the retries (None without any);
-    `size`: bytes of the response body read (None when not known);
-    `segments`: what a large object's segment requests add up to (see
-    ssbench.worker.largeobject), else None.
-    """
-
-    __slots__ = ('status', 'first_byte_latency', 'last_byte_latency',
-                 'trans_id', 'retries', 'reconnects', 'size', 'headers',
-                 'body', 'retry_causes', 'segments')
-
-    def __init__(self, status, first_byte_latency, last_byte_latency,
-                 trans_id, retries, reconnects=0, size=None, headers=None,
-                 body=None, retry_causes=None):
-        self.status = status
-        self.first_byte_latency = first_byte_latency
-        self.last_byte_latency = last_byte_latency
-        self.trans_id = trans_id
-        self.retries = retries
-        self.reconnects = reconnects
-        self.size = size
-        self.headers = headers
-        self.body = body
-        self.retry_causes = retry_causes
-        self.segments = None
-
-    def __repr__(self):
-        return ('Timing(status=%r, first_byte_latency=%r, '
-                'last_byte_latency=%r, trans_id=%r, retries=%r, '
-                'reconnects=%r, size=%r, retry_causes=%r)' % (
-                    self.status, self.first_byte_latency,
-                    self.last_byte_latency, self.trans_id, self.retries,
-                    self.reconnects, self.size, self.retry_causes))
-
-
-class ConnectionPool(object):
-    """Idle keep-alive connections to one storage URL (LIFO, bounded).
-
-    Once closed it keeps nothing: a connection in use when it closed is
-    closed when its request puts it back.
-    """
-
-    def __init__(self, url, size, connect_timeout, network_timeout,
-                 ssl_context=None):
-        parts = urlsplit(url)
-        if parts.scheme not in ('http', 'https') or not parts.hostname:
-            raise SwiftError('unusable storage URL %r' % (url,))
-        self.url = url
-        self.scheme = parts.scheme
-        self.host = parts.hostname
-        self.port = parts.port or (443 if parts.scheme == 'https' else 80)
-        self.path = parts.path.rstrip('/')
-        self.size = max(1, int(size))
-        self.connect_timeout = connect_timeout
-        self.network_timeout = network_timeout
-        self.ssl_context = ssl_context
-        self.idle = []
-        self.closed = False
-
-    def new(self):
-        context = None
-        if self.scheme == 'https':
-            if self.ssl_context is None:
-                self.ssl_context = ssl_context()
-            context = self.ssl_context
-        return HTTPConnection(self.host, self.port, self.connect_timeout,
-                              self.network_timeout, context)
-
-    def get(self):
-        return self.idle.pop() if self.idle else self.new()
-
-    def put(self, conn):
-        if not self.closed and len(self.idle) < self.size:
-            self.idle.append(conn)
-        else:
-            conn.close()
-
-    def close(self):
-        self.closed = True
-        while self.idle:
-            self.idle.pop().close()
 
 
 def quote(text):
@@ -201,55 +80,6 @@ def _is_stale(exc):
     return isinstance(exc, StaleConnection)
 
 
-def backoff_delay(retry, base, cap, draw):
-    """Seconds to wait before retry number `retry` (1, 2, ...): half of
-    min(cap, base * 2 ** (retry - 1)) plus a random share (`draw`, in
-    [0, 1)) of the other half, so that requests failed together do not
-    all come back together, and none comes back at once."""
-    ceiling = min(cap, base * 2.0 ** min(retry - 1, 64))
-    return ceiling * (1 + draw) / 2
-
-
-def add_causes(causes, more):
-    """{cause: count} `causes` with the counts of `more` added (either
-    may be None, meaning none)."""
-    if not more:
-        return causes
-    total = dict(causes or ())
-    for cause, count in more.items():
-        total[cause] = total.get(cause, 0) + count
-    return total
-
-
-# Python 3's names for the socket errors 2.7 raises as socket.error, so
-# that result records name a cause alike whichever Python ran the worker.
-_PY3_ERRNO_NAMES = {
-    errno.ECONNREFUSED: 'ConnectionRefusedError',
-    errno.ECONNRESET: 'ConnectionResetError',
-    errno.ECONNABORTED: 'ConnectionAbortedError',
-    errno.EPIPE: 'BrokenPipeError',
-    errno.ESHUTDOWN: 'BrokenPipeError',
-}
-
-
-def error_class(exc):
-    """The name result records give the exception that ended a job.
-
-    Its class name, except that timeouts are 'timeout' on every Python
-    (3.10 renamed socket.timeout TimeoutError, and a TCP-level ETIMEDOUT is
-    yet another class), and 2.7's socket errors get the name Python 3
-    gives their errno.
-    """
-    if isinstance(exc, socket.timeout) or \
-            getattr(exc, 'errno', None) == errno.ETIMEDOUT:
-        return 'timeout'
-    if PY2 and isinstance(exc, EnvironmentError):
-        name = _PY3_ERRNO_NAMES.get(exc.errno)
-        if name is not None:
-            return name
-    return type(exc).__name__
-
-
 class SwiftClient(object):
     """Timed Swift requests for one worker (or the master's own work).
 
@@ -258,8 +88,8 @@ class SwiftClient(object):
     for `auth`): each attempt uses its current token, and asks it for a
     new one after a 401.  `auth` also gives the TLS options (--insecure,
     --os-cacert) of the connections.  `retry_backoff` (base, cap) in
-    seconds makes retries wait (see backoff_delay()); None retries at
-    once.  `sleep` (by default time.sleep, looked up when called: gevent
+    seconds makes retries wait (see ssbench.swift.backoff); None retries
+    at once.  `sleep` (by default time.sleep, looked up when called: gevent
     may patch it later) and `draw` (a random number in [0, 1)) are the
     pause and the jitter, injectable for tests.
     """

@@ -29,8 +29,8 @@ from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
-                                  DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                                  SwiftRequestError, add_causes, error_class)
+                                  DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES)
+from ssbench.swift.outcome import SwiftRequestError, add_causes, error_class
 from ssbench.swift.auth import AuthOptions
 from ssbench.worker.largeobject import LargeObjects
 

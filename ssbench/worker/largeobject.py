@@ -33,7 +33,7 @@ import gevent
 
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.compat import monotonic
-from ssbench.swift.client import SwiftRequestError, Timing, add_causes
+from ssbench.swift.outcome import SwiftRequestError, Timing, add_causes
 from ssbench.wire.protocol import segments_container
 
 # Segment requests of one object in flight at once: a few overlap one

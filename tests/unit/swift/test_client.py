@@ -1,15 +1,15 @@
-"""swift.py against an in-process fake Swift over real HTTP."""
+"""SwiftClient against an in-process fake Swift over real HTTP."""
 from __future__ import absolute_import, division, print_function
 
-import errno
 import socket
 import sys
 
 import pytest
 
 from ssbench.swift import httpconn, client as swift
-from ssbench.errors import SwiftAuthError, SwiftError
-from ssbench.swift.client import SwiftClient, SwiftRequestError
+from ssbench.errors import SwiftError
+from ssbench.swift.client import SwiftClient
+from ssbench.swift.outcome import SwiftRequestError
 from ssbench.swift.auth import AuthOptions
 from ssbench.swift.auth import Grant
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer, serve_fake_swift
@@ -538,21 +538,6 @@ def test_server_closing_after_a_503_is_a_reconnect_not_a_retry(canned):
     assert canned.connections == 3
 
 
-def test_error_class_names():
-    assert swift.error_class(socket.timeout('timed out')) == 'timeout'
-    assert swift.error_class(socket.error(errno.ETIMEDOUT, 'x')) == \
-        'timeout'
-    assert swift.error_class(socket.error(errno.ECONNRESET, 'x')) == \
-        'ConnectionResetError'
-    assert swift.error_class(socket.error(errno.EPIPE, 'x')) == \
-        'BrokenPipeError'
-    assert swift.error_class(httpconn.StaleConnection('x')) == \
-        'StaleConnection'
-    assert swift.error_class(httpconn.NoResponse('x')) == 'NoResponse'
-    assert swift.error_class(SwiftAuthError('x')) == 'SwiftAuthError'
-    assert swift.error_class(ValueError('x')) == 'ValueError'
-
-
 def test_chunked_listing_and_head_headers(canned):
     listing = b'[{"name": "a"}, {"name": "b:c"}]'
     canned.replies.extend([
@@ -575,25 +560,6 @@ def test_chunked_listing_and_head_headers(canned):
 
 
 # -- retries that wait, and the time a failure took ---------------------------
-
-def test_backoff_delay_doubles_with_jitter_up_to_the_cap():
-    delay = swift.backoff_delay
-    assert [delay(n, 0.1, 1.0, 0.0) for n in (1, 2, 3, 4, 5, 6)] == [
-        0.05, 0.1, 0.2, 0.4, 0.5, 0.5]
-    assert [delay(n, 0.1, 1.0, 0.999999) for n in (1, 2, 5)] == \
-        pytest.approx([0.1, 0.2, 1.0])
-    assert delay(1000, 0.05, 2.0, 0.5) == 1.5      # no overflow
-    assert delay(3, 0.1, 1.0, 0.5) == pytest.approx(0.3)
-
-
-def test_add_causes():
-    assert swift.add_causes(None, None) is None
-    assert swift.add_causes(None, {'503': 1}) == {'503': 1}
-    causes = {'503': 1}
-    assert swift.add_causes(causes, {'503': 2, 'timeout': 1}) == {
-        '503': 3, 'timeout': 1}
-    assert causes == {'503': 1}        # not changed in place
-
 
 class FakeClock(object):
     """monotonic() for the client, moved only by its sleep()."""

@@ -12,7 +12,8 @@ import pytest
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.swift.auth import AuthOptions, Grant
-from ssbench.swift.client import SwiftClient, SwiftRequestError, Timing
+from ssbench.swift.client import SwiftClient
+from ssbench.swift.outcome import SwiftRequestError, Timing
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker

@@ -6,7 +6,7 @@ import gevent
 import pytest
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
-from ssbench.swift.client import SwiftRequestError, Timing
+from ssbench.swift.outcome import SwiftRequestError, Timing
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire import protocol
 from ssbench.worker import largeobject

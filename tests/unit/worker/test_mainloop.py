@@ -13,7 +13,8 @@ from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
 from ssbench.errors import SsbenchError, TransportError
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
-from ssbench.swift.client import SwiftClient, SwiftRequestError
+from ssbench.swift.client import SwiftClient
+from ssbench.swift.outcome import SwiftRequestError
 from ssbench.swift.auth import AuthOptions, Grant
 from ssbench import version as ssbench_version
 from ssbench.worker.mainloop import SUICIDE_LINGER, MasterGone, Worker

@@ -1,0 +1,60 @@
+"""Idle keep-alive connections (ssbench.swift.httpconn) to one storage
+URL, kept for the next request of a SwiftClient."""
+from __future__ import absolute_import, division, print_function
+
+from ssbench.compat import PY2
+from ssbench.errors import SwiftError
+from ssbench.swift.httpconn import HTTPConnection, ssl_context
+
+if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
+    from urlparse import urlsplit
+else:
+    from urllib.parse import urlsplit
+
+
+class ConnectionPool(object):
+    """Idle keep-alive connections to one storage URL (LIFO, bounded).
+
+    Once closed it keeps nothing: a connection in use when it closed is
+    closed when its request puts it back.
+    """
+
+    def __init__(self, url, size, connect_timeout, network_timeout,
+                 ssl_context=None):
+        parts = urlsplit(url)
+        if parts.scheme not in ('http', 'https') or not parts.hostname:
+            raise SwiftError('unusable storage URL %r' % (url,))
+        self.url = url
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == 'https' else 80)
+        self.path = parts.path.rstrip('/')
+        self.size = max(1, int(size))
+        self.connect_timeout = connect_timeout
+        self.network_timeout = network_timeout
+        self.ssl_context = ssl_context
+        self.idle = []
+        self.closed = False
+
+    def new(self):
+        context = None
+        if self.scheme == 'https':
+            if self.ssl_context is None:
+                self.ssl_context = ssl_context()
+            context = self.ssl_context
+        return HTTPConnection(self.host, self.port, self.connect_timeout,
+                              self.network_timeout, context)
+
+    def get(self):
+        return self.idle.pop() if self.idle else self.new()
+
+    def put(self, conn):
+        if not self.closed and len(self.idle) < self.size:
+            self.idle.append(conn)
+        else:
+            conn.close()
+
+    def close(self):
+        self.closed = True
+        while self.idle:
+            self.idle.pop().close()
