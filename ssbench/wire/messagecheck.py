@@ -84,7 +84,7 @@ _RESULT_SPEC = tuple((_key(k), types, required, limits) for (
         ('segment_size', _INT_OR_NONE, False, _COUNT),
         ('large_object', _TEXT_OR_NONE, False, None)))
 _K_LAST = _RESULT_SPEC[10][0]
-# What ssbench.swift.client says of a retried or failed request: seconds
+# What ssbench.swift.outcome says of a retried or failed request: seconds
 # from its first send to giving up (failures only), and {cause: count} of
 # its retries, at most one cause per retry.
 _K_TIME_TO_FAILURE = _key('time_to_failure')

@@ -181,7 +181,7 @@ def configure_job(connect_timeout=None, network_timeout=None,
                   block_size=None, grant=None, renewable=False,
                   insecure=False, cacert=None, retry_backoff=None):
     """A CONFIGURE job: timeouts, block size, the retry back-off ([base,
-    cap] seconds, see ssbench.swift.client.backoff_delay) and, with a Grant
+    cap] seconds, see ssbench.swift.backoff.backoff_delay) and, with a Grant
     (ssbench.swift.auth), its storage URLs, token and generation, whether
     the master can renew it, and the TLS options to use it with.  Never a
     key or password."""
@@ -299,9 +299,9 @@ def result_error(job, worker_id, exception, traceback_text, retries,
     """The record of a job that failed: no latencies, an exception string.
 
     Its cause: the final HTTP `status`, or without a response the
-    `error_class` (see ssbench.swift.client.error_class); both keys are always
-    there, `reconnects` when given, and `time_to_failure` (seconds from
-    the job's first send to giving up, retries included) and
+    `error_class` (see ssbench.swift.outcome.error_class); both keys are
+    always there, `reconnects` when given, and `time_to_failure` (seconds
+    from the job's first send to giving up, retries included) and
     `retry_causes` (as in result_ok()) when not None.
     """
     result = result_head(job, worker_id)

@@ -19,7 +19,7 @@ segments with `?multipart-manifest=delete`; a DLO's segments are listed
 and deleted, then the manifest.
 
 Segments of one object go out SEGMENT_CONCURRENCY at a time.  The
-operation is timed as one request (ssbench.swift.client.Timing or
+operation is timed as one request (ssbench.swift.outcome.Timing or
 SwiftRequestError): from the first send to the end of its last request,
 its retries, reconnects and retry causes those of all its requests; the
 segment requests are also summed apart, in `segments` (segment_stats()).
