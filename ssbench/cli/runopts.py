@@ -53,7 +53,6 @@ def add_liveness_options(parser):
 
 
 def _metrics_address(text):
-    import argparse
     from ssbench.master.metrics import parse_address
     try:
         return parse_address(text)
