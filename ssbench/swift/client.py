@@ -41,9 +41,7 @@ from ssbench.compat import PY2, monotonic
 from ssbench.errors import SwiftAuthError, SwiftError
 from ssbench.swift.httpconn import HTTPError, StaleConnection, ssl_context
 from ssbench.swift.auth import Credentials
-# The defaults stay importable from here for ssbench.cli.master.
-from ssbench.swift.backoff import (DEFAULT_BACKOFF_BASE,  # noqa: F401
-                                   DEFAULT_BACKOFF_CAP, backoff_delay)
+from ssbench.swift.backoff import backoff_delay
 from ssbench.swift.connpool import ConnectionPool
 from ssbench.swift.outcome import (SwiftRequestError, Timing, add_causes,
                                    error_class)
