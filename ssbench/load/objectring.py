@@ -7,13 +7,20 @@ order: what READ, UPDATE and DELETE jobs may name (see ssbench.load.jobgen).
   its object at once so no later job uses it, READ and UPDATE rotate theirs
   to the back.  A CREATE's object joins only when its successful result
   reaches `on_results()`.
+- A DELETE never takes an object that a READ or UPDATE handed out earlier
+  has not answered for yet (its result, success or failure, reaches
+  `on_results()`): the DELETE could overtake it, and the READ would fail
+  with a 404 (an UPDATE would put the object back behind the ring's back),
+  an error of the benchmark's making, not the cluster's.  Such objects are
+  passed over (to the back, at most PASS_OVER_MAX of them); when no
+  object is found that way, the draw is skipped.
 - `pop_created()` gives what the run created and may have left behind.
 """
 from __future__ import absolute_import, division, print_function
 
 from array import array
 
-from ssbench import CREATE_OBJECT, DELETE_OBJECT
+from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.compat import range
 
 # Ring entries are ints, 8 bytes each in an array: a long run creates
@@ -29,6 +36,9 @@ _CONTAINER_MASK = (1 << CONTAINER_BITS) - 1
 _NUMBER_LIMIT = 1 << (63 - CONTAINER_BITS - 1)
 _TYPECODE = 'q' if 'q' in getattr(array, 'typecodes', '') else 'l'
 _COMPACT_AT = 4096
+# A DELETE looks this far for an object no READ or UPDATE uses: the scan
+# stays short when the class has fewer objects than jobs in flight.
+PASS_OVER_MAX = 64
 
 
 class _Ring(object):
@@ -69,9 +79,9 @@ class ObjectRing(object):
 
     Entries are (container, name, initial) objects (stored packed, see
     CONTAINER_BITS).  Besides the rings it remembers run-created objects
-    whose DELETE is in flight or failed, so cleanup can retry them, and
-    counts jobs skipped for lack of an object (`skipped`, kept by
-    ssbench.load.jobgen.bench_jobs).
+    whose DELETE is in flight or failed, so cleanup can retry them, the
+    objects READ and UPDATE jobs in flight use, and counts jobs skipped for
+    lack of an object (`skipped`, kept by ssbench.load.jobgen.bench_jobs).
     """
 
     def __init__(self):
@@ -83,6 +93,9 @@ class ObjectRing(object):
         self._container_index = {}
         self._odd = {}            # -code -> (container, name), odd names
         self._next_odd = 1
+        # name -> READ/UPDATE jobs out.  Names alone: ours are unique in a
+        # run, and an odd name in two containers only makes DELETEs wary.
+        self._in_use = {}
         self.skipped = 0
 
     def _ring(self, size_str):
@@ -142,31 +155,62 @@ class ObjectRing(object):
         """(container, name) for a READ/UPDATE/DELETE job, or None.
 
         READ and UPDATE use the head object and rotate it to the back;
-        DELETE removes the head.
+        DELETE removes the first object from the head that no READ or
+        UPDATE is using (those it passes go to the back).
         """
         ring = self._rings.get(size_str)
         if ring is None or ring.head >= len(ring.codes):
             return None
+        in_use = self._in_use
         code = ring.popleft()
         container, name, initial = self._decode(size_str, code)
-        if job_type == DELETE_OBJECT:
-            self._forget(code)
-            if not initial:
-                self._deleting[(container, name)] = size_str
-        else:
+        if job_type != DELETE_OBJECT:
             ring.codes.append(code)
+            in_use[name] = in_use.get(name, 0) + 1
+            return container, name
+        if name in in_use:
+            found = self._unused(size_str, ring, code)
+            if found is None:
+                return None
+            code, container, name, initial = found
+        self._forget(code)
+        if not initial:
+            self._deleting[(container, name)] = size_str
         return container, name
+
+    def _unused(self, size_str, ring, code):
+        """For a DELETE whose head object `code` (popped) is in use: pass
+        objects in use to the back until one is not; (code, container,
+        name, initial) of that one, still to be removed, or None after
+        PASS_OVER_MAX of them or the whole class."""
+        in_use = self._in_use
+        codes = ring.codes
+        codes.append(code)
+        for _ in range(min(len(ring) - 1, PASS_OVER_MAX)):
+            code = ring.popleft()
+            container, name, initial = self._decode(size_str, code)
+            if name not in in_use:
+                return code, container, name, initial
+            codes.append(code)
+        return None
 
     def on_results(self, results):
         """Update the rings from a list of result records of any phase.
 
         A successful CREATE adds its object (as initial when the job was a
         population job, `head_first`); a DELETE of a run-created object that
-        failed is kept for cleanup.  Other results change nothing.
+        failed is kept for cleanup; a READ or UPDATE, answered either way,
+        frees its object for DELETEs.  Other results change nothing.
         """
+        in_use = self._in_use
         for result in results:
             job_type = result.get('type')
-            if job_type == CREATE_OBJECT:
+            if job_type == READ_OBJECT or job_type == UPDATE_OBJECT:
+                name = result.get('name')
+                left = in_use.pop(name, 1) - 1
+                if left > 0:
+                    in_use[name] = left
+            elif job_type == CREATE_OBJECT:
                 if 'exception' not in result:
                     self.add(result['size_str'], result['container'],
                              result['name'], result.get('head_first', False))

@@ -84,6 +84,23 @@ def deleted(results, name):
                for r in results)
 
 
+def test_deletes_never_overtake_reads_of_their_object(tmpdir, scenario):
+    # Four objects and sixteen users: every object is read by several jobs
+    # at once.  A DELETE handed the object a READ still uses would make that
+    # READ fail with a 404 the cluster is not to blame for.
+    profile = [30, 50, 0, 20]
+    path, data = scenario(
+        user_count=16, operation_count=400, crud_profile=profile,
+        sizes=[{'name': 'tiny', 'size_min': 10, 'size_max': 100,
+                'crud_profile': profile}],
+        initial_files={'tiny': 4})
+    ran, results = run_scenario(tmpdir, path)
+    assert len(results) == 400
+    assert [r for r in results if 'exception' in r] == []
+    counts = collections.Counter(r['type'] for r in results)
+    assert counts['delete_object'] > 20 and counts['get_object'] > 100
+
+
 def test_keep_objects_and_population_is_not_uploaded_twice(tmpdir, scenario,
                                                            swift):
     path, data = scenario(crud_profile=[100, 0, 0, 0],

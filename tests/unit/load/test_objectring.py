@@ -3,7 +3,7 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
 from ssbench.load.jobgen import object_name
-from ssbench.load.objectring import ObjectRing
+from ssbench.load.objectring import PASS_OVER_MAX, ObjectRing
 from tests.unit.load.test_jobgen import fail, succeed
 
 C, R, U, D = CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT
@@ -13,6 +13,12 @@ def entries(ring, size_str):
     """The (container, name, initial) entries of a class, head first."""
     return [ring._decode(size_str, code)
             for code in ring._rings.get(size_str, ())]
+
+
+def answer(ring, job_type, found):
+    """The result of a READ/UPDATE of `found` reaches the ring."""
+    ring.on_results([succeed({'type': job_type, 'size_str': 'a',
+                              'container': found[0], 'name': found[1]})])
 
 
 def test_ring_fifo_rotate_and_pop():
@@ -25,7 +31,10 @@ def test_ring_fifo_rotate_and_pop():
     assert [e[1] for e in entries(ring, 'a')] == ['a_3', 'a_1', 'a_2']
     assert ring.take('a', D) == ('c3', 'a_3')     # head removed
     assert [e[1] for e in entries(ring, 'a')] == ['a_1', 'a_2']
+    answer(ring, R, ('c1', 'a_1'))
+    answer(ring, U, ('c2', 'a_2'))
     assert ring.take('a', R) == ('c1', 'a_1')
+    answer(ring, R, ('c1', 'a_1'))
     assert ring.take('a', D) == ('c2', 'a_2')
     assert ring.take('a', D) == ('c1', 'a_1')
     assert ring.take('a', D) is None
@@ -162,7 +171,7 @@ def test_ring_memory_follows_the_live_objects():
     for n in range(1, 20001):
         ring.add('a', 'c%d' % (n % 7), object_name('a', n))
     for _ in range(100000):
-        ring.take('a', R)
+        answer(ring, R, ring.take('a', R))
     assert len(ring._rings['a'].codes) <= 2 * 20000
     for _ in range(19990):
         ring.take('a', D)
@@ -171,3 +180,48 @@ def test_ring_memory_follows_the_live_objects():
     assert [e[1] for e in entries(ring, 'a')] == [
         object_name('a', n) for n in range(19991, 20001)]
     assert len(ring._containers) == 7
+
+
+def test_a_delete_passes_over_objects_a_read_or_update_still_uses():
+    """A DELETE overtaking a READ of its object would make the READ fail
+    with a 404, an error of the benchmark's making."""
+    ring = ObjectRing()
+    for n in (1, 2, 3):
+        ring.add('a', 'c', 'a_%d' % n)
+    read = ring.take('a', R)
+    update = ring.take('a', U)
+    assert [e[1] for e in entries(ring, 'a')] == ['a_3', 'a_1', 'a_2']
+    ring.take('a', R)                   # a_3 rotated: all three in use
+    assert ring.take('a', D) is None    # the draw is skipped
+    assert [e[1] for e in entries(ring, 'a')] == ['a_1', 'a_2', 'a_3']
+    answer(ring, U, update)             # a_2 free again
+    assert ring.take('a', D) == ('c', 'a_2')
+    assert [e[1] for e in entries(ring, 'a')] == ['a_3', 'a_1']
+    # A failed READ frees its object too; two READs of one object free it
+    # once both answered.
+    ring.take('a', R)                   # a_3 read twice now
+    ring.on_results([fail({'type': R, 'size_str': 'a', 'container': 'c',
+                           'name': 'a_1'})])
+    assert ring.take('a', D) == ('c', 'a_1')
+    answer(ring, R, ('c', 'a_3'))
+    assert ring.take('a', D) is None
+    answer(ring, R, ('c', 'a_3'))
+    assert ring.take('a', D) == ('c', 'a_3')
+    assert ring.count('a') == 0
+    assert ring._in_use == {}
+    assert read == ('c', 'a_1')
+
+
+def test_a_delete_looks_only_so_far_for_an_unused_object():
+    ring = ObjectRing()
+    total = PASS_OVER_MAX + 10
+    for n in range(1, total + 1):
+        ring.add('a', 'c', object_name('a', n))
+    for _ in range(total):
+        ring.take('a', R)
+    answer(ring, R, ('c', object_name('a', total)))
+    # The one unused object, the last, lies further than a DELETE looks.
+    assert ring.take('a', D) is None
+    assert ring.count('a') == total
+    # Passed-over objects went to the back: the next DELETE reaches it.
+    assert ring.take('a', D) == ('c', object_name('a', total))
