@@ -77,8 +77,9 @@ class Master(object):
         # Worker id -> when a worker of another protocol version was last
         # heard from; its records are dropped.
         self.refused = {}
-        # The shapes of results seen, for run_jobs(on_done=...).
-        self.shapes = ResultShapes()
+        # The shapes of results seen, for run_jobs(on_done=...); compiled
+        # off the loop, which keeps sending meanwhile.
+        self.shapes = ResultShapes(background=True)
 
     @property
     def worker_timeout(self):

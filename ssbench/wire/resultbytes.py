@@ -23,16 +23,20 @@ from __future__ import absolute_import, division, print_function
 import re
 import struct
 import sys
+import threading
 
 from ssbench import CRUD_TYPES
 from ssbench.compat import text_type
 from ssbench.wire import protocol
 
 # Shapes learned at most: each one adds to the pattern, which is compiled
-# again in the master's loop (about 10 ms a shape on the project's VM: the
-# eighth costs some 80 ms once), and a peer sending odd records must not
-# grow it.  A run's results come in a handful of shapes.
+# again (4 to 35 ms on the project's VM, the more shapes the longer), and
+# a peer sending odd records must not grow it.  A run's results come in a
+# handful of shapes.
 MAX_SHAPES = 8
+# While a pattern compiles on its own thread (Python 3), how soon the
+# master's loop gets the GIL back, in seconds.
+COMPILE_SWITCH_INTERVAL = 0.0005
 # Key orders looked at and not learned (too many shapes, or keys the
 # pattern has no rule for): remembered so that they cost a set lookup.
 MAX_REFUSED = 256
@@ -164,14 +168,30 @@ def _array_header(count):
     return struct.pack('>BI', 0xdd, count)
 
 
-class ResultShapes(object):
-    """The result shapes of one master, and the check made of them."""
+def _compile(shapes):
+    return re.compile(_HEAD + b'((?:' + b'|'.join(
+        _shape_pattern(shape) for shape in shapes) + b'))', re.DOTALL)
 
-    def __init__(self):
+
+class ResultShapes(object):
+    """The result shapes of one master, and the check made of them.
+
+    With `background`, a new shape's pattern is compiled on a thread of
+    its own: compiled in the master's loop it stopped the loop for up to
+    35 ms, which a --rate run records as send lag of its first jobs.  The
+    GIL is handed back every few milliseconds meanwhile, and until the
+    pattern is ready, messages go the full way.
+    """
+
+    def __init__(self, background=False):
         self.shapes = []
         self._known = set()
         self._refused = set()
         self._pattern = None
+        self._background = background
+        self._lock = threading.Lock()
+        self._wanted = None       # shapes the compiler thread is to take
+        self._compiler = None
 
     def learn(self, records):
         """Note the key order of each decoded record (all of them passed
@@ -190,14 +210,53 @@ class ResultShapes(object):
         if len(self.shapes) < MAX_SHAPES and eligible(keys):
             self._known.add(keys)
             self.shapes.append(keys)
-            self._pattern = re.compile(
-                _HEAD + b'((?:' + b'|'.join(
-                    _shape_pattern(shape) for shape in self.shapes) +
-                b'))', re.DOTALL)
+            if self._background:
+                self._compile_later(tuple(self.shapes))
+            else:
+                self._pattern = _compile(self.shapes)
             return True
         if len(self._refused) < MAX_REFUSED:
             self._refused.add(keys)
         return False
+
+    def _compile_later(self, shapes):
+        with self._lock:
+            self._wanted = shapes
+            if self._compiler is not None:
+                return          # it takes the newest set when it is done
+            compiler = self._compiler = threading.Thread(
+                target=self._compile_wanted, name='ssbench-result-shapes')
+        compiler.daemon = True
+        compiler.start()
+
+    def _compile_wanted(self):
+        # The loop gets the GIL back within COMPILE_SWITCH_INTERVAL, not
+        # the default 5 ms (the compiler is the only other Python thread).
+        interval = getattr(sys, 'getswitchinterval', lambda: None)()
+        if interval is not None:
+            sys.setswitchinterval(min(interval, COMPILE_SWITCH_INTERVAL))
+        try:
+            while True:
+                with self._lock:
+                    shapes, self._wanted = self._wanted, None
+                    if shapes is None:
+                        self._compiler = None
+                        return
+                # Shapes only grow: a newer set never loses a match.
+                self._pattern = _compile(shapes)
+        finally:
+            if interval is not None:
+                sys.setswitchinterval(interval)
+
+    def settle(self, timeout=None):
+        """Wait for the patterns asked for so far (tests, benches); True
+        once there is nothing left to compile."""
+        with self._lock:
+            compiler = self._compiler
+        if compiler is not None:
+            compiler.join(timeout)
+            return not compiler.is_alive()
+        return True
 
     def scan(self, data):
         """(job ids, worker id) of a message of results that all have a

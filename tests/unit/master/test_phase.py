@@ -11,6 +11,10 @@ from tests.unit.master.test_dispatch import FakeTransport, answer, jobs
 def run(transport, count=10, user_count=2):
     done, results, raw = [], [], []
     master = Master(transport, user_count=user_count)
+    # Shapes compiled in the loop, so that a shape is ready for the very
+    # next message (a run compiles them on a thread of their own).
+    assert master.shapes._background
+    master.shapes = resultbytes.ResultShapes()
     stats = master.run_jobs(jobs(count), on_results=results.extend,
                             on_done=done.extend,
                             on_raw=lambda data, got: raw.append(data))

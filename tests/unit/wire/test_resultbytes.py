@@ -160,3 +160,25 @@ def test_whatever_the_bytes_scan_takes_only_what_the_full_check_takes():
         assert [r['job_id'] for r in decoded] == scanned[0]
         assert set(r['worker_id'] for r in decoded) == set([scanned[1]])
     assert taken > 300
+
+
+def test_shapes_compiled_in_the_background_all_take_effect():
+    import sys
+    known = ResultShapes(background=True)
+    orders = [KEYS]
+    for extra in ('status', 'reconnects', 'delete_after'):
+        orders.append(orders[-1] + (text_type(extra),))
+    interval = getattr(sys, 'getswitchinterval', lambda: None)()
+    for keys in orders:     # faster than a compile: the thread coalesces
+        assert known.add(keys)
+    assert known.settle(timeout=30)
+    assert known._compiler is None
+    # Each shape, the last learned included, is in the pattern now.
+    for count, keys in enumerate(orders):
+        fields = record(job_id=count + 1)
+        for key in keys[len(KEYS):]:
+            fields[key] = 3
+        assert known.scan(message(fields)) == ([count + 1], 2)
+    # The GIL's switch interval is the process's own again.
+    assert getattr(sys, 'getswitchinterval', lambda: None)() == interval
+    assert ResultShapes().settle() is True      # nothing ever to compile
