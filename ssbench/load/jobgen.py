@@ -37,6 +37,12 @@ from ssbench.compat import monotonic
 
 log = logging.getLogger(__name__)
 
+# bench_jobs() yields WAIT when draw after draw found only objects in use
+# (ssbench.load.objectring): no job can be made until results come back.
+# Sent FORCE instead of resumed, it takes an object whatever uses it.
+WAIT = object()
+FORCE = object()
+WAIT_AFTER_BUSY = 32
 # Object number used in --noop placeholder names; real objects start at 1.
 PLACEHOLDER_INDEX = 0
 # Container names bench_jobs() makes once and keeps (up to ~1 MB of them);
@@ -126,7 +132,8 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     generation stops once `clock()` (default: monotonic) reports that many
     seconds since the first job.  If no job can ever be produced again (no
     objects left and no class can CREATE) generation ends early with a
-    warning rather than spin.
+    warning rather than spin.  When WAIT_AFTER_BUSY draws in a row find
+    only objects other jobs still use, it yields WAIT (see its comment).
     """
     if clock is None:
         clock = monotonic
@@ -165,6 +172,8 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
 
     produced = 0
     start = None
+    busy_draws = 0
+    force = False
     while True:
         if run_seconds is None:
             if produced >= operation_count:
@@ -184,8 +193,8 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
                 container = containers[int(random() * container_count)]
                 name = None
                 break
-            found = take(size_str, job_type)
-            if found is not None:
+            found = take(size_str, job_type, force)
+            if found:
                 container, name = found
                 break
             if noop:
@@ -193,6 +202,12 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
                 name = object_name(size_str, PLACEHOLDER_INDEX)
                 break
             ring.skipped += 1
+            if found is False:     # objects there, all in use
+                busy_draws += 1
+                if busy_draws >= WAIT_AFTER_BUSY:
+                    busy_draws = 0
+                    force = (yield WAIT) is FORCE
+                continue
             if not can_create and not any(
                     ring.count(name) for name in class_names):
                 log.warning('no objects left to read, update or delete and '
@@ -217,6 +232,8 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
         if noop:
             job['noop'] = True
         produced += 1
+        busy_draws = 0
+        force = False
         yield job
 
 

@@ -13,7 +13,8 @@ order: what READ, UPDATE and DELETE jobs may name (see ssbench.load.jobgen).
   with a 404 (an UPDATE would put the object back behind the ring's back),
   an error of the benchmark's making, not the cluster's.  Such objects are
   passed over (to the back, at most PASS_OVER_MAX of them); when no
-  object is found that way, the draw is skipped.
+  object is found that way, the draw is skipped.  In segmented classes
+  (`guard_updates()`) READ and UPDATE pass over objects the same way.
 - `pop_created()` gives what the run created and may have left behind.
 """
 from __future__ import absolute_import, division, print_function
@@ -96,6 +97,8 @@ class ObjectRing(object):
         # name -> READ/UPDATE jobs out.  Names alone: ours are unique in a
         # run, and an odd name in two containers only makes DELETEs wary.
         self._in_use = {}
+        self._updating = {}       # name -> UPDATE jobs out (guarded classes)
+        self._guarded = frozenset()
         self.skipped = 0
 
     def _ring(self, size_str):
@@ -151,12 +154,24 @@ class ObjectRing(object):
         for size_str, container, name in objects:
             self.add(size_str, container, name, initial)
 
-    def take(self, size_str, job_type):
-        """(container, name) for a READ/UPDATE/DELETE job, or None.
+    def guard_updates(self, size_names):
+        """In these size classes (segmented ones) an UPDATE has its object
+        to itself: it deletes the segments of the version it replaces,
+        under a READ still streaming them or another UPDATE whose manifest
+        is about to name them.  So an UPDATE passes over objects a READ or
+        UPDATE uses, and a READ over objects an UPDATE uses."""
+        self._guarded = frozenset(size_names)
+
+    def take(self, size_str, job_type, force=False):
+        """(container, name) for a READ/UPDATE/DELETE job; None when the
+        class has no object.
 
         READ and UPDATE use the head object and rotate it to the back;
-        DELETE removes the first object from the head that no READ or
-        UPDATE is using (those it passes go to the back).
+        DELETE removes the head.  An object that may not be used yet (see
+        the module's doc and guard_updates()) is passed over to the back;
+        False when every one looked at was.  With `force` the head is taken
+        whatever uses it, as 0.3.9 did (for when nothing in flight will
+        ever free one).
         """
         ring = self._rings.get(size_str)
         if ring is None or ring.head >= len(ring.codes):
@@ -164,32 +179,44 @@ class ObjectRing(object):
         in_use = self._in_use
         code = ring.popleft()
         container, name, initial = self._decode(size_str, code)
-        if job_type != DELETE_OBJECT:
+        if job_type == DELETE_OBJECT:
+            busy = in_use
+        elif size_str not in self._guarded:
             ring.codes.append(code)
             in_use[name] = in_use.get(name, 0) + 1
             return container, name
-        if name in in_use:
-            found = self._unused(size_str, ring, code)
+        elif job_type == UPDATE_OBJECT:
+            busy = in_use
+        else:
+            busy = self._updating
+        if name in busy and not force:
+            found = self._pass_over(size_str, ring, code, busy)
             if found is None:
-                return None
+                return False
             code, container, name, initial = found
-        self._forget(code)
-        if not initial:
-            self._deleting[(container, name)] = size_str
+        if job_type == DELETE_OBJECT:
+            self._forget(code)
+            if not initial:
+                self._deleting[(container, name)] = size_str
+            return container, name
+        ring.codes.append(code)
+        in_use[name] = in_use.get(name, 0) + 1
+        if job_type == UPDATE_OBJECT:
+            updating = self._updating
+            updating[name] = updating.get(name, 0) + 1
         return container, name
 
-    def _unused(self, size_str, ring, code):
-        """For a DELETE whose head object `code` (popped) is in use: pass
-        objects in use to the back until one is not; (code, container,
-        name, initial) of that one, still to be removed, or None after
-        PASS_OVER_MAX of them or the whole class."""
-        in_use = self._in_use
+    def _pass_over(self, size_str, ring, code, busy):
+        """The head object `code` (popped) is in `busy`: pass objects in
+        `busy` to the back until one is not; (code, container, name,
+        initial) of that one, popped, or None after PASS_OVER_MAX of them
+        or the whole class."""
         codes = ring.codes
         codes.append(code)
         for _ in range(min(len(ring) - 1, PASS_OVER_MAX)):
             code = ring.popleft()
             container, name, initial = self._decode(size_str, code)
-            if name not in in_use:
+            if name not in busy:
                 return code, container, name, initial
             codes.append(code)
         return None
@@ -200,9 +227,11 @@ class ObjectRing(object):
         A successful CREATE adds its object (as initial when the job was a
         population job, `head_first`); a DELETE of a run-created object that
         failed is kept for cleanup; a READ or UPDATE, answered either way,
-        frees its object for DELETEs.  Other results change nothing.
+        frees its object for the jobs that waited for it.  Other results
+        change nothing.
         """
         in_use = self._in_use
+        updating = self._updating
         for result in results:
             job_type = result.get('type')
             if job_type == READ_OBJECT or job_type == UPDATE_OBJECT:
@@ -210,6 +239,10 @@ class ObjectRing(object):
                 left = in_use.pop(name, 1) - 1
                 if left > 0:
                     in_use[name] = left
+                if updating and job_type == UPDATE_OBJECT:
+                    left = updating.pop(name, 1) - 1
+                    if left > 0:
+                        updating[name] = left
             elif job_type == CREATE_OBJECT:
                 if 'exception' not in result:
                     self.add(result['size_str'], result['container'],

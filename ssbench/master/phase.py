@@ -9,9 +9,11 @@ caller's callbacks, counting them in PhaseStats.  The master's loop
 from __future__ import absolute_import, division, print_function
 
 import logging
-from itertools import islice, repeat
-from operator import itemgetter
+from functools import partial
+from itertools import islice, repeat, takewhile
+from operator import is_not, itemgetter
 
+from ssbench.load.jobgen import FORCE, WAIT
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
@@ -43,6 +45,9 @@ class PhaseStats(object):
             ', interrupted' if self.interrupted else '')
 
 
+_NOT_WAIT = partial(is_not, WAIT)
+
+
 class Phase(object):
     """The state of one run_jobs() call, and its per-message steps."""
 
@@ -56,6 +61,9 @@ class Phase(object):
         self.shapes = master.shapes if on_done is not None else None
         self.stats = PhaseStats()
         self.exhausted = False
+        # The jobs wait for results to free objects (jobgen.WAIT): the
+        # loop waits for a message, not for the next job's time.
+        self.blocked = False
         self.pending = []      # [jobs of one message] the socket refused
         self.transport = master.transport
         self.tracker = master.tracker
@@ -137,12 +145,18 @@ class Phase(object):
             room = len(intended)
         if room <= 0:
             return
-        batch = list(islice(self.jobs, room))
+        self.blocked = False
+        batch = list(islice(takewhile(_NOT_WAIT, self.jobs), room))
         if len(batch) < room:
-            self.exhausted = True
-            if schedule is not None:
-                schedule.unused(room - len(batch))
-                schedule.close(master.clock())
+            if self._at_wait():
+                batch = self._after_wait(batch)
+                if schedule is not None:
+                    schedule.unused(room - len(batch))
+            else:
+                self.exhausted = True
+                if schedule is not None:
+                    schedule.unused(room - len(batch))
+                    schedule.close(master.clock())
         if not batch:
             return
         job_id = master.next_job_id
@@ -157,12 +171,35 @@ class Phase(object):
         self.pending.extend(self._messages(batch))
         self.send_pending(0)
 
+    def _at_wait(self):
+        """True if the jobs stopped at a jobgen.WAIT, not at their end (a
+        generator that has not returned still has its frame)."""
+        return getattr(self.jobs, 'gi_frame', None) is not None
+
+    def _after_wait(self, batch):
+        """The jobs' generator waits for objects in use to be freed.  With
+        nothing out, nothing will free them: it is told to take one anyway
+        (jobgen.FORCE), so that a run never waits forever."""
+        if batch or self.outstanding or self.pending:
+            self.blocked = True
+            return batch
+        try:
+            job = self.jobs.send(FORCE)
+        except StopIteration:
+            self.exhausted = True
+            return batch
+        if job is WAIT:     # a generator of another kind: wait for it
+            self.blocked = True
+            return batch
+        return [job]
+
     def wait(self, longest):
         """How long the loop may wait for a message: `longest`, or in a
         --rate run until the next job is due if there is room for it,
         and never past a timed run's deadline."""
         schedule = self.schedule
-        if schedule is None or self.exhausted or self.pending:
+        if schedule is None or self.exhausted or self.pending or \
+                self.blocked:
             return longest
         if len(self.outstanding) < self.master.user_count:
             until = schedule.next_send()

@@ -150,6 +150,7 @@ class ScenarioRun(object):
         self.population_rng = options.rng or seeds.stream(
             self.seed, seeds.POPULATION)
         self.ring = ObjectRing()
+        self.ring.guard_updates(jobgen.segment_keys(scenario))
         self.master = Master(transport, scenario.user_count,
                              options.batch_size,
                              worker_timeout=options.worker_timeout,

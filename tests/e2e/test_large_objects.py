@@ -284,3 +284,31 @@ def test_bandwidth_is_the_stats_bytes_over_the_run(small_proxy, tmp_path):
                         got / duration / MiB)
     finally:
         view.delete_everything(base)
+
+
+@pytest.mark.parametrize('kind', ['slo', 'dlo'])
+def test_reads_and_updates_of_one_object_do_not_collide(tmp_path, kind):
+    # Two objects and eight users: each object is read and updated by
+    # several jobs at once.  An UPDATE deletes the segments of the version
+    # it replaced, under a READ still streaming them and under another
+    # UPDATE whose manifest is about to name them: errors of the
+    # benchmark's making, which the ring's guard on segmented classes
+    # prevents.
+    support.require_swift()
+    base = support.unique_base()
+    view = support.SwiftView()
+    path = _scenario(str(tmp_path), base, [
+        {'name': 'seg', 'size_min': 40000, 'size_max': 60000,
+         'segment_size': 8192, 'large_object': kind}],
+        crud=(0, 50, 50, 0), initial=2, operations=150)
+    stats = str(tmp_path / 'run.stats')
+    try:
+        ran = _run(support.AUTH_URL, path, stats, ['-u', '8'])
+        assert ran.status == 0, ran
+        records = _records(stats)
+        assert len(records) == 150
+        errors = [(r['type'], r.get('status'), r['exception'])
+                  for r in records if 'exception' in r]
+        assert errors == []
+    finally:
+        view.delete_everything(base)

@@ -13,8 +13,9 @@ import pytest
 from ssbench.load import seeds
 from ssbench import (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT,
                      DELETE_OBJECT, CRUD_TYPES)
-from ssbench.load.jobgen import (bench_jobs, cleanup_jobs, initial_jobs,
-                                 initial_objects, object_name)
+from ssbench.load.jobgen import (FORCE, WAIT, WAIT_AFTER_BUSY, bench_jobs,
+                                 cleanup_jobs, initial_jobs, initial_objects,
+                                 object_name)
 from ssbench.load.objectring import ObjectRing
 from ssbench.load.scenario import Scenario, load_scenario
 from tests import paths
@@ -548,3 +549,27 @@ def test_population_sizes_follow_their_own_stream():
     sizes = [[job['size'] for job in initial_jobs(
         scenario, seeds.stream(seed, seeds.POPULATION))] for seed in (3, 3, 4)]
     assert sizes[0] == sizes[1] != sizes[2]
+
+
+def test_generation_waits_while_every_object_is_in_use_then_can_force():
+    # UPDATEs only, of a guarded (segmented) class of two objects: two jobs
+    # can be made, then every draw finds its objects in use.
+    scenario = make(initial={'a': 2}, crud=(0, 0, 1, 0))
+    ring = populated(scenario)
+    ring.guard_updates(['a'])
+    gen = bench_jobs(scenario, random.Random(1), ring)
+    first, second = next(gen), next(gen)
+    assert sorted([first['name'], second['name']]) == ['a_000001',
+                                                       'a_000002']
+    skipped = ring.skipped
+    assert next(gen) is WAIT
+    assert ring.skipped - skipped == WAIT_AFTER_BUSY
+    assert next(gen) is WAIT           # resumed: still nothing free
+    ring.on_results([succeed(second)])
+    assert next(gen)['name'] == second['name']
+    # Told to, it takes an object in use rather than wait again.
+    assert next(gen) is WAIT
+    forced = gen.send(FORCE)
+    assert forced['type'] == UPDATE_OBJECT and forced['name'] in (
+        'a_000001', 'a_000002')
+    assert next(gen) is WAIT           # the next job waits again

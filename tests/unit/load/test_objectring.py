@@ -192,7 +192,7 @@ def test_a_delete_passes_over_objects_a_read_or_update_still_uses():
     update = ring.take('a', U)
     assert [e[1] for e in entries(ring, 'a')] == ['a_3', 'a_1', 'a_2']
     ring.take('a', R)                   # a_3 rotated: all three in use
-    assert ring.take('a', D) is None    # the draw is skipped
+    assert ring.take('a', D) is False   # all in use: the draw is skipped
     assert [e[1] for e in entries(ring, 'a')] == ['a_1', 'a_2', 'a_3']
     answer(ring, U, update)             # a_2 free again
     assert ring.take('a', D) == ('c', 'a_2')
@@ -204,7 +204,7 @@ def test_a_delete_passes_over_objects_a_read_or_update_still_uses():
                            'name': 'a_1'})])
     assert ring.take('a', D) == ('c', 'a_1')
     answer(ring, R, ('c', 'a_3'))
-    assert ring.take('a', D) is None
+    assert ring.take('a', D) is False
     answer(ring, R, ('c', 'a_3'))
     assert ring.take('a', D) == ('c', 'a_3')
     assert ring.count('a') == 0
@@ -221,7 +221,38 @@ def test_a_delete_looks_only_so_far_for_an_unused_object():
         ring.take('a', R)
     answer(ring, R, ('c', object_name('a', total)))
     # The one unused object, the last, lies further than a DELETE looks.
-    assert ring.take('a', D) is None
+    assert ring.take('a', D) is False
     assert ring.count('a') == total
     # Passed-over objects went to the back: the next DELETE reaches it.
     assert ring.take('a', D) == ('c', object_name('a', total))
+
+
+def test_in_a_guarded_class_an_update_has_its_object_to_itself():
+    """An UPDATE of a segmented object deletes the segments of the version
+    it replaces: under a READ streaming them, or another UPDATE about to
+    name them in its manifest."""
+    ring = ObjectRing()
+    ring.guard_updates(['a'])
+    for n in (1, 2, 3):
+        ring.add('a', 'c', 'a_%d' % n)
+        ring.add('b', 'c', 'b_%d' % n)
+    assert ring.take('a', U) == ('c', 'a_1')
+    assert ring.take('a', R) == ('c', 'a_2')
+    assert ring.take('a', R) == ('c', 'a_3')
+    # a_1 is being updated: READs pass over it, READs share the others.
+    assert ring.take('a', R) == ('c', 'a_2')
+    # An UPDATE finds nothing unused; neither does a DELETE.
+    assert ring.take('a', U) is False
+    assert ring.take('a', D) is False
+    answer(ring, U, ('c', 'a_1'))
+    assert ring.take('a', U) == ('c', 'a_1')    # a_3 (read) passed over
+    assert [e[1] for e in entries(ring, 'a')] == ['a_2', 'a_3', 'a_1']
+    assert ring.take('a', R) == ('c', 'a_2')
+    # With force, the head is taken whatever uses it.
+    assert ring.take('a', U, force=True) == ('c', 'a_3')
+    assert ring._updating == {'a_1': 1, 'a_3': 1}
+    # Unguarded classes: READs and UPDATEs share objects.
+    assert [ring.take('b', U) for _ in range(4)] == [
+        ('c', 'b_1'), ('c', 'b_2'), ('c', 'b_3'), ('c', 'b_1')]
+    assert ring.take('b', R) == ('c', 'b_2')
+    assert ring._in_use['b_1'] == 2 and 'b_1' not in ring._updating

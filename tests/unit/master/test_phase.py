@@ -79,3 +79,35 @@ def test_a_refused_workers_message_is_not_taken_on_its_bytes():
     done, results = [], []
     Phase(master, [], results.extend, None, done.extend).receive(data, 1.0)
     assert done == [] and [r['job_id'] for r in results] == [1]
+
+
+def test_jobs_that_wait_for_objects_resume_as_results_come_back():
+    # UPDATEs of a guarded class of two objects, four users: the jobs wait
+    # (jobgen.WAIT) for each UPDATE to be answered before the next of its
+    # object goes out; nothing is forced while something is out.
+    from random import Random
+    from ssbench.load import jobgen
+    from tests.unit.load.test_jobgen import make, populated
+    scenario = make(initial={'a': 2}, crud=(0, 0, 1, 0),
+                    operation_count=20)
+    ring = populated(scenario)
+    ring.guard_updates(['a'])
+    transport = FakeTransport()
+    master = Master(transport, user_count=4)
+    stats = master.run_jobs(jobgen.bench_jobs(scenario, Random(1), ring),
+                            on_results=ring.on_results)
+    assert stats.sent == stats.received == 20 and stats.errors == 0
+    assert transport.max_outstanding == 2
+    assert ring._in_use == {} and ring._updating == {}
+
+
+def test_jobs_waiting_with_nothing_out_are_told_to_force():
+    from ssbench.load.jobgen import FORCE, WAIT
+    told = []
+
+    def waiting():
+        told.append((yield WAIT))
+        yield jobs(1)[0]
+    stats = Master(FakeTransport(), user_count=2).run_jobs(
+        waiting(), on_results=lambda results: None)
+    assert told == [FORCE] and stats.received == 1
