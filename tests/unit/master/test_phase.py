@@ -111,3 +111,28 @@ def test_jobs_waiting_with_nothing_out_are_told_to_force():
     stats = Master(FakeTransport(), user_count=2).run_jobs(
         waiting(), on_results=lambda results: None)
     assert told == [FORCE] and stats.received == 1
+
+
+def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
+    from ssbench.load.jobgen import WAIT
+    from ssbench.load.schedule import Schedule
+    from tests.unit.master.test_dispatch import FakeClock
+
+    def waiting():
+        yield jobs(1)[0]
+        yield WAIT
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
+    master.tracker.seen(1, clock.now)
+    master.schedule = Schedule(1000.0, start=clock.now)
+    clock.now += 0.0035             # four jobs due
+    phase = Phase(master, waiting(), None, None)
+    phase.fill()
+    assert phase.blocked and not phase.exhausted
+    # One job went out; the other three times go back to the schedule,
+    # due already, and still the loop waits for a message.
+    assert phase.stats.sent == 1 and master.schedule.taken == 1
+    assert master.schedule.next_send() <= clock.now
+    assert phase.wait(0.5) == 0.5
+    phase.blocked = False
+    assert phase.wait(0.5) == 0.0
