@@ -38,6 +38,10 @@ class PhaseStats(object):
         # Messages of results taken on their bytes, and decoded.
         self.scanned = 0
         self.decoded = 0
+        # Turns the jobs waited for objects in use (jobgen.WAIT), leaving
+        # room unused; jobs that took one anyway (jobgen.FORCE).
+        self.held_back = 0
+        self.forced = 0
 
     def __repr__(self):
         return 'PhaseStats(sent=%d, received=%d, errors=%d%s)' % (
@@ -149,6 +153,7 @@ class Phase(object):
         batch = list(islice(takewhile(_NOT_WAIT, self.jobs), room))
         if len(batch) < room:
             if self._at_wait():
+                self.stats.held_back += 1
                 batch = self._after_wait(batch)
                 if schedule is not None:
                     schedule.unused(room - len(batch))
@@ -191,6 +196,7 @@ class Phase(object):
         if job is WAIT:     # a generator of another kind: wait for it
             self.blocked = True
             return batch
+        self.stats.forced += 1
         return [job]
 
     def wait(self, longest):

@@ -343,6 +343,7 @@ class ScenarioRun(object):
         if stats is not None:
             log.debug('%d of %d messages of results taken on their bytes',
                       stats.scanned, stats.scanned + stats.decoded)
+            held_back(stats, scenario.user_count)
         interrupted = stats is not None and stats.interrupted
         if interrupted:
             log.warning('Interrupted: the benchmark phase stopped early; '
@@ -406,3 +407,19 @@ class ScenarioRun(object):
             log.warning('%d of %d objects created by the run could not be '
                         'deleted', stats.errors, stats.sent)
         return not stats.interrupted
+
+
+def held_back(stats, user_count):
+    """Say when the benchmark phase had fewer than `user_count` requests
+    in flight because the jobs it could make needed objects other jobs
+    were using (ssbench.load.objectring): a throughput the cluster is not
+    to blame for."""
+    if stats.held_back:
+        log.warning('Fewer than %d requests were in flight at times: %d '
+                    'times, every object the next job could use was in '
+                    'use by another (a DELETE, or an UPDATE of a '
+                    'segmented object); more initial_files avoid it',
+                    user_count, stats.held_back)
+    if stats.forced:
+        log.warning('%d jobs used an object another job was using, with '
+                    'nothing else in flight to free one', stats.forced)

@@ -312,3 +312,27 @@ def test_reads_and_updates_of_one_object_do_not_collide(tmp_path, kind):
         assert errors == []
     finally:
         view.delete_everything(base)
+
+
+def test_updates_waiting_for_their_objects_are_said(tmp_path):
+    # UPDATEs only, two objects, eight users: at most two UPDATEs can be
+    # out at once, and the run says why it had fewer requests in flight.
+    support.require_swift()
+    base = support.unique_base()
+    view = support.SwiftView()
+    path = _scenario(str(tmp_path), base, [
+        {'name': 'seg', 'size_min': 20000, 'size_max': 30000,
+         'segment_size': 8192, 'large_object': 'slo'}],
+        crud=(0, 0, 100, 0), initial=2, operations=30)
+    stats = str(tmp_path / 'run.stats')
+    try:
+        ran = _run(support.AUTH_URL, path, stats, ['-u', '8'])
+        assert ran.status == 0, ran
+        records = _records(stats)
+        assert len(records) == 30
+        assert [r for r in records if 'exception' in r] == []
+        assert 'WARNING:Fewer than 8 requests were in flight at times' \
+            in ran.err
+        assert 'used an object another job was using' not in ran.err
+    finally:
+        view.delete_everything(base)

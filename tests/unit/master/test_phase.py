@@ -98,6 +98,7 @@ def test_jobs_that_wait_for_objects_resume_as_results_come_back():
                             on_results=ring.on_results)
     assert stats.sent == stats.received == 20 and stats.errors == 0
     assert transport.max_outstanding == 2
+    assert stats.held_back >= 9 and stats.forced == 0
     assert ring._in_use == {} and ring._updating == {}
 
 
@@ -111,6 +112,7 @@ def test_jobs_waiting_with_nothing_out_are_told_to_force():
     stats = Master(FakeTransport(), user_count=2).run_jobs(
         waiting(), on_results=lambda results: None)
     assert told == [FORCE] and stats.received == 1
+    assert (stats.held_back, stats.forced) == (1, 1)
 
 
 def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():

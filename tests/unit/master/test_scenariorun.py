@@ -2,6 +2,7 @@
 creation is bounded, and an interrupted cleanup makes an interrupted run."""
 from __future__ import absolute_import, division, print_function
 
+import logging
 import gevent
 import pytest
 
@@ -140,3 +141,20 @@ def test_results_of_the_run_are_kept(tmpdir):
     results = list(open_stats(outcome.stats_path).iter_results())
     assert len(results) == 20
     assert all(r['worker_id'] == 1 for r in results)
+
+
+def test_jobs_held_back_for_objects_in_use_are_said(caplog):
+    from ssbench.master.phase import PhaseStats
+    from ssbench.master.scenariorun import held_back
+    stats = PhaseStats()
+    with caplog.at_level(logging.WARNING):
+        held_back(stats, 8)
+    assert caplog.records == []
+    stats.held_back, stats.forced = 12, 2
+    with caplog.at_level(logging.WARNING):
+        held_back(stats, 8)
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == 2
+    assert lines[0].startswith('Fewer than 8 requests were in flight at '
+                               'times: 12 times,')
+    assert lines[1].startswith('2 jobs used an object another job')
