@@ -323,6 +323,9 @@ class Master(object):
                     not outstanding or clock() > drain_until or
                     self._gone_after_draining(phase)):
                 stats.interrupted = True
+                stats.unanswered = len(outstanding)
+                if outstanding:
+                    _say_unanswered(outstanding, clock())
                 return stats
             fill()
             if phase.exhausted and not phase.pending and not outstanding:
@@ -407,6 +410,17 @@ class Master(object):
         log.error('%d job(s) counted as errors: lost with a worker or in '
                   'transit', len(records))
         deliver(records, None)
+
+
+def _say_unanswered(outstanding, now):
+    """The requests a stopped run leaves out are its slowest: say so,
+    with how long they had been out, rather than let the latencies
+    reported look better than the cluster was."""
+    ages = [now - sent_at for _, sent_at in outstanding.values()]
+    log.warning('%d requests still in flight when the run stopped are not '
+                'in the results (out for %.1f to %.1f s by then): the '
+                'latencies reported leave out the slowest requests',
+                len(ages), min(ages), max(ages))
 
 
 def store_raw(writer):

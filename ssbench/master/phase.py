@@ -42,6 +42,8 @@ class PhaseStats(object):
         # room unused; jobs that took one anyway (jobgen.FORCE).
         self.held_back = 0
         self.forced = 0
+        # Jobs still out when an interrupted phase stopped waiting.
+        self.unanswered = 0
 
     def __repr__(self):
         return 'PhaseStats(sent=%d, received=%d, errors=%d%s)' % (

@@ -1,6 +1,7 @@
 from __future__ import absolute_import, division, print_function
 
 import collections
+import logging
 
 import pytest
 
@@ -444,7 +445,7 @@ def test_stop_request_drains_in_flight_results_then_returns():
     assert stats.sent == 3 and len(seen) == 3
 
 
-def test_stop_request_gives_up_after_the_drain_period():
+def test_stop_request_gives_up_after_the_drain_period(caplog):
     clock = FakeClock()
     transport = FakeTransport(respond=lambda job: [], clock=clock,
                               beating=[1])
@@ -453,9 +454,18 @@ def test_stop_request_gives_up_after_the_drain_period():
 
     def on_idle():
         master.stop_requested = True
-    stats = master.run_jobs(jobs(10), on_idle=on_idle)
+    with caplog.at_level(logging.WARNING):
+        stats = master.run_jobs(jobs(10), on_idle=on_idle)
     assert stats.interrupted and stats.sent == 2 and stats.received == 0
     assert clock.now - 1000.0 < 5
+    # The two requests left out are said, with how long they were out.
+    assert stats.unanswered == 2
+    said = [r.getMessage() for r in caplog.records
+            if 'still in flight' in r.getMessage()]
+    assert said == [
+        '2 requests still in flight when the run stopped are not in the '
+        'results (out for 3.0 to 3.0 s by then): the latencies reported '
+        'leave out the slowest requests']
 
 
 def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
