@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,6 +158,9 @@ def test_a_drain_ends_once_the_workers_are_gone(tmpdir):
         os.kill(pid, signal.SIGKILL)     # ...and die without answering
     assert job.finish() == 130, job.err
     assert 'Traceback' not in job.err, job.err
+    # The jobs they held are said to be left out of the results.
+    assert re.search(r'WARNING:\d+ requests still in flight when the run '
+                     r'stopped are not in the results \(out for ', job.err)
 
 
 def test_interrupted_while_authenticating(tmpdir):
