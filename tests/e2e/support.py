@@ -23,12 +23,22 @@ SAIO_LOG = os.path.join(os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio'),
                         'log')
 
 
+_HANDED_OUT = set()
+
+
 def free_port():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
+    """A loopback port free now and not handed out before by this
+    process: the kernel may give a port just closed again, and two calls in
+    a row (the work and results ports) once got the same one."""
+    for _ in range(100):
+        sock = socket.socket()
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
+    raise AssertionError('no loopback port that was not handed out before')
 
 
 class Ran(object):
