@@ -157,12 +157,11 @@ class Phase(object):
             if self._at_wait():
                 self.stats.held_back += 1
                 batch = self._after_wait(batch)
-                if schedule is not None:
-                    schedule.unused(room - len(batch))
             else:
                 self.exhausted = True
-                if schedule is not None:
-                    schedule.unused(room - len(batch))
+            if schedule is not None:
+                schedule.unused(room - len(batch))
+                if self.exhausted:
                     schedule.close(master.clock())
         if not batch:
             return

@@ -138,3 +138,22 @@ def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
     assert phase.wait(0.5) == 0.5
     phase.blocked = False
     assert phase.wait(0.5) == 0.0
+
+
+def test_jobs_that_end_when_told_to_force_close_a_rate_schedule():
+    from ssbench.load.jobgen import WAIT
+    from ssbench.load.schedule import Schedule
+    from tests.unit.master.test_dispatch import FakeClock
+
+    def waiting():
+        yield WAIT      # and FORCE finds nothing more to make
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
+    master.tracker.seen(1, clock.now)
+    master.schedule = Schedule(1000.0, start=clock.now)
+    clock.now += 0.0035
+    phase = Phase(master, waiting(), None, None)
+    phase.fill()
+    assert phase.exhausted and phase.stats.held_back == 1
+    assert master.schedule.closed_at == clock.now
+    assert master.schedule.taken == 0
