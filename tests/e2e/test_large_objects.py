@@ -286,6 +286,31 @@ def test_bandwidth_is_the_stats_bytes_over_the_run(small_proxy, tmp_path):
         view.delete_everything(base)
 
 
+def _crowded_run(tmp_path, kind, size_min, size_max, crud, operations):
+    """A run of eight users on a segmented class of two objects through
+    the usual proxy; its Ran, once every one of its `operations` results
+    is known to be a success."""
+    support.require_swift()
+    base = support.unique_base()
+    view = support.SwiftView()
+    path = _scenario(str(tmp_path), base, [
+        {'name': 'seg', 'size_min': size_min, 'size_max': size_max,
+         'segment_size': 8192, 'large_object': kind}],
+        crud=crud, initial=2, operations=operations)
+    stats = str(tmp_path / 'run.stats')
+    try:
+        ran = _run(support.AUTH_URL, path, stats, ['-u', '8'])
+        assert ran.status == 0, ran
+        records = _records(stats)
+        assert len(records) == operations
+        errors = [(r['type'], r.get('status'), r['exception'])
+                  for r in records if 'exception' in r]
+        assert errors == []
+        return ran
+    finally:
+        view.delete_everything(base)
+
+
 @pytest.mark.parametrize('kind', ['slo', 'dlo'])
 def test_reads_and_updates_of_one_object_do_not_collide(tmp_path, kind):
     # Two objects and eight users: each object is read and updated by
@@ -294,45 +319,13 @@ def test_reads_and_updates_of_one_object_do_not_collide(tmp_path, kind):
     # UPDATE whose manifest is about to name them: errors of the
     # benchmark's making, which the ring's guard on segmented classes
     # prevents.
-    support.require_swift()
-    base = support.unique_base()
-    view = support.SwiftView()
-    path = _scenario(str(tmp_path), base, [
-        {'name': 'seg', 'size_min': 40000, 'size_max': 60000,
-         'segment_size': 8192, 'large_object': kind}],
-        crud=(0, 50, 50, 0), initial=2, operations=150)
-    stats = str(tmp_path / 'run.stats')
-    try:
-        ran = _run(support.AUTH_URL, path, stats, ['-u', '8'])
-        assert ran.status == 0, ran
-        records = _records(stats)
-        assert len(records) == 150
-        errors = [(r['type'], r.get('status'), r['exception'])
-                  for r in records if 'exception' in r]
-        assert errors == []
-    finally:
-        view.delete_everything(base)
+    _crowded_run(tmp_path, kind, 40000, 60000, (0, 50, 50, 0), 150)
 
 
 def test_updates_waiting_for_their_objects_are_said(tmp_path):
     # UPDATEs only, two objects, eight users: at most two UPDATEs can be
     # out at once, and the run says why it had fewer requests in flight.
-    support.require_swift()
-    base = support.unique_base()
-    view = support.SwiftView()
-    path = _scenario(str(tmp_path), base, [
-        {'name': 'seg', 'size_min': 20000, 'size_max': 30000,
-         'segment_size': 8192, 'large_object': 'slo'}],
-        crud=(0, 0, 100, 0), initial=2, operations=30)
-    stats = str(tmp_path / 'run.stats')
-    try:
-        ran = _run(support.AUTH_URL, path, stats, ['-u', '8'])
-        assert ran.status == 0, ran
-        records = _records(stats)
-        assert len(records) == 30
-        assert [r for r in records if 'exception' in r] == []
-        assert 'WARNING:Fewer than 8 requests were in flight at times' \
-            in ran.err
-        assert 'used an object another job was using' not in ran.err
-    finally:
-        view.delete_everything(base)
+    ran = _crowded_run(tmp_path, 'slo', 20000, 30000, (0, 0, 100, 0), 30)
+    assert 'WARNING:Fewer than 8 requests were in flight at times' \
+        in ran.err
+    assert 'used an object another job was using' not in ran.err
