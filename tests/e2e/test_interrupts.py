@@ -147,8 +147,11 @@ def test_the_master_notices_at_once_that_its_workers_died(tmpdir):
 def test_a_drain_ends_once_the_workers_are_gone(tmpdir):
     stats = str(tmpdir.join('run.stat'))
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--workers', '2',
-                     '-o', '100000000', '-s', stats)
+                     '-u', '32', '-o', '100000000', '-s', stats)
     job.wait_for('Starting benchmark run')
+    # Stopped before the first jobs went out, the run would have nothing
+    # in flight to say: wait until jobs come and go (32 of them out).
+    support.wait_for_a_result(stats, job.proc, BOUND)
     children = job.children()
     for pid in children:
         os.kill(pid, signal.SIGSTOP)     # they hold their jobs...
