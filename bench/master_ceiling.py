@@ -38,7 +38,11 @@ decoding and checking them whole for comparison), generating the jobs,
 the object ring taking in the results, packing the jobs, and gzipping the
 stats file, each in microseconds of CPU per request.  What they leave of
 the marginal figure is system calls (ZeroMQ, the stats file) and the run
-loop's own bookkeeping.
+loop's own bookkeeping.  Last, ZeroMQ alone: this process, doing nothing
+but what the master's sockets do (a message of --concurrency jobs out to
+each of two peers, another for each answer), against two peers that
+answer at once with a message of results; the floor under any master
+loop at that many jobs a message.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -222,7 +226,78 @@ def parts(stats_path, per):
         fp.write(plain)
     timed('gzip the stats file (level %d)' % GZIP_LEVEL,
           lambda: gzip_file(plain_path, plain_path + '.gz'))
-    return out, decode
+    return out, decode, zmq_alone(protocol.pack(jobs[:per]), per,
+                                  messages[0], count)
+
+
+# An echo peer for zmq_alone(): answers every message with the bytes of
+# one results message, until it is terminated.
+ECHO = '''import sys, zmq
+context = zmq.Context()
+pull, push = context.socket(zmq.PULL), context.socket(zmq.PUSH)
+pull.connect('tcp://127.0.0.1:%s' % sys.argv[1])
+push.connect('tcp://127.0.0.1:%s' % sys.argv[2])
+with open(sys.argv[3], 'rb') as fp:
+    answer = fp.read()
+while True:
+    pull.recv()
+    push.send(answer)
+'''
+
+
+def zmq_alone(job_message, per, result_message, requests):
+    """(process, main thread) us of CPU per request that ZeroMQ alone
+    costs a master at `per` jobs a message (job_message holds them): this
+    process keeps one message of jobs out per echo
+    peer (WORKERS of them, each answering at once with result_message)
+    and sends another for each answer, as the master's loop does, doing
+    nothing else; main thread None before Python 3.7."""
+    import resource
+    import zmq
+    context = zmq.Context()
+    push, pull = context.socket(zmq.PUSH), context.socket(zmq.PULL)
+    peers = []
+    answer = tempfile.NamedTemporaryFile(prefix='ssbench-echo-')
+    try:
+        for sock in (push, pull):
+            sock.setsockopt(zmq.LINGER, 0)
+        ports = [sock.bind_to_random_port('tcp://127.0.0.1')
+                 for sock in (push, pull)]
+        answer.write(result_message)
+        answer.flush()
+        pull.setsockopt(zmq.RCVTIMEO, 10000)
+        for _ in range(WORKERS):
+            peers.append(subprocess.Popen(
+                [sys.executable, '-c', ECHO] + [str(p) for p in ports] +
+                [answer.name]))
+
+        def round_trips(count):
+            for _ in range(WORKERS):
+                push.send(job_message)
+            for left in range(count - WORKERS, -WORKERS, -1):
+                try:
+                    pull.recv()
+                except zmq.Again:
+                    raise Failed('an echo peer did not answer in 10 s')
+                if left > 0:
+                    push.send(job_message)
+
+        round_trips(200)      # warm-up: both peers connected
+        thread_time = getattr(time, 'thread_time', None)
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        main_before = thread_time() if thread_time else None
+        trips = max(1, requests // per)
+        round_trips(trips)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        done = trips * per
+        cpu = (after.ru_utime + after.ru_stime - before.ru_utime -
+               before.ru_stime)
+        return (cpu / done * 1e6, (thread_time() - main_before) / done *
+                1e6 if thread_time else None)
+    finally:
+        stop_workers(peers)
+        answer.close()
+        context.destroy(linger=0)
 
 
 def worktree(rev, tmp):
@@ -293,8 +368,8 @@ def main(argv=None):
         if args.parts:
             master_cpu(trees[0], batches[-1], args.large, tmp,
                        args.timeout, args.concurrency, keep=True)
-            figures, decode = parts(os.path.join(tmp, 'run.stat.gz'),
-                                    args.concurrency)
+            figures, decode, alone = parts(
+                os.path.join(tmp, 'run.stat.gz'), args.concurrency)
             for name in sorted(figures, key=figures.get, reverse=True):
                 print('part b%d: %s: %.2f us CPU/request' % (
                     batches[-1], name, figures[name]))
@@ -302,6 +377,12 @@ def main(argv=None):
                 batches[-1], sum(figures.values())))
             print('part b%d: (decoding and checking the results whole '
                   'instead: %.2f us CPU/request)' % (batches[-1], decode))
+            print('part b%d: ZeroMQ alone, %d jobs a message (PUSH/PULL '
+                  'to %d processes that answer at once): %.2f us '
+                  'CPU/request%s' % (
+                      batches[-1], args.concurrency, WORKERS, alone[0],
+                      '; main thread %.2f' % alone[1]
+                      if alone[1] is not None else ''))
     except (Failed, subprocess.CalledProcessError) as exc:
         print('master_ceiling: %s' % exc, file=sys.stderr)
         return 1
