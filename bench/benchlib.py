@@ -3,6 +3,7 @@ so this directory is on sys.path)."""
 from __future__ import absolute_import, division, print_function
 
 import os
+import resource
 import socket
 import subprocess
 import tempfile
@@ -11,6 +12,12 @@ import time
 
 class Failed(RuntimeError):
     """A measured command failed or overran its time."""
+
+
+def cpu_seconds():
+    """User + system CPU seconds of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def median(values):

@@ -22,13 +22,12 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 import os
-import resource
 import shutil
 import sys
 import tempfile
 
 import cannedswift
-from benchlib import median
+from benchlib import cpu_seconds, median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -36,11 +35,6 @@ sys.path.insert(0, os.path.dirname(HERE))
 from ssbench.swift import httpconn  # noqa: E402  (after the path)
 
 PATH = '/v1/AUTH_canned/bench/object'
-
-
-def cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def ours(port):

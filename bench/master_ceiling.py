@@ -57,7 +57,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import Failed, free_ports, measure, median
+from benchlib import Failed, cpu_seconds, free_ports, measure, median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -252,7 +252,6 @@ def zmq_alone(job_message, per, result_message, requests):
     peer (WORKERS of them, each answering at once with result_message)
     and sends another for each answer, as the master's loop does, doing
     nothing else; main thread None before Python 3.7."""
-    import resource
     import zmq
     context = zmq.Context()
     push, pull = context.socket(zmq.PUSH), context.socket(zmq.PULL)
@@ -284,14 +283,12 @@ def zmq_alone(job_message, per, result_message, requests):
 
         round_trips(200)      # warm-up: both peers connected
         thread_time = getattr(time, 'thread_time', None)
-        before = resource.getrusage(resource.RUSAGE_SELF)
+        before = cpu_seconds()
         main_before = thread_time() if thread_time else None
         trips = max(1, requests // per)
         round_trips(trips)
-        after = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = cpu_seconds() - before
         done = trips * per
-        cpu = (after.ru_utime + after.ru_stime - before.ru_utime -
-               before.ru_stime)
         return (cpu / done * 1e6, (thread_time() - main_before) / done *
                 1e6 if thread_time else None)
     finally:

@@ -33,25 +33,19 @@ import argparse
 import heapq
 import os
 import random
-import resource
 import subprocess
 import sys
 import time
 
 import zmq
 
-from benchlib import free_ports, median
+from benchlib import cpu_seconds, free_ports, median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WARMUP = 200
 STOP = b'stop'
 ORPHAN_MS = 30000   # a worker with nothing to do for this long exits
-
-
-def cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def master(kind, requests, users, latency_ms):
