@@ -2,7 +2,7 @@
 """The master's marginal CPU per request, the ceiling of a whole run.
 
     python bench/master_ceiling.py [--runs 3] [--batches 1,8]
-        [--small 10000] [--large 60000] [--concurrency 12]
+        [--small 10000] [--large 60000] [--concurrency 12[,100...]]
         [--compare-rev REV] [--parts]
 
 Two standalone `ssbench-worker` processes (-c 12 each, started by this
@@ -23,13 +23,24 @@ turns run by run, and the ratio printed:
 
     master b1 this tree: 11.2 us CPU/request (3 runs; ...; main thread 8.9)
     master b1 abc1234: 33.0 us CPU/request (3 runs; ...; main thread 30.1)
-    master b1: this tree / abc1234 = 0.34
+    master b1 -u 24: this tree / abc1234 = 0.34
 
 The main thread is what one core of the master carries; the rest is
 ZeroMQ's I/O thread, which runs beside it.  A message carries up to
 --concurrency jobs (the master's -u over the two workers), and what the
 master pays per message (waking up, ZeroMQ, the loop's turn) is divided
-among them: --concurrency 100 shows the cost per record alone.
+among them: --concurrency 100 shows the cost per record alone.  Given
+two or more (--concurrency 2,12,100), each figure is measured at each,
+and a least-squares fit of cost = a record + a message / (jobs a message)
+splits it into what a message costs (one of jobs out, one of results
+back) and what a record costs:
+
+    master b8 this tree: 67.0 us a message, 4.3 us a record; main
+        thread 48.0 and 4.0 (fit over -u 4, 24, 200)
+
+The workers are given min(--batch-size, -u), as the master's own
+--batch-size is capped: a worker waiting for a batch it can never fill
+sends only when its ~1 s partial flush comes.
 
 With --parts, the parts of the cost are then timed in this process (this
 tree only) on the results of one more --large run at the last batch size:
@@ -107,7 +118,8 @@ def start_workers(tree, batch, work_port, results_port, log_dir,
                     '--zmq-host', '127.0.0.1',
                     '--zmq-work-port', str(work_port),
                     '--zmq-results-port', str(results_port),
-                    '-c', str(concurrency), '--batch-size', str(batch),
+                    '-c', str(concurrency), '--batch-size',
+                    str(min(batch, WORKERS * concurrency)),
                     str(worker_id)],
                 env=tree.env, cwd=tree.path, stdout=log,
                 stderr=subprocess.STDOUT))
@@ -297,11 +309,63 @@ def zmq_alone(job_message, per, result_message, requests):
         context.destroy(linger=0)
 
 
+def split_cost(points):
+    """(us a message, us a record) fitted by least squares to
+    [(jobs a message, us a request)], cost = record + message / jobs;
+    None with fewer than two distinct sizes."""
+    xs = [1.0 / per for per, _ in points]
+    if len(set(xs)) < 2:
+        return None
+    mean_x = sum(xs) / len(xs)
+    mean_y = sum(cost for _, cost in points) / len(points)
+    slope = sum((x - mean_x) * (cost - mean_y)
+                for x, (_, cost) in zip(xs, points)) / sum(
+                    (x - mean_x) ** 2 for x in xs)
+    return slope, mean_y - slope * mean_x
+
+
 def worktree(rev, tmp):
     path = os.path.join(tmp, 'tree-' + rev.replace('/', '_'))
     subprocess.check_call(['git', 'worktree', 'add', '--detach', '-q',
                            path, rev], cwd=ROOT)
     return path
+
+
+def measure_batch(trees, batch, concurrency, args, tmp):
+    """Measure each tree at one batch size and concurrency, print a line
+    each (and the ratio of two); {label: (median us per request, that of
+    the main thread or None)}."""
+    marginal = dict((tree.label, []) for tree in trees)
+    main = dict((tree.label, []) for tree in trees)
+    ops = args.large - args.small
+    for _ in range(args.runs):
+        for tree in trees:
+            small = master_cpu(tree, batch, args.small, tmp, args.timeout,
+                               concurrency)
+            large = master_cpu(tree, batch, args.large, tmp, args.timeout,
+                               concurrency)
+            marginal[tree.label].append((large[0] - small[0]) / ops * 1e6)
+            if large[1] is not None and small[1] is not None:
+                main[tree.label].append((large[1] - small[1]) / ops * 1e6)
+    for tree in trees:
+        figures = marginal[tree.label]
+        print('master b%d %s: %.1f us CPU/request (%d runs; %d/%d ops; '
+              '-u %d; min %.1f, max %.1f)%s' % (
+                  batch, tree.label, median(figures), args.runs,
+                  args.small, args.large, WORKERS * concurrency,
+                  min(figures), max(figures),
+                  '; main thread %.1f' % median(main[tree.label])
+                  if main[tree.label] else ''))
+    if len(trees) == 2:
+        print('master b%d -u %d: %s / %s = %.2f' % (
+            batch, WORKERS * concurrency, trees[0].label, trees[1].label,
+            median(marginal[trees[0].label]) /
+            median(marginal[trees[1].label])))
+    sys.stdout.flush()
+    return dict((tree.label, (median(marginal[tree.label]),
+                              median(main[tree.label])
+                              if main[tree.label] else None))
+                for tree in trees)
 
 
 def main(argv=None):
@@ -315,15 +379,23 @@ def main(argv=None):
                         help='also measure this git revision')
     parser.add_argument('--timeout', type=float, default=300.0,
                         help='seconds one master run may take')
-    parser.add_argument('--concurrency', type=int, default=CONCURRENCY,
-                        help='each worker\'s -c; the master runs -u twice '
-                        'that, and a message carries up to that many jobs')
+    parser.add_argument('--concurrency', default=str(CONCURRENCY),
+                        help='each worker\'s -c (comma-separated: each '
+                        'in turn); the master runs -u twice that, and a '
+                        'message carries up to that many jobs')
     parser.add_argument('--parts', action='store_true',
                         help='then time the parts of the cost in-process')
     args = parser.parse_args(argv)
     if args.large <= args.small:
         parser.error('--large must be more than --small')
-    batches = [int(b) for b in args.batches.split(',')]
+    try:
+        batches = [int(b) for b in args.batches.split(',')]
+        concurrencies = [int(c) for c in args.concurrency.split(',')]
+    except ValueError:
+        parser.error('--batches and --concurrency take whole numbers, '
+                     'comma-separated')
+    if min(batches + concurrencies) < 1:
+        parser.error('--batches and --concurrency must be at least 1')
     tmp = tempfile.mkdtemp(prefix='ssbench-ceiling-')
     trees = [Tree('this tree', ROOT)]
     added = None
@@ -332,41 +404,35 @@ def main(argv=None):
             added = worktree(args.compare_rev, tmp)
             trees.append(Tree(args.compare_rev, added))
         for batch in batches:
-            marginal = dict((tree.label, []) for tree in trees)
-            main = dict((tree.label, []) for tree in trees)
-            for _ in range(args.runs):
+            fits = dict((tree.label, []) for tree in trees)
+            for concurrency in concurrencies:
+                figures = measure_batch(trees, batch, concurrency, args,
+                                        tmp)
                 for tree in trees:
-                    small = master_cpu(tree, batch, args.small, tmp,
-                                       args.timeout, args.concurrency)
-                    large = master_cpu(tree, batch, args.large, tmp,
-                                       args.timeout, args.concurrency)
-                    ops = args.large - args.small
-                    marginal[tree.label].append(
-                        (large[0] - small[0]) / ops * 1e6)
-                    if large[1] is not None and small[1] is not None:
-                        main[tree.label].append(
-                            (large[1] - small[1]) / ops * 1e6)
+                    fits[tree.label].append(
+                        (concurrency, figures[tree.label]))
             for tree in trees:
-                figures = marginal[tree.label]
-                print('master b%d %s: %.1f us CPU/request (%d runs; '
-                      '%d/%d ops; -u %d; min %.1f, max %.1f)%s' % (
-                          batch, tree.label, median(figures), args.runs,
-                          args.small, args.large,
-                          WORKERS * args.concurrency, min(figures),
-                          max(figures),
-                          '; main thread %.1f' % median(main[tree.label])
-                          if main[tree.label] else ''))
-            if len(trees) == 2:
-                print('master b%d: %s / %s = %.2f' % (
-                    batch, trees[0].label, trees[1].label,
-                    median(marginal[trees[0].label]) /
-                    median(marginal[trees[1].label])))
+                points = fits[tree.label]
+                split = split_cost([(c, f[0]) for c, f in points])
+                if split is None:
+                    continue
+                main = None
+                if all(f[1] is not None for _, f in points):
+                    main = split_cost([(c, f[1]) for c, f in points])
+                print('master b%d %s: %.1f us a message, %.1f us a record%s '
+                      '(fit over -u %s)' % (
+                          batch, tree.label, split[0], split[1],
+                          '; main thread %.1f and %.1f' % main
+                          if main else '',
+                          ', '.join(str(WORKERS * c)
+                                    for c in concurrencies)))
             sys.stdout.flush()
         if args.parts:
+            per = concurrencies[-1]
             master_cpu(trees[0], batches[-1], args.large, tmp,
-                       args.timeout, args.concurrency, keep=True)
+                       args.timeout, per, keep=True)
             figures, decode, alone = parts(
-                os.path.join(tmp, 'run.stat.gz'), args.concurrency)
+                os.path.join(tmp, 'run.stat.gz'), per)
             for name in sorted(figures, key=figures.get, reverse=True):
                 print('part b%d: %s: %.2f us CPU/request' % (
                     batches[-1], name, figures[name]))
@@ -377,7 +443,7 @@ def main(argv=None):
             print('part b%d: ZeroMQ alone, %d jobs a message (PUSH/PULL '
                   'to %d processes that answer at once): %.2f us '
                   'CPU/request%s' % (
-                      batches[-1], args.concurrency, WORKERS, alone[0],
+                      batches[-1], per, WORKERS, alone[0],
                       '; main thread %.2f' % alone[1]
                       if alone[1] is not None else ''))
     except (Failed, subprocess.CalledProcessError) as exc:
