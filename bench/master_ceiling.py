@@ -3,7 +3,7 @@
 
     python bench/master_ceiling.py [--runs 3] [--batches 1,8]
         [--small 10000] [--large 60000] [--concurrency 12[,100...]]
-        [--compare-rev REV] [--parts]
+        [--compare-rev REV] [--answer-at-once] [--parts]
 
 Two standalone `ssbench-worker` processes (-c 12 each, started by this
 script, not `--workers`) serve `run-scenario --noop -u 24 -R` runs of
@@ -41,6 +41,14 @@ back) and what a record costs:
 The workers are given min(--batch-size, -u), as the master's own
 --batch-size is capped: a worker waiting for a batch it can never fill
 sends only when its ~1 s partial flush comes.
+
+Each line also gives the marginal requests per second (the 50,000 extra
+requests over the extra wall time).  Two ssbench-worker processes answer
+more slowly than the master sends, so that rate is theirs; with
+--answer-at-once two bench processes take the workers' place (PEER
+below: plain ZeroMQ, no gevent, a heartbeat a second, each no-op job
+answered at once as a worker answers it), so that the master sets the
+pace and the rate is what one master carries.
 
 With --parts, the parts of the cost are then timed in this process (this
 tree only) on the results of one more --large run at the last batch size:
@@ -107,21 +115,62 @@ class Tree(object):
                 MASTER_ENTRY if role == 'master' else ENTRY % role]
 
 
+# A worker that answers at once (--answer-at-once): the measured tree's
+# wire protocol, with no Swift, no gevent and no batching.
+PEER = '''import sys, time, zmq
+from ssbench.wire import protocol
+work, results, worker_id = sys.argv[1], sys.argv[2], int(sys.argv[3])
+context = zmq.Context()
+pull, push = context.socket(zmq.PULL), context.socket(zmq.PUSH)
+pull.connect('tcp://127.0.0.1:%s' % work)
+push.connect('tcp://127.0.0.1:%s' % results)
+pull.setsockopt(zmq.RCVTIMEO, 200)
+beat = protocol.heartbeat(worker_id, [])
+if hasattr(protocol, 'identity'):      # trees before issue 21 have none
+    beat.update(protocol.identity(int(sys.argv[4])))
+next_beat = 0
+while True:
+    try:
+        data = pull.recv()
+    except zmq.Again:
+        data = None
+    now = time.time()
+    if now >= next_beat:
+        beat['completed_at'] = now
+        push.send(protocol.pack([beat]))
+        next_beat = now + 1
+    answers = []
+    for job in protocol.unpack(data) if data else ():
+        if job.get('noop') or job.get('type') == protocol.PING:
+            answers.append(protocol.result_ok(job, worker_id, 0.0, 0.0,
+                                              None, 0, now))
+        elif job.get('type') == protocol.SUICIDE:
+            sys.exit(0)
+    if answers:
+        push.send(protocol.pack(answers))
+'''
+
+
 def start_workers(tree, batch, work_port, results_port, log_dir,
-                  concurrency):
+                  concurrency, at_once=False):
+    """WORKERS standalone ssbench-worker processes of `tree`, or with
+    `at_once` PEER processes."""
     workers = []
     for worker_id in range(1, WORKERS + 1):
         log = open(os.path.join(log_dir, 'worker-%d.log' % worker_id), 'ab')
+        if at_once:
+            argv = [sys.executable, '-c', PEER, str(work_port),
+                    str(results_port), str(worker_id), str(concurrency)]
+        else:
+            argv = tree.command('worker') + [
+                '--zmq-host', '127.0.0.1',
+                '--zmq-work-port', str(work_port),
+                '--zmq-results-port', str(results_port),
+                '-c', str(concurrency), '--batch-size',
+                str(min(batch, WORKERS * concurrency)), str(worker_id)]
         try:
             workers.append(subprocess.Popen(
-                tree.command('worker') + [
-                    '--zmq-host', '127.0.0.1',
-                    '--zmq-work-port', str(work_port),
-                    '--zmq-results-port', str(results_port),
-                    '-c', str(concurrency), '--batch-size',
-                    str(min(batch, WORKERS * concurrency)),
-                    str(worker_id)],
-                env=tree.env, cwd=tree.path, stdout=log,
+                argv, env=tree.env, cwd=tree.path, stdout=log,
                 stderr=subprocess.STDOUT))
         finally:
             log.close()
@@ -142,13 +191,14 @@ def stop_workers(workers):
 
 
 def master_cpu(tree, batch, ops, tmp, timeout, concurrency=CONCURRENCY,
-               keep=False):
+               keep=False, at_once=False):
     """(CPU seconds of one master run with its own standalone workers,
-    those of its main thread or None), `keep`: its stats file stays, as
-    run.stat.gz in `tmp`."""
+    those of its main thread or None, its wall seconds), `keep`: its
+    stats file stays, as run.stat.gz in `tmp`; `at_once`: PEER processes
+    in place of the workers."""
     work_port, results_port = free_ports(2)
     workers = start_workers(tree, batch, work_port, results_port, tmp,
-                            concurrency)
+                            concurrency, at_once)
     main_cpu = os.path.join(tmp, 'main-thread.cpu')
     try:
         stats = os.path.join(tmp, 'run.stat')
@@ -162,13 +212,15 @@ def master_cpu(tree, batch, ops, tmp, timeout, concurrency=CONCURRENCY,
             argv += ['--expect-workers', str(WORKERS)]
         env = dict(tree.env)
         env[MAIN_CPU_ENV] = main_cpu
+        began = time.time()
         cpu, _ = measure(argv, cwd=tree.path, env=env, timeout=timeout)
+        wall = time.time() - began
         main = None
         if os.path.exists(main_cpu):
             with open(main_cpu) as noted:
                 main = float(noted.read())
             os.unlink(main_cpu)
-        return cpu, main
+        return cpu, main, wall
     finally:
         stop_workers(workers)
         for name in os.listdir(tmp):
@@ -337,25 +389,31 @@ def measure_batch(trees, batch, concurrency, args, tmp):
     the main thread or None)}."""
     marginal = dict((tree.label, []) for tree in trees)
     main = dict((tree.label, []) for tree in trees)
+    rate = dict((tree.label, []) for tree in trees)
     ops = args.large - args.small
     for _ in range(args.runs):
         for tree in trees:
             small = master_cpu(tree, batch, args.small, tmp, args.timeout,
-                               concurrency)
+                               concurrency, at_once=args.answer_at_once)
             large = master_cpu(tree, batch, args.large, tmp, args.timeout,
-                               concurrency)
+                               concurrency, at_once=args.answer_at_once)
             marginal[tree.label].append((large[0] - small[0]) / ops * 1e6)
+            if large[2] > small[2]:
+                rate[tree.label].append(ops / (large[2] - small[2]))
             if large[1] is not None and small[1] is not None:
                 main[tree.label].append((large[1] - small[1]) / ops * 1e6)
     for tree in trees:
         figures = marginal[tree.label]
         print('master b%d %s: %.1f us CPU/request (%d runs; %d/%d ops; '
-              '-u %d; min %.1f, max %.1f)%s' % (
+              '-u %d%s; min %.1f, max %.1f)%s%s' % (
                   batch, tree.label, median(figures), args.runs,
                   args.small, args.large, WORKERS * concurrency,
+                  '; answered at once' if args.answer_at_once else '',
                   min(figures), max(figures),
                   '; main thread %.1f' % median(main[tree.label])
-                  if main[tree.label] else ''))
+                  if main[tree.label] else '',
+                  '; %s req/s' % format(int(median(rate[tree.label])), ',')
+                  if rate[tree.label] else ''))
     if len(trees) == 2:
         print('master b%d -u %d: %s / %s = %.2f' % (
             batch, WORKERS * concurrency, trees[0].label, trees[1].label,
@@ -383,6 +441,9 @@ def main(argv=None):
                         help='each worker\'s -c (comma-separated: each '
                         'in turn); the master runs -u twice that, and a '
                         'message carries up to that many jobs')
+    parser.add_argument('--answer-at-once', action='store_true',
+                        help='bench processes that answer at once take '
+                        'the workers\' place: the master sets the pace')
     parser.add_argument('--parts', action='store_true',
                         help='then time the parts of the cost in-process')
     args = parser.parse_args(argv)
@@ -430,7 +491,8 @@ def main(argv=None):
         if args.parts:
             per = concurrencies[-1]
             master_cpu(trees[0], batches[-1], args.large, tmp,
-                       args.timeout, per, keep=True)
+                       args.timeout, per, keep=True,
+                       at_once=args.answer_at_once)
             figures, decode, alone = parts(
                 os.path.join(tmp, 'run.stat.gz'), per)
             for name in sorted(figures, key=figures.get, reverse=True):
