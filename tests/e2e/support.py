@@ -196,6 +196,40 @@ def wait_for_a_result(stats_path, proc, timeout=120):
         time.sleep(0.05)
 
 
+def results_so_far(stats_path):
+    """How many whole results the plain stats file of a running master
+    holds (a batch still being written at its end does not count)."""
+    from ssbench.errors import StatsFileError
+    from ssbench.results.statsreader import open_stats
+    count = 0
+    try:
+        for _ in open_stats(stats_path).iter_results():
+            count += 1
+    except (StatsFileError, IOError, OSError, ValueError):
+        pass
+    return count
+
+
+def wait_until_no_result_comes(stats_path, proc, quiet=1.0, timeout=60):
+    """Poll until the running master `proc` has written no new result to
+    its plain stats file for `quiet` seconds (10 times the writer's flush
+    interval): it then takes in no more; fails if it exits or `timeout`
+    passes first.  (Its own health records keep coming each second.)"""
+    import time
+    deadline = time.time() + timeout
+    count, since = -1, time.time()
+    while True:
+        assert proc.poll() is None, 'the master exited'
+        now = time.time()
+        assert now < deadline, 'results still came after %g s' % timeout
+        written = results_so_far(stats_path)
+        if written != count:
+            count, since = written, now
+        elif now - since >= quiet:
+            return
+        time.sleep(0.1)
+
+
 # --- Keystone (tools/keystone) ----------------------------------------------
 
 KEYSTONE = os.path.join(ROOT, 'tools', 'keystone')
