@@ -171,18 +171,23 @@ def read_results(stats_path):
     return list(open_stats(stats_path).iter_results())
 
 
-def holds_a_result(stats_path):
-    """True once the plain stats file of a running master holds a whole
-    result (the master flushes it every few tenths of a second; a batch
+def _whole_results(stats_path):
+    """The whole results the plain stats file of a running master holds
+    so far (the master flushes it every few tenths of a second; a batch
     still being written at its end does not count)."""
     from ssbench.errors import StatsFileError
     from ssbench.results.statsreader import open_stats
     try:
-        for _ in open_stats(stats_path).iter_results():
-            return True
+        for result in open_stats(stats_path).iter_results():
+            yield result
     except (StatsFileError, IOError, OSError, ValueError):
-        pass
-    return False
+        return
+
+
+def holds_a_result(stats_path):
+    """True once the plain stats file of a running master holds a whole
+    result."""
+    return any(True for _ in _whole_results(stats_path))
 
 
 def wait_for_a_result(stats_path, proc, timeout=120):
@@ -198,16 +203,8 @@ def wait_for_a_result(stats_path, proc, timeout=120):
 
 def results_so_far(stats_path):
     """How many whole results the plain stats file of a running master
-    holds (a batch still being written at its end does not count)."""
-    from ssbench.errors import StatsFileError
-    from ssbench.results.statsreader import open_stats
-    count = 0
-    try:
-        for _ in open_stats(stats_path).iter_results():
-            count += 1
-    except (StatsFileError, IOError, OSError, ValueError):
-        pass
-    return count
+    holds."""
+    return sum(1 for _ in _whole_results(stats_path))
 
 
 def wait_until_no_result_comes(stats_path, proc, quiet=1.0, timeout=60):
