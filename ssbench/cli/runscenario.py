@@ -44,7 +44,7 @@ def cmd_run_scenario(args):
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
         errors=args.errors, skip=args.warmup, force=args.force,
-        bandwidth=args.bandwidth)
+        bandwidth=args.bandwidth, slo=args.slo)
     report_request.check(
         inputs=[('scenario file', args.scenario_file)],
         outputs=[('stats file', stats_paths.plain),
