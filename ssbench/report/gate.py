@@ -94,7 +94,7 @@ def _parse_metric(rule, left):
     try:
         name = metricnames.parse_metric(left)
     except ValueError as exc:
-        raise _bad(rule, '%s' % (exc,))
+        raise _bad(rule, exc.args[0])
     return name.operation, name.kind, name.metric
 
 

@@ -76,7 +76,7 @@ def _parse_objective(text):
     try:
         name = metricnames.parse_metric(left)
     except ValueError as exc:
-        raise _bad(text, '%s' % (exc,))
+        raise _bad(text, exc.args[0])
     return Objective(_cut(text), name, comparison,
                      _parse_limit(text, right.lower(), name))
 
