@@ -3,6 +3,7 @@ from __future__ import absolute_import, division, print_function
 import io
 import json
 
+from ssbench.compat import PY2
 from ssbench.report import suite
 from tests.unit.report.test_compare import document, latency, operation
 
@@ -53,7 +54,7 @@ def test_the_table_has_a_line_per_step():
         step(2, 'u16.rate400', step_doc(rate=400, scale=3, errors=5),
              steady={'steady': False}, slo=['p99<1s: ...']),
         step(3, 'u32', None, complete=False)])
-    out = io.StringIO()
+    out = io.BytesIO() if PY2 else io.StringIO()
     suite.render_table(doc, out)
     assert out.getvalue().splitlines() == [
         'Suite "curve": 3 steps',
@@ -80,6 +81,6 @@ def test_the_document_is_json_with_the_search():
     assert again['format'] == 'ssbench-suite'
     assert again['steps'][0]['figures']['operations']['total']['count'] == \
         1000
-    out = io.StringIO()
+    out = io.BytesIO() if PY2 else io.StringIO()
     suite.render_table(doc, out)
     assert out.getvalue().endswith('\nCapacity search: highest ...\n')
