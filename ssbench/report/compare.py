@@ -15,9 +15,8 @@ import collections
 
 from ssbench.compat import write_text
 from ssbench.errors import StatsFileError
-from ssbench.report.metricnames import (KINDS, OPERATIONS, all_sizes,
-                                        error_rate, operations_of,
-                                        percentile_key)
+from ssbench.report.compute.metricnames import (
+    KINDS, OPERATIONS, all_sizes, error_rate, operations_of, percentile_key)
 from ssbench.report.render.classic import format_time
 
 KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}

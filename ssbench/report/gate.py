@@ -30,7 +30,7 @@ from __future__ import absolute_import, division, print_function
 import collections
 import re
 
-from ssbench.report import metricnames
+from ssbench.report.compute import metricnames
 from ssbench.report.compare import KIND_LABELS, format_value, spread_text
 from ssbench.errors import UsageError
 

@@ -3,7 +3,7 @@
 Objectives, comma-separated::
 
     OBJECTIVE = NAME CMP LIMIT
-    NAME      = a figure as ssbench.report.metricnames names it: p99,
+    NAME      = a figure as ssbench.report.compute.metricnames names it: p99,
                 read.p99.9, create.first_byte.max, rps, errors, ...
     CMP       = "<" | ">"
     LIMIT     = for a latency (pN, max, avg): a number and its unit, one
@@ -26,7 +26,7 @@ import collections
 import re
 
 from ssbench.errors import UsageError
-from ssbench.report import metricnames
+from ssbench.report.compute import metricnames
 
 # The CLI's exit status when an objective was missed (as --fail-if's).
 MISSED_EXIT = 3

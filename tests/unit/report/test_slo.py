@@ -3,7 +3,7 @@ from __future__ import absolute_import, division, print_function
 import pytest
 
 from ssbench.report import slo
-from ssbench.report.metricnames import MetricName
+from ssbench.report.compute.metricnames import MetricName
 from tests.unit.report.test_compare import document, latency, operation
 from tests.unit.report.test_gate import native
 

@@ -2,7 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.report import metricnames as names
+from ssbench.report.compute import metricnames as names
 from tests.unit.report.test_compare import latency, operation
 
 
