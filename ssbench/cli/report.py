@@ -37,12 +37,6 @@ def add_analysis_outputs(parser):
     """--json, --html, --errors, --bandwidth and --slo, shared by
     run-scenario and report-scenario."""
     parser.add_argument(
-        '--slo', metavar='OBJECTIVES', default=None,
-        help="Exit with status 3 when the run misses an absolute "
-        "objective, e.g. 'p99<200ms,read.p99.9<1s,errors<0.1%%' (a unit "
-        "on every time; the metric names of --fail-if; see "
-        "docs/analysis.rst)")
-    parser.add_argument(
         '--json', metavar='FILE', dest='json_file', default=None,
         help='Also write the full analysis (every percentile, per-second '
         'series, errors by cause) as one JSON document to FILE; "-" '
@@ -62,6 +56,12 @@ def add_analysis_outputs(parser):
         help='After the text report, print the bandwidth by operation and '
         'size class: the bytes of the successful operations divided by the '
         'run\'s duration, in MB/s (10^6 bytes) and MiB/s (2^20 bytes)')
+    parser.add_argument(
+        '--slo', metavar='OBJECTIVES', default=None,
+        help="Exit with status 3 when the run misses an absolute "
+        "objective, e.g. 'p99<200ms,read.p99.9<1s,errors<0.1%%' (a unit "
+        "on every time; the metric names of --fail-if; see "
+        "docs/analysis.rst)")
 
 
 def add_report_parser(subparsers, formatter_class):
