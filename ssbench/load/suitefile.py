@@ -67,18 +67,30 @@ def check_setting(check, key, value, what):
 
 
 class StepPlan(object):
-    """One step of a suite: its number (from 1), the scenario path and
-    the settings it overrides (an OrderedDict, in SETTINGS order)."""
+    """One step of a suite: its number (from 1), the scenario path, the
+    settings it overrides (an OrderedDict, in SETTINGS order) and the
+    names of those that tell it from the other steps (`shown`; None:
+    all of them)."""
 
-    def __init__(self, number, scenario, settings):
+    def __init__(self, number, scenario, settings, shown=None):
         self.number = number
         self.scenario = scenario
         self.settings = settings
+        self.shown = shown
 
     def label(self):
-        """The step's values in short: 'u16.rate400' ('' without any)."""
-        return '.'.join('%s%s' % (SHORT[key], _short(value))
-                        for key, value in self.settings.items())
+        """The step's distinguishing values in short: 'u16.rate400' (''
+        without any); a scenario file among others by its name."""
+        parts = []
+        shown = self.shown if self.shown is not None else \
+            ['scenario'] + list(self.settings)
+        if 'scenario' in shown and self.shown is not None:
+            parts.append(os.path.splitext(os.path.basename(
+                self.scenario))[0])
+        parts.extend('%s%s' % (SHORT[key], _short(value))
+                     for key, value in self.settings.items()
+                     if key in shown)
+        return '.'.join(parts)
 
     def to_json(self):
         out = collections.OrderedDict([('step', self.number),
@@ -196,7 +208,22 @@ def parse_suite(data, source, default_name, folder=''):
                 break
             out.append(_plan(len(out) + 1, merged, folder))
     mistakes.raise_any()
-    return Suite(name, out)
+    return Suite(name, show_differences(out))
+
+
+def show_differences(steps):
+    """`steps` (StepPlans), each labelled by the settings (and scenario
+    file) whose values differ among them."""
+    keys = set()
+    for step in steps:
+        keys.update(step.settings)
+    varying = [key for key in keys if len(set(
+        repr(step.settings.get(key)) for step in steps)) > 1]
+    if len(set(step.scenario for step in steps)) > 1:
+        varying.append('scenario')
+    for step in steps:
+        step.shown = varying
+    return steps
 
 
 def _settings(mistakes, value, where):

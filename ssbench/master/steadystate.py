@@ -21,6 +21,11 @@ verdict() is pure; ssbench.master.scenariorun feeds it.
 from __future__ import absolute_import, division, print_function
 
 import collections
+import logging
+
+from ssbench.report.compute.percentile import percentile_of_sorted
+
+log = logging.getLogger(__name__)
 
 WINDOW = 5.0
 WINDOWS = 6
@@ -87,3 +92,108 @@ def _drift(values):
                 for i, value in enumerate(values)) / \
         sum((i - middle) ** 2 for i in range(n))
     return slope * (n - 1) / mean
+
+
+RECORD_KIND = 'steady_state'
+# A window is judged once results have completed this long after its
+# end: results of other hosts arrive a little out of order.
+SLACK = 1.0
+
+
+class SteadyWatch(object):
+    """Watches a step's results (add()) and ends its jobs (jobs()) once
+    verdict() finds them steady.
+
+    Windows are cut from the completion times, from the step's first
+    request start plus `warmup` seconds; a result's latency is its
+    response time in open loop (from its intended start), else its
+    last-byte latency, and a failure counts at its time to failure.
+    """
+
+    def __init__(self, warmup=0.0, window=WINDOW, needed=WINDOWS,
+                 tolerance=TOLERANCE, latency_tolerance=LATENCY_TOLERANCE,
+                 min_results=MIN_RESULTS):
+        self.warmup = warmup
+        self.window = window
+        self.judge = dict(needed=needed, tolerance=tolerance,
+                          latency_tolerance=latency_tolerance,
+                          min_results=min_results)
+        self.origin = None
+        self.latest = None
+        self.open = {}
+        self.windows = []
+        self.verdict = Verdict(False, 'no results yet')
+        self.steady_after = None
+
+    def add(self, results):
+        """Take a list of result records."""
+        for result in results:
+            completed = result.get('completed_at')
+            latency = _latency(result)
+            if completed is None or latency is None:
+                continue
+            if self.origin is None:
+                self.origin = completed - latency + self.warmup
+            index = int((completed - self.origin) // self.window)
+            if index < 0 or index < len(self.windows):
+                continue        # warm-up, or a window judged already
+            latencies = self.open.get(index)
+            if latencies is None:
+                latencies = self.open[index] = []
+            latencies.append(latency)
+            if self.latest is None or completed > self.latest:
+                self.latest = completed
+        self._close()
+
+    def _close(self):
+        """Judge every window that ended SLACK seconds before the latest
+        completion (an empty one counts: a stall is not steady)."""
+        if self.latest is None or self.steady_after is not None:
+            return
+        while self.origin + (len(self.windows) + 1) * self.window + \
+                SLACK <= self.latest:
+            latencies = sorted(self.open.pop(len(self.windows), ()))
+            self.windows.append(Window(
+                len(latencies), len(latencies) / self.window,
+                percentile_of_sorted(latencies, 99)))
+            self.verdict = verdict(self.windows, **self.judge)
+            if self.verdict.steady:
+                self.steady_after = self.warmup + \
+                    len(self.windows) * self.window
+                return
+
+    @property
+    def steady(self):
+        return self.steady_after is not None
+
+    def jobs(self, jobs):
+        """`jobs` until the results are steady."""
+        for job in jobs:
+            if self.steady_after is not None:
+                log.info('Steady after %.0f s: %s; the step ends',
+                         self.steady_after, self.verdict.why)
+                return
+            yield job
+
+    def record(self):
+        """The stats file's control record of how the step ended."""
+        return {'kind': RECORD_KIND, 'steady': self.steady,
+                'after': self.steady_after, 'why': self.verdict.why,
+                'windows': len(self.windows)}
+
+
+def _latency(result):
+    """A result's latency as the reports take it: in open loop its
+    response time (see ssbench.results.recordview), a failure at its
+    time to failure."""
+    if 'exception' in result:
+        latency = result.get('time_to_failure')
+    else:
+        latency = result.get('last_byte_latency')
+    intended = result.get('intended_start')
+    if latency is None or intended is None:
+        return latency
+    lag, held = result.get('send_lag'), result.get('worker_time')
+    if lag is not None and held is not None:
+        return max(latency, lag + held)
+    return max(latency, result['completed_at'] - intended)

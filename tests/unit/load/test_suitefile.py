@@ -35,8 +35,11 @@ def test_steps_take_the_defaults_and_their_own_settings():
          [('user_count', 8), ('operation_count', 2000)]),
         (2, '/abs/big.scenario',
          [('user_count', 16), ('operation_count', 2000), ('rate', 400)])]
-    assert [s.label() for s in suite.steps] == ['u8.o2000',
-                                                'u16.o2000.rate400']
+    # Labelled by what differs: the scenario, the users and the rate.
+    assert [s.label() for s in suite.steps] == ['small.u8',
+                                                'big.u16.rate400']
+    assert suitefile.StepPlan(1, 'x', suite.steps[1].settings).label() == \
+        'u16.o2000.rate400'
 
 
 def test_a_sweep_makes_each_step_once_per_combination():

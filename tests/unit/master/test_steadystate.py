@@ -65,3 +65,59 @@ def test_noise_without_trend_is_steady_and_trend_without_noise_is_not():
 def test_the_defaults_are_the_documented_ones():
     assert (steadystate.WINDOW, steadystate.WINDOWS, steadystate.TOLERANCE,
             steadystate.LATENCY_TOLERANCE) == (5.0, 6, 0.10, 0.20)
+
+
+def results(start, seconds, rate, latency, step=1.0):
+    """Results completing `rate` a second from `start` for `seconds`,
+    each with latency(second)."""
+    out = []
+    t = start
+    while t < start + seconds:
+        for i in range(int(rate * step)):
+            out.append({'completed_at': t + i / (rate * step) * step,
+                        'last_byte_latency': latency(t - start)})
+        t += step
+    return out
+
+
+def test_a_watch_ends_the_jobs_of_a_steady_load():
+    watch = steadystate.SteadyWatch(warmup=5)
+    jobs = watch.jobs(iter(range(10 ** 6)))
+    taken = 0
+    for second in range(60):
+        next(jobs)
+        taken += 1
+        watch.add(results(1000.0 + second, 1, 100, lambda t: 0.05))
+        if watch.steady:
+            break
+    assert watch.steady
+    assert watch.steady_after == 35      # warm-up and six windows of 5 s
+    assert list(jobs) == []
+    record = watch.record()
+    assert record['kind'] == 'steady_state' and record['steady']
+    assert record['after'] == 35 and record['windows'] == 6
+
+
+def test_a_watch_never_ends_a_rising_latency():
+    watch = steadystate.SteadyWatch()
+    watch.add(results(1000.0, 120, 100, lambda t: 0.05 * (1 + 0.01 * t)))
+    assert not watch.steady
+    assert watch.verdict.why.startswith('p99 rising')
+    assert watch.record()['after'] is None
+
+
+def test_a_stall_is_not_steady():
+    watch = steadystate.SteadyWatch()
+    watch.add(results(1000.0, 20, 100, lambda t: 0.05))
+    watch.add(results(1027.0, 20, 100, lambda t: 0.05))
+    assert not watch.steady
+
+
+def test_open_loop_results_count_their_response_time():
+    late = {'completed_at': 10.0, 'last_byte_latency': 0.01,
+            'intended_start': 9.0, 'send_lag': 0.5, 'worker_time': 0.3}
+    assert steadystate._latency(late) == 0.8
+    older = dict(late, send_lag=None)
+    assert steadystate._latency(older) == 1.0
+    failed = {'completed_at': 10.0, 'exception': 'x', 'time_to_failure': 2}
+    assert steadystate._latency(failed) == 2
