@@ -127,29 +127,15 @@ def cmd_run_suite(args):
     _refuse_run_only_flags(args)
     objectives = parse_slo(args.slo) if args.slo is not None else None
     if args.find_max_rate:
-        from ssbench.cli.capacityrun import search_plan
-        suite = search_plan(args, objectives)
-    else:
-        suite = suiteplan.plan_from_args(args)
+        from ssbench.cli.capacityrun import cmd_find_max_rate
+        return cmd_find_max_rate(args, objectives)
+    suite = suiteplan.plan_from_args(args)
     folder = suiteplan.suite_dir(args, suite)
     done = suiteplan.earlier_steps(folder, suite, args.resume)
     steps = [load_step(args, plan, folder, suite) for plan in suite.steps]
-    _check_outputs(args, folder)
-    _check_steps(args, [step for step in steps
-                        if step.plan.number not in done])
-    log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", %d '
-             'steps, files in %s', ssbench.version, suite.name, len(steps),
-             folder)
-    widest = max(steps, key=lambda step: step.scenario.user_count)
-    check_open_files(args, widest.scenario)
-    if args.metrics is not None:
-        from ssbench.master.metrics import require_client
-        require_client()
-    curve = curve_keys(args, local_workers=bool(args.workers))
-    swift, worker_config = connect_swift(
-        args, _distinct([step.scenario for step in steps]))
     runner = SuiteRunner(args, suite, folder, steps, done, objectives)
-    return runner.run(swift, worker_config, curve, widest)
+    return runner.start([step for step in steps
+                         if step.plan.number not in done])
 
 
 def _distinct(scenarios):
@@ -175,7 +161,27 @@ class SuiteRunner(object):
                         for step in steps]
         self.search = None
 
+    def start(self, to_run):
+        """Check the steps `to_run` and the outputs, connect to Swift, run
+        the suite: the exit status."""
+        args = self.args
+        _check_outputs(args, self.folder)
+        _check_steps(args, to_run)
+        log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
+                 '%d steps, files in %s', ssbench.version, self.suite.name,
+                 len(self.steps), self.folder)
+        widest = max(self.steps, key=lambda step: step.scenario.user_count)
+        check_open_files(args, widest.scenario)
+        if args.metrics is not None:
+            from ssbench.master.metrics import require_client
+            require_client()
+        curve = curve_keys(args, local_workers=bool(args.workers))
+        swift, worker_config = connect_swift(
+            args, _distinct([step.scenario for step in self.steps]))
+        return self.run(swift, worker_config, curve, widest)
+
     def run(self, swift, worker_config, curve, widest):
+        """Run the suite with the workers (local ones started for it)."""
         from ssbench.master.suiterun import SuiteRun
         from ssbench.wire.transport import MasterSockets
         args = self.args
@@ -226,8 +232,7 @@ class SuiteRunner(object):
                          entry['label'] or '-', entry['stats_file'])
                 continue
             outcome = self._run_step(suite_run, live, step, index)
-            if outcome.error is not None or outcome.interrupted or \
-                    not self.entries[index]['complete']:
+            if not self.entries[index]['complete']:
                 break
         return outcome
 
