@@ -238,14 +238,20 @@ class SuiteRunner(object):
 
     def _run_step(self, suite_run, live, step, index):
         from ssbench.master.scenariorun import RunOptions
+        from ssbench.master import steadystate
         from ssbench.master.steadystate import SteadyWatch
         from ssbench.results.safefiles import StatsPaths
         args = self.args
         number, total = step.plan.number, len(self.steps)
         log.info('Step %d/%d (%s): %s', number, total,
                  step.plan.label() or '-', step.plan.scenario)
-        watch = SteadyWatch(warmup=args.warmup) if args.until_steady \
-            else None
+        watch = None
+        if args.until_steady:
+            watch = SteadyWatch(
+                warmup=args.warmup,
+                window=args.steady_seconds / steadystate.WINDOWS,
+                tolerance=args.steady_tolerance,
+                latency_tolerance=2 * args.steady_tolerance)
         header = {'suite': {'name': self.suite.name, 'step': number,
                             'steps': total, 'label': step.plan.label()}}
         if watch is not None:

@@ -6,7 +6,7 @@ import argparse
 
 from ssbench.cli import common
 from ssbench.load import sweep
-from ssbench.master import capacitysearch
+from ssbench.master import capacitysearch, steadystate
 
 EPILOG = '''\
 -u, -o, -r, -c, -p, --rate and --batch-size take a sweep: one value, a
@@ -76,8 +76,20 @@ def add_suite_parser(subparsers, add_run_arguments):
     suite.add_argument(
         '--until-steady', action='store_true', default=False,
         help='End each step (after --warmup) once its throughput and p99 '
-        'are steady over the last 30 s (within 10%% and 20%%, without '
-        'drift); the step\'s -r or -o is the ceiling')
+        'are steady over the last --steady-seconds (within '
+        '--steady-tolerance, without drift); the step\'s -r or -o is the '
+        'ceiling')
+    suite.add_argument(
+        '--steady-seconds', metavar='SECONDS',
+        type=common.bounded(common.positive_float, 3600),
+        default=steadystate.WINDOW * steadystate.WINDOWS,
+        help='--until-steady judges the last SECONDS, in %d windows'
+        % (steadystate.WINDOWS,))
+    suite.add_argument(
+        '--steady-tolerance', metavar='PERCENT', type=_percent,
+        default=steadystate.TOLERANCE,
+        help='--until-steady: how far throughput may vary over them (p99: '
+        'twice as far)')
     suite.add_argument(
         '--find-max-rate', action='store_true', default=False,
         help='With --slo and -r: run open-loop steps from --rate upwards '
