@@ -460,6 +460,39 @@ def test_package_table_checks_can_fail():
     assert rule_of('ssbench/cli/') == 'anything'
 
 
+# -- figures a reader can follow ----------------------------------------------
+
+ISSUE = re.compile(r'\bissues? +#?[0-9]+', re.I)
+# A bare token of 7 to 40 hex digits, with a digit and a letter, is an
+# abbreviated commit (transaction ids, in which one ends after a dash,
+# are not bare).
+HEX = re.compile(r'(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])'
+                 r'[0-9a-f]{7,40}(?![\w-])', re.I)
+
+
+def history_marks(text):
+    """Issue numbers and commit hashes: marks of the project's history
+    that a reader of the figures cannot follow."""
+    return ISSUE.findall(text) + HEX.findall(text)
+
+
+def test_performance_names_no_issue_and_no_commit():
+    assert history_marks(read(os.path.join('docs', 'performance.rst'))) \
+        == []
+
+
+@pytest.mark.parametrize('text, found', [
+    ('the range issue 21 measured', ['issue 21']),
+    ('(Issues 21, 22)', ['Issues 21']),
+    ('--compare-rev 03c7933 --runs 3', ['03c7933']),
+    ('tree e6b6552a0f, then', ['e6b6552a0f']),
+    ('tx32f482470e14494395543-006b04862d, 1000000 results, '
+     'accepted effaced', []),
+])
+def test_history_marks_are_found(text, found):
+    assert history_marks(text) == found
+
+
 # -- valid reStructuredText, links that land ---------------------------------
 
 def doctree(page, text, warnings):
