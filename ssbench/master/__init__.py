@@ -1,3 +1,4 @@
-"""The master: one scenario run phase by phase, its flow control,
-worker liveness, local workers and the progress characters.
+"""The master: one scenario run phase by phase, its run loop (dispatch),
+the registry of workers and their liveness (workerregistry), local workers
+and the progress characters.
 """

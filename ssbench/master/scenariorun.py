@@ -265,41 +265,21 @@ class ScenarioRun(object):
         return not stats.interrupted
 
     def benchmark(self):
+        """The benchmark phase, its results written to the stats file
+        (finalized even when the phase fails): a RunOutcome."""
         scenario, options = self.scenario, self.options
         log.info('Starting benchmark run (up to %d concurrent workers)',
                  scenario.user_count)
-        progress = None
-        if options.progress_stream is not None:
-            progress = ProgressPrinter(options.progress_stream)
-            progress.legend()
-        ring_on_results = self.ring.on_results
-        if progress is not None:
-            add_results = progress.add_results
-
-            def on_results(results):
-                ring_on_results(results)
-                add_results(results)
-            on_idle = progress.tick
-        else:
-            on_results, on_idle = ring_on_results, None
-
+        progress = self._progress()
+        on_results, on_idle = self._bench_callbacks(progress)
         paths = self.stats_paths
-        header = scenario.stats_header(ssbench.version)
-        header['seed'] = self.seed
-        if options.warmup:
-            header['warmup'] = options.warmup
-        header[workerlist.HEADER_KEY] = workerlist.entries(
-            self.master.identities, self.master.tracker.live())
+        header = self._bench_header()
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
         on_results, on_idle, self.master.on_heartbeat = self._live(
             'benchmark', scenario.operation_count, on_results, on_idle,
             healthrecords.store_health(writer))
-        profiler = None
-        if options.profile_path:
-            import cProfile
-            profiler = cProfile.Profile()
-            profiler.enable()
+        profiler = _start_profile(options.profile_path)
         stats = error = None
         try:
             stats = self.master.run_jobs(
@@ -315,45 +295,89 @@ class ScenarioRun(object):
                         'compressed)', paths.plain)
             return RunOutcome(paths.plain, True, finalized=False)
         except Exception as exc:
-            # Whatever ended the phase (every worker lost, a bug), the
-            # results received so far are finalized below and the run
-            # ends with one line.
-            log.debug('benchmark phase failed', exc_info=True)
-            error = exc if isinstance(exc, SsbenchError) else SsbenchError(
-                'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
-            try:
-                self.store_controls(schedule, writer)
-            except Exception:  # the error above is the one to tell
-                log.debug('control records not stored', exc_info=True)
+            error = self._bench_failed(exc, schedule, writer)
         finally:
-            self.master.schedule = None
-            self.master.on_heartbeat = None
-            if profiler is not None:
-                profiler.disable()
-                try:
-                    safefiles.save_profile(profiler, options.profile_path)
-                except SsbenchError as exc:
-                    # The results matter more: said, and the run goes on.
-                    log.error('%s', exc)
-                    profiler = None
-            if progress is not None:
-                progress.finish()
-            self._live_end()
-            writer.close()
+            profiled = self._bench_end(profiler, progress, writer)
+        self._bench_said(stats, profiled)
+        return RunOutcome(writer.finalize(),
+                          stats is not None and stats.interrupted, stats,
+                          error)
+
+    def _progress(self):
+        """The progress characters' printer (its legend printed), or None
+        without a progress stream."""
+        if self.options.progress_stream is None:
+            return None
+        progress = ProgressPrinter(self.options.progress_stream)
+        progress.legend()
+        return progress
+
+    def _bench_callbacks(self, progress):
+        """The benchmark's (on_results, on_idle): the ring's, and the
+        progress printer's when there is one."""
+        ring_on_results = self.ring.on_results
+        if progress is None:
+            return ring_on_results, None
+        add_results = progress.add_results
+
+        def on_results(results):
+            ring_on_results(results)
+            add_results(results)
+        return on_results, progress.tick
+
+    def _bench_header(self):
+        """The stats file's header: the scenario's, the seed, the warmup
+        and the workers taking part."""
+        header = self.scenario.stats_header(ssbench.version)
+        header['seed'] = self.seed
+        if self.options.warmup:
+            header['warmup'] = self.options.warmup
+        header[workerlist.HEADER_KEY] = workerlist.entries(
+            self.master.identities, self.master.tracker.live())
+        return header
+
+    def _bench_failed(self, exc, schedule, writer):
+        """Whatever ended the phase (every worker lost, a bug): the
+        results received so far are finalized and the run ends with one
+        line, the SsbenchError returned."""
+        log.debug('benchmark phase failed', exc_info=True)
+        error = exc if isinstance(exc, SsbenchError) else SsbenchError(
+            'benchmark phase failed: %s: %s' % (type(exc).__name__, exc))
+        try:
+            self.store_controls(schedule, writer)
+        except Exception:  # the error above is the one to tell
+            log.debug('control records not stored', exc_info=True)
+        return error
+
+    def _bench_end(self, profiler, progress, writer):
+        """However the phase ended: the master let go of the phase, the
+        profile saved, progress and live view ended, the writer closed.
+        True when a profile was saved."""
+        self.master.schedule = None
+        self.master.on_heartbeat = None
+        saved = profiler is not None and _save_profile(
+            profiler, self.options.profile_path)
+        if progress is not None:
+            progress.finish()
+        self._live_end()
+        writer.close()
+        return saved
+
+    def _bench_said(self, stats, profiled):
+        """The lines a finished benchmark phase logs."""
         if stats is not None:
             log.debug('%d of %d messages of results taken on their bytes',
                       stats.scanned, stats.scanned + stats.decoded)
-            held_back(stats, scenario.user_count)
-        interrupted = stats is not None and stats.interrupted
-        if interrupted:
-            log.warning('Interrupted: the benchmark phase stopped early; '
-                        'every result received is kept')
-        if profiler is not None:
-            log.info('Benchmark profile written to %s', options.profile_path)
+            held_back(stats, self.scenario.user_count)
+            if stats.interrupted:
+                log.warning('Interrupted: the benchmark phase stopped early; '
+                            'every result received is kept')
+        if profiled:
+            log.info('Benchmark profile written to %s',
+                     self.options.profile_path)
         if self.ring.skipped:
             log.debug('%d jobs skipped for lack of an object',
                       self.ring.skipped)
-        return RunOutcome(writer.finalize(), interrupted, stats, error)
 
     def store_controls(self, schedule, writer):
         """The control records of the run's end go into the stats file:
@@ -407,6 +431,29 @@ class ScenarioRun(object):
             log.warning('%d of %d objects created by the run could not be '
                         'deleted', stats.errors, stats.sent)
         return not stats.interrupted
+
+
+def _start_profile(path):
+    """A running cProfile.Profile when --profile-file names `path`, else
+    None."""
+    if not path:
+        return None
+    import cProfile
+    profiler = cProfile.Profile()
+    profiler.enable()
+    return profiler
+
+
+def _save_profile(profiler, path):
+    """Stop `profiler` and save it to `path`; False (said) when it cannot
+    be: the results matter more, and the run goes on."""
+    profiler.disable()
+    try:
+        safefiles.save_profile(profiler, path)
+    except SsbenchError as exc:
+        log.error('%s', exc)
+        return False
+    return True
 
 
 def held_back(stats, user_count):

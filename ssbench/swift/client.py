@@ -78,6 +78,35 @@ def _is_stale(exc):
     return isinstance(exc, StaleConnection)
 
 
+def _exchange(pool, conn, method, path, headers, size, block, read,
+              block_size):
+    """One attempt on `conn`: (response, first byte's and last byte's
+    monotonic time, body bytes read, the body when `read` keeps it).  The
+    connection goes back to `pool` unless the server closes it; on any
+    failure it is closed."""
+    try:
+        conn.send(method, path, headers, size, block)
+        resp = conn.read_response()
+        first = monotonic()
+        body = None
+        if read == 'discard':
+            got = conn.discard_body(block_size)
+        else:
+            body = conn.read_body()
+            got = len(body)
+        last = monotonic()
+    except BaseException:
+        # Half used (a bad TLS certificate, a timeout or kill from
+        # gevent...): never pooled, never left open.
+        conn.close()
+        raise
+    if resp.will_close:
+        conn.close()
+    else:
+        pool.put(conn)
+    return resp, first, last, got, body
+
+
 class SwiftClient(object):
     """Timed Swift requests for one worker (or the master's own work).
 
@@ -189,103 +218,101 @@ class SwiftClient(object):
             size = len(body)
         if method in ('PUT', 'POST'):
             send_headers.append(('Content-Length', str(size)))
-        retries = 0
-        reconnects = 0
-        stale = 0
-        causes = None          # {cause: count} of the retries
-        start = None           # the first send: latencies run from it
         if body is not None:
             block = body
         else:
             block = self._block(fill, block_size) if size else None
+        return self._attempts(method, path_tail, send_headers, size, block,
+                              read, block_size, retry_404, missing_ok)
+
+    def _attempts(self, method, path_tail, send_headers, size, block, read,
+                  block_size, retry_404, missing_ok):
+        """Attempts of a request until one succeeds (its Timing) or fails
+        for good (SwiftRequestError); see request()."""
+        retries = reconnects = stale = 0
+        causes = None          # {cause: count} of the retries
+        start = None           # the first send: latencies run from it
         while True:
             grant = self.tokens.current()
             if grant is not self.grant:
                 self._use(grant)
             pools = self.pools
             pool = pools[0] if len(pools) == 1 else random.choice(pools)
-            path = pool.path + path_tail
             send_headers[0] = ('X-Auth-Token', grant.token)
             conn = pool.get() if stale == 0 else pool.new()
+            if start is None:
+                start = monotonic()
             try:
-                if start is None:
-                    start = monotonic()
-                conn.send(method, path, send_headers, size, block)
-                resp = conn.read_response()
-                first = monotonic()
-                body = None
-                if read == 'discard':
-                    got = conn.discard_body(block_size)
-                else:
-                    body = conn.read_body()
-                    got = len(body)
-                last = monotonic()
+                resp, first, last, got, body = _exchange(
+                    pool, conn, method, pool.path + path_tail, send_headers,
+                    size, block, read, block_size)
             except _NETWORK_ERRORS as exc:
-                conn.close()
                 if stale < _STALE_LIMIT and _is_stale(exc):
                     stale += 1
                     reconnects += 1
                     continue
-                cause = error_class(exc)
-                if retries < self.retries:
-                    retries += 1
-                    causes = add_causes(causes, {cause: 1})
-                    self._pause(retries)
-                    continue
-                raise SwiftRequestError(method, pool.url + path_tail, None,
-                                        '%s: %s' % (type(exc).__name__, exc),
-                                        retries=retries,
-                                        reconnects=reconnects,
-                                        error_class=cause,
-                                        time_to_failure=monotonic() - start,
-                                        retry_causes=causes)
-            except BaseException:
-                # Half used (a bad TLS certificate, a timeout or kill from
-                # gevent...): never pooled, never left open.
-                conn.close()
-                raise
-            if resp.will_close:
-                conn.close()
-            else:
-                pool.put(conn)
+                retries, causes = self._network_retry(
+                    exc, method, pool.url + path_tail, retries, reconnects,
+                    causes, start)
+                continue
             stale = 0
             status = resp.status
-            trans_id = resp.headers.get('x-trans-id')
             if 200 <= status < 300 or (status == 404 and missing_ok):
-                timing = Timing(status, first - start if read == 'discard'
-                                and method == 'GET' else None,
-                                last - start, trans_id, retries, reconnects,
-                                got, retry_causes=causes)
-                if read != 'discard':
-                    timing.body = body
-                    if read == 'headers':
-                        timing.headers = resp.headers
-                return timing
-            if retries < self.retries and (
-                    status == 503 or (status == 404 and retry_404)):
-                retries += 1
-                causes = add_causes(causes, {str(status): 1})
-                self._pause(retries)
-                continue
-            if status == 401 and retries < self.retries and \
-                    self.tokens.renewable:
-                try:
-                    self._renewed(grant)
-                except SwiftAuthError as exc:
-                    raise SwiftRequestError(
-                        method, pool.url + path_tail, status,
-                        '%s (%s)' % (resp.reason, exc), trans_id, retries,
-                        reconnects, time_to_failure=monotonic() - start,
-                        retry_causes=causes)
-                # A new token: tried at once.
-                retries += 1
-                causes = add_causes(causes, {'401': 1})
-                continue
-            raise SwiftRequestError(method, pool.url + path_tail, status,
-                                    resp.reason, trans_id, retries,
-                                    reconnects,
-                                    time_to_failure=last - start,
-                                    retry_causes=causes)
+                # `body` is None unless kept, the headers kept on request.
+                return Timing(status, first - start if read == 'discard'
+                              and method == 'GET' else None, last - start,
+                              resp.headers.get('x-trans-id'), retries,
+                              reconnects, got, resp.headers
+                              if read == 'headers' else None, body, causes)
+            retries, causes = self._status_retry(
+                resp, grant, method, pool.url + path_tail, retry_404,
+                retries, reconnects, causes, start, last)
+
+    def _network_retry(self, exc, method, url, retries, reconnects, causes,
+                       start):
+        """After an attempt that got no response: (retries, causes) for
+        the next one, once paused, or SwiftRequestError when none is left."""
+        cause = error_class(exc)
+        if retries < self.retries:
+            retries += 1
+            causes = add_causes(causes, {cause: 1})
+            self._pause(retries)
+            return retries, causes
+        raise SwiftRequestError(method, url, None,
+                                '%s: %s' % (type(exc).__name__, exc),
+                                retries=retries, reconnects=reconnects,
+                                error_class=cause,
+                                time_to_failure=monotonic() - start,
+                                retry_causes=causes)
+
+    def _status_retry(self, resp, grant, method, url, retry_404, retries,
+                      reconnects, causes, start, last):
+        """After a response that is no success: (retries, causes) for the
+        next attempt (a 503, a 404 with `retry_404`, a 401 with a renewed
+        token) or SwiftRequestError."""
+        status = resp.status
+        trans_id = resp.headers.get('x-trans-id')
+        if retries < self.retries and (
+                status == 503 or (status == 404 and retry_404)):
+            retries += 1
+            causes = add_causes(causes, {str(status): 1})
+            self._pause(retries)
+            return retries, causes
+        if status == 401 and retries < self.retries and \
+                self.tokens.renewable:
+            try:
+                self._renewed(grant)
+            except SwiftAuthError as exc:
+                raise SwiftRequestError(
+                    method, url, status, '%s (%s)' % (resp.reason, exc),
+                    trans_id, retries, reconnects,
+                    time_to_failure=monotonic() - start, retry_causes=causes)
+            # A new token: tried at once.
+            return retries + 1, add_causes(causes, {'401': 1})
+        raise SwiftRequestError(method, url, status, resp.reason, trans_id,
+                                retries, reconnects,
+                                time_to_failure=last - start,
+                                retry_causes=causes)
 
     def _pause(self, retry):
         """Wait before retry number `retry`, with retry_backoff."""

@@ -1,3 +1,4 @@
-"""The worker: its main loop, the execution of jobs against Swift, its
-own health figures and gevent patching.
+"""The worker: its reader loop (mainloop), its outbox of results and
+heartbeats (outbox), the execution of jobs against Swift, its own health
+figures and gevent patching.
 """

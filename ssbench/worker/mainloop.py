@@ -1,13 +1,10 @@
-"""The worker: pull job batches, run them in greenlets, push results.
+"""The worker's reader loop: pull job batches, run them in greenlets.
 
 One reader greenlet (run()) pulls every message already queued, answers
 no-op and control jobs inline and hands Swift jobs to `concurrency`
-runner greenlets (ssbench.worker.execution.SwiftJobs runs them).  Results
-collect in an outbox; whatever is ready at the same moment goes out as one
-message once `batch_size` results are waiting, and a partial batch goes out
-after `flush_interval` (~1 s) with no new result.  A writer greenlet does the
-asynchronous flushing and sends a heartbeat (a one-element control batch)
-every `heartbeat_interval`.
+runner greenlets (ssbench.worker.execution.SwiftJobs runs them).  Their
+results leave through the worker's outbox (ssbench.worker.outbox: batching,
+flushing, heartbeats and the master's liveness).
 
 Results of jobs that reached Swift also carry `status` (the final HTTP
 status), `reconnects` (stale keep-alive connections replaced, not retries),
@@ -22,13 +19,6 @@ renews reaches every worker).
 A CONFIGURE names the master's wire protocol version; a worker of another
 version (or given none) exits with one line, taking no job; its
 heartbeats say which version it speaks (protocol.identity).
-
-Master liveness (`master_timeout` > 0): the results socket only accepts a
-message while a master is connected, so the worker treats the master as
-gone when for `master_timeout` seconds it has received nothing from it and
-could not deliver a single heartbeat.  A master that is alive but idle
-keeps its connection, so it never trips this; 0 (the default) disables it,
-so a standalone worker waits for any number of runs as the original did.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -36,10 +26,8 @@ import logging
 import os
 import tempfile
 import time
-from numbers import Integral
 
 import gevent
-import gevent.event
 
 from ssbench.wire import protocol
 from ssbench.compat import monotonic, text_type
@@ -54,15 +42,11 @@ from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire.messagecheck import check_from_master
 from ssbench.worker.execution import CONFIGURE_WAIT, SwiftJobs
+from ssbench.worker.outbox import SUICIDE_LINGER, Outbox
 
 log = logging.getLogger(__name__)
 
-COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
-HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
 DRAIN_MAX = 256          # messages handled before giving others a turn
-# Seconds a worker told to exit gives its unsent results to leave (the
-# PING answer among them); closing returns as soon as they are gone.
-SUICIDE_LINGER = 5.0
 # The key of a --rate job's send lag (decoded maps have text keys).
 _K_SEND_LAG = text_type('send_lag')
 
@@ -80,7 +64,7 @@ class Refused(SsbenchError):
     exit_status = 1
 
 
-class Worker(object):
+class Worker(Outbox):
     """One worker process's logic, over a transport (see
     ssbench.wire.transport).
 
@@ -90,7 +74,7 @@ class Worker(object):
     retries=, connect_timeout=, network_timeout=[, tokens=])` builds the
     Swift client (injectable for tests).  Swift jobs run in `self.jobs`
     (ssbench.worker.execution.SwiftJobs), whose results come back through
-    _add_result().
+    _add_result() into the outbox (ssbench.worker.outbox.Outbox).
     """
 
     def __init__(self, worker_id, transport, concurrency=64, batch_size=1,
@@ -104,10 +88,8 @@ class Worker(object):
                  clock=monotonic):
         self.worker_id = worker_id
         self.transport = transport
-        self.batch_size = max(1, int(batch_size))
         self.own_auth = auth if auth is not None and \
             auth.has_credentials() else None
-        self.master_timeout = master_timeout
         self.profile_count = profile_count
         # None: a new private file in the temporary directory.
         self.profile_path = profile_path
@@ -115,9 +97,6 @@ class Worker(object):
         # (ssbench.results.safefiles.save_profile: through a rename); the
         # default dumps into the private file, new and ours.
         self.save_profile = save_profile or _dump_profile
-        self.flush_interval = flush_interval
-        self.heartbeat_interval = heartbeat_interval
-        self.clock = clock
         # Host, pid, version, concurrency: in every heartbeat.
         self.identity = protocol.identity(concurrency)
 
@@ -131,34 +110,19 @@ class Worker(object):
             clock=clock)
         # CPU, loop lag and jobs waiting, in every heartbeat.
         self.health = HealthMonitor(clock=clock)
-        self.outbox = []
-        self.pending = 0           # jobs taken whose result is not sent yet
-        # Ids of the jobs taken whose result is not in the outbox yet.
-        # Heartbeats list them and those of the outbox, so that the master
-        # knows exactly which jobs die with this worker (PUSH does not
-        # tell it).  Jobs answered inline go straight to the outbox.
-        self.holding = set()
+        Outbox.__init__(self, batch_size, flush_interval, heartbeat_interval,
+                        master_timeout, clock)
         # What a no-op result adds to its job, in result_ok()'s key order.
         self._noop_fields = protocol.result_ok({}, worker_id, 0.0, 0.0,
                                                None, 0, 0.0)
         del self._noop_fields['completed_at']
-        self.jobs_done = 0
         self.stopping = False
-        self.master_gone = False
         self.told_to_exit = False
         # Why the master's protocol version is not ours, once told.
         self.refused = None
-        self.writer_error = None
         # Malformed messages received: dropped and counted.
         self.faults = Faults('from the master', clock=clock)
-        self._sending = False
-        self._flush_scheduled = False
-        self._wake = gevent.event.Event()
-        self._heartbeat_soon = False
-        self._last_result_at = 0.0
-        self._last_contact = clock()
         self._profiler = None
-        self._probe = None     # (master's sent, our clock at receipt)
 
     # -- the reader ---------------------------------------------------
 
@@ -223,31 +187,6 @@ class Worker(object):
             # this worker to kill-workers) may still sit in ZMQ's queue.
             transport.close(linger=SUICIDE_LINGER if self.told_to_exit
                             else 0)
-
-    def _writer_failed(self, writer):
-        """The writer greenlet died of an exception: run() stops."""
-        log.debug('the writer greenlet failed',
-                  exc_info=getattr(writer, 'exc_info', None))
-        self.writer_error = writer.exception
-        self.stopping = True
-
-    def _final_flush(self):
-        """Send what the outbox holds before exiting; say so when some of
-        it cannot go."""
-        # Told to exit: the PING answer in there names this worker to
-        # kill-workers, so give the results connection time.
-        timeout = SUICIDE_LINGER if self.told_to_exit else 1.0
-        error = None
-        try:
-            self._flush(timeout, force=True)
-        except Exception as exc:  # the results socket is broken
-            error = exc
-        if self.outbox:
-            log.error('worker %s: %d result(s) not sent before exiting, '
-                      'lost: %s', self.worker_id, len(self.outbox),
-                      'no master took them within %g s' % timeout
-                      if error is None else '%s: %s' % (
-                          type(error).__name__, error))
 
     def handle_message(self, data):
         jobs = protocol.decode(data, check_from_master, self.faults)[0]
@@ -332,134 +271,6 @@ class Worker(object):
             'this worker %s; run workers of the master\'s ssbench version'
             % (self.worker_id, theirs, protocol.PROTOCOL_VERSION))
         self.stopping = True
-
-    # -- results ------------------------------------------------------
-
-    def _ask_for_token(self):
-        """Have the next heartbeat, which says whether this worker is
-        configured and whether its token was rejected, go out now."""
-        self._heartbeat_soon = True
-        self._wake.set()
-
-    def _add_result(self, result):
-        self.outbox.append(result)
-        self.holding.discard(result.get('job_id'))
-        self._added(1)
-
-    def _added(self, count, wake=True):
-        """Bookkeeping after `count` results joined the outbox."""
-        self._last_result_at = self.clock()
-        self.jobs_done += count
-        if self._profiler is not None and \
-                self.jobs_done >= self.profile_count:
-            self._stop_profile()
-        if wake and len(self.outbox) >= self.batch_size and \
-                not self._flush_scheduled:
-            # Flush once the event loop has run every greenlet that is
-            # ready, so that results finishing together go as one
-            # message, without a trip through the writer greenlet.
-            self._flush_scheduled = True
-            gevent.get_hub().loop.run_callback(self._flush_now)
-
-    def _flush_now(self):
-        """Runs in the hub: a non-blocking flush, else the writer retries
-        (and meets any transport error itself)."""
-        self._flush_scheduled = False
-        if self.stopping or self._sending:
-            return
-        try:
-            delivered = self._flush(0)
-        except Exception:  # the hub must not see it; the writer will
-            delivered = False
-        if not delivered:
-            self._wake.set()
-
-    def _flush(self, timeout, force=False):
-        """Send what the outbox holds (all of it, coalesced, when at least
-        batch_size results wait or `force`); False if the socket refused."""
-        if self._sending:
-            return True       # another greenlet is sending; it loops
-        outbox = self.outbox
-        cap = max(self.batch_size, COALESCE_MAX)
-        self._sending = True
-        try:
-            while outbox and (force or len(outbox) >= self.batch_size):
-                batch = outbox[:cap]
-                # A no-op job is echoed back as it came: a value msgpack
-                # cannot encode again costs its result, not the batch.
-                data = protocol.pack_records(batch, self.faults)[0]
-                if not self.transport.send(data, timeout):
-                    return False
-                del outbox[:len(batch)]
-                self.pending -= len(batch)
-                self._last_contact = self.clock()
-            return True
-        finally:
-            self._sending = False
-
-    def held(self):
-        """Ids of the jobs this worker holds: running, waiting for a slot,
-        or done with their result not sent yet."""
-        held = set(self.holding)
-        for result in self.outbox:
-            job_id = result.get('job_id')
-            # A no-op job's id is not checked: list integers only, as the
-            # master expects.
-            if isinstance(job_id, Integral) and not isinstance(job_id, bool):
-                held.add(job_id)
-        return sorted(held)
-
-    def _heartbeat(self):
-        """Send a heartbeat now; False if the socket refused it."""
-        grant = self.handed.grant if self.own_auth is None else None
-        record = protocol.heartbeat(
-            self.worker_id, self.held(), self.jobs.configured.is_set(),
-            grant and grant.generation,
-            grant is not None and self.handed.rejected == grant.generation)
-        record.update(self.identity)
-        record.update(self.health.sample(self.jobs.waiting()))
-        probe, self._probe = self._probe, None
-        if probe is not None:
-            record['clock_probe'] = [probe[0], self.clock() - probe[1]]
-        if self.transport.send(protocol.pack([record]), 0):
-            self._last_contact = self.clock()
-            return True
-        return False
-
-    def _write_loop(self):
-        next_beat = self.clock()
-        retry = HEARTBEAT_RETRY
-        while not self.stopping:
-            now = self.clock()
-            if now >= next_beat or self._heartbeat_soon:
-                self._heartbeat_soon = False
-                if self._heartbeat():
-                    retry = HEARTBEAT_RETRY
-                    next_beat = now + self.heartbeat_interval
-                else:
-                    # Not connected (yet): the master waits for a first
-                    # heartbeat before it starts, so try again soon.
-                    next_beat = now + min(retry, self.heartbeat_interval)
-                    retry *= 2
-                if (self.master_timeout and
-                        now - self._last_contact > self.master_timeout):
-                    log.warning('no master for %g s', self.master_timeout)
-                    self.master_gone = True
-                    return
-            delivered = True
-            if self.outbox:
-                idle = now - self._last_result_at >= self.flush_interval
-                delivered = self._flush(0.5, force=idle)
-            wait = next_beat - self.clock()
-            if self.outbox:
-                if not delivered:
-                    wait = min(wait, 0.1)
-                else:
-                    wait = min(wait, self._last_result_at +
-                               self.flush_interval - self.clock())
-            # Never spin: a due (or overdue) deadline still sleeps 10 ms.
-            self._wake.wait(max(0.01, wait))
-            self._wake.clear()
 
     def _start_profile(self):
         import cProfile

@@ -11,13 +11,13 @@ import pytest
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
-from ssbench.errors import SsbenchError, TransportError
+from ssbench.errors import SsbenchError
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
 from ssbench.swift.client import SwiftClient
 from ssbench.swift.outcome import SwiftRequestError
 from ssbench.swift.auth import AuthOptions, Grant
-from ssbench import version as ssbench_version
-from ssbench.worker.mainloop import SUICIDE_LINGER, MasterGone, Worker
+from ssbench.worker.mainloop import Worker
+from ssbench.worker.outbox import SUICIDE_LINGER
 from tests.fakes import FakeClient, FakeSwift, FakeTransport
 
 pytestmark = pytest.mark.timeout(30)
@@ -138,27 +138,6 @@ def test_a_rate_noop_job_says_how_long_the_worker_had_it():
     assert 'worker_time' not in closed_loop
 
 
-def test_a_clock_probe_comes_back_in_the_next_heartbeat_only():
-    transport = FakeTransport()
-    clock = Clock()
-    worker = make(transport, clock=clock)
-    runner = gevent.spawn(worker.run, 0.01)
-    assert wait_for(lambda: results_of(transport, True))   # first beat
-    transport.inbox.append(protocol.pack([protocol.clock_probe(55.5)]))
-    assert wait_for(lambda: worker._probe is not None)
-    clock.now += 0.25                      # held a quarter second
-    assert worker._heartbeat() and worker._heartbeat()
-    first, second = results_of(transport, True)[-2:]
-    assert first['type'] == HEARTBEAT
-    assert first['clock_probe'] == [55.5, 0.25]
-    assert 'clock_probe' not in second
-    # A probe is no job: nothing held, no result.
-    assert worker.pending == 0 and results_of(transport) == []
-    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-    runner.join(5)
-    assert runner.ready()
-
-
 def test_ping_answered_suicide_stops():
     transport = FakeTransport()
     transport.inbox.append(protocol.pack([{'type': PING}]))
@@ -176,46 +155,6 @@ def test_ping_answered_suicide_stops():
     # Told to exit: unsent results get time to leave (kill-workers counts
     # the PING answer).
     assert transport.linger == SUICIDE_LINGER
-
-
-def test_partial_batch_flushed_after_idle_interval():
-    transport = FakeTransport()
-    clock = Clock()
-    worker = make(transport, batch_size=3, flush_interval=5.0, clock=clock)
-    runner = gevent.spawn(worker.run, 0.01)
-    try:
-        transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-        assert wait_for(lambda: len(worker.outbox) == 1)
-        advance(worker, clock, 3.0)
-        transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-        assert wait_for(lambda: len(worker.outbox) == 2)
-        advance(worker, clock, 4.9)
-        assert results_of(transport) == []     # 2 < batch size, not idle
-        advance(worker, clock, 0.2)            # 5.1 s after the last one
-        assert wait_for(lambda: results_of(transport))
-        assert [len(m) for m in messages_of(transport)] == [2]
-        # A full batch goes out at once, the clock standing still.
-        del transport.sent[:]
-        transport.inbox.append(protocol.pack(
-            [job(READ_OBJECT, noop=True)] * 3))
-        assert wait_for(lambda: messages_of(transport))
-        assert [len(m) for m in messages_of(transport)] == [3]
-    finally:
-        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-        runner.join(5)
-
-
-def test_heartbeats_are_one_element_batches():
-    transport = FakeTransport()
-    worker = make(transport, heartbeat_interval=0.05, auth=None)
-    run_until(worker, lambda: len(transport.sent) >= 3)
-    beats = [protocol.unpack(d) for d in transport.sent]
-    assert len(beats) >= 3
-    for batch in beats:
-        assert len(batch) == 1
-        beat = batch[0]
-        assert beat['type'] == HEARTBEAT and beat['worker_id'] == 7
-        assert beat['in_flight'] == [] and beat['configured'] is False
 
 
 def test_crud_handlers():
@@ -398,66 +337,6 @@ def test_incomplete_own_auth_means_unconfigured():
     assert worker.own_auth is None and not worker.jobs.configured.is_set()
 
 
-class CountingTransport(FakeTransport):
-    """Counts the sends it refused."""
-
-    refused = 0
-
-    def send(self, data, timeout=None):
-        if not self.deliverable:
-            self.refused += 1
-        return FakeTransport.send(self, data, timeout)
-
-
-def test_undeliverable_results_kept_until_master_returns():
-    transport = CountingTransport(deliverable=False)
-    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-    worker = make(transport)
-    runner = gevent.spawn(worker.run, 0.01)
-    try:
-        # Refused, and refused again when the writer retried.
-        assert wait_for(lambda: transport.refused >= 3)
-        assert transport.sent == [] and len(worker.outbox) == 1
-        transport.deliverable = True
-        deadline = time.time() + 3
-        while not results_of(transport) and time.time() < deadline:
-            gevent.sleep(0.01)
-        assert len(results_of(transport)) == 1 and worker.pending == 0
-    finally:
-        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-        runner.join(5)
-
-
-def test_master_gone_ends_the_worker():
-    transport = FakeTransport(deliverable=False)
-    clock = Clock()
-    worker = make(transport, master_timeout=30, heartbeat_interval=1,
-                  clock=clock)
-    runner = gevent.spawn(worker.run, 0.01)
-    gevent.sleep(0.05)
-    advance(worker, clock, 29)
-    assert not runner.ready()
-    advance(worker, clock, 2)
-    runner.join(5)
-    assert isinstance(runner.exception, MasterGone)
-    assert '30' in str(runner.exception)
-    assert transport.closed
-
-
-def test_master_timeout_kept_alive_by_delivery():
-    transport = FakeTransport(deliverable=True)
-    clock = Clock()
-    worker = make(transport, master_timeout=30, heartbeat_interval=10,
-                  clock=clock)
-    runner = gevent.spawn(worker.run, 0.01)
-    for _ in range(10):       # 100 s, each heartbeat delivered
-        advance(worker, clock, 10)
-    assert not runner.ready() and len(transport.sent) >= 10
-    transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-    runner.join(5)
-    assert runner.successful()      # no MasterGone raised
-
-
 def test_profile_first_jobs(tmp_path):
     path = str(tmp_path / 'w.prof')
     transport = FakeTransport()
@@ -538,71 +417,6 @@ def test_against_fake_swift_over_http():
         server.stop()
 
 
-def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
-    transport = FakeTransport()
-    clock = Clock()
-    worker = make(transport, batch_size=3, heartbeat_interval=10,
-                  flush_interval=100, clock=clock)
-    runner = gevent.spawn(worker.run, 0.01)
-
-    def last_beat(count):
-        assert wait_for(lambda: len(beats()) >= count)
-        return beats()[-1]
-
-    def beats():
-        return [r for r in results_of(transport, True)
-                if r['type'] == HEARTBEAT]
-    try:
-        last_beat(1)
-        first = len(beats())
-        transport.inbox.append(protocol.pack(
-            [job(READ_OBJECT, noop=True, job_id=i) for i in (4, 5)]))
-        assert wait_for(lambda: len(worker.outbox) == 2)
-        advance(worker, clock, 10)
-        # The batch of 3 is not full yet.
-        assert last_beat(first + 1)['in_flight'] == [4, 5]
-        transport.inbox.append(protocol.pack(
-            [job(READ_OBJECT, noop=True, job_id=6)]))
-        assert wait_for(lambda: len(results_of(transport)) == 3)
-        advance(worker, clock, 10)
-        assert last_beat(first + 2)['in_flight'] == []
-        assert sorted(r['job_id'] for r in results_of(transport)) == [4, 5, 6]
-    finally:
-        worker.stopping = True
-        runner.join(2)
-
-
-def test_undelivered_heartbeat_is_retried_soon():
-    """A worker not connected yet keeps trying, so the master, which waits
-    for a first heartbeat, can start at once instead of a second later."""
-
-    class LateTransport(FakeTransport):
-        refusals = 3
-
-        def send(self, data, timeout=None):
-            if self.refusals:
-                self.refusals -= 1
-                return False
-            return FakeTransport.send(self, data, timeout)
-
-    transport = LateTransport()
-    clock = Clock()
-    worker = make(transport, heartbeat_interval=10, clock=clock)
-    runner = gevent.spawn(worker.run, 0.01)
-    try:
-        assert wait_for(lambda: transport.refusals == 2)
-        # Retries after 0.02, 0.04, then 0.08 s, not heartbeat_interval.
-        for step in (0.02, 0.04, 0.08):
-            advance(worker, clock, step)
-        assert wait_for(lambda: transport.sent)
-        beats = [r for r in results_of(transport, True)
-                 if r['type'] == HEARTBEAT]
-        assert len(beats) == 1 and transport.refusals == 0
-    finally:
-        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-        runner.join(5)
-
-
 class StuckClient(FakeClient):
     """A GET never ends (until its greenlet is killed)."""
 
@@ -630,13 +444,6 @@ def test_a_clean_exit_logs_no_cut_jobs(caplog):
     with caplog.at_level(logging.WARNING, logger='ssbench.worker.mainloop'):
         run_until(worker, lambda: len(results_of(transport)) == 1)
     assert 'when it stopped' not in caplog.text
-
-
-def test_held_lists_running_jobs_and_unsent_results():
-    worker = make()
-    worker.holding.update([9, 3])
-    worker.outbox.extend([{'job_id': 5}, {'type': PING}])
-    assert worker.held() == [3, 5, 9]
 
 
 class SlowClient(FakeClient):
@@ -669,7 +476,7 @@ def test_at_most_concurrency_jobs_run_at_once_and_all_finish():
     assert not worker.holding
 
 
-# -- a hostile or broken master, a broken results socket -------------------
+# -- a hostile or broken master ---------------------------------------------
 
 GARBAGE = [
     b'\xc1', b'', b'\x91' * 3000 + b'\xc0', protocol.pack(5),
@@ -702,92 +509,6 @@ def test_malformed_messages_are_dropped_and_the_worker_goes_on(caplog):
     dropped = [r.getMessage() for r in caplog.records
                if r.getMessage().startswith('Dropped input from the master')]
     assert len(dropped) == len(worker.faults.counts) < worker.faults.total
-
-
-def test_a_writer_that_dies_stops_the_worker_with_one_error():
-    # A worker id msgpack cannot encode: no heartbeat can be sent.
-    transport = FakeTransport()
-    worker = Worker(1 << 64, transport, auth=AUTH, swift_factory=FakeClient)
-    runner = gevent.spawn(worker.run, 0.01)
-    runner.join(5)
-    assert runner.ready(), 'the worker went on without its writer'
-    assert isinstance(runner.exception, SsbenchError)
-    assert str(runner.exception).startswith(
-        'worker 18446744073709551616: sending results failed (OverflowError')
-    assert transport.closed
-    # It no longer takes jobs.
-    transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-    gevent.sleep(0.05)
-    assert len(transport.inbox) == 1
-
-
-class ClosedAtExit(FakeTransport):
-    """Takes nothing; the last flush (SUICIDE_LINGER) finds it broken."""
-
-    def send(self, data, timeout=None):
-        if timeout == SUICIDE_LINGER:
-            raise TransportError('cannot send: the socket is closed')
-        return False
-
-
-@pytest.mark.parametrize('transport,why', [
-    (FakeTransport(deliverable=False),
-     'no master took them within %g s' % SUICIDE_LINGER),
-    (ClosedAtExit(), 'TransportError: cannot send: the socket is closed'),
-])
-def test_results_the_last_flush_cannot_send_are_reported(caplog, transport,
-                                                         why):
-    transport.inbox.append(protocol.pack(
-        [job(READ_OBJECT, noop=True, job_id=1),
-         job(READ_OBJECT, noop=True, job_id=2)]))
-    transport.inbox.append(protocol.pack([protocol.suicide_job()]))
-    worker = make(transport)
-    worker.run(0.01)
-    assert transport.closed and len(worker.outbox) == 2
-    assert 'worker 7: 2 result(s) not sent before exiting, lost: ' + why \
-        in caplog.text
-
-
-def test_a_result_that_cannot_be_packed_costs_only_itself():
-    transport = FakeTransport()
-    worker = make(transport)
-    odd = protocol.result_ok(job(READ_OBJECT, noop=True, job_id=1), 7, 0.0,
-                             0.0, None, 0)
-    odd['name'] = object()           # as a value msgpack cannot encode
-    good = protocol.result_ok(job(READ_OBJECT, noop=True, job_id=2), 7, 0.0,
-                              0.0, None, 0)
-    worker.outbox.extend([odd, good])
-    worker.pending = 2
-    assert worker._flush(0) and worker.outbox == [] and worker.pending == 0
-    assert [r['job_id'] for r in results_of(transport)] == [2]
-    assert worker.faults.counts == {'record msgpack cannot encode': 1}
-
-
-def test_heartbeats_list_integer_job_ids_only():
-    transport = FakeTransport()
-    # A no-op job is checked by its keys only: any id comes back.
-    transport.inbox.append(protocol.pack(
-        [job(READ_OBJECT, noop=True, job_id=u'x'),
-         job(READ_OBJECT, noop=True, job_id=2.5),
-         job(READ_OBJECT, noop=True, job_id=True),
-         job(READ_OBJECT, noop=True, job_id=[3]),
-         job(READ_OBJECT, noop=True, job_id=4)]))
-    worker = make(transport)
-    worker.handle_message(transport.inbox.popleft())
-    assert len(worker.outbox) == 5 and worker.held() == [4]
-
-
-def test_heartbeats_say_who_the_worker_is():
-    import os
-    import socket
-    transport = FakeTransport()
-    worker = make(transport, heartbeat_interval=0.05, auth=None)
-    run_until(worker, lambda: len(transport.sent) >= 1)
-    beat = protocol.unpack(transport.sent[0])[0]
-    assert beat['protocol'] == protocol.PROTOCOL_VERSION
-    assert beat['host'] == socket.gethostname()
-    assert beat['pid'] == os.getpid() and beat['concurrency'] == 4
-    assert beat['version'] == ssbench_version
 
 
 @pytest.mark.parametrize('theirs, said', [

@@ -121,7 +121,7 @@ def test_the_start_waits_for_a_refused_worker_to_go():
     start = clock.now
     master.wait_for_workers(60, expect=1)
     # Not before REFUSED_QUIET seconds without a word from worker 9.
-    from ssbench.master.dispatch import REFUSED_QUIET
+    from ssbench.master.workerregistry import REFUSED_QUIET
     assert clock.now - start >= REFUSED_QUIET
 
 

@@ -1,0 +1,169 @@
+"""The master's registry of workers: the wait for workers, their
+configuration and tokens, jobs lost with a worker, the no-worker hint."""
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from ssbench.wire import protocol
+from ssbench.errors import NoWorkersError
+from ssbench.master.dispatch import Master
+from tests.unit.master.test_dispatch import (FakeClock, FakeTransport, answer,
+                                             configures, jobs, token_master)
+
+
+def test_wait_for_workers_times_out():
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    assert 'no ssbench-worker connected within 3 s' in str(info.value)
+
+
+def test_wait_for_workers_returns_ids_from_heartbeats():
+    transport = FakeTransport()
+    transport.inbox.append(protocol.pack([protocol.heartbeat(4, 0)]))
+    assert Master(transport, 1).wait_for_workers(3) == [4]
+
+
+def beat(worker_id, generation=None, rejected=False, configured=True):
+    return protocol.heartbeat(worker_id, [], configured, generation, rejected)
+
+
+def hear(master, *records):
+    """The master takes in `records` (one message) during a phase."""
+    master.transport.inbox.append(protocol.pack(list(records)))
+    master.run_jobs(jobs(1))
+
+
+def test_configure_hands_out_a_token_never_a_key():
+    master, transport, fake = token_master(FakeClock(), workers=(1, 2))
+    sent = configures(transport)
+    assert len(sent) == 2 and fake.calls == 1
+    assert sent[0] == {
+        'type': 'CONFIGURE', 'connect_timeout': 1.0, 'network_timeout': 2.0,
+        'block_size': 4096, 'storage_urls': ['http://swift/v1/AUTH_a'],
+        'token': 'tok1', 'token_generation': 1, 'renewable': True,
+        'insecure': False, 'cacert': None, 'protocol': 1}
+    assert b'secret-key' not in b''.join(
+        protocol.pack(m) for m in transport.sent)
+
+
+def test_unconfigured_or_stale_workers_get_the_configuration_again():
+    clock = FakeClock()
+    master, transport, fake = token_master(clock)
+    for record in (beat(1, configured=False), beat(1, generation=1),
+                   beat(1)):
+        clock.now += 1.0
+        hear(master, record)
+    # Unconfigured: another copy; up to date, or own credentials: none.
+    assert len(configures(transport)) == 2
+    # The master's own client renewed the token: heartbeats that show the
+    # old one (five in a second) bring one more round of copies.
+    credentials = master.configuration.credentials
+    credentials.renew(credentials.grant)
+    clock.now += 1.0
+    hear(master, *[beat(1, generation=1)] * 5)
+    sent = configures(transport)
+    assert len(sent) == 3 and sent[-1]['token'] == 'tok2'
+    assert fake.calls == 2
+
+
+def test_many_rejected_tokens_cost_one_authentication():
+    """Every worker's 401 on generation 1 asks for a token: the master
+    authenticates once and sends every live worker generation 2."""
+    clock = FakeClock()
+    master, transport, fake = token_master(clock, workers=(1, 2, 3))
+    del transport.sent[:]
+    beats = [beat(w, generation=1, rejected=True) for w in (1, 2, 3)]
+    hear(master, *beats)
+    hear(master, beats[0])                  # a late one
+    assert fake.calls == 2       # the first token, and one renewal
+    sent = configures(transport)
+    assert len(sent) == 3
+    assert set((c['token'], c['token_generation']) for c in sent) == set(
+        [('tok2', 2)])
+
+
+def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
+    """Worker 1 takes jobs and dies; worker 2 answers everything else."""
+    clock = FakeClock()
+    state = {'n': 0}
+
+    def respond(job):
+        state['n'] += 1
+        if state['n'] in (2, 3):          # these went to worker 1
+            return [dict(protocol.heartbeat(1, [job['job_id']]))]
+        return [answer(job, 2), protocol.heartbeat(2, [])]
+    transport = FakeTransport(respond, clock=clock, beating=[2])
+    stored = []
+    master = Master(transport, user_count=3, worker_timeout=5, clock=clock)
+    stats = master.run_jobs(
+        jobs(6), on_raw=lambda data, results: stored.extend(results))
+    assert stats.received == 6 and stats.errors == 2
+    lost = [r for r in stored if 'exception' in r]
+    assert sorted(r['name'] for r in lost) == ['o1', 'o2']
+    assert all(r['exception'] == 'worker 1 lost' and r['worker_id'] == 1
+               for r in lost)
+    assert master.tracker.lost_ids == set([1])
+
+
+def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
+    """E.g. pulled by a peer that never heartbeats: counted as lost after
+    3 x worker_timeout, and the phase ends."""
+    clock = FakeClock()
+    transport = FakeTransport(respond=lambda job: [], clock=clock,
+                              beating=[1])
+    stored = []
+    master = Master(transport, user_count=1, worker_timeout=2, clock=clock)
+    stats = master.run_jobs(
+        jobs(1), on_raw=lambda data, results: stored.extend(results))
+    assert stats.errors == 1
+    assert stored[0]['exception'] == 'job lost: no worker claimed it'
+    assert clock.now - 1000.0 < 3 * 2 + 5
+
+
+def test_a_stop_request_ends_the_wait_for_workers():
+    from ssbench.errors import Interrupted
+    clock = FakeClock()
+    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    master.stop_requested = True
+    with pytest.raises(Interrupted):
+        master.wait_for_workers(60)
+    assert clock.now == 1000.0
+
+
+# -- workers known to be gone, the no-worker hint ----------------------
+
+def test_workers_gone_ends_the_wait_for_workers_at_once():
+    clock = FakeClock()
+    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    master.workers_gone = lambda: 'every local ssbench-worker exited (x)'
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(60)
+    assert str(info.value) == ('every local ssbench-worker exited (x) '
+                               'before connecting')
+    assert clock.now == 1000.0
+
+
+def test_no_worker_hint_names_refused_curve_keys():
+    clock = FakeClock()
+    transport = FakeTransport(workers=0, clock=clock)
+    transport.curve_refusals = {'K3y': 2, None: 1}
+    transport.curve_directory = '/keys'
+    master = Master(transport, 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    message = str(info.value)
+    assert message.startswith('no ssbench-worker connected within 3 s; '
+                              'the master refused 3 CURVE handshake(s) '
+                              'from worker key(s) not in /keys (K3y, no '
+                              'CURVE key)')
+    assert '\n' not in message
+
+
+def test_no_worker_hint_without_curve():
+    clock = FakeClock()
+    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(3)
+    assert 'start workers (or use --workers N)' in str(info.value)
