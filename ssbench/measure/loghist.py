@@ -128,8 +128,7 @@ class LogHist(object):
 
     def count_even(self, high, step, n):
         """Count the n values high, high - step, ... (a negative one as
-        zero)
-        bin by bin, not one by one."""
+        zero) bin by bin, not one by one."""
         if n <= 0:
             return
         low = max(0.0, high - (n - 1) * step)
