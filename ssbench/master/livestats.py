@@ -57,9 +57,9 @@ class Slot(object):
     of successes (loghist bins), first_byte_sum, last_byte_sum:
     {operation: seconds}.  add() counts successes under one raw key
     (operation, size, status, first-byte bin, last-byte bin) in `raw`
-    ([count, bytes,
-    first-byte seconds, last-byte seconds]), one dictionary update per
-    result; merge() and normalised() give the documented keys.
+    ([count, bytes, first-byte seconds, last-byte seconds]), one
+    dictionary update per result; merge() and normalised() give the
+    documented keys.
     """
 
     __slots__ = ('second', 'raw', 'requests', 'errors', 'retries',
