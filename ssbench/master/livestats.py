@@ -96,9 +96,11 @@ class Slot(object):
         """Count a list of result records: the one loop per result of a
         live run, hence the local names."""
         raw = self.raw
-        # loghist.bin_of() inline: one log and an int per latency.
-        log, scale, shift = math.log, loghist.SCALE, loghist.SHIFT
-        zero = loghist.ZERO_BIN
+        # loghist.bin_of() inline: one log and an int per latency; the
+        # constants are floats, as mixing an int into float arithmetic
+        # or comparisons costs more than the logarithm.
+        log, scale, shift = math.log, loghist.SCALE, float(loghist.SHIFT)
+        zero, nothing = loghist.ZERO_BIN, 0.0
         for result in results:
             if 'exception' in result:
                 self._add_failure(result)
@@ -110,12 +112,12 @@ class Slot(object):
             latency = get('first_byte_latency')
             if latency is None:
                 first = None
-            elif latency > 0:
+            elif latency > nothing:
                 first = int(log(latency) * scale + shift)
             else:
                 first = zero
             last_latency = result['last_byte_latency']
-            if last_latency > 0:
+            if last_latency > nothing:
                 last = int(log(last_latency) * scale + shift)
             else:
                 last = zero
