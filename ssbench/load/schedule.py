@@ -58,6 +58,7 @@ class Tally(object):
 
     @property
     def max(self):
+        """The largest value counted (0.0 before any)."""
         return 0.0 if self.hist.max is None else self.hist.max
 
     def add(self, value, count=1):
