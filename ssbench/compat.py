@@ -1,4 +1,13 @@
-"""Python 2.7 / 3.x shims; the only place that branches on the version."""
+"""Python 2.7 / 3.x shims that every module shares, and PY2.
+
+A version difference that many modules meet (text and string types,
+range, queue, makedirs, a monotonic clock, opening CSV and report files)
+gets a shim here.  A difference that is one module's own (a type set, a
+socket call, an error message's wording) stays in that module, behind a
+test of compat.PY2.  Modules take the version from PY2 rather than read
+sys.version_info themselves (tests/unit/test_compat.py checks this and
+names the few that still do).
+"""
 from __future__ import absolute_import, division, print_function
 
 import errno

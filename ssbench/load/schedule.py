@@ -10,7 +10,7 @@ in `cap_waits`.  With a `window` (SEND_WINDOW in real runs), take() hands
 out nothing before the oldest job due has waited that long, so that jobs
 go out together: at 20,000 jobs/s a message per job would cost the master
 more than the rest of its work.  stamp() and sent() record how late each
-job went out (the send lag) in a LagHistogram.  Times are those of an
+job went out (the send lag) in a Tally.  Times are those of an
 injected monotonic clock; epoch() turns them into the epoch seconds
 stored in results.
 
@@ -20,13 +20,14 @@ back, so its memory and the cost of a take() do not depend on the rate,
 the run's length or how many jobs wait for room.  A timed run
 (`duration`) ends at its deadline: close() then counts the jobs that were
 due but not sent, arithmetically, with how long each had waited by then
-(a WaitHistogram); intended = sent + unsent.
+(a Tally); intended = sent + unsent.
 """
 from __future__ import absolute_import, division, print_function
 
 import math
 from bisect import bisect_right
-from fractions import Fraction
+
+from ssbench.measure.loghist import LogHist
 
 UNIFORM = 'uniform'
 POISSON = 'poisson'
@@ -36,11 +37,6 @@ SCHEDULE_RECORD = 'schedule'
 
 # Seconds a due job may wait for others to go out in the same message.
 SEND_WINDOW = 0.001
-# Send-lag histogram: 0.1 ms buckets up to LAG_LIMIT seconds; later lags
-# share the last bucket (their exact maximum is kept).
-LAG_RESOLUTION = 1e-4
-LAG_LIMIT = 60.0
-_LAST_BUCKET = int(LAG_LIMIT / LAG_RESOLUTION)
 # A Poisson backlog is counted draw by draw up to this many jobs; the
 # rest of it (a rate near the flag's bound over a long run) is drawn as
 # one count, from the normal approximation of its Poisson law.
@@ -49,126 +45,51 @@ POISSON_DRAWS = 100000
 PCTILES = (50, 90, 99, 99.9)
 
 
-def rank(count, pctile):
-    """The nearest rank ceil(count * pctile / 100), at least 1, computed
-    exactly: a float pctile is the decimal it was written as, so p99.9 of
-    41,000 is rank 40,959, not the 40,960 of a float product."""
-    if isinstance(pctile, float):
-        pctile = Fraction(repr(pctile))
-    scaled = count * Fraction(pctile)
-    return max(1, -(-scaled.numerator // (100 * scaled.denominator)))
-
-
-class _Histogram(object):
-    """Counts of non-negative values (seconds) in buckets, with their
-    count, total and exact max.  A subclass places the buckets: its
-    bucket(value) is the bucket a value falls in, its upper(bucket) that
-    bucket's upper edge in seconds."""
+class Tally(object):
+    """Seconds (a negative value counts as zero): their count, total,
+    exact max and the one log histogram (ssbench.measure.loghist), so
+    percentiles within loghist.RELATIVE_ERROR in memory that does not
+    grow with the count."""
 
     def __init__(self):
-        self.counts = {}
+        self.hist = LogHist()
         self.count = 0
         self.total = 0.0
-        self.max = 0.0
+
+    @property
+    def max(self):
+        """The largest value counted (0.0 before any)."""
+        return 0.0 if self.hist.max is None else self.hist.max
 
     def add(self, value, count=1):
-        """Count `value` (a negative one as 0) `count` times."""
-        value = max(0.0, value)
-        bucket = self.bucket(value)
-        self.counts[bucket] = self.counts.get(bucket, 0) + count
+        """Count `value` `count` times."""
+        self.hist.count(value, count)
         self.count += count
-        self.total += value * count
-        if value > self.max:
-            self.max = value
+        if value > 0:
+            self.total += value * count
+
+    def add_even(self, high, step, count):
+        """Count the `count` values high, high - step, ... (all >= 0)
+        bin by bin, not one by one."""
+        if count <= 0:
+            return
+        self.hist.count_even(high, step, count)
+        self.count += count
+        low = max(0.0, high - (count - 1) * step)
+        self.total += count * (max(0.0, high) + low) / 2.0
 
     def percentile(self, pctile):
-        """The upper edge of the bucket holding the `pctile`-th
-        percentile (never above the max), or None when empty."""
-        if not self.count:
-            return None
-        wanted = rank(self.count, pctile)
-        seen = 0
-        for bucket in sorted(self.counts):
-            seen += self.counts[bucket]
-            if seen >= wanted:
-                break
-        return min(self.max, self.upper(bucket))
+        """The nearest-rank percentile (never above the max), or None
+        when empty."""
+        return self.hist.percentiles((pctile,))[0]
 
     def summary(self, pctiles=PCTILES):
         """A map of plain numbers: count, mean, max and p<N> (seconds)."""
         out = {'count': self.count, 'max': self.max,
                'mean': self.total / self.count if self.count else None}
-        for pctile in pctiles:
-            out['p%s' % (pctile,)] = self.percentile(pctile)
+        for pctile, value in zip(pctiles, self.hist.percentiles(pctiles)):
+            out['p%s' % (pctile,)] = value
         return out
-
-
-class LagHistogram(_Histogram):
-    """Lags (seconds) in LAG_RESOLUTION buckets up to LAG_LIMIT; the
-    last bucket holds every later lag and reaches up to the max."""
-
-    def bucket(self, value):
-        return int(min(value, LAG_LIMIT) / LAG_RESOLUTION)
-
-    def upper(self, bucket):
-        if bucket >= _LAST_BUCKET:
-            return self.max
-        return (bucket + 1) * LAG_RESOLUTION
-
-
-# WaitHistogram buckets: [0, WAIT_BASE), then each WAIT_GROWTH times the
-# last (9% apart), so a few hundred cover any wait.
-WAIT_BASE = 1e-4
-WAIT_GROWTH = 2 ** 0.125
-
-
-class WaitHistogram(_Histogram):
-    """Waits (seconds, >= 0) in log-spaced buckets: count, mean, exact
-    max and percentiles to 9%, in memory that does not grow with the
-    count.  add_even() adds a whole evenly spaced run at once."""
-
-    def bucket(self, value):
-        """The bucket of wait `value`: 0 below WAIT_BASE, then by
-        factor."""
-        if value < WAIT_BASE:
-            return 0
-        return 1 + int(math.log(value / WAIT_BASE, WAIT_GROWTH))
-
-    @staticmethod
-    def low(bucket):
-        """The lower edge of `bucket`."""
-        return 0.0 if bucket == 0 else WAIT_BASE * WAIT_GROWTH ** (
-            bucket - 1)
-
-    def upper(self, bucket):
-        return self.low(bucket + 1)
-
-    def add_even(self, high, step, count):
-        """Add `count` waits high, high - step, ... (all >= 0), each
-        bucket's share counted, not the waits one by one."""
-        if count <= 0:
-            return
-        low_wait = max(0.0, high - (count - 1) * step)
-
-        def at_least(edge):
-            # How many of the waits are >= edge.
-            if edge <= low_wait:
-                return count
-            if edge > high:
-                return 0
-            return min(count, int(math.floor((high - edge) / step)) + 1)
-
-        top = self.bucket(high)
-        for bucket in range(self.bucket(low_wait), top + 1):
-            upper = at_least(self.low(bucket + 1)) if bucket < top else 0
-            share = at_least(self.low(bucket)) if bucket else count
-            share -= upper
-            if share > 0:
-                self.counts[bucket] = self.counts.get(bucket, 0) + share
-        self.count += count
-        self.total += count * (high + low_wait) / 2.0
-        if high > self.max:
-            self.max = high
 
 
 class Schedule(object):
@@ -194,8 +115,8 @@ class Schedule(object):
         self.window = window
         self.duration = duration
         self.deadline = None if duration is None else start + duration
-        self.lag = LagHistogram()
-        self.unsent = WaitHistogram()   # due, never sent: wait by the end
+        self.lag = Tally()
+        self.unsent = Tally()   # due, never sent: wait by the end
         self.taken = 0          # jobs handed out
         self.cap_waits = 0      # jobs taken that were due while it was full
         self.closed_at = None   # clock time of close()

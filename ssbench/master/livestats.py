@@ -5,9 +5,9 @@ message on the wire.  It keeps two things, both of bounded size:
 
 - a ring of WINDOW one-second Slots, each counting requests and bytes
   per (operation, size class, outcome, failed), retries and reconnects
-  per operation, and first- and last-byte latency per (operation, log
-  bucket); the status line's rate, percentiles and errors come from the
-  ring (window());
+  per operation, and first- and last-byte latency per (operation, bin
+  of ssbench.measure.loghist); the status line's rate, percentiles and
+  errors come from the ring (window());
 - every closed second, summed per phase: the run's totals (totals(), for
   the Prometheus endpoint, a second behind at most).
 
@@ -17,61 +17,24 @@ second is normalised once, when it is over.
 A --noop master takes tens of thousands of results a second: Slot.add()
 is the one loop per result, kept short.
 
-Latencies go into log buckets: bucket i > 0 holds latencies from
-bucket_edge(i - 1) to below bucket_edge(i) = BASE_LATENCY * 2 ** (i /
-PER_DOUBLING), bucket 0 those below BASE_LATENCY, so every
-PER_DOUBLING-th edge is a power of two times a millisecond (the edges of
-the exported histograms, EXPORT_EDGES) and a percentile read from the
-buckets is within 2 ** (1 / PER_DOUBLING) (9%) of the true one.
+Latencies are counted in the bins of the one log histogram
+(ssbench.measure.loghist, 40 a decade; zero in ZERO_BIN): the window's
+p50 and p99 are the nearest-rank rule over those bins, within
+loghist.RELATIVE_ERROR (2.9%) of the exact percentiles, and the exported
+histograms (ssbench.master.metrics) sum the bins between a few of their
+edges.
 """
 from __future__ import absolute_import, division, print_function
 
 import math
 
 from ssbench.compat import monotonic
+from ssbench.measure import loghist
 from ssbench.results import healthrecords
 
 WINDOW = 10          # seconds the ring spans: p50/p99 and errors
 RATE_WINDOW = 5      # seconds the request rate is taken over
-PER_DOUBLING = 8
-BASE_LATENCY = 0.001
-# Buckets past the last exported edge (32.768 s) share one: +Inf.
-TOP_BUCKET = 15 * PER_DOUBLING + 1
-EXPORT_EDGES = tuple(BASE_LATENCY * 2 ** k for k in range(16))
-_SCALE = PER_DOUBLING / math.log(2)
-_INVERSE_BASE = 1 / BASE_LATENCY
 PHASES = ('population', 'benchmark', 'cleanup')
-
-
-def bucket_of(latency):
-    """The log bucket of a latency in seconds (see the module docstring;
-    Slot.add() has this inline)."""
-    if latency < BASE_LATENCY:
-        return 0
-    return min(TOP_BUCKET, int(math.log(latency * _INVERSE_BASE) *
-                               _SCALE) + 1)
-
-
-def bucket_edge(index):
-    """The edge latency bucket `index` holds latencies below (inf for the
-    top one)."""
-    if index >= TOP_BUCKET:
-        return float('inf')
-    return BASE_LATENCY * 2 ** (index / PER_DOUBLING)
-
-
-def percentile(histogram, pctile):
-    """The upper edge of the bucket holding the `pctile` percentile of a
-    {bucket: count} histogram (nearest rank), or None when empty."""
-    count = sum(histogram.values())
-    if not count:
-        return None
-    rank = max(1, int(math.ceil(count * pctile / 100.0)))
-    seen = 0
-    for index in sorted(histogram):
-        seen += histogram[index]
-        if seen >= rank:
-            return bucket_edge(index)
 
 
 def outcome_of(result):
@@ -90,12 +53,13 @@ class Slot(object):
 
     requests: {(operation, size, outcome, failed): [count, bytes]};
     errors: {outcome: count} of failures; retries, reconnects:
-    {operation: sum}; first_byte, last_byte: {(operation, bucket):
-    count} of successes, first_byte_sum, last_byte_sum: {operation:
-    seconds}.  add() counts successes under one raw key (operation, size,
-    status, first-byte bucket, last-byte bucket) in `raw` ([count, bytes,
-    first-byte seconds, last-byte seconds]), one dictionary update per
-    result; merge() and normalised() give the documented keys.
+    {operation: sum}; first_byte, last_byte: {(operation, bin): count}
+    of successes (loghist bins), first_byte_sum, last_byte_sum:
+    {operation: seconds}.  add() counts successes under one raw key
+    (operation, size, status, first-byte bin, last-byte bin) in `raw`
+    ([count, bytes, first-byte seconds, last-byte seconds]), one
+    dictionary update per result; merge() and normalised() give the
+    documented keys.
     """
 
     __slots__ = ('second', 'raw', 'requests', 'errors', 'retries',
@@ -121,12 +85,10 @@ class Slot(object):
 
     def latencies(self, histogram):
         """Add this slot's last-byte latencies, all operations together,
-        to a {bucket: count} `histogram`."""
+        to a {bin: count} `histogram`."""
         for key, cell in self.raw.items():
             index = key[4]
-            if index is not None:
-                index = min(index, TOP_BUCKET)
-                histogram[index] = histogram.get(index, 0) + cell[0]
+            histogram[index] = histogram.get(index, 0) + cell[0]
         for (_, index), count in self.last_byte.items():
             histogram[index] = histogram.get(index, 0) + count
 
@@ -134,8 +96,11 @@ class Slot(object):
         """Count a list of result records: the one loop per result of a
         live run, hence the local names."""
         raw = self.raw
-        log, scale, base = math.log, _SCALE, BASE_LATENCY
-        inverse = _INVERSE_BASE
+        # loghist.bin_of() inline: one log and an int per latency; the
+        # constants are floats, as mixing an int into float arithmetic
+        # or comparisons costs more than the logarithm.
+        log, scale, shift = math.log, loghist.SCALE, float(loghist.SHIFT)
+        zero, nothing = loghist.ZERO_BIN, 0.0
         for result in results:
             if 'exception' in result:
                 self._add_failure(result)
@@ -147,15 +112,15 @@ class Slot(object):
             latency = get('first_byte_latency')
             if latency is None:
                 first = None
-            elif latency >= base:
-                first = int(log(latency * inverse) * scale) + 1
+            elif latency > nothing:
+                first = int(log(latency) * scale + shift)
             else:
-                first = 0
+                first = zero
             last_latency = result['last_byte_latency']
-            if last_latency >= base:
-                last = int(log(last_latency * inverse) * scale) + 1
+            if last_latency > nothing:
+                last = int(log(last_latency) * scale + shift)
             else:
-                last = 0
+                last = zero
             key = (result['type'], result['size_str'], get('status'), first,
                    last)
             cell = raw.get(key)
@@ -198,7 +163,7 @@ class Slot(object):
                     (first, first_byte, self.first_byte_sum, cell[2]),
                     (last, last_byte, self.last_byte_sum, cell[3])):
                 if index is not None:
-                    key = (kind, min(index, TOP_BUCKET))
+                    key = (kind, index)
                     histogram[key] = histogram.get(key, 0) + cell[0]
                     sums[kind] = sums.get(kind, 0.0) + total
         for key, cell in other.requests.items():
@@ -322,8 +287,9 @@ class LiveStats(object):
         """The status line's figures: a dict of phase, elapsed, left
         (seconds, None when unknown), done, total, rate (requests/s over
         the last RATE_WINDOW whole seconds), p50 and p99 (last-byte
-        latency in seconds over the last WINDOW s, None without results)
-        and errors ({outcome: count} over the last WINDOW s)."""
+        latency in seconds over the last WINDOW s, None without results:
+        the nearest-rank rule over the window's loghist bins) and errors
+        ({outcome: count} over the last WINDOW s)."""
         elapsed = self.elapsed()
         current = int(self.clock())
         histogram = {}
@@ -345,12 +311,13 @@ class LiveStats(object):
             rate = recent / RATE_WINDOW
         else:
             rate = self.phase_done / elapsed if elapsed > 0 else 0.0
+        hist = loghist.from_bins(histogram)
+        p50, p99 = hist.percentiles((50, 99)) if hist else (None, None)
         return {
             'phase': self.phase, 'elapsed': elapsed,
             'left': self.time_left(elapsed, rate), 'done': self.phase_done,
             'total': self.phase_total, 'rate': rate,
-            'p50': percentile(histogram, 50),
-            'p99': percentile(histogram, 99), 'errors': errors}
+            'p50': p50, 'p99': p99, 'errors': errors}
 
     def time_left(self, elapsed, rate):
         """Seconds left: of a timed phase, to its end; else of the

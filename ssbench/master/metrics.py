@@ -18,7 +18,7 @@ import logging
 import re
 
 from ssbench.errors import UsageError
-from ssbench.master.livestats import EXPORT_EDGES, PER_DOUBLING, TOP_BUCKET
+from ssbench.measure import loghist
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,13 @@ MAX_REQUEST = 16384
 # After the run, how long the master may wait for a scraper to take the
 # final figures: twice the gap seen between scrapes, at most this.
 MAX_LINGER = 30.0
+# The latency histograms' bucket edges: every EXPORT_STEP-th bin edge of
+# ssbench.measure.loghist (4 a decade), from 1 ms to 100 s.
+EXPORT_STEP = 10
+EXPORT_BINS = tuple(range(loghist.SHIFT - 3 * loghist.BINS_PER_DECADE,
+                          loghist.SHIFT + 2 * loghist.BINS_PER_DECADE + 1,
+                          EXPORT_STEP))
+EXPORT_EDGES = tuple(loghist.bin_edge(b) for b in EXPORT_BINS)
 _ADDRESS = re.compile(r'^(?:\[(?P<v6>[^\]]+)\]|(?P<host>[^:\[\]]*)):'
                       r'(?P<port>\d+)$')
 
@@ -65,21 +72,19 @@ def require_client():
 
 def _bucket_samples(histogram, kind):
     """[(le, cumulative count)] at EXPORT_EDGES of one operation's
-    {(operation, bucket): count}: bucket i counts below edge i."""
-    counts = [0] * (TOP_BUCKET + 1)
-    for (op, index), count in histogram.items():
-        if op == kind:
-            counts[index] += count
+    {(operation, bin): count}: bins below EXPORT_BINS[i] count under
+    EXPORT_EDGES[i]."""
+    counts = sorted((b, count) for (op, b), count in histogram.items()
+                    if op == kind)
     out = []
     seen = 0
-    edge = 0
-    for index, count in enumerate(counts):
-        if index == edge * PER_DOUBLING + 1 and edge < len(EXPORT_EDGES):
-            # Buckets 0..index-1 lie below EXPORT_EDGES[edge].
-            out.append(('%g' % EXPORT_EDGES[edge], seen))
-            edge += 1
-        seen += count
-    out.append(('+Inf', seen))
+    i = 0
+    for b, edge in zip(EXPORT_BINS, EXPORT_EDGES):
+        while i < len(counts) and counts[i][0] < b:
+            seen += counts[i][1]
+            i += 1
+        out.append(('%g' % edge, seen))
+    out.append(('+Inf', sum(count for _, count in counts)))
     return out
 
 

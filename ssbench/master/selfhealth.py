@@ -23,9 +23,8 @@ it.
 """
 from __future__ import absolute_import, division, print_function
 
-import math
-
 from ssbench.compat import monotonic
+from ssbench.measure.rank import nearest_rank
 from ssbench.procstats import cpu_count, process_cpu, run_delay
 from ssbench.results.healthrecords import MASTER_ID
 from ssbench.wire.protocol import HEARTBEAT
@@ -72,12 +71,16 @@ class MasterHealth(object):
         window = now - self._since
         cpu = self.cpu_time()
         long_ = sorted(self.long, reverse=True)
-        # The p99's rank counted from the top: the ceil(1%)-th longest.
-        rank = int(math.ceil(0.01 * self.turns)) if self.turns else 0
-        if 0 < rank <= len(long_):
-            lag = long_[rank - 1]
-        else:
-            lag = self.short_max
+
+        def at(position):
+            # The turn at a (1-based) rank of all turns, longest last;
+            # below the long ones, the longest short one stands for it.
+            i = self.turns - position
+            return long_[i] if i < len(long_) else self.short_max
+        lag = self.short_max
+        if self.turns:
+            first, second, whole = nearest_rank(self.turns, 99)
+            lag = (at(first) + at(second)) / 2 if whole else at(first)
         heartbeat = {
             'type': HEARTBEAT, 'worker_id': MASTER_ID, 'window': window,
             'cpu': (cpu - self._cpu_since) / window if window > 0 else 0.0,

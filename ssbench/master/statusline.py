@@ -3,7 +3,6 @@ runs (see ssbench.master.livestats for the figures)."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import monotonic
-from ssbench.master.livestats import BASE_LATENCY
 
 # Redraw at most this often (seconds).
 INTERVAL = 0.5
@@ -25,14 +24,9 @@ def clock_text(seconds):
 
 
 def latency_text(seconds):
-    """A latency (a log bucket's upper edge) in ms under 1 s, else in s;
-    '-' when there is none."""
+    """A latency in ms under 1 s, else in s; '-' when there is none."""
     if seconds is None:
         return '-'
-    if seconds <= BASE_LATENCY:
-        return '<1ms'
-    if seconds == float('inf'):
-        return '>33s'
     if seconds < 1:
         return '%.3gms' % (seconds * 1e3)
     return '%.3gs' % seconds

@@ -9,8 +9,8 @@ is then a binary search over the doubles' bit patterns, counting with one
 bisect per run; the 4 kB blocks a probe needs are read back from the file (and
 cached a little).
 
-nearest_rank() holds the positions of the report's nearest-rank rule,
-computed exactly; ssbench.report.compute.percentile applies it to lists.
+runs_percentile() applies the one nearest-rank rule
+(ssbench.measure.rank) to such a union.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -20,7 +20,6 @@ import operator
 import struct
 import tempfile
 from array import array
-from fractions import Fraction
 from itertools import repeat
 
 try:  # Python 2: a lazy map, so sums over big runs build no lists
@@ -29,6 +28,7 @@ except ImportError:
     imap = map
 
 from ssbench.compat import PY2
+from ssbench.measure.rank import nearest_rank
 
 # A sorted run keeps every BLOCK-th value in memory (8 bytes per 4 kB).
 BLOCK = 512
@@ -38,10 +38,6 @@ BLOCK_CACHE = 2048
 _D = struct.Struct('<d')
 _Q = struct.Struct('<Q')
 _SIGN = 1 << 63
-# pctile / 100 as (numerator, denominator) per percentile seen; a few
-# percentiles are ranked over and over (once per time bucket).
-_RATIOS = {}
-_RATIOS_KEPT = 64
 
 
 def _key(x):
@@ -254,54 +250,9 @@ def next_after(store, runs, x):
     return best
 
 
-def _ratio(pctile):
-    """pctile / 100 as an exact (numerator, denominator > 0).
-
-    A float stands for the decimal it was written as (its shortest repr):
-    99.9 is 999/10, not the double just above it, so that the rank of
-    p99.9 over 41,000 values is 40,959 (whole), not 40,959.00000000001.
-    """
-    # Keyed by type too: the float 0.1 equals the Fraction of its exact
-    # binary value, which is no tenth.
-    key = (type(pctile), pctile)
-    try:
-        return _RATIOS[key]
-    except KeyError:
-        pass
-    if isinstance(pctile, float):
-        exact = Fraction(repr(float(pctile)))
-    else:
-        exact = Fraction(pctile)
-    exact /= 100
-    ratio = (exact.numerator, exact.denominator)
-    if len(_RATIOS) < _RATIOS_KEPT:
-        _RATIOS[key] = ratio
-    return ratio
-
-
-def nearest_rank(n, pctile):
-    """The positions (1-based) the nearest-rank percentile of n > 0
-    sorted values takes: (first, second, whole).
-
-    rank = n * pctile / 100, in exact arithmetic.  A whole rank takes the
-    mean of the values at positions rank and rank + 1 (whole is True),
-    otherwise the value at ceil(rank) (first == second).  Positions are
-    clamped to 1..n (pctile 0 and 100).
-    """
-    num, den = _ratio(pctile)
-    scaled = n * num
-    if scaled % den:
-        first = min(-(-scaled // den), n)
-        return first, first, False
-    rank = scaled // den
-    first = min(max(rank, 1), n)
-    second = min(first + 1, n) if rank >= 1 else first
-    return first, second, True
-
-
 def runs_percentile(store, runs, n, lo, hi, pctile):
-    """ssbench.report.compute.percentile.percentile_of_sorted() over the
-    union of sorted runs, exactly."""
+    """ssbench.measure.rank.percentile_of_sorted() over the union of
+    sorted runs, exactly."""
     first, second, whole = nearest_rank(n, pctile)
     if first == 1:
         a = lo

@@ -24,6 +24,8 @@ from __future__ import absolute_import, division, print_function
 
 import math
 
+from ssbench.measure.rank import RunLengths, nearest_rank
+
 #: ssbench.load.scenario.MAX_RUN_SECONDS (results may not import load).
 MAX_RUN_SECONDS = 10 ** 7
 DAY = 86400
@@ -83,21 +85,17 @@ class TimeProfile(object):
         if not self.bins:
             return None
         keys = sorted(self.bins)
-        total = sum(self.bins.values())
+        ranked = RunLengths([self.bins[key] for key in keys],
+                            keys.__getitem__)
         width = 1 << self.shift
 
-        def key_at(fraction):
-            rank = max(1, int(math.ceil(total * fraction)))
-            seen = 0
-            for key in keys:
-                seen += self.bins[key]
-                if seen >= rank:
-                    return key
-            return keys[-1]
+        def key_at(pctile):
+            # The key at the percentile's (first) nearest-rank position.
+            return ranked[nearest_rank(len(ranked), pctile)[0] - 1]
 
-        bulk_lo = key_at(0.01) * width
-        bulk_hi = (key_at(0.99) + 1) * width
-        median = key_at(0.5) * width
+        bulk_lo = key_at(1) * width
+        bulk_hi = (key_at(99) + 1) * width
+        median = key_at(50) * width
         margin = DAY + 10 * (bulk_hi - bulk_lo)
         lo = max(bulk_lo - margin, median - CAP)
         hi = min(bulk_hi + margin, median + width + CAP, lo + MAX_WIDTH)

@@ -27,19 +27,12 @@ The master stores them in the stats file, where the reports judge them
 """
 from __future__ import absolute_import, division, print_function
 
-import math
-
 from ssbench.compat import monotonic
+from ssbench.measure.rank import percentile_of_sorted
 from ssbench.procstats import (cpu_count, host_cpu_ticks, load_average,
                                process_cpu, run_delay)
 
 TICK = 0.01
-
-
-def p99(values):
-    """The 99th percentile (nearest rank) of a non-empty list."""
-    ordered = sorted(values)
-    return ordered[max(0, int(math.ceil(0.99 * len(ordered))) - 1)]
 
 
 class HealthMonitor(object):
@@ -89,7 +82,8 @@ class HealthMonitor(object):
         sample = {'window': window,
                   'cpu': (cpu - self._cpu_since) / window if window > 0
                   else 0.0,
-                  'loop_lag': p99(lags) if lags else 0.0,
+                  'loop_lag': (percentile_of_sorted(sorted(lags), 99)
+                               if lags else 0.0),
                   'waiting': waiting}
         self.lags = []
         self._since = now

@@ -5,8 +5,9 @@ Every command (``ssbench-master <sub-command>``, ``ssbench-worker``,
 every path the pages show in their literals (inline ``...`` and literal
 blocks) is checked against the tree and the real argparse parsers; every
 flag of every command is named in docs/usage.rst; the README's table of
-packages is the tree's; every page is valid reStructuredText whose links
-between pages land on a file and a section that exist.
+packages is the tree's, with test_layers' rules of what each may import;
+every page is valid reStructuredText whose links between pages land on a
+file and a section that exist.
 """
 from __future__ import absolute_import
 
@@ -379,11 +380,50 @@ def packages_in_tree():
     return sorted(found)
 
 
-def packages_in_table(text):
-    """The first cell of each row of the README's table of packages."""
+def simple_table_rows(lines):
+    """The rows of the first simple table in lines, each a list of cell
+    texts (a line whose first cell is blank continues the row above)."""
+    borders = [i for i, line in enumerate(lines)
+               if re.match(r'^=+( +=+)+ *$', line)]
+    edges = [m.span() for m in re.finditer(r'=+', lines[borders[0]])]
+    rows = []
+    for line in lines[borders[1] + 1:borders[2]]:
+        cells = [line[a:b if i + 1 < len(edges) else None].strip()
+                 for i, (a, b) in enumerate(edges)]
+        if cells[0] or not rows:
+            rows.append(cells)
+        else:
+            rows[-1] = [(old + ' ' + new).strip()
+                        for old, new in zip(rows[-1], cells)]
+    return rows
+
+
+def package_table(text):
+    """{package path: may-import cell} of the README's table of
+    packages, in its order."""
     section = text.split('\nThe packages\n', 1)[1].split('\n\n\n', 1)[0]
-    return [m.group(1) for m in re.finditer(r'^``(ssbench/[\w/]+/)``',
-                                            section, re.M)]
+    return [(row[0].strip('`'), row[-1])
+            for row in simple_table_rows(section.split('\n'))]
+
+
+def packages_in_table(text):
+    return [package for package, _ in package_table(text)]
+
+
+def rule_of(package):
+    """What the README's "may import" cell of a package should say, from
+    the rules tests/unit/test_layers.py enforces."""
+    from tests.unit import test_layers
+    dotted = package.rstrip('/').replace('/', '.')
+
+    def short(name):
+        return '``%s``' % name[len('ssbench.'):].replace('.', '/')
+    if dotted not in test_layers.MAY_IMPORT:
+        return 'as %s' % short(test_layers.part_of(dotted))
+    allowed = test_layers.MAY_IMPORT[dotted]
+    if allowed == ('ssbench',):
+        return 'anything'
+    return ', '.join(short(name) for name in allowed) or 'nothing'
 
 
 def test_readme_lists_each_package_once():
@@ -392,11 +432,65 @@ def test_readme_lists_each_package_once():
     assert sorted(listed) == packages_in_tree()
 
 
-def test_package_table_check_can_fail():
-    table = ('x\nThe packages\n============\n\n'
-             '``ssbench/load/``  a\n``ssbench/nothing/``  b\n\n\nmore')
-    assert packages_in_table(table) == ['ssbench/load/', 'ssbench/nothing/']
-    assert packages_in_table(table) != packages_in_tree()
+def test_readme_says_what_each_package_may_import():
+    table = package_table(read('README.rst'))
+    assert [(package, cell) for package, cell in table
+            if cell != rule_of(package)] == []
+
+
+TABLE = ('x\nThe packages\n============\n\n'
+         '=================== ===== ===========\n'
+         'package             role  may import\n'
+         '=================== ===== ===========\n'
+         '``ssbench/load/``   a     nothing\n'
+         '``ssbench/wire/``   b     ``load``\n'
+         '``ssbench/master/`` c     ``load``,\n'
+         '                    d     ``wire``\n'
+         '=================== ===== ===========\n\n\nmore')
+
+
+def test_package_table_checks_can_fail():
+    assert package_table(TABLE) == [
+        ('ssbench/load/', 'nothing'), ('ssbench/wire/', '``load``'),
+        ('ssbench/master/', '``load``, ``wire``')]
+    assert packages_in_table(TABLE) != packages_in_tree()
+    assert rule_of('ssbench/wire/') == 'nothing'
+    assert rule_of('ssbench/master/') != '``load``, ``wire``'
+    assert rule_of('ssbench/wire/curve/') == 'as ``wire``'
+    assert rule_of('ssbench/cli/') == 'anything'
+
+
+# -- figures a reader can follow ----------------------------------------------
+
+ISSUE = re.compile(r'\bissues? +#?[0-9]+', re.I)
+# A bare token of 7 to 40 hex digits, with a digit and a letter, is an
+# abbreviated commit (transaction ids, in which one ends after a dash,
+# are not bare).
+HEX = re.compile(r'(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])'
+                 r'[0-9a-f]{7,40}(?![\w-])', re.I)
+
+
+def history_marks(text):
+    """Issue numbers and commit hashes: marks of the project's history
+    that a reader of the figures cannot follow."""
+    return ISSUE.findall(text) + HEX.findall(text)
+
+
+def test_performance_names_no_issue_and_no_commit():
+    assert history_marks(read(os.path.join('docs', 'performance.rst'))) \
+        == []
+
+
+@pytest.mark.parametrize('text, found', [
+    ('the range issue 21 measured', ['issue 21']),
+    ('(Issues 21, 22)', ['Issues 21']),
+    ('--compare-rev 03c7933 --runs 3', ['03c7933']),
+    ('tree e6b6552a0f, then', ['e6b6552a0f']),
+    ('tx32f482470e14494395543-006b04862d, 1000000 results, '
+     'accepted effaced', []),
+])
+def test_history_marks_are_found(text, found):
+    assert history_marks(text) == found
 
 
 # -- valid reStructuredText, links that land ---------------------------------

@@ -24,8 +24,8 @@ from __future__ import absolute_import, division, print_function
 import logging
 import math
 
+from ssbench.measure.rank import percentile_of_sorted
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
-from ssbench.report.compute.percentile import percentile_of_sorted
 from ssbench.report.compute.scan import scan_file
 from ssbench.results import sortedruns
 from ssbench.results.recordview import narrow

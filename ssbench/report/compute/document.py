@@ -2,7 +2,8 @@
 from __future__ import absolute_import, division, print_function
 
 from ssbench import version
-from ssbench.report.compute import bandwidth, loghist, throughput
+from ssbench.measure import loghist
+from ssbench.report.compute import bandwidth, throughput
 from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
 from ssbench.report.compute.series import latency_entry

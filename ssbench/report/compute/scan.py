@@ -35,7 +35,7 @@ import numbers
 
 from ssbench import CRUD_TYPES
 from ssbench.results import sortedruns
-from ssbench.report.compute import loghist
+from ssbench.measure import loghist
 from ssbench.report.compute.causes import CauseTable
 from ssbench.report.compute.seconds import SecondCounts
 from ssbench.report.compute.timebuckets import TimeBuckets

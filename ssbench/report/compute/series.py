@@ -1,8 +1,8 @@
 """One latency series of the JSON document, exactly, from sorted runs."""
 from __future__ import absolute_import, division, print_function
 
+from ssbench.measure import loghist
 from ssbench.results import sortedruns
-from ssbench.report.compute import loghist
 from ssbench.report.compute.cells import as_text
 
 
@@ -34,6 +34,6 @@ def latency_entry(store, runs, worst, pctiles, size):
         entry[percentile_key(pctile)] = sortedruns.runs_percentile(
             store, runs, n, lo, hi, pctile)
     positive = lo if lo > 0 else sortedruns.next_after(store, runs, 0.0)
-    entry['histogram'] = loghist.decade_histogram(
+    entry['histogram'] = loghist.edge_histogram(
         lambda x: sortedruns.count_le(store, runs, x), positive, hi)
     return entry

@@ -1,7 +1,7 @@
 """Steady-state throughput: the spread of requests completed per second."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.report.compute.rank import RunLengths
+from ssbench.measure.rank import RunLengths
 
 
 def summarize(per_second):

@@ -9,7 +9,7 @@ that fits the run, whatever the order of the results.
 """
 from __future__ import absolute_import, division, print_function
 
-from ssbench.report.compute import loghist
+from ssbench.measure import loghist
 
 MAX_BUCKETS = 4000
 

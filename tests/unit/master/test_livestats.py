@@ -1,11 +1,14 @@
 from __future__ import absolute_import, division, print_function
 
+import random
+
 import pytest
 
 from ssbench.master import livestats
 from ssbench.master.livestats import (
-    BASE_LATENCY, RATE_WINDOW, TOP_BUCKET, WINDOW, LiveStats, Slot,
-    bucket_edge, bucket_of, outcome_of, percentile)
+    RATE_WINDOW, WINDOW, LiveStats, Slot, outcome_of)
+from ssbench.measure import loghist
+from ssbench.measure.rank import percentile_of_sorted
 
 
 class Clock(object):
@@ -38,42 +41,55 @@ def failed(status=None, error_class=None, kind='get_object', **extra):
     return record
 
 
-@pytest.mark.parametrize('latency', [
-    0.0011, 0.0013, 0.0099, 0.01, 0.1234, 0.5, 1.0, 1.5, 7.3, 20.0, 32.0])
-def test_a_bucket_holds_latencies_from_the_edge_below_to_its_own(latency):
-    index = bucket_of(latency)
-    assert bucket_edge(index - 1) <= latency * (1 + 1e-12)
-    assert latency < bucket_edge(index) * (1 + 1e-12)
-    # Each bucket is 2 ** (1/8) wide: percentiles within 9%.
-    assert bucket_edge(index) / bucket_edge(index - 1) == pytest.approx(
-        2 ** (1 / 8.0))
-
-
-def test_fast_and_huge_latencies_share_the_end_buckets():
-    assert bucket_of(0) == bucket_of(BASE_LATENCY / 2) == 0
-    assert bucket_of(33.0) == bucket_of(1e6) == TOP_BUCKET
-    assert bucket_edge(TOP_BUCKET) == float('inf')
-
-
-def test_the_inline_bucketing_of_slot_add_is_bucket_of():
+def test_the_inline_binning_of_slot_add_is_loghist_bin_of():
     slot = Slot(0)
-    latencies = [0.0001, 0.001, 0.0017, 0.02, 0.3, 4.0, 40.0]
+    latencies = [0.0, 0.0001, 0.001, 0.0017, 0.02, 0.3, 4.0, 40.0, 1e6]
     slot.add([ok(latency=value, first=None) for value in latencies])
     normal = slot.normalised()
     assert sorted(index for _, index in normal.last_byte) == sorted(
-        bucket_of(value) for value in latencies)
+        [loghist.ZERO_BIN] + [loghist.bin_of(v) for v in latencies[1:]])
     assert normal.first_byte == {}
     assert normal.last_byte_sum == {'get_object': pytest.approx(
         sum(latencies))}
 
 
-def test_percentile_is_the_upper_edge_of_the_bucket_of_its_rank():
-    histogram = {1: 50, 9: 49, 20: 1}
-    assert percentile(histogram, 50) == bucket_edge(1)
-    assert percentile(histogram, 51) == bucket_edge(9)
-    assert percentile(histogram, 99) == bucket_edge(9)
-    assert percentile(histogram, 100) == bucket_edge(20)
-    assert percentile({}, 99) is None
+def binned_rank(latencies, pctile):
+    """The exact rank's bin: the nearest-rank rule over the latencies
+    each replaced by its bin's value."""
+    return percentile_of_sorted(sorted(
+        loghist.bin_value(loghist.bin_of(v)) if v > 0 else 0.0
+        for v in latencies), pctile)
+
+
+@pytest.mark.parametrize('n', [100, 200, 1000, 4100, 4137])
+def test_the_window_p50_and_p99_are_the_exact_rank_over_its_bins(n):
+    rng = random.Random(n)
+    latencies = [rng.choice([0.0, rng.expovariate(50), rng.expovariate(2)])
+                 for _ in range(n)]
+    stats = LiveStats(Clock())
+    stats.start_phase('benchmark')
+    for second in range(3):
+        at(stats, 1000.0 + second)
+        stats.add([ok(latency=v) for v in latencies[second::3]])
+    figures = stats.window()
+    assert figures['p50'] == binned_rank(latencies, 50)
+    assert figures['p99'] == binned_rank(latencies, 99)
+    exact = percentile_of_sorted(sorted(latencies), 99)
+    assert figures['p99'] == pytest.approx(
+        exact, rel=loghist.RELATIVE_ERROR)
+
+
+def test_a_whole_rank_takes_the_mean_of_two_bins_not_the_float_rank():
+    # 1,000 latencies: rank 990 of p99 is whole, so the p99 is the mean
+    # of the 990th and 991st (a float ceil would take the 990th alone).
+    latencies = [0.01] * 990 + [1.0] * 10
+    stats = LiveStats(Clock())
+    stats.start_phase('benchmark')
+    stats.add([ok(latency=v) for v in latencies])
+    p99 = stats.window()['p99']
+    assert p99 == (loghist.bin_value(loghist.bin_of(0.01)) +
+                   loghist.bin_value(loghist.bin_of(1.0))) / 2
+    assert p99 == binned_rank(latencies, 99)
 
 
 @pytest.mark.parametrize('record, outcome', [
@@ -122,9 +138,9 @@ def test_rate_percentiles_and_errors_come_from_recent_seconds():
     figures = stats.window()
     assert figures['done'] == 120
     assert figures['rate'] == pytest.approx(10.0)
-    assert figures['p50'] == bucket_edge(bucket_of(0.01))
+    assert figures['p50'] == loghist.bin_value(loghist.bin_of(0.01))
     # The two slow seconds left the 10 s window; 503s of 10 s remain.
-    assert figures['p99'] == bucket_edge(bucket_of(0.01))
+    assert figures['p99'] == loghist.bin_value(loghist.bin_of(0.01))
     assert figures['errors'] == {'503': WINDOW - 1}
     assert figures['left'] == pytest.approx(880 / 10.0)
     assert len(stats.ring) <= WINDOW

@@ -9,7 +9,8 @@ import pytest
 
 from ssbench.errors import UsageError
 from ssbench.master import metrics
-from ssbench.master.livestats import LiveStats, bucket_of
+from ssbench.master.livestats import LiveStats
+from ssbench.measure import loghist
 from ssbench.master.liveview import Snapshot
 
 
@@ -46,7 +47,7 @@ def _snapshot():
     stats.add([{'type': 'get_object', 'size_str': 'tiny', 'status': 200,
                 'first_byte_latency': 0.003, 'last_byte_latency': latency,
                 'size': 1000, 'retries': 1}
-               for latency in (0.003, 0.005, 0.1, 50.0)])
+               for latency in (0.003, 0.005, 0.1, 500.0)])
     stats.add([{'type': 'delete_object', 'size_str': 'tiny',
                 'exception': 'x', 'status': None, 'error_class': 'timeout',
                 'retries': 2, 'reconnects': 1}])
@@ -82,16 +83,19 @@ def test_families_name_requests_bytes_latency_workers_and_rates():
     assert samples[('ssbench_reconnects_total',
                     ('operation', 'delete_object'), phase)] == 1
     bucket = 'ssbench_last_byte_latency_seconds_bucket'
-    # Cumulative, at powers of two of a millisecond.
-    assert samples[(bucket, ('le', '0.004'), get, phase)] == 1
-    assert samples[(bucket, ('le', '0.008'), get, phase)] == 2
-    assert samples[(bucket, ('le', '0.128'), get, phase)] == 3
-    assert samples[(bucket, ('le', '32.768'), get, phase)] == 3
+    # Cumulative, at 10 ** (k / 4) seconds from 1 ms to 100 s.
+    assert samples[(bucket, ('le', '0.001'), get, phase)] == 0
+    assert samples[(bucket, ('le', '0.00316228'), get, phase)] == 1
+    assert samples[(bucket, ('le', '0.00562341'), get, phase)] == 2
+    assert samples[(bucket, ('le', '0.177828'), get, phase)] == 3
+    assert samples[(bucket, ('le', '100'), get, phase)] == 3
     assert samples[(bucket, ('le', '+Inf'), get, phase)] == 4
+    assert len([key for key in samples if key[0] == bucket and
+                key[2:] == (get, phase)]) == 22
     assert samples[('ssbench_last_byte_latency_seconds_count', get,
                     phase)] == 4
     assert samples[('ssbench_last_byte_latency_seconds_sum', get,
-                    phase)] == pytest.approx(50.108)
+                    phase)] == pytest.approx(500.108)
     assert samples[('ssbench_phase', phase)] == 1
     assert samples[('ssbench_phase_elapsed_seconds', phase)] == 2.0
     assert samples[('ssbench_phase_fraction_done',)] == 0.5
@@ -99,7 +103,16 @@ def test_families_name_requests_bytes_latency_workers_and_rates():
     assert samples[('ssbench_workers_saturated',)] == 1
     assert samples[('ssbench_open_loop_intended_rate',)] == 100.0
     assert samples[('ssbench_open_loop_achieved_rate',)] == 98.5
-    assert bucket_of(0.003) < bucket_of(0.004)
+
+
+def test_export_edges_are_every_tenth_bin_edge():
+    assert metrics.EXPORT_EDGES[0] == 0.001
+    assert metrics.EXPORT_EDGES[-1] == 100.0
+    assert metrics.EXPORT_EDGES[4] == 0.01
+    for b, edge in zip(metrics.EXPORT_BINS, metrics.EXPORT_EDGES):
+        assert (b - loghist.SHIFT) % metrics.EXPORT_STEP == 0
+        assert loghist.bin_of(edge * 1.000001) == b
+        assert loghist.bin_of(edge * 0.999999) == b - 1
 
 
 def test_a_closed_loop_run_has_no_rate_gauges():

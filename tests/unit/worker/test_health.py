@@ -54,10 +54,16 @@ def test_a_stopped_process_shows_as_one_long_lag():
     assert sample['cpu'] == 0.0
 
 
-def test_p99():
-    assert health.p99([0.001] * 99 + [1.0]) == 0.001
-    assert health.p99([0.001] * 98 + [1.0, 1.0]) == 1.0
-    assert health.p99([0.2]) == 0.2
+def test_the_loop_lag_is_the_nearest_rank_p99_of_the_probes():
+    mon, clock, _ = monitor()
+    # 101 probes: rank 99.99, the 100th; 100 probes: rank 99 is whole,
+    # the mean of the 99th and the 100th.
+    for lags, p99 in (([0.001] * 100 + [1.0], 0.001),
+                      ([0.001] * 99 + [1.0], (0.001 + 1.0) / 2),
+                      ([0.2], 0.2)):
+        mon.lags = list(lags)
+        mon.expected = clock.now
+        assert mon.sample(0)['loop_lag'] == p99
 
 
 def test_worker_heartbeats_carry_the_health_keys():

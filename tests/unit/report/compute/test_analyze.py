@@ -8,7 +8,8 @@ import pytest
 from ssbench.results import sortedruns
 from ssbench.report.compute import cells, classicstats
 from ssbench.report.compute.analyze import analyze
-from ssbench.report.compute import loghist, scan, timebuckets
+from ssbench.measure import loghist
+from ssbench.report.compute import scan, timebuckets
 from ssbench.report.compute.series import percentile_key
 from ssbench.errors import UsageError
 from tests import analysis_naive as naive

@@ -9,7 +9,7 @@ from ssbench.results import sortedruns
 from ssbench.report.compute import cells
 from ssbench.report.compute import scan
 from ssbench.report.compute.classicstats import compute, series_stats
-from ssbench.report.compute.percentile import percentile_of_sorted
+from ssbench.measure.rank import percentile_of_sorted
 
 SCENARIO = {
     'name': 'Crafted', 'user_count': 3,

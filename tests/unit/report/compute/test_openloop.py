@@ -223,7 +223,7 @@ def test_the_reports_account_for_every_due_job(tmpdir):
     lines = text(classicnotes.compute(path)).splitlines()
     assert lines[4] == ('Open loop: 60 jobs due (20.0/s intended), 40 sent '
                         '(13.3/s achieved), 20 due but not sent by the '
-                        'deadline (waited p50 0.531 s, max 1.000 s)')
+                        'deadline (waited p50 0.516 s, max 1.000 s)')
     loop = analyze(path)['open_loop']['schedule']
     assert (loop['intended'], loop['sent'], loop['unsent']) == (60, 40, 20)
     assert loop['intended_rate'] == 20.0

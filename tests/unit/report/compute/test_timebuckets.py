@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from ssbench.report.compute import loghist
+from ssbench.measure import loghist
 from ssbench.report.compute.timebuckets import TimeBuckets
 
 

@@ -1,14 +1,16 @@
-"""percentile_of_sorted(): exact nearest ranks against the tests'
-independent reference (tests.analysis_naive.percentile)."""
+"""The one nearest-rank rule: exact ranks against the tests' independent
+reference (tests.analysis_naive.percentile), over lists and run
+lengths."""
 from __future__ import absolute_import, division, print_function
 
 import decimal
 import fractions
+import random
 
 import pytest
 
-from ssbench.report.compute.percentile import percentile_of_sorted
-from ssbench.results.sortedruns import nearest_rank
+from ssbench.measure.rank import (RunLengths, nearest_rank,
+                                  percentile_of_sorted)
 from tests import analysis_naive as naive
 
 PCTILES = [0, 0.1, 1, 12.3, 33.3, 50, 95, 99, 99.9, 99.99, 99.999, 100]
@@ -79,3 +81,22 @@ def test_integer_values_average_as_before():
     assert percentile_of_sorted([3, 3], 50) == 3.0
     assert percentile_of_sorted([1, 2, 3], 50) == 2
     assert percentile_of_sorted([], 50) is None
+
+
+def test_runs_index_like_the_expanded_list():
+    rng = random.Random(3)
+    for _ in range(200):
+        counts = [rng.choice([0, 0, 1, 2, 7]) for _ in range(rng.randrange(6))]
+        values = [10 * j for j in range(len(counts))]
+        expanded = [v for v, n in zip(values, counts) for _ in range(n)]
+        ranked = RunLengths(counts, values.__getitem__)
+        assert len(ranked) == len(expanded)
+        assert [ranked[i] for i in range(len(expanded))] == expanded
+        for pctile in (0, 10, 25, 50, 75, 99.9, 100):
+            assert ranked.percentile(pctile) == naive.percentile(
+                expanded, pctile)
+
+
+def test_run_lengths_of_nothing():
+    assert RunLengths([], None).percentile(50) is None
+    assert RunLengths([0, 0], None).percentile(50) is None
