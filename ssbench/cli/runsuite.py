@@ -106,6 +106,8 @@ def _check_steps(args, steps):
 
 def _check_outputs(args, folder):
     from ssbench.results import safefiles
+    safefiles.check_directory(os.path.join(folder, suiteplan.SUITE_FILE),
+                              'suite folder', create=True)
     for what, path in (('JSON file', args.json_file),
                        ('HTML file', args.html_file)):
         if path and path != '-':
@@ -116,8 +118,6 @@ def _check_outputs(args, folder):
     if args.json_file == '-' and args.html_file == '-':
         raise UsageError('--json - and --html - would share standard '
                          'output: give one of them a file name')
-    safefiles.check_directory(os.path.join(folder, 'x'),
-                              'suite folder', create=True)
 
 
 def cmd_run_suite(args):

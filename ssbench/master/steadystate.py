@@ -23,7 +23,7 @@ from __future__ import absolute_import, division, print_function
 import collections
 import logging
 
-from ssbench.report.compute.percentile import percentile_of_sorted
+from ssbench.measure.rank import percentile_of_sorted
 
 log = logging.getLogger(__name__)
 
