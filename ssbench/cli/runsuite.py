@@ -245,6 +245,8 @@ class SuiteRunner(object):
         number, total = step.plan.number, len(self.steps)
         log.info('Step %d/%d (%s): %s', number, total,
                  step.plan.label() or '-', step.plan.scenario)
+        if live is not None:
+            live.step = (number, total, step.plan.label())
         watch = None
         if args.until_steady:
             watch = SteadyWatch(

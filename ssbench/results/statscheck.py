@@ -146,6 +146,7 @@ def ended_early(header, count, first, last):
     ceiling: nothing is judged."""
     if header.get('until_steady') is True:
         return None
+
     def number(key):
         value = header.get(key)
         if type(value) in _NUMBER_TYPES and 0 < value < _INF:
