@@ -10,7 +10,6 @@ what is missing.
 """
 from __future__ import absolute_import, division, print_function
 
-import json
 import logging
 import os
 import sys
@@ -379,8 +378,8 @@ class _MasterOf(object):
 
 
 def _write_json(doc, out):
-    from ssbench.compat import write_text
-    write_text(out, u'%s\n' % (json.dumps(doc, indent=1),))
+    from ssbench.report.render.jsonfile import write_json
+    write_json(doc, out)
 
 
 def _write(path, what, mode, write):

@@ -72,3 +72,26 @@ def suite_document(name, steps, search=None):
     if search is not None:
         doc['search'] = search
     return doc
+
+
+def compare_suites(base, this):
+    """Two suite documents curve against curve: one row per step of this
+    suite, paired with the base's step of the same values (else of the
+    same number): {'step', 'label', 'base', 'this'} with each side's
+    total figures (None where that suite lacks the step)."""
+    by_label = dict((step.get('label'), step) for step in base['steps'])
+    by_number = dict((step.get('step'), step) for step in base['steps'])
+    rows = []
+    for step in this['steps']:
+        other = by_label.get(step.get('label')) if step.get('label') \
+            else None
+        if other is None:
+            other = by_number.get(step.get('step'))
+        rows.append({'step': step['step'], 'label': step.get('label'),
+                     'base': _total(other), 'this': _total(step)})
+    return rows
+
+
+def _total(step):
+    figures = (step or {}).get('figures') or {}
+    return (figures.get('operations') or {}).get('total')

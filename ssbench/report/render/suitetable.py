@@ -91,3 +91,45 @@ def render_table(doc, out, operations=('total',)):
         lines.append('')
         lines.append('Capacity search: %s' % (search['summary'],))
     write_text(out, '\n'.join(lines) + '\n')
+
+
+def _change(base, this):
+    if base is None or this is None or not base:
+        return '-'
+    return '%+.1f%%' % ((this - base) / base * 100.0,)
+
+
+def comparison_rows(rows):
+    """The cells of compare_suites() rows: achieved rate, p99 and error
+    share of each side, and the relative changes."""
+    out = []
+    for row in rows:
+        base, this = row['base'] or {}, row['this'] or {}
+        rates = (base.get('req_per_s'), this.get('req_per_s'))
+        p99s = ((base.get('latency') or {}).get(KEYS[1]),
+                (this.get('latency') or {}).get(KEYS[1]))
+        shares = (base.get('error_share'), this.get('error_share'))
+        out.append(['%d' % row['step'], row['label'] or '-',
+                    _number(rates[0]), _number(rates[1]), _change(*rates),
+                    _ms(p99s[0]), _ms(p99s[1]), _change(*p99s),
+                    _number(shares[0], '%.2f%%'),
+                    _number(shares[1], '%.2f%%')])
+    return out
+
+
+_COMPARE_HEADER = ('Step', 'Values', 'Base req/s', 'This req/s', 'Change',
+                   'Base p99', 'This p99', 'Change', 'Base errors',
+                   'This errors')
+
+
+def render_comparison(base_name, name, rows, out):
+    """Write two suites side by side, step by step (compare_suites())."""
+    lines = ['Suite "%s" against the base suite "%s"' % (name, base_name)]
+    cells = [list(_COMPARE_HEADER)] + comparison_rows(rows)
+    widths = [max(len(row[i]) for row in cells)
+              for i in range(len(_COMPARE_HEADER))]
+    for row in cells:
+        lines.append('  '.join(cell.ljust(widths[i]) if i == 1 else
+                               cell.rjust(widths[i])
+                               for i, cell in enumerate(row)).rstrip())
+    write_text(out, '\n'.join(lines) + '\n')
