@@ -23,7 +23,10 @@ HEADER_KEY = u'_scenario_data'
 # The result values the reports read, in the order they are checked: the
 # first bad one is the one a warning names.
 _VALUE_KEYS = ('completed_at', 'retries', 'time_to_failure', 'size',
-               'reconnects', 'status', 'intended_start')
+               'reconnects', 'status') + ('intended_start', 'send_lag',
+                                          'worker_time')
+# Read (so checked) in the file of an open-loop run only: response times.
+_OPEN_LOOP_KEYS = frozenset(_VALUE_KEYS[-3:])
 _CHECKED_KEYS = ('first_byte_latency', 'last_byte_latency', 'segments',
                  'exception') + _VALUE_KEYS
 _CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
@@ -55,14 +58,16 @@ def measured(batches, raw, stats_file):
       a last.  0.3.x timed requests with the wall clock, so a clock
       stepped back during its run leaves such records in a real file.
 
-    An intended_start is read (and so checked) in an open-loop file only,
-    a time_to_failure must be a failure's.  The first full pass also
-    profiles the completion times (see StatsFile.narrow(); `stats_file`
-    is the statsreader.StatsFile read); once a window is set, the results
-    outside it are left out and counted (one warning)."""
+    An intended_start, send_lag and worker_time are read (and so checked)
+    in an open-loop file only; a time_to_failure must be a failure's.
+    The first full pass also profiles the completion times (see
+    StatsFile.narrow(); `stats_file` is the statsreader.StatsFile read);
+    once a window is set, the results outside it are left out and
+    counted (one warning)."""
     keys = _CHECKED_KEYS_RAW if raw else _CHECKED_KEYS
     (k_first, k_last, k_segments, k_exception, k_completed, k_retries,
-     k_failed_after, k_size, k_reconnects, k_status, k_intended) = keys
+     k_failed_after, k_size, k_reconnects, k_status, k_intended, k_lag,
+     k_held) = keys
     values = tuple(zip(_VALUE_KEYS, keys[4:]))
     open_loop = _open_loop(stats_file.header)
     window = stats_file.window
@@ -106,8 +111,8 @@ def measured(batches, raw, stats_file):
                         (failed_after is None or
                          _failed_after_ok(failed_after, record,
                                           k_exception))) or (
-                            open_loop and not _intended_ok(
-                                record.get(k_intended, 0.0))):
+                            open_loop and not _open_loop_ok(
+                                record, k_intended, k_lag, k_held)):
                     clean = False
                     break
                 append(completed)
@@ -220,8 +225,14 @@ def _ignore(value):
     pass
 
 
-def _intended_ok(value):
-    return type(value) is float and 0 <= value < _MAX_EPOCH
+def _open_loop_ok(record, k_intended, k_lag, k_held):
+    # The fast check of what an open-loop run's results add.
+    intended = record.get(k_intended, 0.0)
+    lag = record.get(k_lag)
+    held = record.get(k_held)
+    return type(intended) is float and 0 <= intended < _MAX_EPOCH and (
+        lag is None or type(lag) is float and 0 <= lag < _MAX_SECONDS) and (
+        held is None or type(held) is float and 0 <= held < _MAX_SECONDS)
 
 
 def _failed_after_ok(value, record, k_exception):
@@ -252,7 +263,7 @@ def _measurement(record, keys, values, open_loop):
         value = get(key)
         if value is None and key not in record:
             continue
-        if name == 'intended_start' and not open_loop:
+        if name in _OPEN_LOOP_KEYS and not open_loop:
             continue
         if spec.value_problem(name, value) or (
                 name == 'time_to_failure' and k_exception not in record):

@@ -74,18 +74,21 @@ _TEXT = b'(?:' + b'|'.join(
 _NIL = b'\\xc0'
 
 
+def _any(count):
+    return b'.' * count if count < 3 else b'.{%d}' % count
+
+
 def _below(limit, width):
     """A pattern of `width` bytes that are a big-endian unsigned integer
     below `limit` (None if none is), exact at the limit."""
     if limit >= 256 ** width:
-        return b'.{%d}' % width
+        return _any(width)
     if limit <= 0:
         return None
     top, rest = divmod(limit, 256 ** (width - 1))
     forms = []
     if top:
-        forms.append(b'[\\x00-' + _byte(top - 1) + b']' +
-                     b'.{%d}' % (width - 1))
+        forms.append(b'[\\x00-' + _byte(top - 1) + b']' + _any(width - 1))
     tail = _below(rest, width - 1)
     if tail is not None:
         forms.append(_byte(top) + tail)
