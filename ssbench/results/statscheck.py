@@ -276,12 +276,10 @@ def _measurement(record, keys, values, open_loop):
                         ('last_byte_latency', last)):
         if type(value) not in _LATENCY_TYPES:
             return name, value
+        if value is not None and _MAX_SECONDS <= value < _INF:
+            return name, value
     if not 0 <= (first or 0) <= (last or 0) < _INF:
         return _NO_MEASUREMENT
-    for name, value in (('first_byte_latency', first),
-                        ('last_byte_latency', last)):
-        if value is not None and value >= _MAX_SECONDS:
-            return name, value
     return None
 
 
