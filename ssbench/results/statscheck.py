@@ -36,7 +36,7 @@ _LATENCY_TYPES = _NUMBER_TYPES | spec.NONE
 _MAX_EPOCH = spec.MAX_EPOCH
 _MAX_SECONDS = spec.MAX_SECONDS
 _MAX_SIZE = spec.MAX_SIZE
-_MAX_RETRIES = spec.COUNT.bound
+_MAX_COUNT = spec.COUNT.bound
 _MAX_STATUS = spec.STATUS.bound
 # Completion times profiled at once (0.3.x stored one result per batch).
 PROFILE_BATCH = 1 << 13
@@ -97,14 +97,14 @@ def measured(batches, raw, stats_file):
                 if not (0 <= (first or 0) <= (last or 0) < _MAX_SECONDS and
                         0 <= completed < _MAX_EPOCH and
                         type(completed) is float and
-                        0 <= retries < _MAX_RETRIES and
+                        0 <= retries < _MAX_COUNT and
                         type(retries) is int and
                         type(last) in _LATENCY_TYPES and
                         type(first) in _LATENCY_TYPES and
                         (size is None or type(size) is int and
                          0 <= size < _MAX_SIZE) and
                         (reconnects is None or type(reconnects) is int and
-                         0 <= reconnects < _MAX_RETRIES) and
+                         0 <= reconnects < _MAX_COUNT) and
                         (status is None or type(status) is int and
                          0 <= status < _MAX_STATUS) and
                         k_segments not in record and

@@ -71,7 +71,7 @@ _K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS = (
     _key(k) for k in ('status', 'reconnects', 'error_class'))
 _K_SIZE, _K_INTENDED, _K_SEND_LAG, _K_WORKER_TIME = (
     _key(k) for k in ('size', 'intended_start', 'send_lag', 'worker_time'))
-_MAX_RETRIES = spec.COUNT.bound
+_MAX_COUNT = spec.COUNT.bound
 
 
 def check_from_worker(record):
@@ -97,7 +97,7 @@ def check_from_worker(record):
         intended = record.get(_K_INTENDED)
         first = values[9]
         if (0 <= values[1] < MAX_EPOCH and
-                0 <= values[2] < _MAX_RETRIES and
+                0 <= values[2] < _MAX_COUNT and
                 0 <= values[10] < MAX_SECONDS and
                 (first is None or 0 <= first < MAX_SECONDS) and
                 (size is None or type(size) in _INTS and

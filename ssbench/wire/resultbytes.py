@@ -10,9 +10,11 @@ what the master needs: the job ids and the worker id.  The stats file gets
 the bytes as they came.
 
 A shape's pattern accepts a subset of what check_from_worker() accepts:
-text of printable ASCII (always valid UTF-8), integers of at least 0,
-floats of at least 0 and well under the check's bounds, a CRUD type by
-name, and no key of a failure (`exception`) or of retry accounting.  So a
+text of printable ASCII (always valid UTF-8), numbers within the limits
+of the record spec (ssbench.measure.record; the byte ranges are derived
+from it, exact at each limit: floats where it allows floats, integers of
+at least 0), a CRUD type by name, and no key of a failure (`exception`)
+or of retry accounting.  So a
 message scan() takes is one the full check would take whole, and anything
 else (an error, a heartbeat, an odd value) goes the full way.  Our workers
 put `job_id` and `worker_id` first in every result (protocol.result_head),
