@@ -29,6 +29,8 @@ compare like with like.
 """
 from __future__ import absolute_import, division, print_function
 
+from ssbench.measure import record as spec
+
 _INF = float('inf')
 
 
@@ -202,9 +204,8 @@ def _response_times(batches, raw):
 
 
 def _seconds(value):
-    """True for a number of seconds (not a bool, not NaN, not below 0)."""
-    return isinstance(value, (int, float)) and \
-        not isinstance(value, bool) and 0 <= value < _INF
+    """True for a number of seconds, as the record spec bounds them."""
+    return spec.within(spec.SECONDS, value)
 
 
 def as_text_keys(value):

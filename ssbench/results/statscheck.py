@@ -1,70 +1,82 @@
 """Stats files, the values in them: what the reports can use.
 
-A header value the reports read, or a result's time, count or latency of
-the wrong type or out of bounds, refuses the file (StatsFileError, one
-line naming the value); a result whose latencies are no measurement (a
-clock stepped back under 0.3.x) is left out and counted.  A full pass
-also profiles the completion times, so that results far outside the run
-can be left out (ssbench.results.timewindow), and says when the run
-ended early.  ssbench.results.statsreader reads the file and asks here.
+A header value the reports read of the wrong type refuses the file
+(StatsFileError, one line naming the value).  A result is held to the
+record spec (ssbench.measure.record), as the master's wire check holds
+it: a result with a value of the wrong type or out of range is left out
+and counted, and so is a result whose latencies are no measurement (a
+clock stepped back under 0.3.x); one warning each, naming the file, and
+the rest of the run is reported.  A full pass also profiles the
+completion times, so that results far outside the run can be left out
+(ssbench.results.timewindow), and says when the run ended early.
+ssbench.results.statsreader reads the file and asks here.
 """
 from __future__ import absolute_import, division, print_function
 
 import time
 
-from ssbench.wire import messagecheck, protocol
+from ssbench.measure import record as spec
 from ssbench.results import timewindow
-from ssbench.errors import StatsFileError
 
 HEADER_KEY = u'_scenario_data'
 
-_LATENCY_KEYS = ('first_byte_latency', 'last_byte_latency')
-_CHECKED_KEYS = _LATENCY_KEYS + ('completed_at', 'retries', 'intended_start',
-                                 'segments', 'time_to_failure', 'exception')
+# The result values the reports read, in the order they are checked: the
+# first bad one is the one a warning names.
+_VALUE_KEYS = ('completed_at', 'retries', 'time_to_failure', 'size',
+               'reconnects', 'status') + ('intended_start', 'send_lag',
+                                          'worker_time')
+# Read (so checked) in the file of an open-loop run only: response times.
+_OPEN_LOOP_KEYS = frozenset(_VALUE_KEYS[-3:])
+_CHECKED_KEYS = ('first_byte_latency', 'last_byte_latency', 'segments',
+                 'exception') + _VALUE_KEYS
 _CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
 _INF = float('inf')
-# type(2 ** 64) is long on Python 2; a bool is no number.
-_NUMBER_TYPES = frozenset((int, float, type(2 ** 64)))
-_LATENCY_TYPES = _NUMBER_TYPES | frozenset((type(None),))
-# No worker retries a request that often (ssbench-worker --retries is at
-# most 99,999): a count beyond is a bad value, not a count to add up.
-MAX_RETRIES = 10 ** 6
-# A completed_at or intended_start (epoch seconds) before 0 or after this
-# (the year 2286) is no time a run had.
-MAX_EPOCH = 10 ** 10
+_NUMBER_TYPES = spec.NUMBERS
+_LATENCY_TYPES = _NUMBER_TYPES | spec.NONE
+_MAX_EPOCH = spec.MAX_EPOCH
+_MAX_SECONDS = spec.MAX_SECONDS
+_MAX_SIZE = spec.MAX_SIZE
+_MAX_COUNT = spec.COUNT.bound
+_MAX_STATUS = spec.STATUS.bound
 # Completion times profiled at once (0.3.x stored one result per batch).
 PROFILE_BATCH = 1 << 13
 # Values in messages are cut to this many characters.
 SHOWN = 60
+# What _measurement() says of a result whose latencies are no measurement.
+_NO_MEASUREMENT = ()
 
 
 def measured(batches, raw, stats_file):
-    """The batches less the results whose latencies are no measurement: a
-    latency that is negative, NaN or infinite, a last byte before the
-    first, or a first byte without a last.  0.3.x timed requests with the
-    wall clock, so a clock stepped back during its run leaves such
-    records in a real file: they are left out and counted (one warning),
-    the rest of the file is still reported.  A value of the wrong type (a
-    bool is no number), a completed_at that is no time from 0 to
-    MAX_EPOCH, a retries count that is not a whole number from 0 to
-    MAX_RETRIES, a time_to_failure that is no latency or is on a success
-    and, in an open-loop file, an intended_start that is no time from 0
-    to MAX_EPOCH are bad values and refuse the file.
+    """The batches less the results the reports cannot use, each left out
+    and counted (one warning per reason, naming the file):
 
+    - a value of the wrong type or out of the record spec's range (a bool
+      is no number; ssbench.measure.record says the limits of each key):
+      the warning names the first such value;
+    - latencies that are no measurement: a latency that is negative, NaN
+      or infinite, a last byte before the first, or a first byte without
+      a last.  0.3.x timed requests with the wall clock, so a clock
+      stepped back during its run leaves such records in a real file.
+
+    An intended_start, send_lag and worker_time are read (and so checked)
+    in an open-loop file only; a time_to_failure must be a failure's.
     The first full pass also profiles the completion times (see
     StatsFile.narrow(); `stats_file` is the statsreader.StatsFile read);
     once a window is set, the results outside it are left out and
     counted (one warning)."""
     keys = _CHECKED_KEYS_RAW if raw else _CHECKED_KEYS
-    (k_first, k_last, k_completed, k_retries, k_intended, k_segments,
-     k_failed_after, k_exception) = keys
+    (k_first, k_last, k_segments, k_exception, k_completed, k_retries,
+     k_failed_after, k_size, k_reconnects, k_status, k_intended, k_lag,
+     k_held) = keys
+    values = tuple(zip(_VALUE_KEYS, keys[4:]))
     open_loop = _open_loop(stats_file.header)
     window = stats_file.window
     profile = timewindow.TimeProfile() if window is None else None
     # The completion times not yet profiled (appended by the check).
     stamps = []
     append = stamps.append if profile is not None else _ignore
-    left_out = outside = 0
+    left_out = outside = bad = 0
+    first_bad = None
     for batch in batches:
         # The cheapest check of every record (None, as for a failure or a
         # PUT's first byte, is 0): a plain loop, as 0.3.x stored one
@@ -78,29 +90,45 @@ def measured(batches, raw, stats_file):
                 last = record.get(k_last)
                 completed = record[k_completed]
                 retries = record.get(k_retries, 0)
+                size = record.get(k_size)
+                reconnects = record.get(k_reconnects)
+                status = record.get(k_status)
                 failed_after = record.get(k_failed_after)
-                if not (0 <= (first or 0) <= (last or 0) < _INF and
-                        0 <= completed <= MAX_EPOCH and
+                if not (0 <= (first or 0) <= (last or 0) < _MAX_SECONDS and
+                        0 <= completed < _MAX_EPOCH and
                         type(completed) is float and
-                        0 <= retries <= MAX_RETRIES and
+                        0 <= retries < _MAX_COUNT and
                         type(retries) is int and
                         type(last) in _LATENCY_TYPES and
                         type(first) in _LATENCY_TYPES and
+                        (size is None or type(size) is int and
+                         0 <= size < _MAX_SIZE) and
+                        (reconnects is None or type(reconnects) is int and
+                         0 <= reconnects < _MAX_COUNT) and
+                        (status is None or type(status) is int and
+                         0 <= status < _MAX_STATUS) and
                         k_segments not in record and
                         (failed_after is None or
                          _failed_after_ok(failed_after, record,
                                           k_exception))) or (
-                            open_loop and not _intended_ok(
-                                record.get(k_intended, 0.0))):
+                            open_loop and not _open_loop_ok(
+                                record, k_intended, k_lag, k_held)):
                     clean = False
                     break
                 append(completed)
         except (AttributeError, TypeError, KeyError):
             clean = False
         if not clean:
-            kept = [record for record in batch
-                    if _measurement(record, keys, stats_file, open_loop)]
-            left_out += len(batch) - len(kept)
+            kept = []
+            for record in batch:
+                problem = _measurement(record, keys, values, open_loop)
+                if problem is None:
+                    kept.append(record)
+                elif problem is _NO_MEASUREMENT:
+                    left_out += 1
+                else:
+                    bad += 1
+                    first_bad = first_bad or problem
             batch = kept
         if profile is not None:
             if not clean:
@@ -118,7 +146,8 @@ def measured(batches, raw, stats_file):
     if profile is not None and stats_file.window is None:
         profile.add_all(stamps)
         stats_file.profiled(profile)
-        early = ended_early(stats_file.header, profile.count + left_out,
+        early = ended_early(stats_file.header,
+                            profile.count + left_out + bad,
                             profile.first, profile.last)
         if early and not stats_file.truncated:   # said so already
             stats_file.warn_once(early)
@@ -128,6 +157,11 @@ def measured(batches, raw, stats_file):
             '%s or after %s UTC: a worker\'s clock?)' % (
                 outside, '' if outside == 1 else 's',
                 _utc(window[0]), _utc(window[1])))
+    if bad:
+        stats_file.warn_once(
+            'left out %d result%s with a bad value (the first: %s %s)' % (
+                bad, '' if bad == 1 else 's', first_bad[0],
+                shown(first_bad[1])))
     if left_out:
         stats_file.warn_once(
             'left out %d result%s whose latencies are no measurement '
@@ -196,15 +230,21 @@ def _ignore(value):
     pass
 
 
-def _intended_ok(value):
-    return type(value) is float and 0 <= value <= MAX_EPOCH
+def _open_loop_ok(record, k_intended, k_lag, k_held):
+    # The fast check of what an open-loop run's results add.
+    intended = record.get(k_intended, 0.0)
+    lag = record.get(k_lag)
+    held = record.get(k_held)
+    return type(intended) is float and 0 <= intended < _MAX_EPOCH and (
+        lag is None or type(lag) is float and 0 <= lag < _MAX_SECONDS) and (
+        held is None or type(held) is float and 0 <= held < _MAX_SECONDS)
 
 
 def _failed_after_ok(value, record, k_exception):
-    # A failure's time_to_failure: seconds, as a latency (the wire's
-    # check, ssbench.wire.messagecheck), on a failure only.
-    return k_exception in record and type(value) in _NUMBER_TYPES and \
-        0 <= value < protocol.MAX_LATENCY
+    # A failure's time_to_failure: seconds, as a latency, on a failure
+    # only.
+    return k_exception in record and \
+        not spec.value_problem(spec.TIME_TO_FAILURE, value)
 
 
 def _open_loop(header):
@@ -212,48 +252,40 @@ def _open_loop(header):
     return type(rate) in _NUMBER_TYPES and rate > 0
 
 
-def _measurement(record, keys, stats_file, open_loop):
-    """Whether to keep a record that failed the fast check: False for a
-    result whose latencies are no measurement; StatsFileError for a bad
-    value."""
-    (k_first, k_last, k_completed, k_retries, k_intended, k_segments,
-     k_failed_after, k_exception) = keys
+def _measurement(record, keys, values, open_loop):
+    """None to keep a record that failed the fast check; _NO_MEASUREMENT
+    for a result whose latencies are no measurement; else (key, value) of
+    its first bad value.  `values` pairs each of _VALUE_KEYS with its key
+    in the record (bytes in a raw read)."""
+    k_first, k_last, k_segments, k_exception = keys[:4]
     try:
-        completed = record[k_completed]
-    except (KeyError, TypeError, IndexError):
-        return True     # not a map, or a control record: the scan's word
-    if type(completed) not in _NUMBER_TYPES or not \
-            0 <= completed <= MAX_EPOCH:
-        raise _bad_value(stats_file, ('completed_at', completed))
-    retries = record.get(k_retries, 0)
-    if type(retries) not in (int, type(2 ** 64)) or \
-            not 0 <= retries <= MAX_RETRIES:
-        raise _bad_value(stats_file, ('retries', retries))
-    failed_after = record.get(k_failed_after)
-    if failed_after is not None and not _failed_after_ok(
-            failed_after, record, k_exception):
-        raise _bad_value(stats_file, ('time_to_failure', failed_after))
-    if open_loop and k_intended in record:
-        intended = record[k_intended]
-        if type(intended) not in _NUMBER_TYPES or \
-                not 0 <= intended <= MAX_EPOCH:
-            raise _bad_value(stats_file, ('intended_start', intended))
-    segments = record.get(k_segments)
-    if segments is not None and not messagecheck.is_segments(
-            _text_keys(segments)):
-        raise _bad_value(stats_file, ('segments', segments))
-    first, last = record.get(k_first), record.get(k_last)
-    if type(first) in _LATENCY_TYPES and type(last) in _LATENCY_TYPES:
-        return 0 <= (first or 0) <= (last or 0) < _INF
-    raise _bad_value(stats_file, ('first_byte_latency', first),
-                     ('last_byte_latency', last))
-
-
-def _bad_value(stats_file, *pairs):
-    return StatsFileError(
-        '%s: not a valid ssbench stats file: a result has a bad value (%s)'
-        % (stats_file.path, ', '.join('%s %s' % (name, shown(value))
-                                      for name, value in pairs)))
+        if keys[4] not in record:
+            return None  # a control record: the scan's word
+    except TypeError:
+        return None      # not a map: the scan's word
+    get = record.get
+    for name, key in values:
+        value = get(key)
+        if value is None and key not in record:
+            continue
+        if name in _OPEN_LOOP_KEYS and not open_loop:
+            continue
+        if spec.value_problem(name, value) or (
+                name == 'time_to_failure' and k_exception not in record):
+            return name, value
+    segments = get(k_segments)
+    if segments is not None and not spec.is_segments(_text_keys(segments)):
+        return 'segments', segments
+    first, last = get(k_first), get(k_last)
+    for name, value in (('first_byte_latency', first),
+                        ('last_byte_latency', last)):
+        if type(value) not in _LATENCY_TYPES:
+            return name, value
+        if value is not None and _MAX_SECONDS <= value < _INF:
+            return name, value
+    if not 0 <= (first or 0) <= (last or 0) < _INF:
+        return _NO_MEASUREMENT
+    return None
 
 
 def shown(value):

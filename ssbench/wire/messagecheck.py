@@ -13,11 +13,14 @@ from __future__ import absolute_import, division, print_function
 import operator
 
 from ssbench import CRUD_TYPES
-from ssbench.compat import PY2, text_type
+from ssbench.compat import text_type
+from ssbench.measure import record as spec
+from ssbench.measure.record import (MAX_EPOCH, MAX_SECONDS, MAX_SIZE,
+                                    NUMBERS as _NUMS, INTEGERS as _INTS,
+                                    TEXT as _TEXT)
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
-                                   INT64, JOB_KEYS, LARGE_OBJECT_KINDS,
-                                   MAX_LATENCY, MAX_TIMESTAMP, PING,
-                                   SEGMENTS_KEYS, SUICIDE)
+                                   INT64, JOB_KEYS, LARGE_OBJECT_KINDS, PING,
+                                   SUICIDE)
 
 
 def _key(name):
@@ -26,14 +29,8 @@ def _key(name):
     return text_type(name)
 
 
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    _INTS = frozenset((int, long))  # noqa: F821
-else:
-    _INTS = frozenset((int,))
 # Sets of allowed types; bool is not an int here (type(True) is bool).
 _NONE = type(None)
-_TEXT = frozenset((text_type,))
-_NUMS = _INTS | frozenset((float,))
 _IDS = _INTS | _TEXT
 _TEXT_OR_NONE = _TEXT | frozenset((_NONE,))
 _INT_OR_NONE = _INTS | frozenset((_NONE,))
@@ -43,7 +40,7 @@ _NOT_A_MAP = 'record that is not a map'
 
 _K_TYPE = _key('type')
 _K_WORKER_ID = _key('worker_id')
-_K_EXCEPTION = _key('exception')
+_K_EXCEPTION = spec.EXCEPTION
 _K_NOOP = _key('noop')
 
 
@@ -55,61 +52,33 @@ def _product(choices):
     return tuples
 
 
-# (key, allowed types, required, (lowest, bound) of a number) of the keys
-# of a result that the master and the stats readers use.  Any integer
-# msgpack carries is a fine id (it is stored as it came).
-_COUNT = (0, float('inf'))
-_LATENCY = (0, MAX_LATENCY)
-_RESULT_SPEC = tuple((_key(k), types, required, limits) for (
-    k, types, required, limits) in (
-        ('job_id', _INTS, True, None),
-        ('completed_at', _NUMS, True, (0, MAX_TIMESTAMP)),
-        ('retries', _INTS, True, _COUNT),
-        ('worker_id', _IDS, True, None),
-        ('type', _TEXT, True, None),
-        ('size_str', _TEXT, True, None),
-        ('container', _TEXT, True, None),
-        ('name', _TEXT, True, None),
-        ('trans_id', _TEXT_OR_NONE, True, None),
-        ('first_byte_latency', _NUM_OR_NONE, False, _LATENCY),
-        ('last_byte_latency', _NUM_OR_NONE, False, _LATENCY),
-        ('size', _INT_OR_NONE, False, _COUNT),
-        ('intended_start', _NUM_OR_NONE, False, (0, MAX_TIMESTAMP)),
-        ('exception', _TEXT, False, None),
-        ('status', _INT_OR_NONE, False, _COUNT),
-        ('reconnects', _INT_OR_NONE, False, _COUNT),
-        ('error_class', _TEXT_OR_NONE, False, None),
-        ('send_lag', _NUM_OR_NONE, False, _LATENCY),
-        ('worker_time', _NUM_OR_NONE, False, _LATENCY),
-        ('segment_size', _INT_OR_NONE, False, _COUNT),
-        ('large_object', _TEXT_OR_NONE, False, None)))
-_K_LAST = _RESULT_SPEC[10][0]
-# What ssbench.swift.outcome says of a retried or failed request: seconds
-# from its first send to giving up (failures only), and {cause: count} of
-# its retries, at most one cause per retry.
-_K_TIME_TO_FAILURE = _key('time_to_failure')
-_K_RETRY_CAUSES = _key('retry_causes')
-_K_RETRIES = _key('retries')
-MAX_CAUSE = 200           # characters of a cause's name
+_K_TIME_TO_FAILURE = spec.TIME_TO_FAILURE
+_K_RETRY_CAUSES = spec.RETRY_CAUSES
+_K_SEGMENTS = spec.SEGMENTS
 _CONTROL_KINDS = frozenset((_key(HEARTBEAT), _key(PING)))
 
 
 # The fast path: a success with the usual types, without the keys of
-# errors and of Swift requests (a no-op result's `size` is its job's).
-_get_fast = operator.itemgetter(*(entry[0] for entry in _RESULT_SPEC[:11]))
+# errors and of Swift requests (a no-op result's `size` is its job's):
+# the record spec's first keys, job_id to last_byte_latency.
+_FAST_KEYS = tuple(entry[0] for entry in spec.FIELDS[:11])
+assert _FAST_KEYS[1:3] == ('completed_at', 'retries') and \
+    _FAST_KEYS[9:] == ('first_byte_latency', 'last_byte_latency')
+_get_fast = operator.itemgetter(*_FAST_KEYS)
 _FAST_TYPES = frozenset(_product(
-    [entry[1] for entry in _RESULT_SPEC[:10]] + [_NUMS]))
+    [spec.TYPES[key] for key in _FAST_KEYS[:10]] + [_NUMS]))
 _K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS = (
-    entry[0] for entry in _RESULT_SPEC[14:17])
-_K_SIZE = _RESULT_SPEC[11][0]
-_K_INTENDED = _RESULT_SPEC[12][0]
-_K_SEND_LAG, _K_WORKER_TIME = (entry[0] for entry in _RESULT_SPEC[17:19])
+    _key(k) for k in ('status', 'reconnects', 'error_class'))
+_K_SIZE, _K_INTENDED, _K_SEND_LAG, _K_WORKER_TIME = (
+    _key(k) for k in ('size', 'intended_start', 'send_lag', 'worker_time'))
+_MAX_COUNT = spec.COUNT.bound
 
 
 def check_from_worker(record):
     """None if `record` (received by the master) is a result, a HEARTBEAT
     or a PING answer with the keys the master and the stats readers rely
-    on, of sane types and ranges; else (fault kind, offending value)."""
+    on, of the types and within the limits of the record spec
+    (ssbench.measure.record); else (fault kind, offending value)."""
     if type(record) is not dict:
         return _NOT_A_MAP, record
     # The usual no-op success, checked in a few C calls.
@@ -127,12 +96,14 @@ def check_from_worker(record):
         size = record.get(_K_SIZE)
         intended = record.get(_K_INTENDED)
         first = values[9]
-        if (0 <= values[1] < MAX_TIMESTAMP and values[2] >= 0 and
-                0 <= values[10] < MAX_LATENCY and
-                (first is None or 0 <= first < MAX_LATENCY) and
-                (size is None or type(size) in _INTS and size >= 0) and
+        if (0 <= values[1] < MAX_EPOCH and
+                0 <= values[2] < _MAX_COUNT and
+                0 <= values[10] < MAX_SECONDS and
+                (first is None or 0 <= first < MAX_SECONDS) and
+                (size is None or type(size) in _INTS and
+                 0 <= size < MAX_SIZE) and
                 (intended is None or type(intended) in _NUMS and
-                 0 <= intended < MAX_TIMESTAMP) and
+                 0 <= intended < MAX_EPOCH) and
                 _is_latency(record.get(_K_SEND_LAG)) and
                 _is_latency(record.get(_K_WORKER_TIME))):
             return None
@@ -142,7 +113,7 @@ def check_from_worker(record):
 def _is_latency(value):
     """True for None or a number of seconds a latency may be."""
     return value is None or type(value) in _NUMS and \
-        0 <= value < MAX_LATENCY
+        0 <= value < MAX_SECONDS
 
 
 def _check_record(record):
@@ -155,59 +126,14 @@ def _check_record(record):
         if type(get(_K_WORKER_ID)) not in _IDS:
             return 'bad worker_id', get(_K_WORKER_ID)
         return None
-    for key, types, required, limits in _RESULT_SPEC:
-        value = get(key)
-        if value is None and key not in record:
-            if required:
-                return 'missing ' + key, None
-            continue
-        if type(value) not in types:
-            return 'bad ' + key, value
-        if limits is not None and type(value) in _NUMS and \
-                not limits[0] <= value < limits[1]:
-            return 'bad ' + key, value
-    if _K_EXCEPTION not in record and get(_K_LAST) is None:
-        return 'missing last_byte_latency', None
-    segments = get(_K_SEGMENTS)
-    if segments is not None and not is_segments(segments):
-        return 'bad segments', segments
-    return _check_retry_keys(record)
-
-
-_K_SEGMENTS = _key('segments')
-_SEGMENT_FIGURES = tuple(zip(
-    [_key(k) for k in SEGMENTS_KEYS], (_INTS, _INTS, _NUMS, _NUMS)))
-
-
-def is_segments(value):
-    """True for a result's `segments` map: the counts (integers) and
-    the seconds (latencies) of protocol.SEGMENTS_KEYS, nothing else."""
-    return type(value) is dict and len(value) == len(_SEGMENT_FIGURES) and \
-        all(type(value.get(key)) in types and
-            0 <= value[key] < MAX_LATENCY
-            for key, types in _SEGMENT_FIGURES)
-
-
-def _check_retry_keys(record):
-    """time_to_failure (a failure's latency) and retry_causes, which
-    must add up to the record's retries."""
-    get = record.get
-    time_to_failure = get(_K_TIME_TO_FAILURE)
-    if time_to_failure is not None and (
-            _K_EXCEPTION not in record or
-            type(time_to_failure) not in _NUMS or
-            not 0 <= time_to_failure < MAX_LATENCY):
-        return 'bad time_to_failure', time_to_failure
-    causes = get(_K_RETRY_CAUSES)
-    if causes is None:
+    found = spec.problem(record)
+    if found is None:
         return None
-    if type(causes) is not dict or not all(
-            type(cause) in _TEXT and 0 < len(cause) <= MAX_CAUSE and
-            type(count) in _INTS and count > 0
-            for cause, count in causes.items()) or \
-            sum(causes.values()) != get(_K_RETRIES):
-        return 'bad retry_causes', causes
-    return None
+    key, value = found
+    if value is None and (key not in record or
+                          key == spec.LAST_BYTE_LATENCY):
+        return 'missing ' + key, None
+    return 'bad ' + key, value
 
 
 def _check_heartbeat(record):
@@ -229,7 +155,7 @@ def _check_heartbeat(record):
     for key in _HEALTH_KEYS:
         value = get(key)
         if value is not None and (type(value) not in _NUMS or
-                                  not 0 <= value < MAX_LATENCY):
+                                  not 0 <= value < MAX_SECONDS):
             return 'bad ' + key, value
     probe = get(_K_CLOCK_PROBE)
     if probe is not None:
@@ -267,9 +193,9 @@ def _check_clock_probe(probe, sent_at):
             type(probe[0]) not in _NUMS or \
             not -_FINITE < probe[0] < _FINITE or \
             type(probe[1]) not in _NUMS or \
-            not 0 <= probe[1] < MAX_LATENCY:
+            not 0 <= probe[1] < MAX_SECONDS:
         return 'bad clock_probe', probe
-    if type(sent_at) not in _NUMS or not 0 <= sent_at < MAX_TIMESTAMP:
+    if type(sent_at) not in _NUMS or not 0 <= sent_at < MAX_EPOCH:
         return 'bad completed_at', sent_at
     return None
 
@@ -296,8 +222,11 @@ _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
 _K_JOB_ID = _key('job_id')
 _K_BLOCK_SIZE = _key('block_size')
-_JOB_COUNTS = tuple(_key(k) for k in (
-    'size', 'job_id', 'delete_after', 'block_size', 'segment_size'))
+# (key, bound) of a job's whole numbers; its result echoes the sizes,
+# which the record spec bounds.
+_JOB_COUNTS = tuple((_key(k), bound) for k, bound in (
+    ('size', MAX_SIZE), ('job_id', INT64), ('delete_after', INT64),
+    ('block_size', INT64), ('segment_size', MAX_SIZE)))
 _K_SEGMENT_SIZE = _key('segment_size')
 _K_LARGE_OBJECT = _key('large_object')
 _LARGE_OBJECT_KINDS = frozenset(_key(k) for k in LARGE_OBJECT_KINDS)
@@ -334,9 +263,9 @@ def check_from_master(job):
         for key in _JOB_STRINGS:
             if get(key) is None:
                 return 'missing ' + key, None
-    for key in _JOB_COUNTS:
+    for key, bound in _JOB_COUNTS:
         value = get(key)
-        if value is not None and not 0 <= value < INT64:
+        if value is not None and not 0 <= value < bound:
             return 'bad ' + key, value
     if get(_K_BLOCK_SIZE) == 0:
         return 'bad block_size', 0
@@ -367,7 +296,7 @@ def _check_configure(job):
     for key in ('connect_timeout', 'network_timeout'):
         value = get(_key(key))
         if value is not None and (type(value) not in _NUMS or
-                                  not 0 < value < MAX_LATENCY):
+                                  not 0 < value < MAX_SECONDS):
             return 'bad ' + key, value
     # Every CONFIGURE names its protocol version: one without is no
     # master's word (a worker refuses only a version that is named).
@@ -383,7 +312,7 @@ def _check_configure(job):
     value = get(_key('retry_backoff'))
     if value is not None and (
             type(value) is not list or len(value) != 2 or
-            not all(type(v) in _NUMS and 0 < v < MAX_LATENCY
+            not all(type(v) in _NUMS and 0 < v < MAX_SECONDS
                     for v in value) or value[0] > value[1]):
         return 'bad retry_backoff', value
     urls = get(_key('storage_urls'))

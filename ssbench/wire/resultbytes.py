@@ -10,9 +10,11 @@ what the master needs: the job ids and the worker id.  The stats file gets
 the bytes as they came.
 
 A shape's pattern accepts a subset of what check_from_worker() accepts:
-text of printable ASCII (always valid UTF-8), integers of at least 0,
-floats of at least 0 and well under the check's bounds, a CRUD type by
-name, and no key of a failure (`exception`) or of retry accounting.  So a
+text of printable ASCII (always valid UTF-8), numbers within the limits
+of the record spec (ssbench.measure.record; the byte ranges are derived
+from it, exact at each limit: floats where it allows floats, integers of
+at least 0), a CRUD type by name, and no key of a failure (`exception`)
+or of retry accounting.  So a
 message scan() takes is one the full check would take whole, and anything
 else (an error, a heartbeat, an odd value) goes the full way.  Our workers
 put `job_id` and `worker_id` first in every result (protocol.result_head),
@@ -27,6 +29,7 @@ import threading
 
 from ssbench import CRUD_TYPES
 from ssbench.compat import text_type
+from ssbench.measure import record as spec
 from ssbench.wire import protocol
 
 # Shapes learned at most: each one adds to the pattern, which is compiled
@@ -71,13 +74,65 @@ _TEXT = b'(?:' + b'|'.join(
     [_byte(0xa0 + n) + _ASCII + b'{%d}' % n for n in range(1, 32)] +
     [b'\\xda\\x00' + _LONGER]) + b')'
 _NIL = b'\\xc0'
-# Integers of at least 0: fixint, uint8, 16, 32 and 64.
-_UINT = b'(?:[\\x00-\\x7f]|\\xcc.|\\xcd.{2}|\\xce.{4}|\\xcf.{8})'
-# float64 at least 0 (sign bit clear) and below 2**29 seconds (the check
-# allows latencies below 1e9), or below 2**36 (timestamps: below 1e11):
-# bounds on the first twelve bits, the sign and the exponent.
-_LATENCY = b'\\xcb(?:[\\x00-\\x40].|\\x41[\\x00-\\xbf]).{6}'
-_TIMESTAMP = b'\\xcb(?:[\\x00-\\x41].|\\x42[\\x00-\\x2f]).{6}'
+
+
+def _any(count):
+    return b'.' * count if count < 3 else b'.{%d}' % count
+
+
+def _below(limit, width):
+    """A pattern of `width` bytes that are a big-endian unsigned integer
+    below `limit` (None if none is), exact at the limit."""
+    if limit >= 256 ** width:
+        return _any(width)
+    if limit <= 0:
+        return None
+    top, rest = divmod(limit, 256 ** (width - 1))
+    forms = []
+    if top:
+        forms.append(b'[\\x00-' + _byte(top - 1) + b']' + _any(width - 1))
+    tail = _below(rest, width - 1)
+    if tail is not None:
+        forms.append(_byte(top) + tail)
+    return b'(?:' + b'|'.join(forms) + b')'
+
+
+def _uint(bound=1 << 64):
+    """Integers of at least 0 and below `bound`, in each form msgpack
+    has: fixint, uint8, 16, 32 and 64."""
+    bound = int(bound)
+    forms = [b'[\\x00-' + _byte(min(bound, 0x80) - 1) + b']']
+    for head, width in ((b'\\xcc', 1), (b'\\xcd', 2), (b'\\xce', 4),
+                        (b'\\xcf', 8)):
+        pattern = _below(bound, width)
+        if pattern is not None:
+            forms.append(head + pattern)
+    return b'(?:' + b'|'.join(forms) + b')'
+
+
+def _float(bound):
+    """float64 of at least 0 (sign bit clear) and below `bound`: the
+    bits of such floats order as the numbers do, and those of NaN and
+    infinity lie above any finite bound."""
+    return b'\\xcb' + _below(
+        struct.unpack('>Q', struct.pack('>d', bound))[0], 8)
+
+
+def _number(kind):
+    """The values of a kind of number of the record spec
+    (ssbench.measure.record), exact at its limits: floats only where it
+    allows floats (an integer there goes the full way)."""
+    if float in kind.types:
+        return _float(kind.bound)
+    return _uint(kind.bound)
+
+
+_UINT = _uint()
+_TIME = _number(spec.TIME)
+_SECONDS = _number(spec.SECONDS)
+_BYTES = _number(spec.BYTES)
+_COUNT = _number(spec.COUNT)
+_STATUS = _number(spec.STATUS)
 _BOOL = b'[\\xc2\\xc3]'
 
 
@@ -97,26 +152,24 @@ _RULES = dict((text_type(key), rule) for key, rule in (
     ('container', _TEXT),
     ('name', _TEXT),
     ('trans_id', _maybe(_TEXT)),
-    ('retries', _UINT),
-    ('completed_at', _TIMESTAMP),
-    ('first_byte_latency', _maybe(_LATENCY)),
-    ('last_byte_latency', _LATENCY),
-    ('send_lag', _maybe(_LATENCY)),
-    ('worker_time', _maybe(_LATENCY)),
-    ('intended_start', _maybe(_TIMESTAMP)),
-    ('size', _maybe(_UINT)),
-    ('status', _maybe(_UINT)),
-    ('reconnects', _maybe(_UINT)),
-    ('segment_size', _maybe(_UINT)),
+    ('retries', _COUNT),
+    ('completed_at', _TIME),
+    ('first_byte_latency', _maybe(_SECONDS)),
+    ('last_byte_latency', _SECONDS),
+    ('send_lag', _maybe(_SECONDS)),
+    ('worker_time', _maybe(_SECONDS)),
+    ('intended_start', _maybe(_TIME)),
+    ('size', _maybe(_BYTES)),
+    ('status', _maybe(_STATUS)),
+    ('reconnects', _maybe(_COUNT)),
+    ('segment_size', _maybe(_BYTES)),
     ('large_object', _maybe(_TEXT)),
     ('block_size', _maybe(_UINT)),
     ('delete_after', _maybe(_UINT)),
     ('noop', _maybe(_BOOL)),
     ('head_first', _maybe(_BOOL))))
 # What the full check requires of a success.
-_REQUIRED = frozenset(text_type(key) for key in (
-    'job_id', 'completed_at', 'retries', 'worker_id', 'type', 'size_str',
-    'container', 'name', 'trans_id', 'last_byte_latency'))
+_REQUIRED = frozenset(spec.REQUIRED + (spec.LAST_BYTE_LATENCY,))
 # The start of a record of ours: a map, its job id and worker id first;
 # a lookahead, so that these two are taken once whatever shape follows.
 _HEAD = (b'(?=(?:[\\x80-\\x8f]|\\xde.{2})' + _packed(_K_JOB_ID) + b'(' +

@@ -31,9 +31,9 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 import math
-import numbers
 
 from ssbench import CRUD_TYPES
+from ssbench.measure import record as spec
 from ssbench.results import sortedruns
 from ssbench.measure import loghist
 from ssbench.report.compute.causes import CauseTable
@@ -72,10 +72,9 @@ _NINF = float('-inf')
 
 def failure_time(value):
     """A failure's time_to_failure as a float, or None when it has none
-    that is a time (missing, not a number, negative, infinite, NaN)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    if not 0 <= value < _INF:
+    that is a time (missing, or not seconds as the record spec,
+    ssbench.measure.record, bounds them)."""
+    if not spec.within(spec.SECONDS, value):
         return None
     return float(value)
 

@@ -106,8 +106,13 @@ OUTPUTS = [
     ('compare as the base', None),
 ]
 BAD_RUNS = [(case, output, flags) for case in CASES
-            for output, flags in OUTPUTS
-            if case.get('all_outputs') or output in ('text', 'json')]
+            for output, flags in OUTPUTS if 'fragment' in case and (
+                case.get('all_outputs') or output in ('text', 'json'))]
+# A result with a bad value is left out with one warning (the header
+# is fine): the report of the rest.
+LEFT_OUT_RUNS = [(case, output, flags) for case in CASES
+                 for output, flags in OUTPUTS if 'warning' in case and (
+                     case.get('all_outputs') or output in ('text', 'json'))]
 
 
 def report_args(path, flags, stats_files, out):
@@ -130,6 +135,20 @@ def test_a_bad_value_is_one_line_in_every_output(stats, tmpdir, case,
     assert error_lines(err)[0].startswith('ERROR:%s: ' % (path,))
     assert 'unexpected error' not in err
     assert tmpdir.listdir() == []
+
+
+@pytest.mark.parametrize('case, output, flags', LEFT_OUT_RUNS,
+                         ids=['%s, %s' % (c['name'], o)
+                              for c, o, _ in LEFT_OUT_RUNS])
+def test_a_bad_result_value_is_left_out_with_one_warning(stats, tmpdir,
+                                                         case, output,
+                                                         flags):
+    path = stats[case['name']]
+    args = report_args(path, flags, stats, str(tmpdir))
+    got, out, err = run_cli(MASTER, ['report-scenario'] + args)
+    assert got == 0 and not error_lines(err), err
+    assert 'unexpected error' not in err and 'Traceback' not in err
+    assert warnings(err) == ['WARNING:%s: %s' % (path, case['warning'])]
 
 
 def test_the_corpus_covers_the_issue():

@@ -1,8 +1,9 @@
 """ssbench.results.statscheck: what the values of a stats file must be,
-through open_stats() as the reports read them: a bad value refuses the
-file in one line, a latency that is no measurement is left out and
-counted, results far outside the run are left out after narrow(), and a
-run that ended early says so once."""
+through open_stats() as the reports read them: a bad header value
+refuses the file in one line, a result with a bad value or with latencies
+that are no measurement is left out and counted (one warning each),
+results far outside the run are left out after narrow(), and a run that
+ended early says so once."""
 from __future__ import absolute_import, division, print_function
 
 import os
@@ -58,18 +59,21 @@ def test_good_latencies_and_other_records_pass(tmp_path):
     assert len(list(open_stats(path).iter_batches(raw=True))) == 3
 
 
-def test_a_latency_that_is_not_a_number_refuses_the_file(tmp_path):
+def left_out_warning(path, shown, count=1):
+    return '%s: left out %d result%s with a bad value (the first: %s)' % (
+        path, count, '' if count == 1 else 's', shown)
+
+
+def test_a_latency_that_is_not_a_number_is_left_out(tmp_path, caplog):
     # A batch item that is not a map is left to the reports.
     path = write_file(str(tmp_path / 'odd.stat'),
                       [[ok(1), 7], [dict(ok(2), last_byte_latency='x')]])
-    batches = open_stats(path).iter_batches()
-    assert next(batches) == [ok(1), 7]
-    with pytest.raises(StatsFileError) as info:
-        next(batches)
-    assert str(info.value).endswith("last_byte_latency 'x')")
+    assert list(open_stats(path).iter_batches()) == [[ok(1), 7], []]
+    assert [r.getMessage() for r in caplog.records] == [
+        left_out_warning(path, "last_byte_latency 'x'")]
 
 
-# --- bad values refuse the file ----------------------------------------------
+# --- bad values are left out, one warning ------------------------------------
 
 @pytest.mark.parametrize('key, value, shown', [
     ('retries', 'x', "retries 'x'"),
@@ -78,70 +82,81 @@ def test_a_latency_that_is_not_a_number_refuses_the_file(tmp_path):
     ('retries', True, 'retries True'),
     ('retries', NAN, 'retries nan'),
     ('retries', 1.5, 'retries 1.5'),
+    ('retries', None, 'retries None'),
+    ('retries', 10 ** 6, 'retries 1000000'),
     ('completed_at', True, 'completed_at True'),
     ('completed_at', 1e300, 'completed_at 1e+300'),
+    ('completed_at', 5e10, 'completed_at 50000000000.0'),
     ('completed_at', -5.0, 'completed_at -5.0'),
     ('completed_at', NAN, 'completed_at nan'),
+    ('completed_at', None, 'completed_at None'),
     ('completed_at', 'x' * 200, 'completed_at %s...' % (
         "'" + 'x' * 56,)),
-    ('last_byte_latency', True,
-     'first_byte_latency 0.01, last_byte_latency True'),
-    ('first_byte_latency', False,
-     'first_byte_latency False, last_byte_latency 0.022'),
+    ('last_byte_latency', True, 'last_byte_latency True'),
+    ('last_byte_latency', 1e308, 'last_byte_latency 1e+308'),
+    ('first_byte_latency', False, 'first_byte_latency False'),
+    ('size', -5, 'size -5'),
+    ('size', 1e308, 'size 1e+308'),
+    ('size', 2 ** 63, 'size 9223372036854775808'),
+    ('size', 2 ** 53, 'size 9007199254740992'),
+    ('reconnects', -1, 'reconnects -1'),
+    ('status', 1000, 'status 1000'),
 ])
 @pytest.mark.parametrize('raw', [False, True])
-def test_a_bad_value_refuses_the_file(tmp_path, key, value, shown, raw):
+def test_a_bad_value_is_left_out_with_one_warning(tmp_path, caplog, key,
+                                                  value, shown, raw):
     path = write_file(str(tmp_path / 'bad.stat'),
-                      [[ok(1)], [ok(2), dict(ok(2), **{key: value})]])
-    with pytest.raises(StatsFileError) as info:
-        list(open_stats(path).iter_batches(raw=raw))
-    assert str(info.value) == (
-        '%s: not a valid ssbench stats file: a result has a bad value (%s)'
-        % (path, shown))
+                      [[ok(1)], [ok(2), dict(ok(3), **{key: value}),
+                                 dict(ok(4), **{key: value})]])
+    stats_file = open_stats(path)
+    for _ in range(2):   # two passes (text and JSON reports), one warning
+        batches = list(stats_file.iter_batches(raw=raw))
+        assert [len(batch) for batch in batches] == [1, 1]
+    assert [r.getMessage() for r in caplog.records] == [
+        left_out_warning(path, shown, 2)]
 
 
 @pytest.mark.parametrize('value, shown', [
     ('x', "'x'"), (-0.5, '-0.5'), (1e9, '1000000000.0'), (True, 'True'),
     (NAN, 'nan'), ([1], '[1]')])
 @pytest.mark.parametrize('raw', [False, True])
-def test_a_bad_time_to_failure_refuses_the_file(tmp_path, value, shown,
-                                                raw):
-    # As the wire checks it: a latency (0 <= x < MAX_LATENCY) of a
-    # failure.
+def test_a_bad_time_to_failure_is_left_out(tmp_path, caplog, value, shown,
+                                           raw):
+    # As the wire checks it: a latency (record.MAX_SECONDS) of a failure.
     path = write_file(str(tmp_path / 'bad.stat'),
                       [[ok(1), dict(failed(2), time_to_failure=2.5)],
                        [dict(failed(3), time_to_failure=value)]])
-    with pytest.raises(StatsFileError) as info:
-        list(open_stats(path).iter_batches(raw=raw))
-    assert str(info.value) == (
-        '%s: not a valid ssbench stats file: a result has a bad value '
-        '(time_to_failure %s)' % (path, shown))
+    batches = list(open_stats(path).iter_batches(raw=raw))
+    assert [len(batch) for batch in batches] == [2, 0]
+    assert [r.getMessage() for r in caplog.records] == [
+        left_out_warning(path, 'time_to_failure %s' % (shown,))]
 
 
 @pytest.mark.parametrize('raw', [False, True])
-def test_a_time_to_failure_is_for_failures_only(tmp_path, raw):
+def test_a_time_to_failure_is_for_failures_only(tmp_path, caplog, raw):
     good = write_file(str(tmp_path / 'good.stat'), [[
         dict(failed(1), time_to_failure=0), dict(failed(2),
                                                  time_to_failure=None),
         dict(failed(3), time_to_failure=999999999.9)]])
     assert len(list(open_stats(good).iter_results())) == 3
     path = write_file(str(tmp_path / 'bad.stat'),
-                      [[dict(ok(1), time_to_failure=0.5)]])
-    with pytest.raises(StatsFileError) as info:
-        list(open_stats(path).iter_batches(raw=raw))
-    assert str(info.value).endswith('(time_to_failure 0.5)')
+                      [[dict(ok(1), time_to_failure=0.5), ok(2)]])
+    assert list(open_stats(path).iter_batches()) == [[ok(2)]]
+    assert caplog.records[-1].getMessage() == left_out_warning(
+        path, 'time_to_failure 0.5')
 
 
-@pytest.mark.parametrize('value', [1e300, -1.0, 'soon', True, [1]])
-def test_a_bad_intended_start_refuses_an_open_loop_file(tmp_path, value):
+@pytest.mark.parametrize('value', [1e300, 1e10, -1.0, 'soon', True, [1]])
+def test_a_bad_intended_start_of_an_open_loop_file_is_left_out(
+        tmp_path, caplog, value):
     path = str(tmp_path / 'rate.stat')
     writer = StatsWriter(path, dict(HEADER, rate=10.0))
     writer.write_batch([dict(ok(1), intended_start=1700000000.0),
                         dict(ok(2), intended_start=value)])
     writer.close()
-    with pytest.raises(StatsFileError) as info:
-        list(open_stats(path).iter_batches())
-    assert 'a result has a bad value (intended_start ' in str(info.value)
+    assert len(results(path)) == 1
+    assert caplog.records[-1].getMessage().startswith(left_out_warning(
+        path, 'intended_start ')[:-1])
     # A file of a closed-loop run does not read intended_start.
     plain = write_file(str(tmp_path / 'plain.stat'),
                        [[dict(ok(1), intended_start=value)]])

@@ -4,6 +4,7 @@ import random
 from collections import OrderedDict
 
 from ssbench.compat import text_type
+from ssbench.measure import record as record_spec
 from ssbench.wire import protocol, resultbytes
 from ssbench.wire.faultlog import Faults
 from ssbench.wire.messagecheck import check_from_worker
@@ -83,10 +84,10 @@ def test_messages_not_wholly_of_plain_successes_go_the_full_way():
         b'\x92' + message(fine)[1:],                      # count too high
         protocol.pack({'a': 1}),                          # not a list
         message(),                                        # nothing
-        message(record(last_byte_latency=float(2 ** 29))),
+        message(record(last_byte_latency=record_spec.MAX_SECONDS)),
         message(record(last_byte_latency=-0.5)),
         message(record(last_byte_latency=float('nan'))),
-        message(record(completed_at=float(2 ** 36))),
+        message(record(completed_at=record_spec.MAX_EPOCH)),
         message(record(name=u'caf\xe9')),
         message(record(name='n' * 64)),
         message(record(size='12')),
@@ -125,7 +126,9 @@ def test_shapes_are_bounded():
 def _value(rng, key):
     """A value for `key`, often fine, sometimes out of any rule."""
     pool = [None, True, 0, 1, 127, 128, 65535, 2 ** 32, 2 ** 63, -1, -2 ** 40,
-            0.0, 0.5, 1e8, 2.0 ** 29, 1e9, 1.8e9, 2.0 ** 36, 1e11, -0.0,
+            0.0, 0.5, 1e8, 2.0 ** 29, 1e9, 1.8e9, 2.0 ** 36, 1e10, 1e11,
+            -0.0,
+            999, 1000, 10 ** 6 - 1, 10 ** 6, 2 ** 53 - 1, 2 ** 53,
             -1.5, float('inf'), float('nan'), u'', u'x', u'a' * 31, u'b' * 32,
             u'c' * 63, u'd' * 64, u'\xe9', b'raw', [1], {u'k': 1},
             u'upload_object', u'get_object', u'HEARTBEAT']
