@@ -23,6 +23,7 @@ from __future__ import absolute_import, division, print_function
 import collections
 import logging
 
+from ssbench.measure import record
 from ssbench.measure.rank import percentile_of_sorted
 
 log = logging.getLogger(__name__)
@@ -184,8 +185,8 @@ class SteadyWatch(object):
 
 def _latency(result):
     """A result's latency as the reports take it: in open loop its
-    response time (see ssbench.results.recordview), a failure at its
-    time to failure."""
+    response time (ssbench.measure.record.response_wait), a failure at
+    its time to failure."""
     if 'exception' in result:
         latency = result.get('time_to_failure')
     else:
@@ -193,7 +194,7 @@ def _latency(result):
     intended = result.get('intended_start')
     if latency is None or intended is None:
         return latency
-    lag, held = result.get('send_lag'), result.get('worker_time')
-    if lag is not None and held is not None:
-        return max(latency, lag + held)
-    return max(latency, result['completed_at'] - intended)
+    wait = record.response_wait(latency, result['completed_at'], intended,
+                                result.get('send_lag'),
+                                result.get('worker_time'))
+    return latency + max(0.0, wait)

@@ -2,6 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import random
 
+import pytest
+
 from ssbench.master import steadystate
 from ssbench.master.steadystate import Window, verdict
 
@@ -116,8 +118,10 @@ def test_a_stall_is_not_steady():
 def test_open_loop_results_count_their_response_time():
     late = {'completed_at': 10.0, 'last_byte_latency': 0.01,
             'intended_start': 9.0, 'send_lag': 0.5, 'worker_time': 0.3}
-    assert steadystate._latency(late) == 0.8
+    assert steadystate._latency(late) == pytest.approx(0.8)
     older = dict(late, send_lag=None)
-    assert steadystate._latency(older) == 1.0
+    assert steadystate._latency(older) == pytest.approx(1.0)
+    early = dict(late, send_lag=0.001, worker_time=0.005)
+    assert steadystate._latency(early) == 0.01
     failed = {'completed_at': 10.0, 'exception': 'x', 'time_to_failure': 2}
     assert steadystate._latency(failed) == 2
