@@ -60,6 +60,11 @@ class SuiteRun(object):
             self.master.stop_requested = self.stop_requested
             run.connect()
         outcome = run.run_phases()
+        if options.noop:
+            # Nothing was created: the names a --noop step's CREATEs
+            # left in the ring go, as a cleanup would take them, so that
+            # the ring does not grow from step to step.
+            run.ring.pop_created()
         if run.populated and outcome.error is None:
             self.rings[key] = run.ring
         return outcome

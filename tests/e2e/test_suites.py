@@ -227,3 +227,38 @@ def test_a_suite_stopped_in_step_2_keeps_step_1_and_resumes(tmpdir):
     assert 'Step 2/3 (u2): ' in again.err and 'Step 3/3 (u4): ' in again.err
     steps = read_json(os.path.join(folder, 'suite.json'))['steps']
     assert [s['complete'] for s in steps] == [True, True, True]
+
+
+def rss_kb(pid):
+    with open('/proc/%d/status' % pid) as handle:
+        for line in handle:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    raise AssertionError('no VmRSS for %d' % pid)
+
+
+def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
+    scenario = support.write_scenario(tmpdir)[0]
+    log = os.path.join(str(tmpdir), 'suite.log')
+    argv = [sys.executable, '-m', 'ssbench.cli.master', 'run-suite', '-f',
+            scenario, '--noop', '-u', '4', '-o', '1000:20000:+1000',
+            '--workers', '1', '--suite-dir', os.path.join(str(tmpdir), 's'),
+            '-R'] + support.zmq_args()
+    rss = {}
+    with open(log, 'wb') as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err,
+                                cwd=support.ROOT,
+                                preexec_fn=support.die_with_parent)
+        try:
+            for step in (2, 20):
+                support.wait_for(
+                    lambda: 'Step %d/20' % step in support.read_text(log),
+                    300, 'step %d' % step)
+                rss[step] = rss_kb(proc.pid)
+            proc.communicate(timeout=300)
+        finally:
+            support.stop_process(proc)
+    assert proc.returncode == 0, support.read_text(log)
+    # 190,000 results later, a few MB at most.
+    print('master RSS: %d kB at step 2, %d kB at step 20' % (rss[2], rss[20]))
+    assert rss[20] - rss[2] < 5 * 1024, rss
