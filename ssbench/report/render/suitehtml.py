@@ -37,13 +37,16 @@ def _load_axis(steps):
 
 
 def _layout(title, x_title, x_type, y_title, y_type='linear'):
+    y_axis = {'title': {'text': y_title}, 'type': y_type,
+              'automargin': True}
+    if y_type == 'linear':
+        y_axis['rangemode'] = 'tozero'
     return {
         'title': {'text': title, 'x': 0.01, 'xanchor': 'left',
                   'font': {'size': 15}},
         'xaxis': {'title': {'text': x_title}, 'type': x_type,
                   'automargin': True},
-        'yaxis': {'title': {'text': y_title}, 'type': y_type,
-                  'automargin': True},
+        'yaxis': y_axis,
         'height': 380, 'autosize': True,
         'margin': {'l': 60, 'r': 20, 't': 50, 'b': 60},
         'hovermode': 'closest'}
