@@ -110,18 +110,20 @@ def _whole_results(stats_path):
         return
 
 
-def holds_a_result(stats_path):
+def holds_a_result(stats_path, worker_id=None):
     """True once the plain stats file of a running master holds a whole
-    result."""
-    return any(True for _ in _whole_results(stats_path))
+    result (of worker `worker_id`, when given)."""
+    return any(worker_id is None or result.get('worker_id') == worker_id
+               for result in _whole_results(stats_path))
 
 
 def wait_for_a_result(stats_path, proc, timeout=120):
     """Poll until the running master `proc` has written a first result to
     its plain stats file; fails if it exits or `timeout` passes first."""
     def written():
+        if holds_a_result(stats_path):
+            return True
         assert proc.poll() is None, 'the master exited before a result'
-        return holds_a_result(stats_path)
     wait_for(written, timeout, 'a first result in ' + stats_path,
              interval=0.05)
 
