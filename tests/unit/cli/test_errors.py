@@ -25,6 +25,9 @@ from tests.clirun import MASTER, NO_AUTH_ENV, WORKER, check, error_lines
 # every test of this module runs patched, whichever runs first.
 patch_all()
 
+# A main() that hangs is bounded as the process of each case was.
+pytestmark = pytest.mark.timeout(120)
+
 DATA = paths.DATA
 BAD = os.path.join(DATA, 'bad')
 GOOD = os.path.join(paths.SCENARIOS,

@@ -20,6 +20,9 @@ from ssbench.wire import protocol
 from tests import commands, paths
 from tests.clirun import MASTER, check, error_lines
 
+# A main() that hangs is bounded as the process of each case was.
+pytestmark = pytest.mark.timeout(120)
+
 CASES = json.load(io.open(os.path.join(paths.DATA, 'bad',
                                        'stats_cases.json'),
                           encoding='utf-8'))
