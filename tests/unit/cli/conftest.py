@@ -17,6 +17,13 @@ def cli(monkeypatch, capsys):
     state = ProcessState()
     for name in NO_AUTH_ENV:
         monkeypatch.delenv(name, raising=False)
+    # run-scenario's and cleanup-containers' main() would monkey-patch
+    # this whole process for gevent, and every later test with it (the
+    # worker's main() is called with patch=False for the same reason).
+    monkeypatch.setattr('ssbench.worker.geventpatch.patch_all',
+                        lambda: None)
+    monkeypatch.setattr('ssbench.cli.common.quiet_gevent_interrupts',
+                        lambda: None)
     monkeypatch.setattr('sys.stdin', io.StringIO(u''))
 
     def run(module, args):
@@ -26,3 +33,6 @@ def cli(monkeypatch, capsys):
         return status, out, err
     yield run
     state.restore()
+    import gevent.monkey
+    assert not gevent.monkey.is_module_patched('socket'), \
+        'a main() patched the test process for gevent'

@@ -16,14 +16,9 @@ import sys
 import pytest
 
 from ssbench.wire import protocol
-from ssbench.worker.geventpatch import patch_all
 from tests import commands, localswift, paths
 from tests.authservers import AuthServer, not_swift, stuck_listing
 from tests.clirun import MASTER, NO_AUTH_ENV, WORKER, check, error_lines
-
-# run-scenario's main() patches this process for gevent once; done here,
-# every test of this module runs patched, whichever runs first.
-patch_all()
 
 # A main() that hangs is bounded as the process of each case was.
 pytestmark = pytest.mark.timeout(120)
