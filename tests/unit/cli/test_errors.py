@@ -393,9 +393,9 @@ def test_latencies_that_are_no_measurement_are_left_out(cli, files, name,
         % (files[name],)]
 
 
-def test_a_latency_that_is_not_a_number_is_left_out(files):
-    got, out, err = run_cli(MASTER, ['report-scenario', '-s',
-                                     files['text_latency'], '--csv'])
+def test_a_latency_that_is_not_a_number_is_left_out(cli, files):
+    got, out, err = cli(MASTER, ['report-scenario', '-s',
+                                 files['text_latency'], '--csv'])
     assert got == 0 and out and not error_lines(err), err
     assert [line for line in err.splitlines() if 'WARNING' in line] == [
         "WARNING:%s: left out 1 result with a bad value (the first: "

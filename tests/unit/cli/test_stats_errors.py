@@ -140,12 +140,12 @@ def test_a_bad_value_is_one_line_in_every_output(cli, stats, tmpdir, case,
 @pytest.mark.parametrize('case, output, flags', LEFT_OUT_RUNS,
                          ids=['%s, %s' % (c['name'], o)
                               for c, o, _ in LEFT_OUT_RUNS])
-def test_a_bad_result_value_is_left_out_with_one_warning(stats, tmpdir,
+def test_a_bad_result_value_is_left_out_with_one_warning(cli, stats, tmpdir,
                                                          case, output,
                                                          flags):
     path = stats[case['name']]
     args = report_args(path, flags, stats, str(tmpdir))
-    got, out, err = run_cli(MASTER, ['report-scenario'] + args)
+    got, out, err = cli(MASTER, ['report-scenario'] + args)
     assert got == 0 and not error_lines(err), err
     assert 'unexpected error' not in err and 'Traceback' not in err
     assert warnings(err) == ['WARNING:%s: %s' % (path, case['warning'])]
