@@ -6,7 +6,7 @@ import os
 import pytest
 
 from tests.e2e import netns, support
-from tests.e2e.relay import Relay
+from tests.relay import Relay
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ of the local Swift."""
 from __future__ import absolute_import, division, print_function
 
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -13,62 +12,17 @@ import uuid
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-SAIO = os.path.join(ROOT, 'tools', 'saio')
+# What the e2e tests find here, shared with the unit tests.
+from tests.commands import (  # noqa: F401
+    Ran, die_with_parent, free_port, run, stop_process, wait_exit, zmq_args)
+from tests.localswift import (  # noqa: F401
+    AUTH_URL, KEY, SAIO, USER, auth_args, require_swift, saio_up)
+from tests.paths import ROOT
+from tests.waiting import wait_for
+
 SCENARIOS = os.path.join(ROOT, 'tests', 'data', 'scenarios')
-AUTH_URL = 'http://127.0.0.1:8080/auth/v1.0'
-USER, KEY = 'test:tester', 'testing'
 SAIO_LOG = os.path.join(os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio'),
                         'log')
-
-
-_HANDED_OUT = set()
-
-
-def free_port():
-    """A loopback port free now and not handed out before by this
-    process: the kernel may give a port just closed again, and two calls in
-    a row (the work and results ports) once got the same one."""
-    for _ in range(100):
-        sock = socket.socket()
-        sock.bind(('127.0.0.1', 0))
-        port = sock.getsockname()[1]
-        sock.close()
-        if port not in _HANDED_OUT:
-            _HANDED_OUT.add(port)
-            return port
-    raise AssertionError('no loopback port that was not handed out before')
-
-
-class Ran(object):
-    def __init__(self, status, out, err):
-        self.status, self.out, self.err = status, out, err
-
-    def __repr__(self):
-        return 'Ran(status=%r)\n--- stdout\n%s\n--- stderr\n%s' % (
-            self.status, self.out[-3000:], self.err[-3000:])
-
-
-def run(argv, timeout, env=None, drop_env=()):
-    """Run argv in the source tree with a hard timeout (killed after it,
-    and SIGTERMed should this process die first: see die_with_parent);
-    returns Ran.  `env` adds to this process's environment, `drop_env`
-    names variables to leave out (credentials, say)."""
-    full_env = dict((k, v) for k, v in os.environ.items()
-                    if k not in drop_env)
-    full_env.update(env or {})
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=full_env,
-                            cwd=ROOT, preexec_fn=die_with_parent)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    return Ran(proc.returncode, out.decode('utf-8', 'replace'),
-               err.decode('utf-8', 'replace'))
 
 
 def master(*args, **kwargs):
@@ -76,34 +30,6 @@ def master(*args, **kwargs):
     timeout = kwargs.pop('timeout', 300)
     return run([sys.executable, '-m', 'ssbench.cli.master'] + list(args),
                timeout, **kwargs)
-
-
-def zmq_args():
-    return ['--zmq-bind-ip', '127.0.0.1',
-            '--zmq-work-port', str(free_port()),
-            '--zmq-results-port', str(free_port())]
-
-
-def saio_up():
-    try:
-        return run([SAIO, 'status'], 30).status == 0
-    except OSError:
-        return False
-
-
-def require_swift():
-    """Skip (or, with SSBENCH_REQUIRE_SWIFT=1 as in CI, fail) without the
-    local Swift of tools/saio."""
-    if saio_up():
-        return
-    reason = 'local Swift is not running (start it with tools/saio start)'
-    if os.environ.get('SSBENCH_REQUIRE_SWIFT') == '1':
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-def auth_args():
-    return ['-A', AUTH_URL, '-U', USER, '-K', KEY]
 
 
 class SwiftView(object):
@@ -184,21 +110,22 @@ def _whole_results(stats_path):
         return
 
 
-def holds_a_result(stats_path):
+def holds_a_result(stats_path, worker_id=None):
     """True once the plain stats file of a running master holds a whole
-    result."""
-    return any(True for _ in _whole_results(stats_path))
+    result (of worker `worker_id`, when given)."""
+    return any(worker_id is None or result.get('worker_id') == worker_id
+               for result in _whole_results(stats_path))
 
 
 def wait_for_a_result(stats_path, proc, timeout=120):
     """Poll until the running master `proc` has written a first result to
     its plain stats file; fails if it exits or `timeout` passes first."""
-    import time
-    deadline = time.time() + timeout
-    while not holds_a_result(stats_path):
+    def written():
+        if holds_a_result(stats_path):
+            return True
         assert proc.poll() is None, 'the master exited before a result'
-        assert time.time() < deadline, 'no result within %g s' % timeout
-        time.sleep(0.05)
+    wait_for(written, timeout, 'a first result in ' + stats_path,
+             interval=0.05)
 
 
 def results_so_far(stats_path):
@@ -212,19 +139,19 @@ def wait_until_no_result_comes(stats_path, proc, quiet=1.0, timeout=60):
     its plain stats file for `quiet` seconds (10 times the writer's flush
     interval): it then takes in no more; fails if it exits or `timeout`
     passes first.  (Its own health records keep coming each second.)"""
-    import time
-    deadline = time.time() + timeout
-    count, since = -1, time.time()
-    while True:
+    from ssbench.compat import monotonic
+    last = {'count': -1, 'since': monotonic()}
+
+    def quiet_long_enough():
         assert proc.poll() is None, 'the master exited'
-        now = time.time()
-        assert now < deadline, 'results still came after %g s' % timeout
-        written = results_so_far(stats_path)
-        if written != count:
-            count, since = written, now
-        elif now - since >= quiet:
-            return
-        time.sleep(0.1)
+        written, now = results_so_far(stats_path), monotonic()
+        if written != last['count']:
+            last.update(count=written, since=now)
+            return False
+        return now - last['since'] >= quiet
+    wait_for(quiet_long_enough, timeout,
+             'no new result for %g s in %s' % (quiet, stats_path),
+             interval=0.1)
 
 
 # --- Keystone (tools/keystone) ----------------------------------------------
@@ -319,44 +246,6 @@ def start_worker(worker_id, work_port, results_port, log_path,
                                 cwd=ROOT, preexec_fn=die_with_parent)
 
 
-def die_with_parent():
-    """preexec_fn: SIGTERM this child when the test process dies (Linux
-    PR_SET_PDEATHSIG; kept across exec), so no worker outlives a killed
-    test run."""
-    import ctypes
-    import signal
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def wait_exit(proc, timeout):
-    """Wait up to `timeout` seconds for proc; its exit status or None."""
-    import time
-    deadline = time.time() + timeout
-    while proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    return proc.poll()
-
-
-def stop_process(proc, grace=5):
-    """Terminate proc (this pid only), kill it after `grace` seconds."""
-    if proc.poll() is None:
-        try:
-            proc.terminate()
-        except OSError:
-            pass
-        if wait_exit(proc, grace) is None:
-            try:
-                proc.kill()
-            except OSError:
-                pass
-            wait_exit(proc, grace)
-    return proc.poll()
-
-
 def read_text(path):
     try:
         with open(path, 'rb') as fp:
@@ -410,18 +299,6 @@ def delete_expired(prefix):
                 if exc.http_status != 404:
                     raise
         view.client.delete_container(view.url, view.token, container)
-
-
-# --- polling -----------------------------------------------------------------
-
-def wait_for(condition, timeout, what, interval=0.05):
-    """Poll condition() until it is true; fail naming `what` once
-    `timeout` seconds have gone by."""
-    import time
-    deadline = time.time() + timeout
-    while not condition():
-        assert time.time() < deadline, 'never happened: ' + what
-        time.sleep(interval)
 
 
 # --- an outage between the workers and the local Swift (issue 20) ----------

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.e2e import support
-from tests.e2e.relay import Relay
+from tests.relay import Relay
 
 pytestmark = pytest.mark.e2e
 

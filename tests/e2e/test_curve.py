@@ -17,7 +17,7 @@ from ssbench.wire import protocol
 from ssbench.wire.curve.keys import CurveError, CurveKeys
 from ssbench.wire.transport import WorkerSockets
 from tests.e2e import support
-from tests.e2e.relay import Relay
+from tests.relay import Relay
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 

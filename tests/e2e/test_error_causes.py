@@ -13,7 +13,7 @@ from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
 from ssbench.wire.transport import MasterSockets
 from tests.e2e import support
-from tests.e2e.relay import Relay
+from tests.relay import Relay
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 

@@ -133,6 +133,11 @@ STALL = 2
 
 
 def test_a_stopped_worker_trips_the_saturation_guard(tmpdir):
+    """Without --expect-workers the master starts on the first worker it
+    hears from: on a loaded host the other one may still be starting (its
+    loop, and what measures its lag, not yet running) when the first
+    results come.  So the run waits for both, and the worker is stopped
+    only once results of its own show it is in the benchmark."""
     import json
     import signal
     import subprocess
@@ -143,20 +148,25 @@ def test_a_stopped_worker_trips_the_saturation_guard(tmpdir):
     json_path = os.path.join(str(tmpdir), 'stop.json')
     proc = subprocess.Popen(
         [sys.executable, '-m', 'ssbench.cli.master', 'run-scenario', '-f',
-         path, '--noop', '--workers', '2', '-r', '8', '-s', stats,
-         '--json', json_path] + support.zmq_args(),
+         path, '--noop', '--workers', '2', '--expect-workers', '2', '-r',
+         '8', '-s', stats, '--json', json_path] + support.zmq_args(),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=support.ROOT,
         preexec_fn=support.die_with_parent)
     stopped = None
     try:
-        deadline = time.time() + 30
-        while time.time() < deadline and len(local_workers(proc.pid)) < 2:
-            time.sleep(0.1)
-        workers = local_workers(proc.pid)
-        assert len(workers) == 2, workers
-        # Into the benchmark: results are coming back.
-        support.wait_for_a_result(stats, proc, 60)
+        def both_spawned():
+            found = local_workers(proc.pid)
+            return found if len(found) == 2 else None
+        workers = support.wait_for(both_spawned, 30, 'two local workers',
+                                   interval=0.1)
         stopped = min(workers)
+
+        def stopped_is_working():
+            if support.holds_a_result(stats, stopped):
+                return True
+            assert proc.poll() is None, 'the master exited'
+        support.wait_for(stopped_is_working, 60,
+                         'a result of worker %d' % stopped, interval=0.05)
         os.kill(workers[stopped], signal.SIGSTOP)
         time.sleep(STALL)                # the stall to be seen, not a wait
         os.kill(workers[stopped], signal.SIGCONT)

@@ -55,11 +55,14 @@ class Job(object):
         return support.read_text(self.err_path)
 
     def wait_for(self, text, timeout=BOUND):
-        deadline = time.time() + timeout
-        while text not in self.err:
-            assert self.proc.poll() is None, self.err
-            assert time.time() < deadline, self.err
-            time.sleep(0.05)
+        def said():
+            err = self.err
+            if text in err:
+                return True
+            assert self.proc.poll() is None, err
+        support.wait_for(said, timeout,
+                         lambda: '%r in\n%s' % (text, self.err),
+                         interval=0.05)
 
     def signal_group(self, signum):
         os.killpg(self.proc.pid, signum)

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from tests.e2e import support
-from tests.e2e.keystone_v2_stub import V2Stub
+from tests.keystone_v2_stub import V2Stub
 
 pytestmark = pytest.mark.e2e
 

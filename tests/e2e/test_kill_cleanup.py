@@ -21,12 +21,14 @@ pytestmark = pytest.mark.e2e
 def wait_connecting(procs, timeout=60):
     """Wait until every worker logged that it is connecting (it imported
     gevent and zmq and made its sockets)."""
-    deadline = time.time() + timeout
     for proc in procs:
-        while 'connecting to' not in support.read_text(proc.log_path):
-            assert proc.poll() is None, support.read_text(proc.log_path)
-            assert time.time() < deadline, support.read_text(proc.log_path)
-            time.sleep(0.1)
+        def connecting():
+            log = support.read_text(proc.log_path)
+            if 'connecting to' in log:
+                return True
+            assert proc.poll() is None, log
+        support.wait_for(connecting, timeout,
+                         'worker pid %d connecting' % proc.pid, interval=0.1)
 
 
 def kill_workers(work_port, results_port, *extra):
@@ -81,14 +83,18 @@ def test_hand_started_workers_serve_a_run_then_are_killed(tmpdir, workers):
         assert [r for r in records if 'exception' in r] == []
         assert set(r['worker_id'] for r in records) == set([7, 8])
         assert 'Worker count:   2   Concurrency:   4' in ran.out
-        # The run's end does not stop workers it did not start.
-        time.sleep(1)
-        assert [p.poll() for p in procs] == [None, None]
     finally:
         swift.delete_everything(data['container_base'] + '_')
+    # The run's end did not stop the workers it did not start: both
+    # still answer kill-workers' ping after it (a worker the run had
+    # told to exit would have taken that first, and be gone), and each
+    # is told to exit once, by kill-workers.
     ran = kill_workers(work, results)
     assert ran.status == 0, ran
+    assert 'INFO:2 worker(s) told to exit' in ran.err, ran
     assert_exit(procs)
+    for proc in procs:
+        assert support.read_text(proc.log_path).count('told to exit') == 1
 
 
 class FakeWorkers(object):

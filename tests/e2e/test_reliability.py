@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.e2e import support
-from tests.e2e.relay import Relay
+from tests.relay import Relay
 
 pytestmark = pytest.mark.e2e
 
@@ -83,12 +83,9 @@ def wait(proc, timeout):
 
 def wait_for_results(stats_plain, timeout=30):
     """Until the master has stored some results (plain file grows)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if os.path.exists(stats_plain) and os.path.getsize(stats_plain) > 2000:
-            return
-        time.sleep(0.1)
-    raise AssertionError('no results were stored within %s s' % timeout)
+    support.wait_for(lambda: os.path.exists(stats_plain) and
+                     os.path.getsize(stats_plain) > 2000, timeout,
+                     'results stored in ' + stats_plain, interval=0.1)
 
 
 def ports():

@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -131,22 +130,22 @@ def test_too_few_workers_fail_in_one_line(tmpdir):
 
 
 def wait_for_pids(log_path, count, proc, timeout=60):
-    deadline = time.time() + timeout
-    while True:
+    def started():
+        log = support.read_text(log_path)
         found = re.search(r'started workers \d+ to \d+ \(pids ([\d ]+)\)',
-                          support.read_text(log_path))
-        if found:
-            return [int(pid) for pid in found.group(1).split()]
-        assert proc.poll() is None, support.read_text(log_path)
-        assert time.time() < deadline, support.read_text(log_path)
-        time.sleep(0.05)
+                          log)
+        assert found or proc.poll() is None, log
+        return found
+    found = support.wait_for(started, timeout,
+                             lambda: 'the workers started in\n' +
+                             support.read_text(log_path), interval=0.05)
+    return [int(pid) for pid in found.group(1).split()]
 
 
 def wait_for_text(path, text, timeout=60):
-    deadline = time.time() + timeout
-    while text not in support.read_text(path):
-        assert time.time() < deadline, support.read_text(path)
-        time.sleep(0.05)
+    support.wait_for(lambda: text in support.read_text(path), timeout,
+                     lambda: '%r in\n%s' % (text, support.read_text(path)),
+                     interval=0.05)
 
 
 @pytest.mark.parametrize('stop, status', [(signal.SIGTERM, 1),

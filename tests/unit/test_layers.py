@@ -7,6 +7,8 @@ import ast
 import io
 import os
 
+import pytest
+
 from tests import paths
 
 PACKAGE = os.path.join(paths.ROOT, 'ssbench')
@@ -139,20 +141,26 @@ def cycles(edges):
     return out
 
 
-def test_no_import_circle():
-    assert cycles(graph()) == []
+@pytest.fixture(scope='module')
+def tree_graph():
+    """graph() of the tree, parsed once for the tests that read it."""
+    return graph()
 
 
-def test_no_import_from_a_layer_above():
+def test_no_import_circle(tree_graph):
+    assert cycles(tree_graph) == []
+
+
+def test_no_import_from_a_layer_above(tree_graph):
     wrong = sorted('%s imports %s' % (importer, target)
-                   for importer, targets in graph().items()
+                   for importer, targets in tree_graph.items()
                    for target in targets
                    if target != importer and not allowed(importer, target))
     assert wrong == []
 
 
-def test_every_module_belongs_to_a_part():
-    strays = [m for m in graph()
+def test_every_module_belongs_to_a_part(tree_graph):
+    strays = [m for m in tree_graph
               if m not in GROUND and part_of(m) is None]
     assert strays == []
 

@@ -1,7 +1,9 @@
 """Bad input corpus: every user mistake gets exit status 2 (usage) or 1
 (runtime), one ERROR line on stderr and never a traceback.
 
-Each case runs the real command in a subprocess, as a user would."""
+Each case runs the command's main() in this process (the `cli` fixture:
+what it prints and its exit status); a few run as real processes too, as
+a user would, to show that what a process prints is the same."""
 from __future__ import absolute_import, division, print_function
 
 import gzip
@@ -14,36 +16,25 @@ import sys
 import pytest
 
 from ssbench.wire import protocol
+from tests import commands, localswift, paths
 from tests.authservers import AuthServer, not_swift, stuck_listing
-from tests.e2e import support
-from tests import paths
+from tests.clirun import MASTER, NO_AUTH_ENV, WORKER, check, error_lines
+
+# A main() that hangs is bounded as the process of each case was.
+pytestmark = pytest.mark.timeout(120)
 
 DATA = paths.DATA
 BAD = os.path.join(DATA, 'bad')
 GOOD = os.path.join(paths.SCENARIOS,
                     'very_small.scenario')
-NO_AUTH_ENV = ('ST_AUTH', 'ST_USER', 'ST_KEY', 'OS_USERNAME', 'OS_PASSWORD',
-               'OS_AUTH_URL', 'OS_TENANT_NAME', 'OS_PROJECT_NAME',
-               'OS_AUTH_TOKEN', 'OS_STORAGE_URL', 'ST_AUTH_VERSION')
 
 
-def run_cli(module, args, timeout=60):
-    ran = support.run([sys.executable, '-m', module] + list(args), timeout,
-                      drop_env=NO_AUTH_ENV)
+def run_process(module, args, timeout=60, env=None):
+    """(status, stdout, stderr) of `python -m module ARGS`, a real
+    process, with no credentials in its environment."""
+    ran = commands.run([sys.executable, '-m', module] + list(args), timeout,
+                       env=env, drop_env=NO_AUTH_ENV)
     return ran.status, ran.out, ran.err
-
-
-def error_lines(err):
-    return [line for line in err.splitlines()
-            if line.startswith('ERROR:') or ': error: ' in line]
-
-
-def check(status, err, want_status, fragment):
-    assert 'Traceback' not in err, err
-    lines = error_lines(err)
-    assert len(lines) == 1, err
-    assert fragment in lines[0], err
-    assert status == want_status, err
 
 
 def write(path, data):
@@ -120,9 +111,6 @@ def open_bytes(path):
     with io.open(path, 'rb') as fp:
         return fp.read()
 
-
-MASTER = 'ssbench.cli.master'
-WORKER = 'ssbench.cli.worker'
 
 # (name, module, args, status, fragment); {name} is replaced by files[name].
 CASES = [
@@ -361,10 +349,29 @@ def _expand(args, files):
 
 @pytest.mark.parametrize('name, module, args, status, fragment', CASES,
                          ids=[c[0] for c in CASES])
-def test_bad_input(files, name, module, args, status, fragment):
-    got, out, err = run_cli(module, _expand(args, files))
+def test_bad_input(cli, files, name, module, args, status, fragment):
+    got, out, err = cli(module, _expand(args, files))
     check(got, err, status, fragment.format(**files))
     assert 'secret-key-xyz' not in out + err
+
+
+# One case of each kind (a usage error and a runtime error, of each
+# command) as a real process: what the process prints and its status are
+# those of main(), with no traceback.
+PROCESS_CASES = [case for case in CASES if case[0] in (
+    'unknown flag', 'report missing file', 'worker id not a number',
+    'worker unresolvable master')]
+
+
+@pytest.mark.parametrize('name, module, args, status, fragment',
+                         PROCESS_CASES, ids=[c[0] for c in PROCESS_CASES])
+def test_a_real_process_prints_one_line(cli, files, name, module, args,
+                                        status, fragment):
+    args = _expand(args, files)
+    got, out, err = run_process(module, args)
+    check(got, err, status, fragment.format(**files))
+    in_status, _, in_err = cli(module, args)
+    assert (got, error_lines(err)) == (in_status, error_lines(in_err))
 
 
 # Latencies that are no measurement (0.3.x timed with the wall clock, so
@@ -373,10 +380,10 @@ def test_bad_input(files, name, module, args, status, fragment):
 @pytest.mark.parametrize('name', ['neg_latency', 'nan_latency',
                                   'inf_latency', 'last_before_first'])
 @pytest.mark.parametrize('flags', [[], ['--csv'], ['--pctile', '50']])
-def test_latencies_that_are_no_measurement_are_left_out(files, name, flags):
-    clean = run_cli(MASTER, ['report-scenario', '-s', files['clean']] + flags)
-    got, out, err = run_cli(MASTER,
-                            ['report-scenario', '-s', files[name]] + flags)
+def test_latencies_that_are_no_measurement_are_left_out(cli, files, name,
+                                                        flags):
+    clean = cli(MASTER, ['report-scenario', '-s', files['clean']] + flags)
+    got, out, err = cli(MASTER, ['report-scenario', '-s', files[name]] + flags)
     assert (got, out) == (0, clean[1])
     assert clean[0] == 0 and 'WARNING' not in clean[2]
     assert 'Traceback' not in err
@@ -386,9 +393,9 @@ def test_latencies_that_are_no_measurement_are_left_out(files, name, flags):
         % (files[name],)]
 
 
-def test_a_latency_that_is_not_a_number_is_left_out(files):
-    got, out, err = run_cli(MASTER, ['report-scenario', '-s',
-                                     files['text_latency'], '--csv'])
+def test_a_latency_that_is_not_a_number_is_left_out(cli, files):
+    got, out, err = cli(MASTER, ['report-scenario', '-s',
+                                 files['text_latency'], '--csv'])
     assert got == 0 and out and not error_lines(err), err
     assert [line for line in err.splitlines() if 'WARNING' in line] == [
         "WARNING:%s: left out 1 result with a bad value (the first: "
@@ -411,7 +418,7 @@ SWIFT_CASES = [
      'cannot create containers: HEAD %s/ssbench_' % UNREACHABLE_URL,
      'check the storage URL (-S, or the one the auth server returns)'),
     ('run unknown storage policy', MASTER,
-     RUN + support.auth_args() + ['--policy', 'no-such-policy'], 1,
+     RUN + localswift.auth_args() + ['--policy', 'no-such-policy'], 1,
      "cannot create containers: unknown storage policy 'no-such-policy' "
      "(PUT %s/ssbench_" % STORAGE_URL,
      'name one the cluster has with --policy'),
@@ -428,13 +435,13 @@ SWIFT_CASES = [
 
 @pytest.mark.parametrize('name, module, args, status, start, hint',
                          SWIFT_CASES, ids=[c[0] for c in SWIFT_CASES])
-def test_container_requests_say_what_to_fix(name, module, args, status,
+def test_container_requests_say_what_to_fix(cli, name, module, args, status,
                                             start, hint, tmpdir):
-    support.require_swift()
+    localswift.require_swift()
     stats = tmpdir.join('run.stat')
     if args[0] == 'run-scenario':
-        args = args + ['-s', str(stats)] + support.zmq_args()
-    got, out, err = run_cli(module, args, timeout=120)
+        args = args + ['-s', str(stats)] + commands.zmq_args()
+    got, out, err = cli(module, args)
     check(got, err, status, hint)
     assert error_lines(err)[0].startswith('ERROR:' + start), err
     assert not stats.check() and 'testing' not in out + err
@@ -449,12 +456,11 @@ def test_corpus_is_large_enough():
 @pytest.mark.parametrize('case', json.load(io.open(
     os.path.join(BAD, 'cases.json'), encoding='utf-8'))[:12],
     ids=lambda c: c['file'])
-def test_bad_scenarios_through_the_cli(case):
+def test_bad_scenarios_through_the_cli(cli, case):
     if case.get('overrides'):
         pytest.skip('override cases are covered in test_scenario')
-    got, out, err = run_cli(MASTER, ['run-scenario', '-f',
-                                     os.path.join(BAD, case['file']),
-                                     '--noop'])
+    got, out, err = cli(MASTER, ['run-scenario', '-f',
+                                 os.path.join(BAD, case['file']), '--noop'])
     check(got, err, case['status'], case['fragment'])
 
 
@@ -467,17 +473,17 @@ BOUND_CASES = [case for case in json.load(io.open(
 
 
 @pytest.mark.parametrize('case', BOUND_CASES, ids=lambda c: c['file'])
-def test_oversized_scenarios_leave_no_stats_file(case, tmpdir):
+def test_oversized_scenarios_leave_no_stats_file(cli, case, tmpdir):
     stats = str(tmpdir.join('run.stat'))
-    got, out, err = run_cli(MASTER, ['run-scenario', '-f',
-                                     os.path.join(BAD, case['file']),
-                                     '--noop', '-s', stats])
+    got, out, err = cli(MASTER, ['run-scenario', '-f',
+                                 os.path.join(BAD, case['file']), '--noop',
+                                 '-s', stats])
     check(got, err, case['status'], case['fragment'])
     assert tmpdir.listdir() == []
 
 
-def test_workers_zero_is_the_default_in_the_help():
-    got, out, err = run_cli(MASTER, ['run-scenario', '-h'])
+def test_workers_zero_is_the_default_in_the_help(cli):
+    got, out, err = cli(MASTER, ['run-scenario', '-h'])
     assert got == 0
     text = ' '.join(out.split())
     assert '--workers COUNT Spawn COUNT local ssbench-worker processes ' \
@@ -488,21 +494,21 @@ def test_workers_zero_is_the_default_in_the_help():
 
 @pytest.mark.parametrize('module, prog', [(MASTER, 'ssbench-master'),
                                           (WORKER, 'ssbench-worker')])
-def test_version(module, prog):
+def test_version(cli, module, prog):
     import ssbench
-    got, out, err = run_cli(module, ['--version'])
+    got, out, err = cli(module, ['--version'])
     assert got == 0
     # argparse prints it to stdout on Python 3, to stderr on 2.
     assert (out + err).strip() == '%s %s' % (prog, ssbench.version)
 
 
-def test_port_in_use():
+def test_port_in_use(cli):
     sock = socket.socket()
     sock.bind(('127.0.0.1', 0))
     sock.listen(1)
     port = sock.getsockname()[1]
     try:
-        got, out, err = run_cli(MASTER, [
+        got, out, err = cli(MASTER, [
             'run-scenario', '-f', GOOD, '--noop', '--zmq-bind-ip',
             '127.0.0.1', '--zmq-work-port', str(port)])
     finally:
@@ -510,9 +516,9 @@ def test_port_in_use():
     check(got, err, 1, str(port))
 
 
-def test_verbose_shows_the_traceback():
-    got, out, err = run_cli(MASTER, ['-v', 'report-scenario', '-s',
-                                     '/nonexistent/x.stat'])
+def test_verbose_shows_the_traceback(cli):
+    got, out, err = cli(MASTER, ['-v', 'report-scenario', '-s',
+                                 '/nonexistent/x.stat'])
     assert got == 1 and 'ERROR:' in err
 
 
@@ -527,13 +533,27 @@ KEYSTONE_ARGS = ['--os-auth-url', 'http://127.0.0.1:9/v3', '--os-username',
     (WORKER, ['-V', '3'] + KEYSTONE_ARGS + ['1']),
 ], ids=['run', 'cleanup', 'worker'])
 def test_keystone_auth_without_the_keystone_extra_names_it(
-        module, args, tmpdir):
+        cli, monkeypatch, module, args):
+    # None in sys.modules makes an import of that name fail, as a missing
+    # extra would (submodules imported already go with their package).
+    for name in list(sys.modules):
+        if name.split('.')[0] in ('keystoneclient', 'keystoneauth1'):
+            monkeypatch.delitem(sys.modules, name)
+    for name in ('keystoneclient', 'keystoneauth1'):
+        monkeypatch.setitem(sys.modules, name, None)
+    got, out, err = cli(module, args)
+    check(got, err, 2, "pip install 'ssbench[keystone]'")
+    assert 'secret-key-xyz' not in out + err
+
+
+def test_keystone_extra_missing_in_a_real_process(tmpdir):
     # Packages of these names that cannot be imported stand for a missing
     # extra: they come first on the path.
     for name in ('keystoneclient', 'keystoneauth1'):
         tmpdir.mkdir(name).join('__init__.py').write(
             "raise ImportError('No module named %s')\n" % name)
-    ran = support.run([sys.executable, '-m', module] + args, 60,
-                      env={'PYTHONPATH': str(tmpdir)}, drop_env=NO_AUTH_ENV)
-    check(ran.status, ran.err, 2, "pip install 'ssbench[keystone]'")
-    assert 'secret-key-xyz' not in ran.out + ran.err
+    got, out, err = run_process(
+        MASTER, ['cleanup-containers', '-V', '2.0'] + KEYSTONE_ARGS,
+        env={'PYTHONPATH': str(tmpdir)})
+    check(got, err, 2, "pip install 'ssbench[keystone]'")
+    assert 'secret-key-xyz' not in out + err

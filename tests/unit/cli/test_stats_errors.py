@@ -4,24 +4,24 @@ exit status 1 and no output file, in every report output; results far
 outside the run and a run that ended early are one warning each, and the
 report of the rest.  --fail-if and --compare on their edge cases.
 
-Each case runs the real `ssbench-master report-scenario` in a
-subprocess, as a user would."""
+Each case runs `ssbench-master report-scenario`'s main() in this process
+(the `cli` fixture); the memory bound is a real process's."""
 from __future__ import absolute_import, division, print_function
 
 import io
 import json
 import os
 import resource
-import subprocess
 import sys
-import threading
 
 import pytest
 
 from ssbench.wire import protocol
-from tests import paths
-from tests.e2e import support
-from tests.unit.cli.test_errors import MASTER, check, error_lines, run_cli
+from tests import commands, paths
+from tests.clirun import MASTER, check, error_lines
+
+# A main() that hangs is bounded as the process of each case was.
+pytestmark = pytest.mark.timeout(120)
 
 CASES = json.load(io.open(os.path.join(paths.DATA, 'bad',
                                        'stats_cases.json'),
@@ -125,11 +125,11 @@ def report_args(path, flags, stats_files, out):
 @pytest.mark.parametrize('case, output, flags', BAD_RUNS,
                          ids=['%s, %s' % (c['name'], o)
                               for c, o, _ in BAD_RUNS])
-def test_a_bad_value_is_one_line_in_every_output(stats, tmpdir, case,
+def test_a_bad_value_is_one_line_in_every_output(cli, stats, tmpdir, case,
                                                  output, flags):
     path = stats[case['name']]
     args = report_args(path, flags, stats, str(tmpdir))
-    got, out, err = run_cli(MASTER, ['report-scenario'] + args)
+    got, out, err = cli(MASTER, ['report-scenario'] + args)
     check(got, err, 1, '%s: not a valid ssbench stats file: %s' % (
         path, case['fragment']))
     assert error_lines(err)[0].startswith('ERROR:%s: ' % (path,))
@@ -140,12 +140,12 @@ def test_a_bad_value_is_one_line_in_every_output(stats, tmpdir, case,
 @pytest.mark.parametrize('case, output, flags', LEFT_OUT_RUNS,
                          ids=['%s, %s' % (c['name'], o)
                               for c, o, _ in LEFT_OUT_RUNS])
-def test_a_bad_result_value_is_left_out_with_one_warning(stats, tmpdir,
+def test_a_bad_result_value_is_left_out_with_one_warning(cli, stats, tmpdir,
                                                          case, output,
                                                          flags):
     path = stats[case['name']]
     args = report_args(path, flags, stats, str(tmpdir))
-    got, out, err = run_cli(MASTER, ['report-scenario'] + args)
+    got, out, err = cli(MASTER, ['report-scenario'] + args)
     assert got == 0 and not error_lines(err), err
     assert 'unexpected error' not in err and 'Traceback' not in err
     assert warnings(err) == ['WARNING:%s: %s' % (path, case['warning'])]
@@ -166,12 +166,12 @@ def warnings(err):
 
 @pytest.mark.parametrize('flags', [[], ['--csv'], ['-r', '{out}/rps.csv'],
                                    ['--json', '-']])
-def test_results_far_outside_the_run_are_left_out(stats, tmpdir, flags):
+def test_results_far_outside_the_run_are_left_out(cli, stats, tmpdir, flags):
     clean_dir = tmpdir.mkdir('clean')
     stray_dir = tmpdir.mkdir('strays')
-    clean = run_cli(MASTER, ['report-scenario', '-s', stats['clean']] + [
+    clean = cli(MASTER, ['report-scenario', '-s', stats['clean']] + [
         f.format(out=str(clean_dir)) for f in flags])
-    got, out, err = run_cli(MASTER, [
+    got, out, err = cli(MASTER, [
         'report-scenario', '-s', stats['strays']] + [
         f.format(out=str(stray_dir)) for f in flags])
     assert (got, clean[0]) == (0, 0) and 'Traceback' not in err
@@ -196,7 +196,6 @@ def test_results_far_outside_the_run_are_left_out(stats, tmpdir, flags):
 
 
 def limit_memory():
-    support.die_with_parent()
     limit = 700 * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -205,28 +204,21 @@ def test_a_worker_clock_at_1970_costs_no_memory(stats, tmpdir):
     # One counter per second from 1970 took 2.7 GB; 700 MB of address
     # space is ample for the report of 200 results.
     rps = str(tmpdir.join('rps.csv'))
-    proc = subprocess.Popen(
+    ran = commands.run(
         [sys.executable, '-m', MASTER, 'report-scenario', '-s',
          stats['strays'], '-r', rps, '--json', str(tmpdir.join('a.json'))],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=support.ROOT,
-        preexec_fn=limit_memory)
-    timer = threading.Timer(60, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    err = err.decode('utf-8', 'replace')
-    assert proc.returncode == 0, err
+        60, preexec_fn=limit_memory)
+    err = ran.err
+    assert ran.status == 0, err
     assert 'far outside the run' in err and 'MemoryError' not in err
     with io.open(rps) as fp:
         assert len(fp.read().splitlines()) == RESULTS + 1
 
 
 @pytest.mark.parametrize('flags', [[], ['--json', '-'], ['--csv']])
-def test_a_run_that_ended_early_says_so(stats, flags):
-    got, out, err = run_cli(MASTER, ['report-scenario', '-s',
-                                     stats['ended_early']] + flags)
+def test_a_run_that_ended_early_says_so(cli, stats, flags):
+    got, out, err = cli(MASTER, ['report-scenario', '-s',
+                                 stats['ended_early']] + flags)
     assert got == 0 and out
     assert warnings(err) == [
         'WARNING:%s: holds %d results of the %d operations its run asked '
@@ -235,13 +227,13 @@ def test_a_run_that_ended_early_says_so(stats, flags):
             stats['ended_early'], RESULTS, RESULTS * 3)]
 
 
-def test_a_truncated_file_says_so_once(stats, tmpdir):
+def test_a_truncated_file_says_so_once(cli, stats, tmpdir):
     path = str(tmpdir.join('cut.stat'))
     with io.open(stats['ended_early'], 'rb') as fp:
         data = fp.read()
     with io.open(path, 'wb') as fp:
         fp.write(data[:-5])     # mid-object: the master died writing
-    got, out, err = run_cli(MASTER, ['report-scenario', '-s', path])
+    got, out, err = cli(MASTER, ['report-scenario', '-s', path])
     assert got == 0 and 'TOTAL' in out
     lines = warnings(err)
     assert len(lines) == 1 and lines[0].startswith(
@@ -250,8 +242,8 @@ def test_a_truncated_file_says_so_once(stats, tmpdir):
 
 @pytest.mark.parametrize('rule', ['p99.99>+10%', 'p100>+10%',
                                   'read.first_byte.p99_95>+1%'])
-def test_a_percentile_rule_is_computed_on_request(stats, rule):
-    got, out, err = run_cli(MASTER, [
+def test_a_percentile_rule_is_computed_on_request(cli, stats, rule):
+    got, out, err = cli(MASTER, [
         'report-scenario', '-s', stats['clean'], '--compare',
         stats['clean_copy'], '--fail-if', rule])
     assert got == 0, err
@@ -266,18 +258,18 @@ def test_a_percentile_rule_is_computed_on_request(stats, rule):
     ('x' * 100000 + '>+1%', "bad --fail-if rule '%s...'" % ('x' * 57)),
     ('p99' + ' ' * 100000 + '>+1%x', 'the change must look like'),
 ])
-def test_a_bad_rule_is_one_short_line(stats, rule, fragment):
+def test_a_bad_rule_is_one_short_line(cli, stats, rule, fragment):
     if str is bytes:
         rule = rule.encode('utf-8')
-    got, out, err = run_cli(MASTER, [
+    got, out, err = cli(MASTER, [
         'report-scenario', '-s', stats['clean'], '--compare',
         stats['clean_copy'], '--fail-if', rule])
     check(got, err, 2, fragment)
     assert len(err) < 400
 
 
-def test_a_spread_from_one_second_is_unknown(stats):
-    got, out, err = run_cli(MASTER, [
+def test_a_spread_from_one_second_is_unknown(cli, stats):
+    got, out, err = cli(MASTER, [
         'report-scenario', '-s', stats['one_second'], '--compare',
         stats['clean']])
     assert got == 0, err

@@ -16,6 +16,7 @@ from ssbench.cli.authopts import add_auth_options, auth_from_args
 from ssbench.cli.common import ArgumentParser
 from ssbench.wire.transport import MasterSockets
 from tests import paths
+from tests.commands import wait_exit
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -139,13 +140,6 @@ def _spawn(master, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
-def _wait(proc, timeout):
-    deadline = time.time() + timeout
-    while proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    return proc.poll()
-
-
 def _records(master, timeout, want):
     got = []
     deadline = time.time() + timeout
@@ -175,7 +169,7 @@ def test_process_noop_ping_suicide():
             j['name'] for j in jobs)
         assert [r['worker_id'] for r in results if r['type'] == PING] == [5]
         assert master.send(protocol.pack([{'type': 'SUICIDE'}]), timeout=5)
-        assert _wait(proc, 10) == 0
+        assert wait_exit(proc, 10) == 0
         out = proc.stdout.read().decode('utf-8', 'replace')
         assert 'INFO:worker 5 exiting' in out
     finally:
@@ -192,7 +186,7 @@ def test_process_exits_when_master_gone():
     try:
         assert _records(master, 15, lambda got: got)   # connected
         master.close()
-        status = _wait(proc, 15)
+        status = wait_exit(proc, 15)
         assert status == 1
         out = proc.stdout.read().decode('utf-8', 'replace')
         assert 'ERROR:no master for 1 s' in out

@@ -19,6 +19,7 @@ from ssbench.load.jobgen import (FORCE, WAIT, WAIT_AFTER_BUSY, bench_jobs,
 from ssbench.load.objectring import ObjectRing
 from ssbench.load.scenario import Scenario, load_scenario
 from tests import paths
+from tests.clocks import FakeClock
 
 ROOT = paths.ROOT
 VERY_SMALL = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
@@ -75,20 +76,6 @@ def fail(job):
     result.update(worker_id=0, completed_at=1.0, exception='boom',
                   traceback='...', retries=10)
     return result
-
-
-class FakeClock(object):
-    """Advances `step` seconds per call."""
-
-    def __init__(self, start=100.0, step=1.0):
-        self.now = start - step
-        self.step = step
-        self.calls = 0
-
-    def __call__(self):
-        self.calls += 1
-        self.now += self.step
-        return self.now
 
 
 # -- initial population --------------------------------------------------

@@ -11,19 +11,12 @@ from ssbench.master.dispatch import Master
 from ssbench.results import clockrecords
 from ssbench.wire import protocol
 from ssbench.wire.protocol import CLOCK
+from tests.clocks import FakeClock
 
 
-class Clocks(object):
+def master_clocks():
     """The master's monotonic clock and its wall clock, 900 s apart."""
-
-    def __init__(self):
-        self.now = 100.0
-
-    def mono(self):
-        return self.now
-
-    def wall(self):
-        return self.now + 900.0
+    return FakeClock(100.0, wall_offset=900.0)
 
 
 def round_trip(offsets, clocks, out, held, back, ahead, worker_id=1):
@@ -32,15 +25,15 @@ def round_trip(offsets, clocks, out, held, back, ahead, worker_id=1):
     probe = offsets.probe()
     clocks.now += out + held
     beat = protocol.heartbeat(worker_id, [])
-    beat['completed_at'] = clocks.wall() + ahead
+    beat['completed_at'] = clocks.time() + ahead
     beat['clock_probe'] = [probe['sent'], held]
     clocks.now += back
     offsets.heartbeat(beat)
 
 
 def test_the_offset_comes_from_one_round_trip_to_within_half_of_it():
-    clocks = Clocks()
-    offsets = ClockOffsets(clocks.mono, clocks.wall, interval=0)
+    clocks = master_clocks()
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0)
     round_trip(offsets, clocks, 0.01, 0.3, 0.02, ahead=2.0)
     (record,) = offsets.records()
     assert record['kind'] == clockrecords.CLOCK_RECORD
@@ -52,8 +45,8 @@ def test_the_offset_comes_from_one_round_trip_to_within_half_of_it():
 
 
 def test_the_shortest_round_trip_wins():
-    clocks = Clocks()
-    offsets = ClockOffsets(clocks.mono, clocks.wall, interval=0)
+    clocks = master_clocks()
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0)
     round_trip(offsets, clocks, 0.2, 0.5, 0.001, ahead=-1.0)
     round_trip(offsets, clocks, 0.001, 0.9, 0.001, ahead=-1.0)
     round_trip(offsets, clocks, 0.05, 0.1, 0.3, ahead=-1.0)
@@ -64,8 +57,8 @@ def test_the_shortest_round_trip_wins():
 
 
 def test_a_probe_goes_out_at_most_once_an_interval():
-    clocks = Clocks()
-    offsets = ClockOffsets(clocks.mono, clocks.wall, interval=0.1)
+    clocks = master_clocks()
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0.1)
     assert offsets.probe() == {'type': CLOCK, 'sent': 100.0}
     clocks.now += 0.05
     assert offsets.probe() is None
@@ -74,8 +67,8 @@ def test_a_probe_goes_out_at_most_once_an_interval():
 
 
 def test_heartbeats_without_a_probe_or_with_one_of_no_sense_are_ignored():
-    clocks = Clocks()
-    offsets = ClockOffsets(clocks.mono, clocks.wall)
+    clocks = master_clocks()
+    offsets = ClockOffsets(clocks.monotonic, clocks.time)
     offsets.heartbeat(protocol.heartbeat(1, []))
     for probe in ([500.0, 0.0],        # sent after now: not our clock
                   [99.0, 5.0]):        # held longer than the round trip
@@ -101,7 +94,7 @@ class ProbeWorld(object):
             if record.get('type') == CLOCK:
                 self.probes += 1
                 beat = protocol.heartbeat(3, [])
-                beat['completed_at'] = self.clocks.wall() + self.ahead
+                beat['completed_at'] = self.clocks.time() + self.ahead
                 beat['clock_probe'] = [record['sent'], 0.0]
                 results.append(beat)
             else:
@@ -116,10 +109,10 @@ class ProbeWorld(object):
 
 
 def test_probes_ride_on_job_messages_and_come_back_in_heartbeats():
-    clocks = Clocks()
+    clocks = master_clocks()
     world = ProbeWorld(clocks, ahead=0.25)
-    master = Master(world, 1, clock=clocks.mono)
-    master.clocks = ClockOffsets(clocks.mono, clocks.wall)
+    master = Master(world, 1, clock=clocks.monotonic)
+    master.clocks = ClockOffsets(clocks.monotonic, clocks.time)
     jobs = [{'type': 'get_object', 'size_str': 's', 'container': 'c',
              'name': 'n%d' % n, 'noop': True} for n in range(10)]
     stats = master.run_jobs(jobs)
@@ -134,9 +127,9 @@ def test_probes_ride_on_job_messages_and_come_back_in_heartbeats():
 
 
 def test_without_clock_offsets_no_probe_goes_out():
-    clocks = Clocks()
+    clocks = master_clocks()
     world = ProbeWorld(clocks, ahead=0.0)
-    Master(world, 1, clock=clocks.mono).run_jobs(
+    Master(world, 1, clock=clocks.monotonic).run_jobs(
         [{'type': 'get_object', 'size_str': 's', 'container': 'c',
           'name': 'n', 'noop': True}])
     assert world.probes == 0

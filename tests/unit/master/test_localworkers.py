@@ -9,6 +9,7 @@ import pytest
 from ssbench.errors import SsbenchError
 from ssbench.master.localworkers import (LocalWorkers, worker_command,
                                          _scrubbed_env)
+from tests.waiting import wait_for
 
 
 def test_worker_command_carries_no_credential_and_a_master_timeout():
@@ -78,16 +79,17 @@ def test_a_planted_link_is_never_followed(tmpdir):
 
 
 def _wait_for(path, text, proc, timeout=60):
-    import time
-    deadline = time.time() + timeout
-    while True:
+    def log():
         with open(path, 'rb') as fp:
-            content = fp.read().decode('utf-8', 'replace')
+            return fp.read().decode('utf-8', 'replace')
+
+    def logged():
+        content = log()
         if text in content:
             return content
         assert proc.poll() is None, content
-        assert time.time() < deadline, content
-        time.sleep(0.05)
+    return wait_for(logged, timeout, lambda: '%r in\n%s' % (text, log()),
+                    interval=0.05)
 
 
 def test_workers_ignore_sigint_and_leave_quietly_on_sigterm(tmpdir):

@@ -9,7 +9,7 @@ from ssbench.master.workerconfig import WorkerConfig
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.wire import protocol
 from ssbench.wire.protocol import CONFIGURE, PROTOCOL_VERSION, configure_job
-from tests.unit.swift.test_tokens import Clock
+from tests.clocks import FakeClock
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -18,7 +18,7 @@ def test_configure_job_carries_a_token_and_no_credential():
     auth = AuthOptions(auth_url='http://a/auth/v1.0', user='u',
                        key='the-key', os_password='the-password',
                        os_cacert='/etc/ca.pem', insecure=True)
-    clock = Clock()
+    clock = FakeClock()
     credentials = Credentials(
         auth, authenticator=lambda a, timeout: ('http://s/v1', 'tk', None),
         clock=clock)
@@ -55,7 +55,7 @@ def config(clock, fail=None, lifetime=None):
 
 
 def test_rejections_of_one_generation_renew_once():
-    clock = Clock()
+    clock = FakeClock()
     worker_config, calls = config(clock)
     worker_config.broadcast()
     rejected = protocol.heartbeat(1, [], True, 1, True)
@@ -75,7 +75,7 @@ def test_rejections_of_one_generation_renew_once():
 
 
 def test_a_failed_renewal_is_tried_again_later():
-    clock = Clock()
+    clock = FakeClock()
     worker_config, calls = config(clock)
     worker_config.broadcast()
     worker_config.credentials.authenticator = lambda auth, timeout: (
@@ -94,7 +94,7 @@ def _raise(exc):
 
 
 def test_renewal_before_expiry():
-    clock = Clock()
+    clock = FakeClock()
     worker_config, calls = config(clock, lifetime=40.0)
     assert worker_config.broadcast()['token'] == 'tk1'
     clock.now += 29.0

@@ -14,6 +14,7 @@ from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift.auth import AuthOptions, Credentials
 from tests.authservers import (AuthServer, endless_chunk, grant, redirect,
                                refuse, trickle)
+from tests.clocks import FakeClock
 from tests.fakes import CannedServer, serve_fake_swift
 
 pytestmark = pytest.mark.timeout(60)
@@ -186,7 +187,7 @@ def test_tempauth_unusable_url():
 
 @pytest.fixture
 def v2_stub():
-    from tests.e2e.keystone_v2_stub import V2Stub
+    from tests.keystone_v2_stub import V2Stub
     stub = V2Stub('ten', 'usr', 'v2-secret', 'http://swift/v1/AUTH_t',
                   'v2-token').start()
     yield stub
@@ -233,14 +234,6 @@ def test_keystone_url():
 
 
 # -- Credentials -------------------------------------------------------------
-
-class Clock(object):
-    def __init__(self):
-        self.now = 50.0
-
-    def __call__(self):
-        return self.now
-
 
 class Authenticator(object):
     """Token N is 'tkN'; each call yields to other greenlets first, as a
@@ -302,7 +295,7 @@ def test_preset_token_alone_cannot_be_renewed():
 
 
 def test_renewal_due_at_three_quarters_of_the_lifetime():
-    clock = Clock()
+    clock = FakeClock(50.0)
     fake = Authenticator(lifetime=3600.0)
     credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
                                           key='k'),
@@ -329,7 +322,7 @@ def test_renewal_due_at_three_quarters_of_the_lifetime():
 
 
 def test_unknown_lifetime_is_never_due():
-    clock = Clock()
+    clock = FakeClock(50.0)
     credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
                                           key='k'),
                               authenticator=Authenticator(), clock=clock)

@@ -12,9 +12,11 @@ from ssbench.swift.client import SwiftClient
 from ssbench.swift.outcome import SwiftRequestError
 from ssbench.swift.auth import AuthOptions
 from ssbench.swift.auth import Grant
+from tests.clocks import FakeClock
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer, serve_fake_swift
 from tests.unit.swift.test_httpconn import (BIG, HeadServer, answer,
-                                            idle_input, wait_for)
+                                            idle_input)
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -328,7 +330,8 @@ def test_closed_keep_alive_replaced_without_retry(fake, client):
         client.put_object('c', 'o', 10)   # the server closes after this
         fake.close_after_response = False
         assert len(client.pools[0].idle) == 1 and stale == []
-        wait_for(lambda: idle_input(client.pools[0].idle[0]))
+        wait_for(lambda: idle_input(client.pools[0].idle[0]), 10,
+                 'idle_input(client.pools[0].idle[0])')
         timing = client.get_object('c', 'o')
     finally:
         swift._is_stale = real
@@ -521,7 +524,8 @@ def test_server_closing_after_a_503_is_a_reconnect_not_a_retry(canned):
                            _ok(status=b'503 Unavailable')])
 
     def until_closed(seconds):
-        wait_for(lambda: all(idle_input(c) for c in client.pools[0].idle))
+        wait_for(lambda: all(idle_input(c) for c in client.pools[0].idle), 10,
+                 'all(idle_input(c) for c in client.pools[0].idle)')
     client = _canned_client(canned, retries=1, retry_backoff=(0.1, 1),
                             sleep=until_closed)
     try:
@@ -560,21 +564,6 @@ def test_chunked_listing_and_head_headers(canned):
 
 
 # -- retries that wait, and the time a failure took ---------------------------
-
-class FakeClock(object):
-    """monotonic() for the client, moved only by its sleep()."""
-
-    def __init__(self):
-        self.now = 100.0
-        self.slept = []
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.slept.append(seconds)
-        self.now += seconds
-
 
 @pytest.fixture
 def clock(monkeypatch):

@@ -15,6 +15,7 @@ from ssbench.compat import PY2
 from ssbench.swift.httpconn import (HTTPConnection, HTTPError, NoResponse,
                                     ProtocolError, StaleConnection)
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -190,14 +191,6 @@ def test_will_close(server, conn, extra, version, closes):
     assert body == b'b' and resp.will_close is closes
 
 
-def wait_for(condition, timeout=10):
-    """Poll `condition()` until it is true (or fail after `timeout`)."""
-    deadline = time.time() + timeout
-    while not condition():
-        assert time.time() < deadline, 'condition never came true'
-        time.sleep(0.005)
-
-
 def idle_input(conn):
     """Whether the kernel has something for this idle connection (the
     server's FIN or RST, or bytes)."""
@@ -325,7 +318,7 @@ def test_server_closed_idle_connection_is_stale(heads, how):
     conn = HTTPConnection('127.0.0.1', heads.port, 5, 5)
     try:
         assert exchange(conn)[1] == b'one'
-        wait_for(lambda: idle_input(conn))
+        wait_for(lambda: idle_input(conn), 10, 'idle_input(conn)')
         with pytest.raises(StaleConnection):
             exchange(conn)
         assert conn.sock is None

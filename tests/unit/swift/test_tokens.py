@@ -2,8 +2,6 @@
 one after a 401 (real SwiftClient against the fake Swift)."""
 from __future__ import absolute_import, division, print_function
 
-import time
-
 import gevent
 import pytest
 
@@ -16,16 +14,9 @@ from ssbench.swift.tokens import HandedTokens
 from ssbench.wire.messagecheck import check_from_master, check_from_worker
 from ssbench.worker.mainloop import Worker
 from tests.fakes import FakeSwift, FakeTransport
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(30)
-
-
-class Clock(object):
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self):
-        return self.now
 
 
 def grant_job(generation, token='tok', urls=('http://s/v1/AUTH_a',),
@@ -75,7 +66,8 @@ def test_handed_tokens_ask_once_and_all_waiters_get_the_answer():
         return handed.renew(stale)
     waiters = [gevent.spawn(renew) for _ in range(5)]
     # Seen from here, a waiter that entered renew() waits for the answer.
-    wait_for(lambda: len(entered) == 5)
+    wait_for(lambda: len(entered) == 5, 10,
+             'len(entered) == 5', sleep=gevent.sleep)
     assert len(asked) == 1 and handed.rejected == 1
     assert handed.update(grant_job(2, 'new'))
     gevent.joinall(waiters, timeout=5)
@@ -110,13 +102,6 @@ def records(transport):
     return [r for data in transport.sent for r in protocol.unpack(data)]
 
 
-def wait_for(predicate, timeout=10):
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
-        gevent.sleep(0.01)
-    assert predicate()
-
-
 def test_concurrent_401s_make_one_token_request():
     swift = FakeSwift()
     transport = FakeTransport()
@@ -129,23 +114,27 @@ def test_concurrent_401s_make_one_token_request():
         transport.inbox.append(protocol.pack([grant_job(
             1, first, [swift.storage_url])]))
         transport.inbox.append(protocol.pack([put_job(1)]))
-        wait_for(lambda: len(results_of(transport)) == 1)
+        wait_for(lambda: len(results_of(transport)) == 1, 10,
+                 'len(results_of(transport)) == 1', sleep=gevent.sleep)
         swift.valid_tokens.clear()
         transport.inbox.append(protocol.pack(
             [put_job(i) for i in range(2, 10)]))
-        wait_for(lambda: rejections(transport))
+        wait_for(lambda: rejections(transport), 10,
+                 'rejections(transport)', sleep=gevent.sleep)
 
         def puts():
             return len([r for r in swift.requests if r['method'] == 'PUT'])
         # Every job has met its 401: they wait for one new token.
-        wait_for(lambda: puts() >= 1 + 8)
+        wait_for(lambda: puts() >= 1 + 8, 10,
+                 'puts() >= 1 + 8', sleep=gevent.sleep)
         assert puts() == 1 + 8
         assert len(rejections(transport)) == 1
         assert rejections(transport)[0]['token_generation'] == 1
         second = swift.issue_token()
         transport.inbox.append(protocol.pack([grant_job(
             2, second, [swift.storage_url])]))
-        wait_for(lambda: len(results_of(transport)) == 9)
+        wait_for(lambda: len(results_of(transport)) == 9, 10,
+                 'len(results_of(transport)) == 9', sleep=gevent.sleep)
         results = results_of(transport)
         assert [r for r in results if 'exception' in r] == []
         assert sorted(r['retries'] for r in results) == [0] + [1] * 8
@@ -183,7 +172,8 @@ def test_401_without_a_new_token_is_a_401_result(renewable):
         transport.inbox.append(protocol.pack([
             grant_job(1, 'not-valid', [swift.storage_url], renewable),
             put_job(1)]))
-        wait_for(lambda: len(results_of(transport)) == 1)
+        wait_for(lambda: len(results_of(transport)) == 1, 10,
+                 'len(results_of(transport)) == 1', sleep=gevent.sleep)
         result = results_of(transport)[0]
         assert result['status'] == 401 and result['retries'] == 0
         assert len(rejections(transport)) == (1 if renewable else 0)

@@ -4,14 +4,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.wire.faultlog import Faults, describe
-
-
-class FakeClock(object):
-    def __init__(self):
-        self.now = 50.0
-
-    def __call__(self):
-        return self.now
+from tests.clocks import FakeClock
 
 
 def lines(caplog):
@@ -21,7 +14,7 @@ def lines(caplog):
 
 def test_one_line_per_kind_and_interval_then_a_summary(caplog):
     caplog.set_level(logging.WARNING)
-    clock = FakeClock()
+    clock = FakeClock(50.0)
     faults = Faults('on the results port', interval=10, clock=clock)
     for _ in range(1000):
         faults.add('undecodable message', b'\xc1' * 100, ValueError('x'))

@@ -9,6 +9,7 @@ import pytest
 import zmq
 
 from ssbench.wire.poller import POLLIN, POLLOUT, HubPoller
+from tests.waiting import wait_for
 
 _names = itertools.count()
 
@@ -26,15 +27,6 @@ def pair():
     for sock in (push, pull):
         sock.close(linger=0)
     context.term()
-
-
-def wait_for(predicate, timeout=5):
-    """Let greenlets (and libzmq) run until predicate() holds, at most
-    `timeout` seconds; its last value."""
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
-        gevent.sleep(0.001)
-    return predicate()
 
 
 def test_wakes_on_a_message_from_another_greenlet(pair):
@@ -69,7 +61,9 @@ def test_ready_at_once_when_a_message_is_queued(pair):
     push, pull = pair
     push.send(b'early')
     # libzmq delivers it in its own thread: wait until it says so.
-    assert wait_for(lambda: pull.getsockopt(zmq.EVENTS) & zmq.POLLIN)
+    assert wait_for(lambda: pull.getsockopt(zmq.EVENTS) & zmq.POLLIN, 5,
+                    'pull.getsockopt(zmq.EVENTS) & zmq.POLLIN',
+                    sleep=gevent.sleep)
     assert HubPoller(pull).poll(0, POLLIN) == POLLIN
     assert HubPoller(push).poll(0, POLLOUT) == POLLOUT
 
@@ -85,7 +79,8 @@ def test_two_greenlets_can_wait_on_one_socket(pair):
     waiters = [gevent.spawn(wait) for _ in range(2)]
     # Seen from here, a waiter that entered poll() waits in the hub:
     # nothing in between yields.
-    assert wait_for(lambda: len(entered) == 2)
+    assert wait_for(lambda: len(entered) == 2, 5,
+                    'len(entered) == 2', sleep=gevent.sleep)
     push.send(b'one')
     gevent.joinall(waiters, timeout=5)
     assert [w.value for w in waiters] == [POLLIN, POLLIN]

@@ -4,7 +4,6 @@ collaborators (a list as result sink, fake or real Swift clients, a fixed
 clock)."""
 from __future__ import absolute_import, division, print_function
 
-import time
 
 import gevent
 import gevent.event
@@ -20,6 +19,7 @@ from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire.protocol import configure_job
 from ssbench.worker.execution import Runners, SwiftJobs
 from tests.fakes import FakeClient, FakeSwift
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -48,23 +48,18 @@ class Recorder(object):
         self.done.append(job)
 
 
-def wait_for(predicate, timeout=5):
-    with gevent.Timeout(timeout, False):
-        while not predicate():
-            gevent.sleep(0)
-    return predicate()
-
-
 def test_runs_every_job_in_order_with_at_most_size_at_once():
     record = Recorder()
     runners = Runners(3, record)
     for job in range(10):
         runners.put(job)           # never blocks, even with all busy
     assert record.started == []    # nothing ran before the caller yielded
-    assert wait_for(lambda: record.started == [0, 1, 2])
+    assert wait_for(lambda: record.started == [0, 1, 2], 5,
+                    'record.started == [0, 1, 2]', sleep=gevent.sleep)
     assert runners.waiting() == 7
     record.gate.set()
-    assert wait_for(lambda: len(record.done) == 10)
+    assert wait_for(lambda: len(record.done) == 10, 5,
+                    'len(record.done) == 10', sleep=gevent.sleep)
     assert record.started == list(range(10))
     assert record.most == 3
     assert len(record.greenlets) == 3      # the same greenlets, reused
@@ -84,7 +79,8 @@ def test_kill_stops_runners_and_drops_waiting_jobs():
     runners = Runners(1, record)
     for job in range(3):
         runners.put(job)
-    assert wait_for(lambda: record.started == [0])
+    assert wait_for(lambda: record.started == [0], 5,
+                    'record.started == [0]', sleep=gevent.sleep)
     runners.kill(timeout=5)
     record.gate.set()
     for _ in range(10):            # a killed runner would go on here
@@ -92,7 +88,8 @@ def test_kill_stops_runners_and_drops_waiting_jobs():
     assert record.started == [0] and record.done == []
     # After kill, putting starts fresh runners (for new jobs only).
     runners.put(9)
-    assert wait_for(lambda: 9 in record.done)
+    assert wait_for(lambda: 9 in record.done, 5,
+                    '9 in record.done', sleep=gevent.sleep)
     assert record.started == [0, 9] and record.done == [9]
     runners.kill()
 
@@ -182,11 +179,13 @@ def test_a_job_before_configure_asks_the_master_then_runs_on_its_token():
     jobs = harness.jobs
     assert not jobs.configured.is_set() and jobs.handles(READ_OBJECT)
     jobs.submit(job(READ_OBJECT))
-    assert wait_for(lambda: harness.asked == 1)
+    assert wait_for(lambda: harness.asked == 1, 5,
+                    'harness.asked == 1', sleep=gevent.sleep)
     assert harness.results == [] and FakeClient.instances == []
     jobs.configure(configure_job(network_timeout=4.0, block_size=1024,
                                  grant=GRANT))
-    assert wait_for(lambda: harness.results)
+    assert wait_for(lambda: harness.results, 5,
+                    'harness.results', sleep=gevent.sleep)
     assert jobs.configured.is_set()
     (client,) = FakeClient.instances
     assert client.auth == AuthOptions()
@@ -201,7 +200,8 @@ def test_a_job_before_configure_asks_the_master_then_runs_on_its_token():
 def test_no_configure_in_time_is_an_error_result():
     harness = Harness(own_auth=None, configure_wait=0.05)
     harness.jobs.submit(job(READ_OBJECT))
-    assert wait_for(lambda: harness.results)
+    assert wait_for(lambda: harness.results, 5,
+                    'harness.results', sleep=gevent.sleep)
     (result,) = harness.results
     assert 'no Swift credentials' in result['exception']
     assert (result['error_class'], result['status'],
@@ -233,7 +233,8 @@ def test_stop_ends_running_and_waiting_jobs_without_results():
     harness = Harness(client_factory=StuckClient, concurrency=1)
     for _ in range(3):
         harness.jobs.submit(job(READ_OBJECT))
-    assert wait_for(lambda: harness.jobs.waiting() == 2)
+    assert wait_for(lambda: harness.jobs.waiting() == 2, 5,
+                    'harness.jobs.waiting() == 2', sleep=gevent.sleep)
     harness.jobs.stop(timeout=5)
     gevent.sleep(0)
     assert harness.results == [] and harness.jobs.waiting() == 0
@@ -290,10 +291,8 @@ def test_results_over_http_carry_their_cause():
         harness.run(job(READ_OBJECT))
         server.close_after_response = False
         # Its handler thread ends once it has closed the socket.
-        deadline = time.time() + 5
-        while served_connections(server) == closed and \
-                time.time() < deadline:
-            time.sleep(0.005)
+        wait_for(lambda: served_connections(server) != closed, 5,
+                 'the closed connection\'s handler ending')
         assert served_connections(server) == closed + 1
         again = harness.run(job(READ_OBJECT))[0]
         assert (again['status'], again['retries'], again['reconnects'],
@@ -356,7 +355,8 @@ def test_a_rate_jobs_result_says_how_long_the_worker_had_it():
 def test_submitted_jobs_keep_their_receipt_time():
     harness = Harness(clock=lambda: 20.0)
     harness.jobs.submit(job(READ_OBJECT, send_lag=0.0), 18.0)
-    assert wait_for(lambda: harness.results)
+    assert wait_for(lambda: harness.results, 5,
+                    'harness.results', sleep=gevent.sleep)
     assert harness.results[0]['worker_time'] == 2.0
     harness.jobs.stop()
 
@@ -423,7 +423,8 @@ def test_head_first_failure_adds_the_head_time_and_causes():
 def test_no_configure_in_time_fails_after_the_wait():
     harness = Harness(own_auth=None, configure_wait=0.05)
     harness.jobs.submit(job(READ_OBJECT))
-    assert wait_for(lambda: harness.results)
+    assert wait_for(lambda: harness.results, 5,
+                    'harness.results', sleep=gevent.sleep)
     assert harness.results[0]['time_to_failure'] >= 0.05
 
 

@@ -8,20 +8,12 @@ import pytest
 from ssbench.results import healthrecords
 from ssbench.wire import protocol
 from ssbench.worker import health
-
-
-class Clock(object):
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self):
-        return self.now
+from tests.clocks import FakeClock
 
 
 def monitor():
-    clock = Clock()
-    cpu = Clock()
-    cpu.now = 5.0
+    clock = FakeClock()
+    cpu = FakeClock(5.0)
     return health.HealthMonitor(clock, cpu, tick=0.01), clock, cpu
 
 
@@ -97,7 +89,7 @@ class Reader(object):
 
 
 def host_monitor(ticks=(1000, 4000), waited=2.0, load=None, cores=2):
-    clock, cpu = Clock(), Clock()
+    clock, cpu = FakeClock(), FakeClock()
     readers = Reader(ticks), Reader(waited), Reader(load)
     mon = health.HealthMonitor(clock, cpu, tick=0.01, host_ticks=readers[0],
                                waited=readers[1], load=readers[2],

@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 import zmq
@@ -22,9 +21,9 @@ from ssbench.cli import curve as curve_cli
 from ssbench.wire.curve.keys import (CurveError, CurveKeys, create_curve_keys,
                                      read_curve_key_file)
 from ssbench.wire.transport import MasterSockets, WorkerSockets
-from tests.e2e import support
-from tests.e2e.relay import Relay
-from tests import paths
+from tests import commands, paths
+from tests.relay import Relay
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -393,9 +392,9 @@ def test_master_kill_workers_missing_dir(tmpdir, capsys):
 
 
 def run_cli(module, args, timeout=60):
-    ran = support.run([sys.executable, '-m', module] + list(args), timeout,
-                      env={'PYTHONPATH': ROOT},
-                      drop_env=('ST_AUTH', 'ST_USER', 'ST_KEY'))
+    ran = commands.run([sys.executable, '-m', module] + list(args), timeout,
+                       env={'PYTHONPATH': ROOT},
+                       drop_env=('ST_AUTH', 'ST_USER', 'ST_KEY'))
     return ran.status, ran.out, ran.err
 
 
@@ -429,13 +428,6 @@ def spawn_worker(master, worker_id, *extra):
                             stderr=subprocess.STDOUT)
 
 
-def wait_exit(proc, timeout):
-    deadline = time.time() + timeout
-    while proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    return proc.poll()
-
-
 def test_worker_processes_with_right_and_wrong_keys(tmpdir):
     good = make_keys(tmpdir, 'good')
     rogue = make_keys(tmpdir, 'rogue')
@@ -447,21 +439,23 @@ def test_worker_processes_with_right_and_wrong_keys(tmpdir):
              spawn_worker(master, 9, '--zmq-curve-dir', rogue)]
     try:
         # The rogue gives up with one clear error line ...
-        assert wait_exit(procs[1], 20) == 2
+        assert commands.wait_exit(procs[1], 20) == 2
         out = procs[1].stdout.read().decode('utf-8', 'replace')
         assert 'refused this worker\'s CURVE key' in out, out
         assert out.count('ERROR:') == 1 and 'Traceback' not in out
         # ... while the right one talks to the master.
         got = []
-        deadline = time.time() + 20
-        while not got and time.time() < deadline:
+
+        def received():
             data = master.recv(0.2)
             if data is not None:
                 got.extend(protocol.unpack(data))
-        assert got and set(r['worker_id'] for r in got) == set([8])
+            return got
+        wait_for(received, 20, 'a message from worker 8', interval=0)
+        assert set(r['worker_id'] for r in got) == set([8])
         assert master.send(protocol.pack([protocol.suicide_job()]),
                            timeout=5)
-        assert wait_exit(procs[0], 15) == 0
+        assert commands.wait_exit(procs[0], 15) == 0
     finally:
         for proc in procs:
             if proc.poll() is None:

@@ -1,0 +1,35 @@
+"""The tests' own helpers: tests/waiting.py and tests/clocks.py."""
+from __future__ import absolute_import, division, print_function
+
+import pytest
+
+from tests.clocks import FakeClock
+from tests.waiting import wait_for
+
+
+def test_wait_for_returns_the_first_true_value_polling_in_between():
+    answers = iter([0, None, 'ready'])
+    clock = FakeClock()
+    assert wait_for(lambda: next(answers), 5, 'ready',
+                    sleep=clock.sleep) == 'ready'
+    assert clock.slept == [0.01, 0.01]
+
+
+def test_wait_for_names_what_never_happened():
+    with pytest.raises(AssertionError) as info:
+        wait_for(lambda: False, 0, 'the moon')
+    assert 'never happened: the moon' in str(info.value)
+    with pytest.raises(AssertionError) as info:
+        wait_for(lambda: False, 0, lambda: 'told late')
+    assert 'never happened: told late' in str(info.value)
+
+
+def test_fake_clock_moves_only_when_told():
+    clock = FakeClock(50.0, wall_offset=900.0)
+    assert (clock(), clock.monotonic(), clock.time()) == (50.0, 50.0, 950.0)
+    clock.advance(2.5)
+    clock.sleep(0.5)
+    assert clock() == 53.0 and clock.slept == [0.5]
+    stepping = FakeClock(10.0, step=0.5)
+    assert [stepping() for _ in range(3)] == [10.0, 10.5, 11.0]
+    assert stepping.calls == 3
