@@ -16,6 +16,10 @@ from ssbench.master.capacitysearch import CapacitySearch
 
 log = logging.getLogger('ssbench')
 
+# The client's health words (ssbench.report.compute.suitefigures) that
+# end a search: its figures are the client's, not the cluster's.
+CLIENT_LIMITS = ('saturated', 'host busy')
+
 
 def _one(args, attr, flag, needed=True):
     value = getattr(args, attr)
@@ -122,9 +126,11 @@ class SearchRunner(SuiteRunner):
     def _record(self, step, entry):
         figures = entry.get('figures') or {}
         total = (figures.get('operations') or {}).get('total') or {}
+        # A busy client host inflates the latencies as a saturated
+        # client does: either way the step says nothing of the cluster.
         self.capacity.record(step.rate, not entry.get('slo'),
                              achieved=total.get('req_per_s'),
-                             limited=figures.get('health') == 'saturated')
+                             limited=figures.get('health') in CLIENT_LIMITS)
 
 
 def _rounded(rate):

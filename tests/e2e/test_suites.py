@@ -17,6 +17,7 @@ import pytest
 
 from tests import fakes
 from tests.e2e import support
+from tests.e2e import test_canned_swift
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -262,3 +263,28 @@ def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
     # 190,000 results later, a few MB at most.
     print('master RSS: %d kB at step 2, %d kB at step 20' % (rss[2], rss[20]))
     assert rss[20] - rss[2] < 5 * 1024, rss
+
+
+@pytest.fixture
+def canned_swift(tmpdir):
+    for started in test_canned_swift.running(tmpdir):
+        yield started
+
+
+def test_against_a_swift_faster_than_the_client_it_names_the_client(
+        tmpdir, canned_swift):
+    """nginx's canned answers outrun one worker: the search must end with
+    the client's limit, never call it the cluster's capacity."""
+    _, port = canned_swift
+    folder = os.path.join(str(tmpdir), 'fast')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
+        '--slo', 'p99<2s', '-r', '3', '--rate', '2000', '-u', '512',
+        '--workers', '1', '--suite-dir', folder, '--max-steps', '8',
+        '-A', 'http://127.0.0.1:%d/auth/v1.0' % port, '-U',
+        'canned:canned', '-K', 'canned', *support.zmq_args(), timeout=500)
+    assert ran.status == 0, ran
+    search = read_json(os.path.join(folder, 'suite.json'))['search']
+    assert search['why'] == 'client', search
+    assert "the client's limit, not the cluster's" in ran.out
+    assert search['client_limit'] > 0

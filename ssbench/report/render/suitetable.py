@@ -61,9 +61,12 @@ def table_rows(doc, operations=('total',)):
 
 def _client(step, figures):
     words = [figures.get('health') or 'unknown']
-    if step.get('steady') is not None:
-        words.append('steady' if step['steady'].get('steady')
-                     else 'not steady')
+    steady = step.get('steady')
+    if steady is not None:
+        after = steady.get('after')
+        words.append('not steady' if not steady.get('steady') else
+                     'steady after %.0f s' % (after,) if after is not None
+                     else 'steady')
     if step.get('slo') is not None:
         words.append('SLO met' if not step['slo'] else 'SLO missed')
     if not step.get('complete'):
