@@ -60,16 +60,9 @@ def cmd_run_scenario(args):
     shown = progress.mode(args.progress, sys.stderr, args.verbose,
                           args.quiet)
     options = RunOptions(
-        batch_size=batch_size, noop=args.noop,
-        keep_objects=args.keep_objects,
-        connect_timeout=args.connect_timeout,
-        network_timeout=args.network_timeout,
-        worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
-        expect_workers=args.expect_workers,
-        drain_seconds=args.drain_seconds,
-        profile_path=profile_path,
+        batch_size=batch_size, profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,
-        **loadopts.run_options(args))
+        **dict(shared_run_options(args), **loadopts.run_options(args)))
 
     from ssbench.wire.transport import MasterSockets
     # Plain (not green) sockets: the run loop is the master's only task,
@@ -117,6 +110,18 @@ def cmd_run_scenario(args):
         log.error('%s', outcome.error)
         return outcome.error.exit_status
     return 130 if outcome.interrupted else status
+
+
+def shared_run_options(args):
+    """The RunOptions keyword arguments of the flags every run shares (a
+    run-scenario's, each step of a run-suite)."""
+    return {'noop': args.noop, 'keep_objects': args.keep_objects,
+            'connect_timeout': args.connect_timeout,
+            'network_timeout': args.network_timeout,
+            'worker_wait': args.worker_wait,
+            'worker_timeout': args.worker_timeout,
+            'expect_workers': args.expect_workers,
+            'drain_seconds': args.drain_seconds}
 
 
 def connect_swift(args, scenarios):

@@ -19,7 +19,8 @@ from ssbench.cli import suiteplan
 from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
 from ssbench.cli.runscenario import (connect_swift, local_workers,
-                                     stop_on_signals, workers_gone)
+                                     shared_run_options, stop_on_signals,
+                                     workers_gone)
 from ssbench.errors import UsageError
 
 log = logging.getLogger('ssbench')
@@ -260,16 +261,10 @@ class SuiteRunner(object):
             # early end.
             header['until_steady'] = True
         options = RunOptions(
-            batch_size=step.batch_size, noop=args.noop,
-            keep_objects=args.keep_objects,
-            connect_timeout=args.connect_timeout,
-            network_timeout=args.network_timeout,
-            worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
-            expect_workers=args.expect_workers,
-            drain_seconds=args.drain_seconds,
-            progress_stream=self.progress_stream, seed=args.seed,
-            rate=step.rate, arrival=args.arrival, warmup=args.warmup,
-            live=live, header_extra=header, watch=watch)
+            batch_size=step.batch_size, progress_stream=self.progress_stream,
+            seed=args.seed, rate=step.rate, arrival=args.arrival,
+            warmup=args.warmup, live=live, header_extra=header, watch=watch,
+            **shared_run_options(args))
         outcome = suite_run.run_step(step.scenario,
                                      StatsPaths(step.stats_path), options)
         entry = self.entries[index]
