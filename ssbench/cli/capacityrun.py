@@ -16,10 +16,6 @@ from ssbench.master.capacitysearch import CapacitySearch
 
 log = logging.getLogger('ssbench')
 
-# The client's health words (ssbench.report.compute.suitefigures) that
-# end a search: its figures are the client's, not the cluster's.
-CLIENT_LIMITS = ('saturated', 'host busy')
-
 
 def _one(args, attr, flag, needed=True):
     value = getattr(args, attr)
@@ -78,6 +74,7 @@ class SearchRunner(SuiteRunner):
         self.capacity = CapacitySearch(
             start, resolution=args.resolution, max_steps=args.max_steps,
             ceiling=MAX_RATE)
+        self.busy_steps = []
         first = self._step(args, suite, folder, 1, start)
         SuiteRunner.__init__(self, args, suite, folder, [first], {},
                              objectives)
@@ -114,8 +111,15 @@ class SearchRunner(SuiteRunner):
                 break
             self._record(step, entry)
             index += 1
+        summary = self.capacity.summary()
+        if self.busy_steps:
+            summary += ('; the client host was busy in step%s %s: their '
+                        'latencies include waits for its CPU' % (
+                            's' if len(self.busy_steps) > 1 else '',
+                            ', '.join('%d' % n for n in self.busy_steps)))
         self.search = {
-            'summary': self.capacity.summary(), 'why': self.capacity.why(),
+            'summary': summary, 'why': self.capacity.why(),
+            'busy_steps': self.busy_steps,
             'highest_met': self.capacity.highest_met,
             'lowest_missed': self.capacity.lowest_missed,
             'client_limit': self.capacity.client_limit}
@@ -126,11 +130,14 @@ class SearchRunner(SuiteRunner):
     def _record(self, step, entry):
         figures = entry.get('figures') or {}
         total = (figures.get('operations') or {}).get('total') or {}
-        # A busy client host inflates the latencies as a saturated
-        # client does: either way the step says nothing of the cluster.
+        health = figures.get('health')
+        if health == 'host busy':
+            # Not the client's limit, but its latencies include waits for
+            # the client host's CPU: said with the outcome.
+            self.busy_steps.append(step.plan.number)
         self.capacity.record(step.rate, not entry.get('slo'),
                              achieved=total.get('req_per_s'),
-                             limited=figures.get('health') in CLIENT_LIMITS)
+                             limited=health == 'saturated')
 
 
 def _rounded(rate):

@@ -193,8 +193,9 @@ def test_a_suite_stopped_in_step_2_keeps_step_1_and_resumes(tmpdir):
             scenario, '--noop', '-u', '1,2,4', '-r', '3', '--workers', '1',
             '--suite-dir', folder] + support.zmq_args()
     log = os.path.join(str(tmpdir), 'suite.log')
-    with open(log, 'wb') as err:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err,
+    table = os.path.join(str(tmpdir), 'table.txt')
+    with open(log, 'wb') as err, open(table, 'wb') as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err,
                                 cwd=support.ROOT,
                                 preexec_fn=support.die_with_parent)
         try:
@@ -204,9 +205,10 @@ def test_a_suite_stopped_in_step_2_keeps_step_1_and_resumes(tmpdir):
                              120, 'step 2 running')
             time.sleep(1)
             proc.send_signal(signal.SIGINT)
-            out = proc.communicate(timeout=120)[0].decode('utf-8')
+            support.wait_exit(proc, 120)
         finally:
             support.stop_process(proc)
+    out = support.read_text(table)
     assert proc.returncode == 130, support.read_text(log)
     steps = read_json(os.path.join(folder, 'suite.json'))['steps']
     assert [s['complete'] for s in steps] == [True, False, False]
@@ -243,8 +245,7 @@ def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
             '-R'] + support.zmq_args()
     rss = {}
     with open(log, 'wb') as err:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err,
-                                cwd=support.ROOT,
+        proc = subprocess.Popen(argv, stderr=err, cwd=support.ROOT,
                                 preexec_fn=support.die_with_parent)
         try:
             for step in (2, 20):
@@ -252,7 +253,7 @@ def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
                     lambda: 'Step %d/20' % step in support.read_text(log),
                     300, 'step %d' % step)
                 rss[step] = rss_kb(proc.pid)
-            proc.communicate(timeout=300)
+            support.wait_exit(proc, 300)
         finally:
             support.stop_process(proc)
     assert proc.returncode == 0, support.read_text(log)
