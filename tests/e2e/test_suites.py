@@ -240,7 +240,7 @@ def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
     scenario = support.write_scenario(tmpdir)[0]
     log = os.path.join(str(tmpdir), 'suite.log')
     argv = [sys.executable, '-m', 'ssbench.cli.master', 'run-suite', '-f',
-            scenario, '--noop', '-u', '4', '-o', '1000:20000:+1000',
+            scenario, '--noop', '-u', '4', '-o', ','.join(['5000'] * 20),
             '--workers', '1', '--suite-dir', os.path.join(str(tmpdir), 's'),
             '-R'] + support.zmq_args()
     rss = {}
@@ -257,7 +257,7 @@ def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
         finally:
             support.stop_process(proc)
     assert proc.returncode == 0, support.read_text(log)
-    # 190,000 results later, a few MB at most.
+    # 90,000 results later, a few MB at most.
     print('master RSS: %d kB at step 2, %d kB at step 20' % (rss[2], rss[20]))
     assert rss[20] - rss[2] < 5 * 1024, rss
 
