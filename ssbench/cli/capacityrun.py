@@ -8,7 +8,7 @@ import os
 import logging
 
 from ssbench.cli import suiteplan
-from ssbench.cli.runsuite import SuiteRunner, load_step
+from ssbench.cli.runsuite import SuiteRunner, load_step, suite_objectives
 from ssbench.errors import UsageError
 from ssbench.load import suitefile
 from ssbench.load.scenario import MAX_RATE
@@ -57,8 +57,9 @@ def search_suite(args, objectives):
     return suitefile.Suite(name + '-max-rate', []), path, start
 
 
-def cmd_find_max_rate(args, objectives):
+def cmd_find_max_rate(args):
     """Run the search (see the module docstring): the exit status."""
+    objectives = suite_objectives(args)
     suite, path, start = search_suite(args, objectives)
     folder = suiteplan.suite_dir(args, suite)
     suiteplan.earlier_steps(folder, suite, False)

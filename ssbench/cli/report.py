@@ -19,8 +19,7 @@ from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
 
-#: The output FILE that means standard output.
-STDOUT = '-'
+STDOUT = common.STDOUT
 
 
 def add_report_options(parser):

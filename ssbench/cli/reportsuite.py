@@ -93,7 +93,7 @@ def write_suite_reports(path, request):
     """report-scenario of the suite at `path` (a suite.json): its table
     (or the comparison with --compare), --json and --html; the exit
     status (3 when a step missed an --slo objective)."""
-    from ssbench.cli.report import STDOUT
+    from ssbench.cli.common import STDOUT
     from ssbench.results import safefiles
     if request.rps_histogram or request.csv_output or request.errors or \
             request.bandwidth or request.rules:

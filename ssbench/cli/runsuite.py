@@ -120,15 +120,18 @@ def _check_outputs(args, folder):
                          'output: give one of them a file name')
 
 
-def cmd_run_suite(args):
-    """Run every step of the suite, then print its table."""
+def suite_objectives(args):
+    """What every suite checks first (ports, flags that are
+    run-scenario's alone); its --slo objectives, or None."""
     from ssbench.report.slo import parse_slo
     check_ports(args)
     _refuse_run_only_flags(args)
-    objectives = parse_slo(args.slo) if args.slo is not None else None
-    if args.find_max_rate:
-        from ssbench.cli.capacityrun import cmd_find_max_rate
-        return cmd_find_max_rate(args, objectives)
+    return parse_slo(args.slo) if args.slo is not None else None
+
+
+def cmd_run_suite(args):
+    """Run every step of the suite, then print its table."""
+    objectives = suite_objectives(args)
     suite = suiteplan.plan_from_args(args)
     folder = suiteplan.suite_dir(args, suite)
     done = suiteplan.earlier_steps(folder, suite, args.resume)

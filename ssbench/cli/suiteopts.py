@@ -110,5 +110,8 @@ def add_suite_parser(subparsers, add_run_arguments):
 
 
 def _cmd_run_suite(args):
+    if args.find_max_rate:
+        from ssbench.cli.capacityrun import cmd_find_max_rate
+        return cmd_find_max_rate(args)
     from ssbench.cli.runsuite import cmd_run_suite
     return cmd_run_suite(args)
