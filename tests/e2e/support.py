@@ -178,7 +178,7 @@ def _whole_results(stats_path):
     from ssbench.errors import StatsFileError
     from ssbench.results.statsreader import open_stats
     try:
-        for result in open_stats(stats_path).iter_results():
+        for result in open_stats(stats_path, growing=True).iter_results():
             yield result
     except (StatsFileError, IOError, OSError, ValueError):
         return
@@ -193,11 +193,40 @@ def holds_a_result(stats_path):
 def wait_for_a_result(stats_path, proc, timeout=120):
     """Poll until the running master `proc` has written a first result to
     its plain stats file; fails if it exits or `timeout` passes first."""
+    _wait_while_running(proc, lambda: holds_a_result(stats_path), timeout,
+                        'a result')
+
+
+def workers_with_results(stats_path):
+    """The worker ids of the whole results the plain stats file of a
+    running master holds so far."""
+    return set(result.get('worker_id')
+               for result in _whole_results(stats_path))
+
+
+def wait_for_results_of(stats_path, proc, worker_ids, timeout=120):
+    """Poll until the running master `proc` has written a result of each
+    of `worker_ids` to its plain stats file; fails if it exits or
+    `timeout` passes first."""
+    wanted = set(worker_ids)
+
+    def missing():
+        return wanted - workers_with_results(stats_path)
+    _wait_while_running(proc, lambda: not missing(), timeout,
+                        'a result of each of workers %s' % (
+                            sorted(wanted),), missing)
+
+
+def _wait_while_running(proc, condition, timeout, what, state=None):
+    """Poll condition() while the master `proc` runs; fail naming `what`
+    (and state(), if given) if it exits or `timeout` passes first."""
     import time
     deadline = time.time() + timeout
-    while not holds_a_result(stats_path):
-        assert proc.poll() is None, 'the master exited before a result'
-        assert time.time() < deadline, 'no result within %g s' % timeout
+    while not condition():
+        said = '' if state is None else ' (missing: %s)' % (state(),)
+        assert proc.poll() is None, 'the master exited before ' + what + said
+        assert time.time() < deadline, 'no %s within %g s%s' % (
+            what, timeout, said)
         time.sleep(0.05)
 
 
