@@ -1,12 +1,12 @@
-"""Python 2.7 / 3.x shims that every module shares, and PY2.
+"""Python 2.7 / 3.x shims that every module shares, PY2 and PY_VERSION.
 
 A version difference that many modules meet (text and string types,
 range, queue, makedirs, a monotonic clock, opening CSV and report files)
 gets a shim here.  A difference that is one module's own (a type set, a
 socket call, an error message's wording) stays in that module, behind a
-test of compat.PY2.  Modules take the version from PY2 rather than read
-sys.version_info themselves (tests/unit/test_compat.py checks this and
-names the few that still do).
+test of compat.PY2 (or of compat.PY_VERSION, where a minor version
+matters).  No other module reads sys.version_info
+(tests/unit/test_compat.py checks this).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -16,7 +16,9 @@ import os
 import sys
 import time
 
-PY2 = sys.version_info[0] == 2
+# (major, minor) of this Python, for the few tests finer than PY2.
+PY_VERSION = tuple(sys.version_info[:2])
+PY2 = PY_VERSION[0] == 2
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     text_type = unicode  # noqa: F821

@@ -146,9 +146,10 @@ def measured(batches, raw, stats_file):
     if profile is not None and stats_file.window is None:
         profile.add_all(stamps)
         stats_file.profiled(profile)
-        early = ended_early(stats_file.header,
-                            profile.count + left_out + bad,
-                            profile.first, profile.last)
+        # A growing file holds the run so far, not a run that ended.
+        early = None if stats_file.growing else ended_early(
+            stats_file.header, profile.count + left_out + bad,
+            profile.first, profile.last)
         if early and not stats_file.truncated:   # said so already
             stats_file.warn_once(early)
     if outside:
@@ -177,7 +178,8 @@ def ended_early(header, count, first, last):
     last requests take time too).  An open-loop run's results follow its
     rate, not its run time: only its count is judged.  A run that ended
     once it was steady (run-suite --until-steady) had its counts as a
-    ceiling: nothing is judged."""
+    ceiling: nothing is judged.  `first` and `last` are the earliest and
+    latest completion times kept (None when no result was)."""
     if header.get('until_steady') is True:
         return None
 
@@ -195,7 +197,8 @@ def ended_early(header, count, first, last):
                 'the report is of those results' % (
                     count, '' if count == 1 else 's', operations))
     if seconds is not None and not _open_loop(header):
-        span = last - first if count else 0
+        # No completion time at all when every result was left out.
+        span = last - first if first is not None else 0
         if span < seconds - max(5, seconds / 10):
             return ('its results span %.0f s of the %g s its run asked '
                     'for: the run ended early (a master stopped before '

@@ -5,8 +5,9 @@ then result batches (arrays of result maps) exactly as workers sent them.
 The master writes a plain file during the run and gzips it at the end
 (SPEC section 4; ssbench.results.statswriter).  Readers accept gzip and plain
 files, from ssbench 0.3.x and from this project, and read a truncated file
-up to its last complete object.  What the values in it must be is
-ssbench.results.statscheck.
+up to its last complete object.  The plain file of a master still running
+can be read too (open_stats(growing=True)).  What the values in it must
+be is ssbench.results.statscheck.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -170,8 +171,10 @@ def _is_header(obj):
 class StatsFile(object):
     """A stats file opened for reading; see open_stats()."""
 
-    def __init__(self, path):
+    def __init__(self, path, growing=False):
         self.path = path
+        #: Whether a master may still be writing the file (open_stats()).
+        self.growing = growing
         self._warned = set()
         # The completion times of the first full pass (profiled()), then
         # the window of them the reports keep (ssbench.results.timewindow):
@@ -250,7 +253,7 @@ class StatsFile(object):
                 if header is None and fed == 0:
                     raise self._bad('not a valid gzip file (%s)' % (payload,))
                 problem = 'truncated (%s)' % (payload,)
-            elif unpacker.tell() < fed:
+            elif unpacker.tell() < fed and not self.growing:
                 problem = 'truncated (%d incomplete bytes at the end)' % (
                     fed - unpacker.tell(),)
             break
@@ -309,10 +312,14 @@ class StatsFile(object):
     __iter__ = iter_results
 
 
-def open_stats(path):
+def open_stats(path, growing=False):
     """Open a stats file (.gz or plain); raises StatsFileError if unusable.
 
     The returned object has ``.header`` (a dict) and can be iterated any
-    number of times with ``iter_results()`` or ``iter_batches()``.
+    number of times with ``iter_results()`` or ``iter_batches()``.  With
+    ``growing=True`` the file is the plain file of a master still running:
+    a batch still being written at its end is left out, and neither that
+    nor results spanning less than the run asked for is warned about
+    (they are what such a file holds, not a run cut short).
     """
-    return StatsFile(path)
+    return StatsFile(path, growing)

@@ -28,7 +28,7 @@ import sys
 import threading
 
 from ssbench import CRUD_TYPES
-from ssbench.compat import text_type
+from ssbench.compat import PY_VERSION, text_type
 from ssbench.measure import record as spec
 from ssbench.wire import protocol
 
@@ -47,7 +47,7 @@ MAX_REFUSED = 256
 # Decoded maps keep the order of the wire from Python 3.7 on; before, a
 # record's keys say nothing of it, and a master learns no shape (it then
 # decodes every message, as it would without this module).
-KEYS_IN_WIRE_ORDER = sys.version_info >= (3, 7)
+KEYS_IN_WIRE_ORDER = PY_VERSION >= (3, 7)
 
 _K_JOB_ID = text_type('job_id')
 _K_WORKER_ID = text_type('worker_id')

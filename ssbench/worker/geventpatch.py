@@ -9,7 +9,7 @@ answers cannot change while patch_all() runs, so each is looked up once.
 """
 from __future__ import absolute_import, division, print_function
 
-import sys
+from ssbench.compat import PY_VERSION
 
 
 def patch_all():
@@ -18,7 +18,7 @@ def patch_all():
     import gevent.monkey
     if gevent.monkey.is_module_patched('socket'):
         return
-    if sys.version_info[:2] < (3, 10):
+    if PY_VERSION < (3, 10):
         # Older Pythons: gevent asks pkg_resources (2.7) or builds a
         # dict once per lookup; leave them as they are.
         gevent.monkey.patch_all()

@@ -104,7 +104,7 @@ def _whole_results(stats_path):
     from ssbench.errors import StatsFileError
     from ssbench.results.statsreader import open_stats
     try:
-        for result in open_stats(stats_path).iter_results():
+        for result in open_stats(stats_path, growing=True).iter_results():
             yield result
     except (StatsFileError, IOError, OSError, ValueError):
         return
@@ -120,12 +120,35 @@ def holds_a_result(stats_path, worker_id=None):
 def wait_for_a_result(stats_path, proc, timeout=120):
     """Poll until the running master `proc` has written a first result to
     its plain stats file; fails if it exits or `timeout` passes first."""
-    def written():
-        if holds_a_result(stats_path):
+    _wait_while_running(proc, lambda: holds_a_result(stats_path), timeout,
+                        'a first result in ' + stats_path)
+
+
+def workers_with_results(stats_path):
+    """The worker ids of the whole results the plain stats file of a
+    running master holds so far."""
+    return set(result.get('worker_id')
+               for result in _whole_results(stats_path))
+
+
+def wait_for_results_of(stats_path, proc, worker_ids, timeout=120):
+    """Poll until the running master `proc` has written a result of each
+    of `worker_ids` to its plain stats file; fails if it exits or
+    `timeout` passes first."""
+    wanted = set(worker_ids)
+    _wait_while_running(
+        proc, lambda: not wanted - workers_with_results(stats_path), timeout,
+        'a result of each of workers %s' % (sorted(wanted),))
+
+
+def _wait_while_running(proc, condition, timeout, what):
+    """Poll condition() while the master `proc` runs; fail naming `what`
+    if it exits or `timeout` passes first."""
+    def done():
+        if condition():
             return True
-        assert proc.poll() is None, 'the master exited before a result'
-    wait_for(written, timeout, 'a first result in ' + stats_path,
-             interval=0.05)
+        assert proc.poll() is None, 'the master exited before ' + what
+    wait_for(done, timeout, what, interval=0.05)
 
 
 def results_so_far(stats_path):

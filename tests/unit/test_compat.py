@@ -5,6 +5,7 @@ import ast
 import errno
 import io
 import os
+import sys
 import time
 
 import pytest
@@ -56,13 +57,6 @@ def test_no_ctypes_clock_where_its_id_is_unknown():
 # -- the version is read in one place -----------------------------------
 
 VERSION_NAMES = frozenset(['version', 'version_info', 'hexversion'])
-# Modules that still read sys.version_info themselves: resultbytes and
-# geventpatch test a version finer than PY2 (3.7's ordered dicts, 3.10's
-# entry_points), zap could take PY2.  The list may shrink, never grow.
-STILL_READ_SYS = frozenset([
-    'ssbench/wire/resultbytes.py', 'ssbench/wire/curve/zap.py',
-    'ssbench/worker/geventpatch.py',
-])
 
 
 def reads_the_version(source):
@@ -93,9 +87,15 @@ def modules_reading_the_version():
     return found
 
 
+def test_py_version_is_this_pythons_major_and_minor():
+    assert compat.PY_VERSION == (sys.version_info[0], sys.version_info[1])
+    assert isinstance(compat.PY_VERSION, tuple)
+    assert compat.PY2 is (compat.PY_VERSION < (3, 0))
+
+
 def test_no_module_but_compat_reads_the_version_from_sys():
-    assert modules_reading_the_version() - STILL_READ_SYS == \
-        set(['ssbench/compat.py'])
+    # A test finer than PY2 takes compat.PY_VERSION.
+    assert modules_reading_the_version() == set(['ssbench/compat.py'])
 
 
 @pytest.mark.parametrize('source, reads', [

@@ -16,6 +16,7 @@ import time
 import zmq
 from zmq.utils import z85
 
+from ssbench.compat import PY2
 from ssbench.errors import TransportError
 from ssbench.wire.poller import HubPoller
 
@@ -55,8 +56,8 @@ def _start_real_thread(target):
     thread, or None when only a raw thread could be had."""
     monkey = sys.modules.get('gevent.monkey')
     if monkey is not None and monkey.is_module_patched('threading'):
-        start = monkey.get_original('_thread' if sys.version_info[0] > 2
-                                    else 'thread', 'start_new_thread')
+        start = monkey.get_original('thread' if PY2 else '_thread',
+                                    'start_new_thread')
         start(target, ())
         return None
     thread = threading.Thread(target=target, name='ssbench-zap')

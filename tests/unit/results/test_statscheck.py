@@ -293,6 +293,36 @@ def test_ended_early(header, count, span, words):
         assert got.startswith(words)
 
 
+def test_a_timed_run_whose_every_result_was_left_out(tmp_path, caplog):
+    # No completion time is kept: the span is none, not a TypeError.
+    path = str(tmp_path / 'bad.stat')
+    writer = StatsWriter(path, dict(HEADER, run_seconds=20))
+    writer.write_batch([dict(ok(1), retries='x')])
+    writer.close()
+    assert list(open_stats(path).iter_batches()) == [[]]
+    assert [r.getMessage() for r in caplog.records] == [
+        '%s: its results span 0 s of the 20 s its run asked for: the run '
+        'ended early (a master stopped before the end?); the report is of '
+        'those results' % (path,),
+        left_out_warning(path, "retries 'x'")]
+
+
+def test_a_growing_file_is_no_run_that_ended_early(tmp_path, caplog):
+    # The plain file of a master still running, read after its first
+    # results: they span 0 s so far, which says nothing of the run.
+    path = str(tmp_path / 'running.stat')
+    writer = StatsWriter(path, dict(HEADER, run_seconds=20))
+    writer.write_batch([ok(1), failed(1)])
+    writer.close()
+    assert len(list(open_stats(path, growing=True).iter_results())) == 2
+    assert caplog.records == []
+    assert len(list(open_stats(path).iter_results())) == 2
+    assert [r.getMessage() for r in caplog.records] == [
+        '%s: its results span 0 s of the 20 s its run asked for: the run '
+        'ended early (a master stopped before the end?); the report is of '
+        'those results' % (path,)]
+
+
 def test_a_file_cut_short_says_so_once(tmp_path, caplog):
     path = str(tmp_path / 'killed.stat')
     writer = StatsWriter(path, dict(HEADER, operation_count=10))

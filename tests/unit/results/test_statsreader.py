@@ -122,6 +122,16 @@ def test_truncated_plain_file(tmp_path, caplog):
     assert 'truncated' in warned[0].getMessage()
 
 
+def test_growing_plain_file_ends_at_its_last_whole_batch(tmp_path, caplog):
+    # A batch the master is still writing: the results before it, quietly.
+    path = write_file(str(tmp_path / 'run.stat'))
+    truncate(path, os.path.getsize(path) - 5)
+    stats_file = open_stats(path, growing=True)
+    assert list(stats_file.iter_results()) == flat(BATCHES[:2])
+    assert not stats_file.truncated
+    assert warnings_of(caplog) == []
+
+
 def test_truncated_gz_file(tmp_path, caplog):
     path = str(tmp_path / 'run.stat')
     batches = [[ok(i)] for i in range(3000)]
