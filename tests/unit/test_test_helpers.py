@@ -30,6 +30,8 @@ def test_fake_clock_moves_only_when_told():
     clock.advance(2.5)
     clock.sleep(0.5)
     assert clock() == 53.0 and clock.slept == [0.5]
+    clock.now = 70.0                   # a jump to the next event
+    assert (clock(), clock.time()) == (70.0, 970.0)
     stepping = FakeClock(10.0, step=0.5)
     assert [stepping() for _ in range(3)] == [10.0, 10.5, 11.0]
     assert stepping.calls == 3
