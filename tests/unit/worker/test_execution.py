@@ -121,7 +121,7 @@ class Harness(object):
         kwargs.setdefault('client_factory', FakeClient)
         self.tokens = HandedTokens(self.ask, kwargs.get('configure_wait', 30))
         self.jobs = SwiftJobs(7, self.results.append, tokens=self.tokens,
-                              ask_master=self.ask, now=lambda: NOW,
+                              ask_master=self.ask, now=FakeClock(NOW),
                               **kwargs)
 
     def ask(self):
