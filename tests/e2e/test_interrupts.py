@@ -20,6 +20,7 @@ import time
 import pytest
 
 from tests.e2e import support
+from tests.waiting import wait_for_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -55,14 +56,7 @@ class Job(object):
         return support.read_text(self.err_path)
 
     def wait_for(self, text, timeout=BOUND):
-        def said():
-            err = self.err
-            if text in err:
-                return True
-            assert self.proc.poll() is None, err
-        support.wait_for(said, timeout,
-                         lambda: '%r in\n%s' % (text, self.err),
-                         interval=0.05)
+        wait_for_text(self.err_path, text, timeout, self.proc)
 
     def signal_group(self, signum):
         os.killpg(self.proc.pid, signum)
