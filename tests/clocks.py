@@ -7,7 +7,8 @@ class FakeClock(object):
     .monotonic()) reads it; advance() and sleep() move it on.  With
     `step`, each reading first moves it `step` seconds, so the first
     reading is `start`.  .time() is a wall clock `wall_offset` seconds
-    off the monotonic one, moving with it."""
+    off the monotonic one, moving with it.  `now` is where it stands; a
+    simulation may set it outright, to jump to an event's time."""
 
     def __init__(self, start=100.0, step=0.0, wall_offset=0.0):
         self.now = start - step

@@ -23,3 +23,28 @@ def wait_for(condition, timeout, what, interval=0.01, sleep=None):
             raise AssertionError('within %g s, never happened: %s' % (
                 timeout, what() if callable(what) else what))
         sleep(interval)
+
+
+def _read_text(path):
+    try:
+        with open(path, 'rb') as fp:
+            return fp.read().decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return ''
+
+
+def wait_for_text(path, text, timeout, proc=None):
+    """Poll the file at `path` (a log, say) until it holds `text` and
+    return all it holds; fail showing it once `timeout` seconds have gone
+    by or, when `proc` is given, once that process has exited."""
+    def written():
+        content = _read_text(path)
+        if text in content:
+            return content
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError('the process exited (status %s) before '
+                                 '%r in %s:\n%s' % (proc.poll(), text, path,
+                                                    content))
+    return wait_for(written, timeout,
+                    lambda: '%r in %s:\n%s' % (text, path, _read_text(path)),
+                    interval=0.05)

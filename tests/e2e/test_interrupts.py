@@ -20,6 +20,7 @@ import time
 import pytest
 
 from tests.e2e import support
+from tests.waiting import wait_for_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -55,14 +56,7 @@ class Job(object):
         return support.read_text(self.err_path)
 
     def wait_for(self, text, timeout=BOUND):
-        def said():
-            err = self.err
-            if text in err:
-                return True
-            assert self.proc.poll() is None, err
-        support.wait_for(said, timeout,
-                         lambda: '%r in\n%s' % (text, self.err),
-                         interval=0.05)
+        wait_for_text(self.err_path, text, timeout, self.proc)
 
     def signal_group(self, signum):
         os.killpg(self.proc.pid, signum)
@@ -113,7 +107,9 @@ def test_a_signal_to_the_group_mid_benchmark(tmpdir, signame):
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--workers', '2',
                      '-o', '100000000', '-s', stats)
     job.wait_for('Starting benchmark run')
-    support.wait_for_a_result(stats, job.proc, BOUND)
+    # Both workers are past their start (a slow one may still be
+    # starting when the first results come): each must say it stopped.
+    support.wait_for_results_of(stats, job.proc, [0, 1], BOUND)
     job.signal_group(getattr(signal, signame))
     assert job.finish() == 130, job.err
     err = job.err

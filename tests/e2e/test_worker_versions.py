@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from tests.e2e import support
+from tests.waiting import wait_for_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -142,12 +143,6 @@ def wait_for_pids(log_path, count, proc, timeout=60):
     return [int(pid) for pid in found.group(1).split()]
 
 
-def wait_for_text(path, text, timeout=60):
-    support.wait_for(lambda: text in support.read_text(path), timeout,
-                     lambda: '%r in\n%s' % (text, support.read_text(path)),
-                     interval=0.05)
-
-
 @pytest.mark.parametrize('stop, status', [(signal.SIGTERM, 1),
                                           (signal.SIGINT, 130)])
 def test_processes_parent_reports_a_dead_child_and_stops_the_rest(
@@ -166,13 +161,14 @@ def test_processes_parent_reports_a_dead_child_and_stops_the_rest(
         assert len(pids) == 3
         for worker_id in (7, 8, 9):
             wait_for_text(os.path.join(log_dir, 'worker-%d.log' % worker_id),
-                          'worker %d connecting to' % worker_id)
+                          'worker %d connecting to' % worker_id, 60)
         # The parent's own descriptors: no socket at all.
         fds = os.listdir('/proc/%d/fd' % parent.pid)
         assert not [fd for fd in fds if os.readlink(
             '/proc/%d/fd/%s' % (parent.pid, fd)).startswith('socket:')]
         os.kill(pids[1], signal.SIGKILL)
-        wait_for_text(parent_log, 'worker 8 (pid %d) killed by' % pids[1])
+        wait_for_text(parent_log, 'worker 8 (pid %d) killed by' % pids[1],
+                      60)
         assert parent.poll() is None
         parent.send_signal(stop)
         assert support.wait_exit(parent, 30) == status

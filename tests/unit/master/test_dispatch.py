@@ -12,14 +12,7 @@ from ssbench.master.dispatch import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.master.workerconfig import WorkerConfig
-
-
-class FakeClock(object):
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
+from tests.clocks import FakeClock
 
 
 class FakeTransport(object):
@@ -44,7 +37,7 @@ class FakeTransport(object):
     def send(self, data, timeout=None):
         if not self.workers:
             if self.clock is not None and timeout:
-                self.clock.now += timeout
+                self.clock.advance(timeout)
             return False
         batch = protocol.unpack(data)
         self.sent.append(batch)
@@ -61,7 +54,7 @@ class FakeTransport(object):
         if self.inbox and not self.hold:
             return self._take()
         if self.clock is not None:
-            self.clock.now += timeout
+            self.clock.advance(timeout)
         if self.beating:
             return protocol.pack([protocol.heartbeat(w, [])
                                   for w in self.beating])
@@ -102,7 +95,7 @@ def test_all_jobs_sent_and_results_seen():
 def test_batches_respect_batch_size_and_user_count():
     transport = FakeTransport(respond=lambda job: [])
     transport.hold = True
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport.clock = clock
     master = Master(transport, user_count=5, batch_size=2, clock=clock,
                     worker_timeout=3)
@@ -126,7 +119,7 @@ def test_batches_respect_batch_size_and_user_count():
 def test_room_that_opens_at_once_goes_out_in_few_whole_batches(
         users, batch, workers, sizes):
     transport = FakeTransport(respond=lambda job: [], hold=True)
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport.clock = clock
     master = Master(transport, user_count=users, batch_size=batch,
                     clock=clock, worker_timeout=3)
@@ -204,7 +197,7 @@ def test_pure_result_messages_are_stored_verbatim():
 
 
 def test_silent_workers_end_the_phase_with_an_error():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock)
     master = Master(transport, user_count=2, worker_timeout=5, clock=clock)
     with pytest.raises(NoWorkersError) as info:
@@ -214,7 +207,7 @@ def test_silent_workers_end_the_phase_with_an_error():
 
 
 def test_no_worker_connected_ends_with_an_error():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(workers=0, clock=clock)
     master = Master(transport, 1, worker_timeout=5, clock=clock)
     with pytest.raises(NoWorkersError):
@@ -254,11 +247,11 @@ def configures(transport):
 
 
 def test_token_renewed_before_it_expires_during_a_phase():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master, transport, fake = token_master(clock, lifetime=100.0)
 
     def slow(job):                 # each job takes a second
-        clock.now += 1.0
+        clock.advance(1.0)
         return [answer(job, 1)]
     transport.respond = slow
     master.run_jobs(jobs(70))
@@ -278,7 +271,7 @@ def test_kill_workers_pings_then_suicides_until_silence():
         if job['type'] == SUICIDE and alive:
             alive.pop(0)
         return []
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(respond, clock=clock)
     transport.inbox.append(protocol.pack([protocol.heartbeat(1, [])]))
     killed = kill_workers(transport, timeout=1.0, clock=clock)
@@ -298,7 +291,7 @@ def test_kill_workers_waits_a_little_for_a_first_heartbeat():
             alive.pop()
         return [{'type': PING, 'worker_id': 1}] if job['type'] == PING \
             and alive else []
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(respond, clock=clock)
     assert kill_workers(transport, timeout=5.0, clock=clock) == [1]
     assert transport.sent[0] == [{'type': PING}, {'type': SUICIDE}]
@@ -306,7 +299,7 @@ def test_kill_workers_waits_a_little_for_a_first_heartbeat():
 
 
 def test_kill_workers_without_any_worker_returns_at_once():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     assert kill_workers(FakeTransport(workers=0, clock=clock), timeout=1,
                         clock=clock) == []
 
@@ -319,7 +312,7 @@ def test_jobs_get_increasing_ids():
 
 
 def test_all_workers_lost_ends_the_phase_after_recording_their_jobs():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
 
     def respond(job):
         return [protocol.heartbeat(1, [job['job_id']])]
@@ -334,7 +327,7 @@ def test_all_workers_lost_ends_the_phase_after_recording_their_jobs():
 
 
 def test_stop_request_drains_in_flight_results_then_returns():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(clock=clock)
     transport.hold = True           # results arrive only when released
     master = Master(transport, user_count=3, clock=clock)
@@ -350,7 +343,7 @@ def test_stop_request_drains_in_flight_results_then_returns():
 
 
 def test_stop_request_gives_up_after_the_drain_period(caplog):
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock,
                               beating=[1])
     master = Master(transport, user_count=2, clock=clock, drain_seconds=2,
@@ -375,7 +368,7 @@ def test_stop_request_gives_up_after_the_drain_period(caplog):
 # -- workers known to be gone, stale results ---------------------------
 
 def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(clock=clock, beating=[1])
     transport.hold = True
     master = Master(transport, user_count=3, clock=clock, drain_seconds=60,
@@ -392,7 +385,7 @@ def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
 
 
 def test_workers_gone_mid_phase_is_an_error_at_once():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock)
     master = Master(transport, user_count=2, clock=clock, worker_timeout=600)
     master.workers_gone = lambda: 'every local ssbench-worker exited (y)'
@@ -418,7 +411,7 @@ def test_a_duplicate_result_is_not_called_late(caplog):
 
 
 def test_a_result_after_its_worker_was_lost_is_late(caplog):
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     state = {'n': 0, 'late': None}
 
     def respond(job):

@@ -9,14 +9,7 @@ from ssbench.master.livestats import (
     RATE_WINDOW, WINDOW, LiveStats, Slot, outcome_of)
 from ssbench.measure import loghist
 from ssbench.measure.rank import percentile_of_sorted
-
-
-class Clock(object):
-    def __init__(self, now=1000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+from tests.clocks import FakeClock
 
 
 def at(stats, when):
@@ -66,7 +59,7 @@ def test_the_window_p50_and_p99_are_the_exact_rank_over_its_bins(n):
     rng = random.Random(n)
     latencies = [rng.choice([0.0, rng.expovariate(50), rng.expovariate(2)])
                  for _ in range(n)]
-    stats = LiveStats(Clock())
+    stats = LiveStats(FakeClock(1000.0))
     stats.start_phase('benchmark')
     for second in range(3):
         at(stats, 1000.0 + second)
@@ -83,7 +76,7 @@ def test_a_whole_rank_takes_the_mean_of_two_bins_not_the_float_rank():
     # 1,000 latencies: rank 990 of p99 is whole, so the p99 is the mean
     # of the 990th and 991st (a float ceil would take the 990th alone).
     latencies = [0.01] * 990 + [1.0] * 10
-    stats = LiveStats(Clock())
+    stats = LiveStats(FakeClock(1000.0))
     stats.start_phase('benchmark')
     stats.add([ok(latency=v) for v in latencies])
     p99 = stats.window()['p99']
@@ -124,7 +117,7 @@ def test_a_slot_counts_by_operation_size_and_outcome():
 
 
 def test_rate_percentiles_and_errors_come_from_recent_seconds():
-    clock = Clock()
+    clock = FakeClock(1000.0)
     stats = LiveStats(clock)
     stats.start_phase('benchmark', total=1000)
     for second in range(12):
@@ -147,7 +140,7 @@ def test_rate_percentiles_and_errors_come_from_recent_seconds():
 
 
 def test_before_five_seconds_the_rate_is_the_phase_average():
-    clock = Clock(1000.5)
+    clock = FakeClock(1000.5)
     stats = LiveStats(clock)
     stats.start_phase('population', total=None)
     stats.add([ok()] * 30)
@@ -159,16 +152,16 @@ def test_before_five_seconds_the_rate_is_the_phase_average():
 
 
 def test_a_timed_phase_counts_down_its_seconds():
-    clock = Clock()
+    clock = FakeClock(1000.0)
     stats = LiveStats(clock)
     stats.start_phase('benchmark', seconds=60)
-    clock.now += 15
+    clock.advance(15)
     assert stats.window()['left'] == pytest.approx(45)
     assert stats.fraction_done() == pytest.approx(0.25)
 
 
 def test_totals_keep_every_second_and_each_phase_apart():
-    clock = Clock()
+    clock = FakeClock(1000.0)
     stats = LiveStats(clock)
     stats.start_phase('population', total=5)
     stats.add([ok(kind='upload_object', status=201)] * 5)
@@ -194,13 +187,13 @@ def test_totals_keep_every_second_and_each_phase_apart():
 
 
 def test_results_before_any_phase_are_not_counted():
-    stats = LiveStats(Clock())
+    stats = LiveStats(FakeClock(1000.0))
     stats.add([ok()])
     assert stats.totals() == {}
 
 
 def test_saturated_workers_are_those_whose_last_window_passed_a_limit():
-    stats = LiveStats(Clock())
+    stats = LiveStats(FakeClock(1000.0))
     health = {'window': 1.0, 'cpu': 0.2, 'loop_lag': 0.001, 'waiting': 0}
     busy = dict(health, loop_lag=0.5)
     stats.heartbeat(dict(busy, worker_id='a'))

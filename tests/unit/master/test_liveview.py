@@ -3,6 +3,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.master.liveview import LiveView, live_view
+from tests.clocks import FakeClock
 
 
 class Stream(object):
@@ -49,11 +50,11 @@ def result():
 
 
 def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
-    now = [0.0]
+    clock = FakeClock(0.0)
     seen, idled, beats = [], [], []
     stream, sink = Stream(), Metrics()
-    view = LiveView(status_stream=stream, metrics=sink,
-                    clock=lambda: now[0], width=lambda: 300)
+    view = LiveView(status_stream=stream, metrics=sink, clock=clock,
+                    width=lambda: 300)
     master = Master()
     view.attach(master)
     on_results, on_idle, on_heartbeat = view.phase(
@@ -61,7 +62,7 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
         beats.append)
     master.schedule = Schedule()
     for _ in range(8):
-        now[0] += 0.25
+        clock.advance(0.25)
         on_results([result()])
         on_idle()
     on_heartbeat({'worker_id': 'w1', 'window': 1.0, 'cpu': 0.95,
@@ -85,7 +86,7 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
 
 
 def test_without_given_callbacks_the_live_ones_alone_are_used():
-    view = LiveView(clock=lambda: 5.0)
+    view = LiveView(clock=FakeClock(5.0))
     on_results, on_idle, on_heartbeat = view.phase('cleanup')
     on_results([result(), result()])
     on_idle()

@@ -9,7 +9,7 @@ import pytest
 from ssbench.errors import SsbenchError
 from ssbench.master.localworkers import (LocalWorkers, worker_command,
                                          _scrubbed_env)
-from tests.waiting import wait_for
+from tests.waiting import wait_for_text
 
 
 def test_worker_command_carries_no_credential_and_a_master_timeout():
@@ -78,32 +78,18 @@ def test_a_planted_link_is_never_followed(tmpdir):
     assert victim.read() == 'precious'
 
 
-def _wait_for(path, text, proc, timeout=60):
-    def log():
-        with open(path, 'rb') as fp:
-            return fp.read().decode('utf-8', 'replace')
-
-    def logged():
-        content = log()
-        if text in content:
-            return content
-        assert proc.poll() is None, content
-    return wait_for(logged, timeout, lambda: '%r in\n%s' % (text, log()),
-                    interval=0.05)
-
-
 def test_workers_ignore_sigint_and_leave_quietly_on_sigterm(tmpdir):
     import signal
     workers = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir))
     with workers:
         proc = workers.procs[0]
         path = workers.log_path(0)
-        _wait_for(path, 'connecting to', proc)
+        wait_for_text(path, 'connecting to', 60, proc)
         # A terminal's Ctrl-C is the master's: the worker stays.
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait() == 0
-        text = _wait_for(path, 'worker 0 exiting', proc)
+        text = wait_for_text(path, 'worker 0 exiting', 60, proc)
         assert workers.exited() == ('every local ssbench-worker exited '
                                     '(status 0; logs in %s)' % tmpdir)
     assert 'received SIGTERM: stopping' in text

@@ -5,6 +5,7 @@ from __future__ import absolute_import, division, print_function
 from ssbench.master.dispatch import Master
 from ssbench.master.phase import Phase
 from ssbench.wire import protocol, resultbytes
+from tests.clocks import FakeClock
 from tests.unit.master.test_dispatch import FakeTransport, answer, jobs
 
 
@@ -118,16 +119,15 @@ def test_jobs_waiting_with_nothing_out_are_told_to_force():
 def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
     from ssbench.load.jobgen import WAIT
     from ssbench.load.schedule import Schedule
-    from tests.unit.master.test_dispatch import FakeClock
 
     def waiting():
         yield jobs(1)[0]
         yield WAIT
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
     master.tracker.seen(1, clock.now)
     master.schedule = Schedule(1000.0, start=clock.now)
-    clock.now += 0.0035             # four jobs due
+    clock.advance(0.0035)           # four jobs due
     phase = Phase(master, waiting(), None, None)
     phase.fill()
     assert phase.blocked and not phase.exhausted
@@ -143,15 +143,14 @@ def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
 def test_jobs_that_end_when_told_to_force_close_a_rate_schedule():
     from ssbench.load.jobgen import WAIT
     from ssbench.load.schedule import Schedule
-    from tests.unit.master.test_dispatch import FakeClock
 
     def waiting():
         yield WAIT      # and FORCE finds nothing more to make
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
     master.tracker.seen(1, clock.now)
     master.schedule = Schedule(1000.0, start=clock.now)
-    clock.now += 0.0035
+    clock.advance(0.0035)
     phase = Phase(master, waiting(), None, None)
     phase.fill()
     assert phase.exhausted and phase.stats.held_back == 1

@@ -4,6 +4,7 @@ import pytest
 
 from ssbench.master.progress import (LEGEND, ProgressPrinter, mode,
                                      progress_chars)
+from tests.clocks import FakeClock
 
 
 class Stream(object):
@@ -72,21 +73,20 @@ def test_progress_chars_of_every_bucket():
 
 
 def test_tick_writes_at_most_once_per_interval():
-    now = [100.0]
+    clock = FakeClock(100.0)
     out = Stream()
-    printer = ProgressPrinter(out, width=80, interval=0.5,
-                              clock=lambda: now[0])
+    printer = ProgressPrinter(out, width=80, interval=0.5, clock=clock)
     printer.add_results([{'first_byte_latency': 0.1}] * 3)
     printer.tick()
     assert out.getvalue() == ''          # written at creation time
-    now[0] += 0.5
+    clock.advance(0.5)
     printer.tick()
     assert out.getvalue() == '...'
     printer.add_results([{'exception': 'e'}])
-    now[0] += 0.25
+    clock.advance(0.25)
     printer.tick()
     assert out.getvalue() == '...'
-    now[0] += 0.25
+    clock.advance(0.25)
     printer.tick()
     assert out.getvalue() == '...X'
     printer.add_results([{'first_byte_latency': 0.1}])

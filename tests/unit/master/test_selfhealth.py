@@ -8,7 +8,8 @@ from ssbench.master.dispatch import Master
 from ssbench.master.selfhealth import FLOOR, MasterHealth
 from ssbench.results import healthrecords
 from ssbench.wire.protocol import HEARTBEAT
-from tests.unit.master.test_dispatch import FakeClock, FakeTransport, jobs
+from tests.clocks import FakeClock
+from tests.unit.master.test_dispatch import FakeTransport, jobs
 
 
 class FakeCpu(object):
@@ -20,15 +21,15 @@ class FakeCpu(object):
 
 
 def test_a_window_of_cpu_and_the_p99_of_long_turns():
-    clock, cpu, waited = FakeClock(), FakeCpu(), FakeCpu()
+    clock, cpu, waited = FakeClock(1000.0), FakeCpu(), FakeCpu()
     health = MasterHealth(clock, cpu, window=1.0, waited=waited, cores=2)
     for _ in range(197):
         health.turn(0.0001)
     for busy in (0.05, 0.03, 0.02):
         health.turn(busy)
-    clock.now += 0.5
+    clock.advance(0.5)
     assert not health.due(clock.now)
-    clock.now += 1.5
+    clock.advance(1.5)
     assert health.due(clock.now)
     cpu.seconds += 1.9
     waited.seconds += 0.25
@@ -44,7 +45,7 @@ def test_a_window_of_cpu_and_the_p99_of_long_turns():
     # CPU, its own CPU low, is a busy host's doing.
     health.turn(0.02)
     waited.seconds += 0.5
-    clock.now += 1.0
+    clock.advance(1.0)
     beat = health.sample(clock.now, 0)
     assert (beat['cpu'], beat['loop_lag'], beat['window']) == (0.0, 0.02, 1.0)
     assert beat['run_delay'] == pytest.approx(0.5)
@@ -54,14 +55,14 @@ def test_a_window_of_cpu_and_the_p99_of_long_turns():
 def test_without_schedstat_no_run_delay(tmpdir):
     from ssbench.procstats import run_delay
     assert run_delay(str(tmpdir.join('none'))) is None
-    health = MasterHealth(FakeClock(), FakeCpu(), waited=lambda: None,
+    health = MasterHealth(FakeClock(1000.0), FakeCpu(), waited=lambda: None,
                           cores=4)
     beat = health.sample(health.clock() + 1, 0)
     assert 'run_delay' not in beat and beat['cores'] == 4
 
 
 def test_a_p99_below_the_floor_is_the_longest_short_turn():
-    health = MasterHealth(FakeClock(), FakeCpu(), waited=lambda: None)
+    health = MasterHealth(FakeClock(1000.0), FakeCpu(), waited=lambda: None)
     for n in range(1000):
         health.turn(FLOOR / 2 if n == 5 else FLOOR / 10)
     health.turn(0.5)         # one in 1001: not the p99
@@ -69,7 +70,7 @@ def test_a_p99_below_the_floor_is_the_longest_short_turn():
 
 
 def test_run_jobs_hands_the_masters_health_to_on_heartbeat():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     # Worker 1 is heard from but answers no job: the loop waits, turn
     # after turn, and the fake clock moves by each wait.
     transport = FakeTransport(respond=lambda job: [], clock=clock,

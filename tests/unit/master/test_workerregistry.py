@@ -7,12 +7,13 @@ import pytest
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
-from tests.unit.master.test_dispatch import (FakeClock, FakeTransport, answer,
-                                             configures, jobs, token_master)
+from tests.clocks import FakeClock
+from tests.unit.master.test_dispatch import (FakeTransport, answer, configures,
+                                             jobs, token_master)
 
 
 def test_wait_for_workers_times_out():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(FakeTransport(clock=clock), 1, clock=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(3)
@@ -36,7 +37,7 @@ def hear(master, *records):
 
 
 def test_configure_hands_out_a_token_never_a_key():
-    master, transport, fake = token_master(FakeClock(), workers=(1, 2))
+    master, transport, fake = token_master(FakeClock(1000.0), workers=(1, 2))
     sent = configures(transport)
     assert len(sent) == 2 and fake.calls == 1
     assert sent[0] == {
@@ -49,11 +50,11 @@ def test_configure_hands_out_a_token_never_a_key():
 
 
 def test_unconfigured_or_stale_workers_get_the_configuration_again():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master, transport, fake = token_master(clock)
     for record in (beat(1, configured=False), beat(1, generation=1),
                    beat(1)):
-        clock.now += 1.0
+        clock.advance(1.0)
         hear(master, record)
     # Unconfigured: another copy; up to date, or own credentials: none.
     assert len(configures(transport)) == 2
@@ -61,7 +62,7 @@ def test_unconfigured_or_stale_workers_get_the_configuration_again():
     # old one (five in a second) bring one more round of copies.
     credentials = master.configuration.credentials
     credentials.renew(credentials.grant)
-    clock.now += 1.0
+    clock.advance(1.0)
     hear(master, *[beat(1, generation=1)] * 5)
     sent = configures(transport)
     assert len(sent) == 3 and sent[-1]['token'] == 'tok2'
@@ -71,7 +72,7 @@ def test_unconfigured_or_stale_workers_get_the_configuration_again():
 def test_many_rejected_tokens_cost_one_authentication():
     """Every worker's 401 on generation 1 asks for a token: the master
     authenticates once and sends every live worker generation 2."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master, transport, fake = token_master(clock, workers=(1, 2, 3))
     del transport.sent[:]
     beats = [beat(w, generation=1, rejected=True) for w in (1, 2, 3)]
@@ -86,7 +87,7 @@ def test_many_rejected_tokens_cost_one_authentication():
 
 def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
     """Worker 1 takes jobs and dies; worker 2 answers everything else."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     state = {'n': 0}
 
     def respond(job):
@@ -110,7 +111,7 @@ def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
 def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
     """E.g. pulled by a peer that never heartbeats: counted as lost after
     3 x worker_timeout, and the phase ends."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock,
                               beating=[1])
     stored = []
@@ -124,7 +125,7 @@ def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
 
 def test_a_stop_request_ends_the_wait_for_workers():
     from ssbench.errors import Interrupted
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(FakeTransport(clock=clock), 1, clock=clock)
     master.stop_requested = True
     with pytest.raises(Interrupted):
@@ -135,7 +136,7 @@ def test_a_stop_request_ends_the_wait_for_workers():
 # -- workers known to be gone, the no-worker hint ----------------------
 
 def test_workers_gone_ends_the_wait_for_workers_at_once():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
     master.workers_gone = lambda: 'every local ssbench-worker exited (x)'
     with pytest.raises(NoWorkersError) as info:
@@ -146,7 +147,7 @@ def test_workers_gone_ends_the_wait_for_workers_at_once():
 
 
 def test_no_worker_hint_names_refused_curve_keys():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = FakeTransport(workers=0, clock=clock)
     transport.curve_refusals = {'K3y': 2, None: 1}
     transport.curve_directory = '/keys'
@@ -162,7 +163,7 @@ def test_no_worker_hint_names_refused_curve_keys():
 
 
 def test_no_worker_hint_without_curve():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(3)

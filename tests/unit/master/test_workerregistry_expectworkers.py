@@ -10,7 +10,7 @@ from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
 from ssbench.wire import protocol
 from ssbench.wire.protocol import CONFIGURE, PROTOCOL_VERSION
-from tests.unit.master.test_dispatch import FakeClock
+from tests.clocks import FakeClock
 
 
 class Scripted(object):
@@ -29,7 +29,7 @@ class Scripted(object):
     def recv(self, timeout):
         if self.messages:
             return protocol.pack(self.messages.pop(0))
-        self.clock.now += timeout
+        self.clock.advance(timeout)
         return None
 
 
@@ -54,7 +54,7 @@ class Config(object):
 
 
 def test_expect_waits_for_that_many_configured_workers():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(1)], [beat(2, configured=False)],
                                  [beat(2)], [beat(3)]])
     master = Master(transport, 1, clock=clock)
@@ -65,7 +65,7 @@ def test_expect_waits_for_that_many_configured_workers():
 
 
 def test_without_a_configuration_heard_from_is_enough():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(1, configured=False),
                                   beat(2, configured=False)]])
     assert Master(transport, 1, clock=clock).wait_for_workers(
@@ -73,7 +73,7 @@ def test_without_a_configuration_heard_from_is_enough():
 
 
 def test_too_few_workers_is_one_line_naming_how_many_came():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(1), beat(7)]])
     master = Master(transport, 1, clock=clock)
     with pytest.raises(NoWorkersError) as info:
@@ -85,7 +85,7 @@ def test_too_few_workers_is_one_line_naming_how_many_came():
 
 
 def test_none_came_gives_the_hint():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(Scripted(clock), 1, clock=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(5, expect=2)
@@ -97,7 +97,7 @@ def test_none_came_gives_the_hint():
     (PROTOCOL_VERSION + 1, 'version %d' % (PROTOCOL_VERSION + 1)),
     (None, 'with no version')])
 def test_another_protocol_is_refused_once_and_told(caplog, version, said):
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(9, proto=version, host='h9')],
                                  [beat(9, proto=version)], [beat(1)]])
     master = Master(transport, 1, clock=clock)
@@ -115,7 +115,7 @@ def test_another_protocol_is_refused_once_and_told(caplog, version, said):
 
 
 def test_the_start_waits_for_a_refused_worker_to_go():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(9, proto=99)], [beat(1)]])
     master = Master(transport, 1, clock=clock, poll_interval=0.5)
     start = clock.now
@@ -126,7 +126,7 @@ def test_the_start_waits_for_a_refused_worker_to_go():
 
 
 def test_results_of_a_refused_worker_are_dropped():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(Scripted(clock), 1, clock=clock)
     master.results_of([beat(9, proto=99)], clock.now)
     result = protocol.result_ok({'type': 'PING', 'job_id': 3}, 9, 0, 0,
@@ -136,7 +136,7 @@ def test_results_of_a_refused_worker_are_dropped():
 
 
 def test_jobs_a_refused_worker_holds_fail_at_once():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(Scripted(clock), 2, clock=clock)
     jobs = [{'type': 'get_object', 'job_id': n, 'name': 'o%d' % n}
             for n in (5, 6)]
@@ -153,7 +153,7 @@ def test_jobs_a_refused_worker_holds_fail_at_once():
 
 
 def test_identities_come_from_heartbeats():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     master = Master(Scripted(clock), 1, clock=clock)
     master.results_of([beat(4, host='h', pid=12, version='0.4.0',
                             concurrency=8)], clock.now)

@@ -12,6 +12,7 @@ import zmq
 from ssbench.errors import TransportError
 from ssbench.wire.curve.keys import CurveError, CurveKeys, create_curve_keys
 from ssbench.wire.transport import MasterSockets, WorkerSockets, resolve
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -267,12 +268,14 @@ def test_curve_refusal_logged_by_master_and_fatal_to_worker(
     rogue = WorkerSockets('127.0.0.1', master.work_port,
                           master.results_port, green=green,
                           curve=CurveKeys(rogue_dir))
+
+    def refused():
+        master.poll(0.02)
+        rogue.recv(0.1)            # raises CurveError once refused
     try:
         with pytest.raises(CurveError) as info:
-            deadline = time.time() + 10
-            while time.time() < deadline:
-                master.poll(0.02)
-                rogue.recv(0.1)
+            wait_for(refused, 10, 'the worker told it was refused',
+                     interval=0)
         settle([master], 0.2)
     finally:
         rogue.close()
@@ -303,11 +306,13 @@ def test_curve_wrong_master_key_is_logged_on_both_ends(tmpdir, caplog):
     wrong = WorkerSockets('127.0.0.1', master.work_port,
                           master.results_port, green=False,
                           curve=CurveKeys(other_dir))
+
+    def failing():
+        master.poll(0.02)
+        assert wrong.recv(0.1) is None
+        return 'keep failing' in caplog.text
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline and 'keep failing' not in caplog.text:
-            master.poll(0.02)
-            assert wrong.recv(0.1) is None
+        wait_for(failing, 10, "the worker's 'keep failing' line", interval=0)
         settle([master, wrong], 1.2)
     finally:
         wrong.close()
@@ -327,12 +332,13 @@ def test_curve_worker_gives_up_on_a_plain_master(tmpdir, caplog):
     worker = WorkerSockets('127.0.0.1', master.work_port,
                            master.results_port, green=False,
                            curve=CurveKeys(good_dir))
+
+    def given_up():
+        master.poll(0.02)
+        worker.poll(0.1)           # raises CurveError once it gives up
     try:
         with pytest.raises(CurveError) as info:
-            deadline = time.time() + 20
-            while time.time() < deadline:
-                master.poll(0.02)
-                worker.poll(0.1)
+            wait_for(given_up, 20, 'the worker gave up', interval=0)
     finally:
         worker.close()
         master.close()
@@ -347,10 +353,13 @@ def test_curve_master_hints_at_plain_workers(tmpdir, caplog):
                            curve=CurveKeys(good_dir))
     plain = WorkerSockets('127.0.0.1', master.work_port,
                           master.results_port, green=False)
+
+    def hinted():
+        settle([master, plain], 0.6)
+        return 'a handshake on' in caplog.text
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline and 'a handshake on' not in caplog.text:
-            settle([master, plain], 0.6)
+        wait_for(hinted, 10, "the master's hint at a plain worker",
+                 interval=0)
     finally:
         plain.close()
         master.close()

@@ -11,6 +11,7 @@ from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire import protocol
 from ssbench.worker import largeobject
 from ssbench.worker.execution import SwiftJobs
+from tests.clocks import FakeClock
 
 pytestmark = pytest.mark.timeout(30)
 MiB = 1024 * 1024
@@ -236,7 +237,7 @@ def test_swift_jobs_record_one_checked_result_per_operation():
     swift = MemorySwift()
     results = []
     jobs = SwiftJobs('w1', results.append, lambda *a, **k: swift, None,
-                     lambda: None, own_auth=object(), now=lambda: 1e9)
+                     lambda: None, own_auth=object(), now=FakeClock(1e9))
     for kind in (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT):
         jobs.run_job(job(kind, size=9 * MiB if kind in (
             CREATE_OBJECT, UPDATE_OBJECT) else None))

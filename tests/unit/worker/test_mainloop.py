@@ -4,7 +4,6 @@ from __future__ import absolute_import, division, print_function
 import logging
 import os
 import tempfile
-import time
 
 import gevent
 import pytest
@@ -18,7 +17,9 @@ from ssbench.swift.outcome import SwiftRequestError
 from ssbench.swift.auth import AuthOptions, Grant
 from ssbench.worker.mainloop import Worker
 from ssbench.worker.outbox import SUICIDE_LINGER
+from tests.clocks import FakeClock
 from tests.fakes import FakeClient, FakeSwift, FakeTransport
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -50,30 +51,13 @@ def messages_of(transport):
             if m and m[0].get('type') != HEARTBEAT]
 
 
-class Clock(object):
-    """The worker's clock, moved by the test."""
-
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
-
-
-def wait_for(predicate, timeout=5):
-    """Let greenlets run until predicate() holds (at most `timeout`)."""
-    with gevent.Timeout(timeout, False):
-        while not predicate():
-            gevent.sleep(0.002)
-    return predicate()
-
-
 def advance(worker, clock, seconds):
     """Move the clock and have the writer greenlet look at it now."""
-    clock.now += seconds
+    clock.advance(seconds)
     worker._wake.set()
     # The writer clears the event as it wakes, and acts before it yields.
-    assert wait_for(lambda: not worker._wake.is_set())
+    wait_for(lambda: not worker._wake.is_set(), 5, 'the writer woke',
+             sleep=gevent.sleep)
     gevent.sleep(0)
 
 
@@ -87,11 +71,17 @@ def make(transport=None, **kwargs):
 def run_until(worker, predicate, timeout=5):
     """Run the worker in a greenlet until predicate() holds, then SUICIDE."""
     runner = gevent.spawn(worker.run, 0.01)
-    deadline = time.time() + timeout
-    while not predicate() and time.time() < deadline:
-        gevent.sleep(0.01)
-    worker.transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-    runner.join(timeout)
+
+    def state():
+        return 'the condition given run_until (%d result(s) sent; %s)' % (
+            len(results_of(worker.transport)),
+            'the worker ended: %r' % (runner.exception,) if runner.ready()
+            else 'the worker runs')
+    try:
+        wait_for(predicate, timeout, state, sleep=gevent.sleep)
+    finally:
+        worker.transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(timeout)
     assert runner.ready(), 'worker did not stop'
     if runner.exception is not None:
         raise runner.exception
@@ -129,7 +119,7 @@ def test_a_rate_noop_job_says_how_long_the_worker_had_it():
     transport.inbox.append(protocol.pack([
         job(READ_OBJECT, noop=True, send_lag=0.25, intended_start=1.6e9),
         job(READ_OBJECT, noop=True)]))
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, clock=clock)
     run_until(worker, lambda: len(results_of(transport)) >= 2)
     timed, closed_loop = results_of(transport)
@@ -256,7 +246,8 @@ def test_unconfigured_worker_waits_for_configure():
         def beats():
             return [r for r in results_of(transport, True)
                     if r['type'] == HEARTBEAT]
-        assert wait_for(lambda: len(beats()) >= 2)
+        wait_for(lambda: len(beats()) >= 2, 5, 'two heartbeats',
+                 sleep=gevent.sleep)
         assert results_of(transport) == []
         beats = beats()
         # A job waiting for credentials triggers a prompt heartbeat, which
@@ -266,9 +257,8 @@ def test_unconfigured_worker_waits_for_configure():
         transport.inbox.append(protocol.pack([configure_job(
             connect_timeout=3.0, network_timeout=4.0, block_size=1024,
             grant=GRANT, renewable=True)]))
-        deadline = time.time() + 5
-        while not results_of(transport) and time.time() < deadline:
-            gevent.sleep(0.01)
+        wait_for(lambda: results_of(transport), 5, 'a result',
+                 sleep=gevent.sleep)
         result = results_of(transport)[0]
         assert 'exception' not in result and result['type'] == READ_OBJECT
         client = FakeClient.instances[-1]
@@ -389,20 +379,22 @@ def test_against_fake_swift_over_http():
             job(CREATE_OBJECT, size=5000, block_size=1000)]))
         worker = Worker(3, transport, concurrency=2, auth=auth,
                         swift_factory=SwiftClient, heartbeat_interval=10)
+
+        def answered(count):
+            wait_for(lambda: len(results_of(transport)) >= count, 5,
+                     '%d result(s)' % count, sleep=gevent.sleep)
         runner = gevent.spawn(worker.run, 0.01)
-        deadline = time.time() + 5
-        while not results_of(transport) and time.time() < deadline:
-            gevent.sleep(0.01)
-        server.script.append(503)
-        transport.inbox.append(protocol.pack([job(READ_OBJECT),
-                                              job(UPDATE_OBJECT, size=7)]))
-        while len(results_of(transport)) < 3 and time.time() < deadline:
-            gevent.sleep(0.01)
-        transport.inbox.append(protocol.pack([job(DELETE_OBJECT)]))
-        while len(results_of(transport)) < 4 and time.time() < deadline:
-            gevent.sleep(0.01)
-        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
-        runner.join(5)
+        try:
+            answered(1)
+            server.script.append(503)
+            transport.inbox.append(protocol.pack([
+                job(READ_OBJECT), job(UPDATE_OBJECT, size=7)]))
+            answered(3)
+            transport.inbox.append(protocol.pack([job(DELETE_OBJECT)]))
+            answered(4)
+        finally:
+            transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+            runner.join(5)
         results = results_of(transport)
         assert [r['type'] for r in results][:1] == [CREATE_OBJECT]
         assert all('exception' not in r for r in results), results
@@ -545,7 +537,8 @@ def test_a_configure_without_a_version_is_dropped_not_obeyed():
     transport.inbox.append(protocol.pack([told, protocol.ping_job()]))
     runner = gevent.spawn(worker.run, 0.01)
     try:
-        assert wait_for(lambda: results_of(transport))
+        wait_for(lambda: results_of(transport), 5, 'the PING answered',
+                 sleep=gevent.sleep)
         assert runner.exception is None and worker.refused is None
         assert worker.faults.counts.get('missing protocol') == 1
     finally:

@@ -2,7 +2,6 @@
 writer greenlet and the master's liveness, over an in-memory transport."""
 from __future__ import absolute_import, division, print_function
 
-import time
 
 import gevent
 import pytest
@@ -14,23 +13,27 @@ from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench import version as ssbench_version
 from ssbench.worker.mainloop import MasterGone, Worker
 from ssbench.worker.outbox import SUICIDE_LINGER
+from tests.clocks import FakeClock
 from tests.fakes import FakeClient, FakeTransport
-from tests.unit.worker.test_mainloop import (AUTH, Clock, advance, job, make,
+from tests.unit.worker.test_mainloop import (AUTH, advance, job, make,
                                              messages_of, results_of,
-                                             run_until, wait_for)
+                                             run_until)
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
 
 def test_a_clock_probe_comes_back_in_the_next_heartbeat_only():
     transport = FakeTransport()
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
-    assert wait_for(lambda: results_of(transport, True))   # first beat
+    wait_for(lambda: results_of(transport, True), 5, 'a first heartbeat',
+             sleep=gevent.sleep)
     transport.inbox.append(protocol.pack([protocol.clock_probe(55.5)]))
-    assert wait_for(lambda: worker._probe is not None)
-    clock.now += 0.25                      # held a quarter second
+    wait_for(lambda: worker._probe is not None, 5, 'the probe taken in',
+             sleep=gevent.sleep)
+    clock.advance(0.25)                    # held a quarter second
     assert worker._heartbeat() and worker._heartbeat()
     first, second = results_of(transport, True)[-2:]
     assert first['type'] == HEARTBEAT
@@ -45,25 +48,29 @@ def test_a_clock_probe_comes_back_in_the_next_heartbeat_only():
 
 def test_partial_batch_flushed_after_idle_interval():
     transport = FakeTransport()
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, batch_size=3, flush_interval=5.0, clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
     try:
         transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-        assert wait_for(lambda: len(worker.outbox) == 1)
+        wait_for(lambda: len(worker.outbox) == 1, 5, 'one result held',
+                 sleep=gevent.sleep)
         advance(worker, clock, 3.0)
         transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
-        assert wait_for(lambda: len(worker.outbox) == 2)
+        wait_for(lambda: len(worker.outbox) == 2, 5, 'two results held',
+                 sleep=gevent.sleep)
         advance(worker, clock, 4.9)
         assert results_of(transport) == []     # 2 < batch size, not idle
         advance(worker, clock, 0.2)            # 5.1 s after the last one
-        assert wait_for(lambda: results_of(transport))
+        wait_for(lambda: results_of(transport), 5, 'the idle batch sent',
+                 sleep=gevent.sleep)
         assert [len(m) for m in messages_of(transport)] == [2]
         # A full batch goes out at once, the clock standing still.
         del transport.sent[:]
         transport.inbox.append(protocol.pack(
             [job(READ_OBJECT, noop=True)] * 3))
-        assert wait_for(lambda: messages_of(transport))
+        wait_for(lambda: messages_of(transport), 5, 'the full batch sent',
+                 sleep=gevent.sleep)
         assert [len(m) for m in messages_of(transport)] == [3]
     finally:
         transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
@@ -101,12 +108,12 @@ def test_undeliverable_results_kept_until_master_returns():
     runner = gevent.spawn(worker.run, 0.01)
     try:
         # Refused, and refused again when the writer retried.
-        assert wait_for(lambda: transport.refused >= 3)
+        wait_for(lambda: transport.refused >= 3, 5, 'three refused sends',
+                 sleep=gevent.sleep)
         assert transport.sent == [] and len(worker.outbox) == 1
         transport.deliverable = True
-        deadline = time.time() + 3
-        while not results_of(transport) and time.time() < deadline:
-            gevent.sleep(0.01)
+        wait_for(lambda: results_of(transport), 3, 'the kept result sent',
+                 sleep=gevent.sleep)
         assert len(results_of(transport)) == 1 and worker.pending == 0
     finally:
         transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
@@ -115,7 +122,7 @@ def test_undeliverable_results_kept_until_master_returns():
 
 def test_master_gone_ends_the_worker():
     transport = FakeTransport(deliverable=False)
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, master_timeout=30, heartbeat_interval=1,
                   clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
@@ -131,7 +138,7 @@ def test_master_gone_ends_the_worker():
 
 def test_master_timeout_kept_alive_by_delivery():
     transport = FakeTransport(deliverable=True)
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, master_timeout=30, heartbeat_interval=10,
                   clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
@@ -145,13 +152,14 @@ def test_master_timeout_kept_alive_by_delivery():
 
 def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
     transport = FakeTransport()
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, batch_size=3, heartbeat_interval=10,
                   flush_interval=100, clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
 
     def last_beat(count):
-        assert wait_for(lambda: len(beats()) >= count)
+        wait_for(lambda: len(beats()) >= count, 5,
+                 '%d heartbeat(s)' % count, sleep=gevent.sleep)
         return beats()[-1]
 
     def beats():
@@ -162,13 +170,15 @@ def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
         first = len(beats())
         transport.inbox.append(protocol.pack(
             [job(READ_OBJECT, noop=True, job_id=i) for i in (4, 5)]))
-        assert wait_for(lambda: len(worker.outbox) == 2)
+        wait_for(lambda: len(worker.outbox) == 2, 5, 'two results held',
+                 sleep=gevent.sleep)
         advance(worker, clock, 10)
         # The batch of 3 is not full yet.
         assert last_beat(first + 1)['in_flight'] == [4, 5]
         transport.inbox.append(protocol.pack(
             [job(READ_OBJECT, noop=True, job_id=6)]))
-        assert wait_for(lambda: len(results_of(transport)) == 3)
+        wait_for(lambda: len(results_of(transport)) == 3, 5,
+                 'the full batch of 3 sent', sleep=gevent.sleep)
         advance(worker, clock, 10)
         assert last_beat(first + 2)['in_flight'] == []
         assert sorted(r['job_id'] for r in results_of(transport)) == [4, 5, 6]
@@ -191,15 +201,17 @@ def test_undelivered_heartbeat_is_retried_soon():
             return FakeTransport.send(self, data, timeout)
 
     transport = LateTransport()
-    clock = Clock()
+    clock = FakeClock(1000.0)
     worker = make(transport, heartbeat_interval=10, clock=clock)
     runner = gevent.spawn(worker.run, 0.01)
     try:
-        assert wait_for(lambda: transport.refusals == 2)
+        wait_for(lambda: transport.refusals == 2, 5, 'the first send refused',
+                 sleep=gevent.sleep)
         # Retries after 0.02, 0.04, then 0.08 s, not heartbeat_interval.
         for step in (0.02, 0.04, 0.08):
             advance(worker, clock, step)
-        assert wait_for(lambda: transport.sent)
+        wait_for(lambda: transport.sent, 5, 'a heartbeat delivered',
+                 sleep=gevent.sleep)
         beats = [r for r in results_of(transport, True)
                  if r['type'] == HEARTBEAT]
         assert len(beats) == 1 and transport.refusals == 0

@@ -21,6 +21,7 @@ from ssbench.compat import PY2
 from ssbench.master.dispatch import Master
 from ssbench.load.schedule import POISSON, SCHEDULE_RECORD, Schedule
 from ssbench.results.statswriter import StatsWriter
+from tests.clocks import FakeClock
 
 EPOCH = 1.7e9
 
@@ -30,20 +31,17 @@ class World(object):
     answer or by `timeout`; answers come `service(job)` after a send."""
 
     def __init__(self, service):
-        self.now = 0.0
+        self.clock = FakeClock(0.0)
         self.service = service
         self.answers = []
         self.sends = []            # (clock time, job)
         self.seq = 0
 
-    def clock(self):
-        return self.now
-
     def send(self, data, timeout=None):
         for job in protocol.unpack(data):
-            self.sends.append((self.now, job))
-            done = self.now + self.service(job)
-            last = done - self.now
+            self.sends.append((self.clock.now, job))
+            done = self.clock.now + self.service(job)
+            last = done - self.clock.now
             result = protocol.result_ok(job, 1, None, last, None, 0,
                                         completed_at=EPOCH + done)
             self.seq += 1
@@ -51,18 +49,18 @@ class World(object):
         return True
 
     def recv(self, timeout=None):
-        if self.answers and self.answers[0][0] <= self.now:
+        if self.answers and self.answers[0][0] <= self.clock.now:
             return self.recv_nowait()
-        until = self.now + (timeout or 0.0)
+        until = self.clock.now + (timeout or 0.0)
         if self.answers and self.answers[0][0] <= until:
-            self.now = self.answers[0][0]
+            self.clock.now = self.answers[0][0]
             return self.recv_nowait()
-        self.now = until
+        self.clock.now = until
         return None
 
     def recv_nowait(self):
         ready = []
-        while self.answers and self.answers[0][0] <= self.now:
+        while self.answers and self.answers[0][0] <= self.clock.now:
             ready.append(heapq.heappop(self.answers)[2])
         return protocol.pack(ready) if ready else None
 
@@ -92,7 +90,7 @@ def test_jobs_go_out_when_due_with_their_intended_start():
         assert when == pytest.approx(intended, abs=1e-6)
     starts = sorted(job['intended_start'] - EPOCH for _, job in world.sends)
     assert starts == pytest.approx([1.0 + n / 200.0 for n in range(400)])
-    assert world.now == pytest.approx(1.0 + 399 / 200.0 + 0.01)
+    assert world.clock.now == pytest.approx(1.0 + 399 / 200.0 + 0.01)
     assert schedule.cap_waits == 0 and schedule.lag.max < 1e-9
     assert all('intended_start' in result for result in results)
 
@@ -164,7 +162,7 @@ def test_a_stopped_timed_run_counts_what_was_due_by_then():
                                           epoch_offset=EPOCH, duration=60.0)
 
     def on_results(results):
-        if world.now >= 2.0:
+        if world.clock.now >= 2.0:
             master.stop_requested = True
     stats = master.run_jobs(endless_jobs(), on_results=on_results)
     assert stats.interrupted
