@@ -180,6 +180,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _object(self, container, name, record):
         swift = self.server.swift
+        if swift.service_time:
+            # A server of known capacity: `slots` requests served at
+            # once, each taking service_time.
+            with swift.slots:
+                time.sleep(swift.service_time)
         objects = swift.containers.get(container)
         if objects is None:
             return self._reply(404)
@@ -229,6 +234,8 @@ class FakeSwift(object):
         self.close_after_response = False
         self.listing_limit = 10000
         self.body_chunk = 65536
+        self.service_time = 0.0
+        self.slots = None
         self.server = _Server(('127.0.0.1', 0), _Handler)
         self.server.swift = self
         self.port = self.server.server_address[1]
@@ -239,6 +246,13 @@ class FakeSwift(object):
                                        kwargs={'poll_interval': 0.05})
         self.thread.daemon = True
         self.thread.start()
+
+    def limit(self, concurrency, service_time):
+        """Serve object requests `concurrency` at a time, each taking
+        `service_time` seconds: a capacity of concurrency / service_time
+        requests a second, latency turning up near it."""
+        self.slots = threading.BoundedSemaphore(concurrency)
+        self.service_time = service_time
 
     def next_trans(self):
         with self.lock:

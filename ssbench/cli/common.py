@@ -9,6 +9,9 @@ from ssbench.errors import SsbenchError
 
 log = logging.getLogger('ssbench')
 
+#: The output FILE that means standard output.
+STDOUT = '-'
+
 
 class UsageExit(Exception):
     """Raised instead of exiting when argparse rejects the command line."""

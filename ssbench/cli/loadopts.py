@@ -48,8 +48,9 @@ def rate(text):
     return int(value) if value == int(value) else value
 
 
-def add_run_options(parser):
-    """The load-model options of run-scenario."""
+def add_run_options(parser, sweep=None):
+    """The load-model options of run-scenario (and run-suite, whose
+    `sweep` makes --rate take a sweep: see ssbench.cli.masterparser)."""
     parser.add_argument(
         '--seed', metavar='N', type=seed, default=None,
         help='Seed of the job stream (sizes, CRUD types, containers): the '
@@ -61,7 +62,8 @@ def add_run_options(parser):
         'request start) out of the report\'s statistics; the stats file '
         'keeps every result, and stores SECONDS for report-scenario')
     parser.add_argument(
-        '--rate', metavar='JOBS_PER_S', type=rate, default=None,
+        '--rate', metavar='JOBS_PER_S',
+        type=rate if sweep is None else sweep(rate), default=None,
         help='Open loop: start jobs at this rate in total, whatever the '
         'latencies (the user count caps the jobs in flight; a job that '
         'finds the cap full waits, and its wait counts). Latencies are '

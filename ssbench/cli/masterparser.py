@@ -57,27 +57,62 @@ def build_parser():
         formatter_class=common.HelpFormatter)
     run.add_argument('-f', '--scenario-file', required=True,
                      help='Scenario file (JSON) to run')
+    add_run_arguments(run)
+    run.set_defaults(func=cmd_run_scenario)
+
+    from ssbench.cli.suiteopts import add_suite_parser
+    add_suite_parser(subparsers, add_run_arguments)
+
+    report_cli.add_report_parser(subparsers, common.HelpFormatter)
+
+    cleanup = subparsers.add_parser(
+        'cleanup-containers',
+        help='Recursively delete all ssbench containers and their objects.',
+        formatter_class=common.HelpFormatter)
+    cleanup.add_argument(
+        '-b', '--container-base', default='ssbench',
+        help='Base name of the containers to delete')
+    cleanup.add_argument(
+        '-c', '--concurrency',
+        type=bounded(common.positive_int, MAX_CLEANUP_CONCURRENCY), default=10,
+        help='Containers (and objects per container) deleted at once')
+    cleanup.add_argument(
+        '-p', '--policy', default='default_policy',
+        help='Storage policy part of the container names')
+    add_auth_options(cleanup)
+    cleanup.set_defaults(func=cmd_cleanup_containers)
+    return parser
+
+
+def add_run_arguments(run, sweep=None):
+    """The flags run-scenario and run-suite share.  `sweep` (run-suite's
+    ssbench.cli.suiteopts.Sweepable) makes the load settings a suite
+    varies take sweeps; without it each takes one value."""
+    from ssbench.cli.authopts import add_auth_options
+
+    sweep = sweep or _one_value
     add_zmq_options(run)
     add_auth_options(run)
     run.add_argument(
         '-c', '--container-count', metavar='COUNT',
-        type=bounded(common.positive_int, limits.MAX_CONTAINER_COUNT),
+        type=sweep(bounded(common.positive_int, limits.MAX_CONTAINER_COUNT)),
         default=None,
         help='Override the container count specified in the scenario file.')
     run.add_argument(
         '-u', '--user-count', metavar='COUNT',
-        type=bounded(common.positive_int, limits.MAX_USER_COUNT),
+        type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
         default=None,
         help='Override the user count (concurrency) specified in the '
         'scenario file.')
     run.add_argument(
         '-o', '--op-count', metavar='COUNT',
-        type=bounded(common.positive_int, limits.MAX_OPERATION_COUNT),
+        type=sweep(bounded(common.positive_int,
+                           limits.MAX_OPERATION_COUNT)),
         default=None,
         help='Override the operation count specified in the scenario file.')
     run.add_argument(
         '-r', '--run-seconds', metavar='SECONDS',
-        type=bounded(common.positive_float, limits.MAX_RUN_SECONDS),
+        type=sweep(bounded(common.positive_float, limits.MAX_RUN_SECONDS)),
         default=None,
         help='Override the run_seconds specified in the scenario file (and '
         'any operation count).')
@@ -101,7 +136,8 @@ def build_parser():
         '(0: none; workers on other hosts are started by hand).')
     run.add_argument(
         '--batch-size', metavar='COUNT',
-        type=bounded(common.positive_int, limits.MAX_USER_COUNT), default=1,
+        type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
+        default=sweep.default(1),
         help='Send bench jobs to workers in batches of this size to '
         'increase benchmarking throughput; for best results, the user count '
         'should be greater than and an even multiple of both the batch size '
@@ -152,29 +188,21 @@ def build_parser():
         help='Override the delete_after specified in the scenario file '
         '(X-Delete-After seconds for every uploaded object; 0 means off).')
     run.add_argument(
-        '-p', '--policy', default=None,
+        '-p', '--policy', default=None, type=sweep(str),
         help='Storage policy for the containers (overrides the scenario).')
     runopts.add_liveness_options(run)
-    loadopts.add_run_options(run)
+    loadopts.add_run_options(run, sweep)
     runopts.add_live_options(run)
-    run.set_defaults(func=cmd_run_scenario)
 
-    report_cli.add_report_parser(subparsers, common.HelpFormatter)
 
-    cleanup = subparsers.add_parser(
-        'cleanup-containers',
-        help='Recursively delete all ssbench containers and their objects.',
-        formatter_class=common.HelpFormatter)
-    cleanup.add_argument(
-        '-b', '--container-base', default='ssbench',
-        help='Base name of the containers to delete')
-    cleanup.add_argument(
-        '-c', '--concurrency',
-        type=bounded(common.positive_int, MAX_CLEANUP_CONCURRENCY), default=10,
-        help='Containers (and objects per container) deleted at once')
-    cleanup.add_argument(
-        '-p', '--policy', default='default_policy',
-        help='Storage policy part of the container names')
-    add_auth_options(cleanup)
-    cleanup.set_defaults(func=cmd_cleanup_containers)
-    return parser
+class _OneValue(object):
+    """run-scenario's load settings: one value each, as the flag says."""
+
+    def __call__(self, convert):
+        return convert
+
+    def default(self, value):
+        return value
+
+
+_one_value = _OneValue()

@@ -19,8 +19,7 @@ from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
 
-#: The output FILE that means standard output.
-STDOUT = '-'
+STDOUT = common.STDOUT
 
 
 def add_report_options(parser):
@@ -34,7 +33,8 @@ def add_report_options(parser):
 
 
 def add_analysis_outputs(parser):
-    """--json and --html, shared by run-scenario and report-scenario."""
+    """--json, --html, --errors, --bandwidth and --slo, shared by
+    run-scenario and report-scenario."""
     parser.add_argument(
         '--json', metavar='FILE', dest='json_file', default=None,
         help='Also write the full analysis (every percentile, per-second '
@@ -55,6 +55,12 @@ def add_analysis_outputs(parser):
         help='After the text report, print the bandwidth by operation and '
         'size class: the bytes of the successful operations divided by the '
         'run\'s duration, in MB/s (10^6 bytes) and MiB/s (2^20 bytes)')
+    parser.add_argument(
+        '--slo', metavar='OBJECTIVES', default=None,
+        help="Exit with status 3 when the run misses an absolute "
+        "objective, e.g. 'p99<200ms,read.p99.9<1s,errors<0.1%%' (a unit "
+        "on every time; the metric names of --fail-if; see "
+        "docs/analysis.rst)")
 
 
 def add_report_parser(subparsers, formatter_class):
@@ -113,7 +119,7 @@ class ReportRequest(object):
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
                  main_report=True, errors=False, skip=None, force=False,
-                 bandwidth=False):
+                 bandwidth=False, slo=None):
         from ssbench.errors import UsageError
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
@@ -159,6 +165,10 @@ class ReportRequest(object):
             if compare_base is None:
                 raise UsageError('--fail-if needs --compare BASE_STATS_FILE')
             self.rules = parse_fail_if(fail_if)
+        self.objectives = None
+        if slo is not None:
+            from ssbench.report.slo import parse_slo
+            self.objectives = parse_slo(slo)
 
     def outputs(self):
         """(what, path) of every file this request writes."""
@@ -194,20 +204,26 @@ class ReportRequest(object):
         return stored_warmup(stats_file.header)
 
     def percentiles(self):
-        """The analysis's percentiles, and those --fail-if rules read."""
+        """The analysis's percentiles, and those --fail-if rules and --slo
+        objectives read."""
         from ssbench.report.compute.analyze import DEFAULT_PERCENTILES
-        from ssbench.report.gate import percentiles_of
-        return tuple(DEFAULT_PERCENTILES) + tuple(
-            percentiles_of(self.rules or ()))
+        from ssbench.report import gate, slo
+        out = list(DEFAULT_PERCENTILES)
+        for pctile in gate.percentiles_of(self.rules or ()) + \
+                slo.percentiles_of(self.objectives or ()):
+            if pctile not in out:
+                out.append(pctile)
+        return tuple(out)
 
     def needs_analysis(self):
         return bool(self.json_path or self.html_path or self.compare_base or
-                    self.errors or self.bandwidth)
+                    self.errors or self.bandwidth or self.objectives)
 
 
 def write_reports(stats_path, request):
     """Compute what `request` asks for from a stats file and write it;
-    returns the exit status (3 when a --fail-if rule was crossed)."""
+    returns the exit status (3 when a --fail-if rule was crossed or an
+    --slo objective missed)."""
     profiler = profile_path = None
     if request.profile:
         import cProfile
@@ -264,6 +280,11 @@ def _write(stats_path, request):
             outputs.append((request.rps_histogram, 'rps histogram', 'csv',
                             lambda out: classic.render_rps_histogram(
                                 run_stats, out)))
+    if request.objectives:
+        from ssbench.report import slo
+        for line in slo.missed(doc, request.objectives):
+            log.error('--slo %s', line)
+            status = slo.MISSED_EXIT
     if request.errors:
         from ssbench.report.render.errortable import render_error_table
         parts.append((render_error_table, doc))
@@ -309,6 +330,10 @@ def cmd_report_scenario(args):
                             args.json_file, args.html_file, args.compare,
                             args.fail_if, errors=args.errors,
                             skip=args.skip, force=args.force,
-                            bandwidth=args.bandwidth)
+                            bandwidth=args.bandwidth, slo=args.slo)
     request.check(args.stats_file)
+    from ssbench.cli.reportsuite import suite_file, write_suite_reports
+    suite = suite_file(args.stats_file)
+    if suite is not None:
+        return write_suite_reports(suite, request)
     return write_reports(args.stats_file, request)

@@ -44,7 +44,7 @@ def cmd_run_scenario(args):
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
         errors=args.errors, skip=args.warmup, force=args.force,
-        bandwidth=args.bandwidth)
+        bandwidth=args.bandwidth, slo=args.slo)
     report_request.check(
         inputs=[('scenario file', args.scenario_file)],
         outputs=[('stats file', stats_paths.plain),
@@ -55,41 +55,14 @@ def cmd_run_scenario(args):
         from ssbench.master.metrics import require_client
         require_client()
     curve = curve_keys(args, local_workers=bool(args.workers))
-    swift = worker_config = None
-    if not args.noop:
-        from ssbench.cli.authopts import auth_from_args, require_keystone
-        from ssbench.swift.client import SwiftClient
-        from ssbench.swift.auth import Credentials
-        from ssbench.master.workerconfig import WorkerConfig
-        auth = require_keystone(auth_from_args(args).check())
-        # The master authenticates; workers get the token
-        # (ssbench.swift.tokens).
-        credentials = Credentials(auth, timeout=args.network_timeout)
-        swift = SwiftClient(auth, concurrency=scenario.container_concurrency,
-                            connect_timeout=args.connect_timeout,
-                            network_timeout=args.network_timeout,
-                            tokens=credentials,
-                            retry_backoff=args.retry_backoff)
-        swift.authenticate()
-        from ssbench.master.clusterlimits import check_cluster
-        check_cluster(swift, scenario)
-        worker_config = WorkerConfig(credentials, args.connect_timeout,
-                                     args.network_timeout, args.block_size,
-                                     retry_backoff=args.retry_backoff)
+    swift, worker_config = connect_swift(args, [scenario])
 
     shown = progress.mode(args.progress, sys.stderr, args.verbose,
                           args.quiet)
     options = RunOptions(
-        batch_size=batch_size, noop=args.noop,
-        keep_objects=args.keep_objects,
-        connect_timeout=args.connect_timeout,
-        network_timeout=args.network_timeout,
-        worker_wait=args.worker_wait, worker_timeout=args.worker_timeout,
-        expect_workers=args.expect_workers,
-        drain_seconds=args.drain_seconds,
-        profile_path=profile_path,
+        batch_size=batch_size, profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,
-        **loadopts.run_options(args))
+        **dict(shared_run_options(args), **loadopts.run_options(args)))
 
     from ssbench.wire.transport import MasterSockets
     # Plain (not green) sockets: the run loop is the master's only task,
@@ -103,12 +76,12 @@ def cmd_run_scenario(args):
                           swift=swift, worker_config=worker_config)
         # From here on a first Ctrl-C (or SIGTERM) stops the run at the
         # next step of whatever phase it is in, keeping every result.
-        with _stop_on_signals(run):
-            local = _local_workers(args, scenario, sockets, curve,
-                                   batch_size)
+        with stop_on_signals(run):
+            local = local_workers(args, scenario.user_count, sockets,
+                                  curve, batch_size)
             try:
                 if local is not None:
-                    run.master.workers_gone = _gone(local, run.master)
+                    run.master.workers_gone = workers_gone(local, run.master)
                     local.start()
                 outcome = run.run()
             finally:
@@ -139,13 +112,53 @@ def cmd_run_scenario(args):
     return 130 if outcome.interrupted else status
 
 
-def _local_workers(args, scenario, sockets, curve, batch_size):
+def shared_run_options(args):
+    """The RunOptions keyword arguments of the flags every run shares (a
+    run-scenario's, each step of a run-suite)."""
+    return {'noop': args.noop, 'keep_objects': args.keep_objects,
+            'connect_timeout': args.connect_timeout,
+            'network_timeout': args.network_timeout,
+            'worker_wait': args.worker_wait,
+            'worker_timeout': args.worker_timeout,
+            'expect_workers': args.expect_workers,
+            'drain_seconds': args.drain_seconds}
+
+
+def connect_swift(args, scenarios):
+    """(SwiftClient of the master, WorkerConfig for the workers) after
+    authenticating and checking the cluster's limits against each of
+    `scenarios`; (None, None) with --noop."""
+    if args.noop:
+        return None, None
+    from ssbench.cli.authopts import auth_from_args, require_keystone
+    from ssbench.swift.client import SwiftClient
+    from ssbench.swift.auth import Credentials
+    from ssbench.master.workerconfig import WorkerConfig
+    from ssbench.master.clusterlimits import check_cluster
+    auth = require_keystone(auth_from_args(args).check())
+    # The master authenticates; workers get the token
+    # (ssbench.swift.tokens).
+    credentials = Credentials(auth, timeout=args.network_timeout)
+    swift = SwiftClient(auth, concurrency=max(
+        scenario.container_concurrency for scenario in scenarios),
+        connect_timeout=args.connect_timeout,
+        network_timeout=args.network_timeout, tokens=credentials,
+        retry_backoff=args.retry_backoff)
+    swift.authenticate()
+    for scenario in scenarios:
+        check_cluster(swift, scenario)
+    return swift, WorkerConfig(credentials, args.connect_timeout,
+                               args.network_timeout, args.block_size,
+                               retry_backoff=args.retry_backoff)
+
+
+def local_workers(args, user_count, sockets, curve, batch_size):
     """The LocalWorkers of --workers N (not started), or None."""
     if not args.workers:
         return None
     import math
     from ssbench.master.localworkers import LocalWorkers
-    concurrency = int(math.ceil(scenario.user_count / args.workers))
+    concurrency = int(math.ceil(user_count / args.workers))
     extra = ['--profile-count', '1000'] if args.profile else []
     if curve is not None:
         extra += ['--zmq-curve-dir', curve.directory]
@@ -154,7 +167,7 @@ def _local_workers(args, scenario, sockets, curve, batch_size):
                         concurrency, batch_size, extra)
 
 
-def _gone(local, master):
+def workers_gone(local, master):
     """Master.workers_gone for local workers: why no worker can answer
     any more once all of them exited, unless another worker was heard."""
     def gone():
@@ -164,7 +177,7 @@ def _gone(local, master):
     return gone
 
 
-class _stop_on_signals(object):
+class stop_on_signals(object):
     """SIGINT/SIGTERM ask `run` to stop gracefully; a second one raises
     KeyboardInterrupt to stop at once.  Handlers are restored on exit."""
 

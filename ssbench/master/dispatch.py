@@ -38,8 +38,7 @@ class Master(WorkerRegistry):
                  clock=monotonic):
         WorkerRegistry.__init__(self, transport, worker_timeout,
                                 poll_interval, clock)
-        self.user_count = max(1, int(user_count))
-        self.batch_size = max(1, min(int(batch_size), self.user_count))
+        self.resize(user_count, batch_size)
         self.next_job_id = 1
         # A stop request (stop_requested) ends the current phase: it
         # collects in-flight results for drain_seconds and returns with
@@ -54,6 +53,12 @@ class Master(WorkerRegistry):
         # The shapes of results seen, for run_jobs(on_done=...); compiled
         # off the loop, which keeps sending meanwhile.
         self.shapes = ResultShapes(background=True)
+
+    def resize(self, user_count, batch_size):
+        """Keep at most `user_count` jobs out, sent `batch_size` at a time
+        (at most user_count): a suite's next step may differ."""
+        self.user_count = max(1, int(user_count))
+        self.batch_size = max(1, min(int(batch_size), self.user_count))
 
     # -- the loop -------------------------------------------------------
 

@@ -19,12 +19,13 @@ class Snapshot(object):
     seconds}; phase: the current one (None before the first);
     fraction_done: of the current phase (None when unknown); workers,
     saturated: counts; intended_rate, achieved_rate: a --rate run's jobs
-    per second (None in a closed-loop run).
+    per second (None in a closed-loop run); step: (number, of, values) of
+    a run-suite step, else None.
     """
 
     def __init__(self, totals=None, elapsed=None, phase=None,
                  fraction_done=None, workers=0, saturated=0,
-                 intended_rate=None, achieved_rate=None):
+                 intended_rate=None, achieved_rate=None, step=None):
         self.totals = totals or {}
         self.elapsed = elapsed or {}
         self.phase = phase
@@ -33,6 +34,7 @@ class Snapshot(object):
         self.saturated = saturated
         self.intended_rate = intended_rate
         self.achieved_rate = achieved_rate
+        self.step = step
 
 
 class LiveView(object):
@@ -52,6 +54,8 @@ class LiveView(object):
         self._ticked_at = None
         self._next_tick = 0.0
         self._in_phase = False
+        # (number, of, values) of the run-suite step running, or None.
+        self.step = None
         self.status = None
         if status_stream is not None:
             self.status = StatusLine(status_stream, self.line,
@@ -71,7 +75,7 @@ class LiveView(object):
         """The status line's text now."""
         workers = self._live_workers()
         return format_line(self.stats.window(), len(workers),
-                           self.stats.saturated_count(workers))
+                           self.stats.saturated_count(workers), self.step)
 
     def phase(self, name, total=None, seconds=None, on_results=None,
               on_idle=None, on_heartbeat=None):
@@ -148,7 +152,8 @@ class LiveView(object):
             achieved = schedule.taken / seconds if seconds > 0 else 0.0
         return Snapshot(stats.totals(), elapsed, stats.phase,
                         stats.fraction_done(), len(workers),
-                        stats.saturated_count(workers), intended, achieved)
+                        stats.saturated_count(workers), intended, achieved,
+                        self.step)
 
     def publish(self):
         if self.metrics is not None:

@@ -163,6 +163,16 @@ def families(snapshot, core):
                          'Jobs per second the open-loop schedule sent, '
                          'since the benchmark began',
                          value=snapshot.achieved_rate))
+    if snapshot.step is not None:
+        number, of, values = snapshot.step
+        step = gauge('ssbench_suite_step', 'The run-suite step running '
+                     '(its number), labelled with the values it tries',
+                     labels=['values'])
+        step.add_metric([values], number)
+        out.append(step)
+        out.append(gauge('ssbench_suite_steps', 'Steps of the run-suite '
+                         'suite (known so far, for a capacity search)',
+                         value=of))
     return out
 
 

@@ -33,7 +33,8 @@ class RunOptions(object):
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
                  profile_path=None, progress_stream=None, rng=None,
                  seed=None, rate=None, arrival='uniform', warmup=0,
-                 live=None, expect_workers=None):
+                 live=None, expect_workers=None, header_extra=None,
+                 watch=None):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -58,6 +59,11 @@ class RunOptions(object):
         # None: start once a worker is heard from; N: once N workers are
         # connected and configured (within worker_wait).
         self.expect_workers = expect_workers
+        # More keys of the stats header (a suite's step says which it is).
+        self.header_extra = header_extra
+        # Sees the benchmark's results and may end its jobs early (a
+        # ssbench.master.steadystate.SteadyWatch), or None.
+        self.watch = watch
 
 
 class RunOutcome(object):
@@ -138,7 +144,7 @@ class ScenarioRun(object):
     """
 
     def __init__(self, scenario, transport, stats_paths, options,
-                 swift=None, worker_config=None):
+                 swift=None, worker_config=None, master=None, ring=None):
         self.scenario = scenario
         self.stats_paths = stats_paths
         self.options = options
@@ -149,16 +155,26 @@ class ScenarioRun(object):
         self.rng = options.rng or seeds.stream(self.seed, seeds.BENCH)
         self.population_rng = options.rng or seeds.stream(
             self.seed, seeds.POPULATION)
-        self.ring = ObjectRing()
-        self.ring.guard_updates(jobgen.segment_keys(scenario))
-        self.master = Master(transport, scenario.user_count,
-                             options.batch_size,
-                             worker_timeout=options.worker_timeout,
-                             drain_seconds=options.drain_seconds)
-        # Workers' clock offsets, from probes sent with jobs all run long.
-        self.master.clocks = ClockOffsets()
-        if options.live is not None:
-            options.live.attach(self.master)
+        # A ring handed over holds the objects an earlier run of the same
+        # scenario left (a suite's step): nothing to upload again.
+        self.populated = ring is not None
+        if ring is None:
+            ring = ObjectRing()
+            ring.guard_updates(jobgen.segment_keys(scenario))
+        self.ring = ring
+        if master is None:
+            master = Master(transport, scenario.user_count,
+                            options.batch_size,
+                            worker_timeout=options.worker_timeout,
+                            drain_seconds=options.drain_seconds)
+            # Workers' clock offsets, from probes sent with jobs all run
+            # long.
+            master.clocks = ClockOffsets()
+            if options.live is not None:
+                options.live.attach(master)
+        else:
+            master.resize(scenario.user_count, options.batch_size)
+        self.master = master
 
     def _live(self, name, total=None, on_results=None, on_idle=None,
               on_heartbeat=None):
@@ -190,7 +206,15 @@ class ScenarioRun(object):
         return already
 
     def run(self):
-        scenario, options = self.scenario, self.options
+        """Wait for the workers, configure them, and run every phase: a
+        RunOutcome."""
+        self.connect()
+        return self.run_phases()
+
+    def connect(self):
+        """Wait for the workers (all --expect-workers of them) and hand
+        them their configuration."""
+        options = self.options
         if options.expect_workers is not None and \
                 self.worker_config is not None:
             # Heartbeats of unconfigured workers bring them a copy while
@@ -204,8 +228,29 @@ class ScenarioRun(object):
         log.debug('workers connected: %s', workers)
         if self.worker_config is not None:
             self.master.configure(self.worker_config)
-        log.info('Starting scenario run for "%s"', scenario.name)
-        if options.noop:
+
+    def run_phases(self):
+        """Containers, population (unless the ring came populated),
+        benchmark and cleanup, with workers connected: a RunOutcome."""
+        log.info('Starting scenario run for "%s"', self.scenario.name)
+        if not self.populated:
+            self.prepare_objects()
+        outcome = self.benchmark()
+        if self.options.keep_objects or self.options.noop:
+            return outcome
+        if outcome.interrupted or outcome.error is not None or \
+                not self.cleanup():
+            log.warning('Objects created by the run were not deleted; '
+                        '"ssbench-master cleanup-containers" removes them')
+            if outcome.error is None:
+                outcome.interrupted = True
+        return outcome
+
+    def prepare_objects(self):
+        """The initial objects: uploaded where missing (after the
+        containers), or with --noop only put in the ring."""
+        scenario = self.scenario
+        if self.options.noop:
             self.load_initial_objects()
         else:
             log.info('Ensuring %d containers (%s_*) exist; concurrency=%d...',
@@ -217,16 +262,7 @@ class ScenarioRun(object):
             if not self.populate():
                 raise Interrupted('interrupted while populating: no '
                                   'benchmark was run')
-        outcome = self.benchmark()
-        if options.keep_objects or options.noop:
-            return outcome
-        if outcome.interrupted or outcome.error is not None or \
-                not self.cleanup():
-            log.warning('Objects created by the run were not deleted; '
-                        '"ssbench-master cleanup-containers" removes them')
-            if outcome.error is None:
-                outcome.interrupted = True
-        return outcome
+        self.populated = True
 
     def _stop_requested(self):
         return self.master.stop_requested
@@ -283,8 +319,7 @@ class ScenarioRun(object):
         stats = error = None
         try:
             stats = self.master.run_jobs(
-                jobgen.bench_jobs(scenario, self.rng, self.ring,
-                                  noop=options.noop),
+                self._bench_jobs(),
                 on_results=on_results, on_raw=store_raw(writer),
                 on_idle=on_idle, on_done=self._on_done(on_results))
             self.store_controls(schedule, writer)
@@ -312,18 +347,31 @@ class ScenarioRun(object):
         progress.legend()
         return progress
 
+    def _bench_jobs(self):
+        """The benchmark's jobs, ended early by the watch if it says so."""
+        jobs = jobgen.bench_jobs(self.scenario, self.rng, self.ring,
+                                 noop=self.options.noop)
+        if self.options.watch is not None:
+            jobs = self.options.watch.jobs(jobs)
+        return jobs
+
     def _bench_callbacks(self, progress):
         """The benchmark's (on_results, on_idle): the ring's, and the
-        progress printer's when there is one."""
-        ring_on_results = self.ring.on_results
-        if progress is None:
-            return ring_on_results, None
-        add_results = progress.add_results
+        progress printer's and the watch's when there are."""
+        hooks = [self.ring.on_results]
+        on_idle = None
+        if progress is not None:
+            hooks.append(progress.add_results)
+            on_idle = progress.tick
+        if self.options.watch is not None:
+            hooks.append(self.options.watch.add)
+        if len(hooks) == 1:
+            return hooks[0], on_idle
 
         def on_results(results):
-            ring_on_results(results)
-            add_results(results)
-        return on_results, progress.tick
+            for hook in hooks:
+                hook(results)
+        return on_results, on_idle
 
     def _bench_header(self):
         """The stats file's header: the scenario's, the seed, the warmup
@@ -334,6 +382,7 @@ class ScenarioRun(object):
             header['warmup'] = self.options.warmup
         header[workerlist.HEADER_KEY] = workerlist.entries(
             self.master.identities, self.master.tracker.live())
+        header.update(self.options.header_extra or {})
         return header
 
     def _bench_failed(self, exc, schedule, writer):
@@ -387,6 +436,8 @@ class ScenarioRun(object):
         if schedule is not None:
             schedule.close(monotonic())
             writer.write_batch([schedule.record()])
+        if self.options.watch is not None:
+            writer.write_batch([self.options.watch.record()])
         records = self.master.clocks.records()
         if records:
             writer.write_batch(records)

@@ -32,11 +32,15 @@ def latency_text(seconds):
     return '%.3gs' % seconds
 
 
-def format_line(figures, workers, saturated):
+def format_line(figures, workers, saturated, step=None):
     """The status line of LiveStats.window() `figures`, with `workers`
-    connected of which `saturated` passed a health limit lately."""
+    connected of which `saturated` passed a health limit lately, after
+    the run-suite `step` (number, of, values) when there is one."""
     done, total = figures['done'], figures['total']
-    parts = [
+    parts = ['step %d/%d%s' % (step[0], step[1],
+                               ' ' + step[2] if step[2] else '')
+             ] if step is not None else []
+    parts += [
         '%s %s' % (figures['phase'], clock_text(figures['elapsed'])),
         'ETA %s' % clock_text(figures['left']),
         ('%s/%s req' % (format(done, ','), format(total, ','))

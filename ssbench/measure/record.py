@@ -114,6 +114,19 @@ def within(kind, value):
         0 <= value < kind.bound)
 
 
+def response_wait(spent, completed, intended, lag, held):
+    """Seconds an open-loop request waited before its measured part began
+    (`spent`: its last-byte latency, or a failure's time to failure), so
+    that spent + wait is its response time, from its intended start.
+    The master's `lag` (how late the job left it) plus the worker's
+    `held` (from the job's receipt to the result) measure it on one
+    clock each; without them, `completed` less `spent` less `intended`
+    mixes the two hosts' clocks.  Not above 0: no wait."""
+    if within(SECONDS, lag) and within(SECONDS, held):
+        return lag + held - spent
+    return completed - spent - intended
+
+
 def value_problem(key, value):
     """True when `value` is no value of `key` (one of FIELDS; None is
     fine where the key may be None)."""

@@ -15,10 +15,10 @@ import collections
 
 from ssbench.compat import write_text
 from ssbench.errors import StatsFileError
+from ssbench.report.compute.metricnames import (
+    KINDS, OPERATIONS, all_sizes, error_rate, operations_of, percentile_key)
 from ssbench.report.render.classic import format_time
 
-OPERATIONS = ('total', 'create', 'read', 'update', 'delete')
-KINDS = ('last_byte', 'first_byte')
 KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
 _DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
 # The fewest seconds (first and last left out) a spread is estimated from.
@@ -26,11 +26,6 @@ MIN_SPREAD_SECONDS = 5
 
 
 # --- comparing -------------------------------------------------------------
-
-def percentile_key(number):
-    """The document's key of a percentile: 99.9 -> 'p99_9', 50 -> 'p50'."""
-    return 'p' + ('%g' % number).replace('.', '_')
-
 
 def relative_change(base, this):
     """(this - base) / base in percent; None if either is None or base 0."""
@@ -82,8 +77,8 @@ def compare(base_doc, doc):
     for d in (base_doc, doc):
         _check_version(d)
     keys = _percentile_keys(base_doc, doc)
-    base_ops = _by_operation(base_doc)
-    this_ops = _by_operation(doc)
+    base_ops = operations_of(base_doc)
+    this_ops = operations_of(doc)
     operations = []
     for name in OPERATIONS:
         if name in base_ops or name in this_ops:
@@ -109,10 +104,6 @@ def _percentile_keys(*docs):
     return [percentile_key(n) for n in sorted(numbers)]
 
 
-def _by_operation(doc):
-    return dict((op['operation'], op) for op in doc.get('operations') or [])
-
-
 def _describe_run(doc):
     run = doc.get('run') or {}
     described = dict((key, run.get(key)) for key in (
@@ -122,22 +113,8 @@ def _describe_run(doc):
     return described
 
 
-def _error_rate(op):
-    requests = (op.get('count') or 0) + (op.get('errors') or 0)
-    if not requests:
-        return None
-    return (op.get('errors') or 0) / requests * 100.0
-
-
-def _all_sizes(op, kind):
-    for entry in (op.get('latency') or {}).get(kind) or []:
-        if entry.get('size') is None:
-            return entry
-    return {}
-
-
 def _latency_getter(kind, stat):
-    return lambda op: _all_sizes(op, kind).get(stat)
+    return lambda op: all_sizes(op, kind).get(stat)
 
 
 def _metric_specs(percentile_keys):
@@ -146,7 +123,7 @@ def _metric_specs(percentile_keys):
         ('rps', 'requests/s', 'req/s', lambda op: op.get('req_per_s')),
         ('count', 'successes', 'count', lambda op: op.get('count')),
         ('errors', 'errors', 'count', lambda op: op.get('errors')),
-        ('error_rate', 'error rate', 'percent', _error_rate),
+        ('error_rate', 'error rate', 'percent', error_rate),
     ]
     for kind in KINDS:
         for stat in percentile_keys + ['max', 'avg']:

@@ -30,8 +30,8 @@ from __future__ import absolute_import, division, print_function
 import collections
 import re
 
-from ssbench.report.compare import (KIND_LABELS, OPERATIONS, format_value,
-                                    percentile_key, spread_text)
+from ssbench.report.compute import metricnames
+from ssbench.report.compare import KIND_LABELS, format_value, spread_text
 from ssbench.errors import UsageError
 
 # The CLI's exit status when a --fail-if rule failed.
@@ -54,11 +54,6 @@ class Rule(collections.namedtuple(
     __slots__ = ()
 
 
-_OPERATION_RE = re.compile(r'(total|create|read|update|delete)\.')
-_KIND_RE = re.compile(r'(first_byte|last_byte)\.')
-# [0-9], not \d: Python 3's \d takes any Unicode digit, so a full-width
-# "p\uff19\uff19" would pass for p99.
-_METRIC_RE = re.compile(r'(rps|max|avg|errors|p([0-9]+(?:[._][0-9]+)?))$')
 _CHANGE_RE = re.compile(
     r'([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*(%|pp)?$')
 # A rule (or part of one) is quoted in messages up to this many characters.
@@ -96,36 +91,11 @@ def _parse_rule(rule):
 
 
 def _parse_metric(rule, left):
-    operation = 'total'
-    match = _OPERATION_RE.match(left)
-    if match:
-        operation = match.group(1)
-        left = left[match.end():]
-    kind = None
-    match = _KIND_RE.match(left)
-    if match:
-        kind = match.group(1)
-        left = left[match.end():]
-    match = _METRIC_RE.match(left)
-    if not match:
-        raise _bad(rule, "unknown metric '%s'; write [OP.][first_byte.]"
-                   "METRIC, OP one of %s, METRIC one of rps/pN/max/avg/"
-                   "errors (pN: p50, p99.9, ...)"
-                   % (_cut(left), '/'.join(OPERATIONS)))
-    metric = match.group(1)
-    if match.group(2) is not None:
-        number = float(match.group(2).replace('_', '.'))
-        if not 0 < number <= 100:
-            raise _bad(rule, 'percentile %s is not above 0 and at most 100'
-                       % match.group(2))
-        metric = percentile_key(number)
-    if metric in ('rps', 'errors'):
-        if kind is not None:
-            raise _bad(rule, '%s. applies only to latency metrics '
-                       '(pN, max, avg)' % kind)
-    elif kind is None:
-        kind = 'last_byte'
-    return operation, kind, metric
+    try:
+        name = metricnames.parse_metric(left)
+    except ValueError as exc:
+        raise _bad(rule, exc.args[0])
+    return name.operation, name.kind, name.metric
 
 
 def _parse_change(rule, right, metric):
@@ -148,14 +118,9 @@ def _parse_change(rule, right, metric):
 def percentiles_of(rules):
     """The percentiles (numbers) the rules read, for the analysis to
     compute besides its own."""
-    out = []
-    for rule in rules:
-        if rule.metric.startswith('p'):
-            number = float(rule.metric[1:].replace('_', '.'))
-            number = int(number) if number == int(number) else number
-            if number not in out:
-                out.append(number)
-    return out
+    return metricnames.percentiles_of(
+        metricnames.MetricName(rule.operation, rule.kind, rule.metric)
+        for rule in rules)
 
 
 def _rule_row(op, rule):

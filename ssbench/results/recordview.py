@@ -187,12 +187,9 @@ def _response_times(batches, raw):
                 else:
                     k_spent = k_last
                 last = record[k_spent] or 0.0
-                lag = record.get(k_lag)
-                held = record.get(k_held)
-                if _seconds(lag) and _seconds(held):
-                    wait = lag + held - last
-                else:
-                    wait = record[k_completed] - last - intended
+                wait = spec.response_wait(last, record[k_completed], intended,
+                                          record.get(k_lag),
+                                          record.get(k_held))
             except (KeyError, TypeError, IndexError, AttributeError):
                 continue
             if wait > 0:

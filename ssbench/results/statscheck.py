@@ -176,9 +176,13 @@ def ended_early(header, count, first, last):
     run), or None: fewer results than an operation count, or results
     over less than a run time, less 10% (at least 5 s: the first and
     last requests take time too).  An open-loop run's results follow its
-    rate, not its run time: only its count is judged.  `first` and `last`
-    are the earliest and latest completion times kept (None when no
-    result was)."""
+    rate, not its run time: only its count is judged.  A run that ended
+    once it was steady (run-suite --until-steady) had its counts as a
+    ceiling: nothing is judged.  `first` and `last` are the earliest and
+    latest completion times kept (None when no result was)."""
+    if header.get('until_steady') is True:
+        return None
+
     def number(key):
         value = header.get(key)
         if type(value) in _NUMBER_TYPES and 0 < value < _INF:

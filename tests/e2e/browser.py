@@ -152,3 +152,17 @@ def colour_census(png_data):
             if max(r, g, b) - min(r, g, b) > 60:
                 saturated += 1
     return len(colours), saturated
+
+
+def page_screenshot(driver, path, width=1400, most=6000):
+    """A PNG of the whole page (up to `most` pixels high) written to
+    `path` (named on stdout) and returned, once the window is as tall as
+    the page."""
+    height = driver.execute_script(
+        'return document.documentElement.scrollHeight')
+    driver.set_window_size(width, min(height, most))
+    png = driver.get_screenshot_as_png()
+    with open(str(path), 'wb') as handle:
+        handle.write(png)
+    print('screenshot: %s' % path)
+    return png

@@ -65,8 +65,10 @@ def children(pid):
     return found
 
 
-@pytest.fixture
-def server(tmpdir):
+def running(tmpdir):
+    """A fixture's body: the canned Swift started in tmpdir, (its
+    directory, its port), and stopped after the test; skipped without
+    nginx unless root may install it."""
     if not any(os.access(p, os.X_OK) for p in ('/usr/sbin/nginx',
                                                '/usr/bin/nginx')) and \
             os.geteuid() != 0:
@@ -79,6 +81,12 @@ def server(tmpdir):
         yield directory, port
     finally:
         canned('stop', directory)
+
+
+@pytest.fixture
+def server(tmpdir):
+    for started in running(tmpdir):
+        yield started
 
 
 def test_answers_like_swift(server):

@@ -131,13 +131,7 @@ def test_report_draws_offline(make_doc, tmpdir):
             assert driver.find_element('tag name', 'h1').text == PAYLOAD
             legends = driver.execute_script(LEGENDS_JS)
             assert PAYLOAD in legends and 'b&"' in legends
-        height = driver.execute_script(
-            'return document.documentElement.scrollHeight')
-        driver.set_window_size(1400, min(height, 6000))
-        png = driver.get_screenshot_as_png()
-    shot = tmpdir.join('report.png')
-    shot.write_binary(png)
-    print('screenshot: %s' % shot)
+        png = browser.page_screenshot(driver, tmpdir.join('report.png'))
     colours, saturated = browser.colour_census(png)
     # Text, tables and coloured chart lines, not a blank page.
     assert colours > 100 and saturated > 1000, (colours, saturated)

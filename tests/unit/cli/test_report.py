@@ -289,3 +289,43 @@ def test_files_are_written_before_the_report_is_printed(capsys):
     assert (status, out) == (1, '')
     assert err == ('ERROR:cannot write JSON file /dev/full: No space left '
                    'on device\n')
+
+
+def test_slo_met_keeps_the_report_and_exit_0(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--slo',
+                            'p99<100s,errors<100%,rps>1')
+    assert status == 0, err
+    assert 'ERROR' not in err
+    with io.open(os.path.join(GOLDEN, 'swift_u8_o2000_c10.report.txt'),
+                 encoding='utf-8') as fp:
+        assert out == fp.read()
+
+
+def test_a_missed_slo_exits_3_with_one_line_per_objective(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--slo',
+                            'p99<1us,read.p99.9<100s,delete.max<1us,'
+                            'rps>1000000')
+    assert status == 3, err
+    lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
+    assert [line.split(':')[1] for line in lines] == [
+        '--slo p99<1us', '--slo delete.max<1us', '--slo rps>1000000'], err
+    assert 'total last-byte p99 is ' in lines[0]
+    assert out     # the report is still printed
+
+
+def test_slo_judges_a_percentile_beyond_the_analysis_own(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--slo', 'p99.99<1us')
+    assert status == 3, err
+    assert 'total last-byte p99.99 is ' in err
+
+
+@pytest.mark.parametrize('argv, fragment', [
+    (['--slo', 'p99<200'], 'a time needs its unit'),
+    (['--slo', ''], 'at least one objective'),
+])
+def test_a_malformed_slo_is_one_line_and_exit_2(capsys, argv, fragment):
+    status, out, err = main(capsys, '-s', SWIFT, *argv)
+    assert status == 2, err
+    lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
+    assert len(lines) == 1 and fragment in lines[0], err
+    assert out == ''

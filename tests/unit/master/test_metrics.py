@@ -119,6 +119,13 @@ def test_a_closed_loop_run_has_no_rate_gauges():
     names = set(key[0] for key in _samples(Snapshot()))
     assert 'ssbench_open_loop_intended_rate' not in names
     assert 'ssbench_workers_connected' in names
+    assert 'ssbench_suite_step' not in names
+
+
+def test_a_suite_step_is_a_gauge_labelled_with_its_values():
+    samples = _samples(Snapshot(step=(3, 8, 'u32.rate400')))
+    assert samples[('ssbench_suite_step', ('values', 'u32.rate400'))] == 3
+    assert samples[('ssbench_suite_steps',)] == 8
 
 
 def _get(address, path='/metrics', accept=None):

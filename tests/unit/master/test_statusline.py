@@ -32,6 +32,13 @@ def test_the_line_has_phase_times_counts_rate_percentiles_and_workers():
                     'workers 3 (1 saturated)')
 
 
+def test_a_suite_step_comes_first():
+    line = format_line(figures(), 3, 0, step=(3, 8, 'u32.rate400'))
+    assert line.startswith('step 3/8 u32.rate400 | benchmark 01:15 | ')
+    assert format_line(figures(), 3, 0, step=(1, 1, '')).startswith(
+        'step 1/1 | benchmark')
+
+
 def test_errors_are_told_by_cause_most_first():
     line = format_line(figures(errors={'503': 4, 'timeout': 9, '404': 1,
                                        'reset': 1}, total=None, left=None),

@@ -138,3 +138,14 @@ def test_retry_causes(causes, retries, good):
     ('trans_id', None, False), ('last_byte_latency', 1e308, True)])
 def test_value_problem(key, value, bad):
     assert record.value_problem(key, value) is bad
+
+
+def test_the_response_wait_takes_one_clock_per_part_when_it_can():
+    # send lag 0.5 s on the master, 0.3 s on the worker, 0.1 s spent.
+    assert record.response_wait(0.1, 1000.0, 998.0, 0.5, 0.3) == \
+        pytest.approx(0.7)
+    # Without them: completion less spent less intended start.
+    assert record.response_wait(0.1, 1000.0, 998.0, None, 0.3) == \
+        pytest.approx(1.9)
+    assert record.response_wait(0.1, 1000.0, 998.0, -1.0, 0.3) == \
+        pytest.approx(1.9)

@@ -277,6 +277,10 @@ def test_a_pass_cut_short_profiles_nothing(tmp_path):
     ({'run_seconds': 2}, 5, 0.0, None),          # within 5 s
     ({'run_seconds': 600}, 50, 541.0, None),     # within 10%
     ({'run_seconds': 60, 'rate': 0.1}, 2, 10.0, None),
+    # run-suite --until-steady: the counts were a ceiling.
+    ({'run_seconds': 60, 'until_steady': True}, 50, 20.0, None),
+    ({'operation_count': 10, 'until_steady': True}, 4, 3.0, None),
+    ({'run_seconds': 60, 'until_steady': 1}, 50, 20.0, 'its results span'),
     ({'operation_count': 'x'}, 1, 0.0, None),
     ({'operation_count': True}, 0, 0.0, None),
     ({}, 1, 0.0, None),

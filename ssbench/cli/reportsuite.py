@@ -1,0 +1,146 @@
+"""report-scenario on a suite: `-s` naming a run-suite folder (or its
+suite.json) re-renders the suite from its steps' stats files, and with
+--compare BASE (another suite) sets the two curves side by side."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import logging
+import os
+import sys
+
+from ssbench.compat import string_types
+from ssbench.errors import StatsFileError, UsageError
+
+log = logging.getLogger('ssbench')
+
+SUITE_FILE = 'suite.json'
+
+
+def suite_file(path):
+    """The suite.json that `path` names (a suite folder or the file
+    itself), or None when it names something else (a stats file)."""
+    if path is None:
+        return None
+    if os.path.isdir(path):
+        candidate = os.path.join(path, SUITE_FILE)
+        if os.path.isfile(candidate):
+            return candidate
+        raise StatsFileError('%s: a folder without %s: neither a stats '
+                             'file nor a suite' % (path, SUITE_FILE))
+    if os.path.basename(path) == SUITE_FILE:
+        return path
+    return None
+
+
+def read_suite(path):
+    """The suite document at `path` (a suite.json), checked for its
+    shape; StatsFileError in one line otherwise."""
+    try:
+        with io.open(path, encoding='utf-8') as handle:
+            doc = json.load(handle)
+    except (IOError, OSError) as exc:
+        raise StatsFileError('%s: cannot read the suite: %s' % (
+            path, getattr(exc, 'strerror', None) or exc))
+    except ValueError as exc:
+        raise StatsFileError('%s: not a suite file: %s' % (path, exc))
+    if not isinstance(doc, dict) or doc.get('format') != 'ssbench-suite' \
+            or not isinstance(doc.get('steps'), list) or not all(
+                isinstance(step, dict) and isinstance(step.get('step'), int)
+                for step in doc['steps']):
+        raise StatsFileError('%s: not a run-suite suite.json' % (path,))
+    return doc
+
+
+def _stats_of(step, folder):
+    """A step's stats file: where the suite wrote it, else beside its
+    suite.json (a suite folder moved or copied)."""
+    path = step.get('stats_file')
+    if not isinstance(path, string_types):
+        return None
+    if os.path.exists(path):
+        return path
+    beside = os.path.join(folder, os.path.basename(path))
+    return beside if os.path.exists(beside) else None
+
+
+def refigured(path, request):
+    """The suite document at `path` with every step's figures computed
+    again from its stats file (and judged by --slo)."""
+    from ssbench.report.compute.analyze import analyze
+    from ssbench.report.compute.suitefigures import step_figures
+    from ssbench.report import slo
+    from ssbench.results.statsreader import open_stats
+    doc = read_suite(path)
+    folder = os.path.dirname(path)
+    for step in doc['steps']:
+        stats = _stats_of(step, folder)
+        step.pop('figures', None)
+        step.pop('slo', None)
+        if stats is None:
+            continue
+        stats_file = open_stats(stats)
+        analysis = analyze(stats_file, request.percentiles(),
+                           skip=request.skip_for(stats_file))
+        step['stats_file'] = stats
+        step['figures'] = step_figures(analysis)
+        if request.objectives:
+            step['slo'] = slo.missed(analysis, request.objectives)
+    return doc
+
+
+def write_suite_reports(path, request):
+    """report-scenario of the suite at `path` (a suite.json): its table
+    (or the comparison with --compare), --json and --html; the exit
+    status (3 when a step missed an --slo objective)."""
+    from ssbench.cli.common import STDOUT
+    from ssbench.results import safefiles
+    if request.rps_histogram or request.csv_output or request.errors or \
+            request.bandwidth or request.rules:
+        raise UsageError('a suite is reported as its table, --json and '
+                         '--html (and --slo, --compare); report a step\'s '
+                         'stats file for -r, --csv, --errors, --bandwidth '
+                         'and --fail-if')
+    doc = refigured(path, request)
+    outputs = []
+    if request.compare_base:
+        from ssbench.report.compute.suitefigures import compare_suites
+        from ssbench.report.render.suitetable import render_comparison
+        base_path = suite_file(request.compare_base)
+        if base_path is None:
+            raise UsageError('--compare with a suite needs a base suite '
+                             '(its folder or suite.json), not %s'
+                             % (request.compare_base,))
+        base = refigured(base_path, request)
+        rows = compare_suites(base, doc)
+        outputs.append((request.report_path, 'report file', lambda out:
+                        render_comparison(base['name'], doc['name'], rows,
+                                          out)))
+    elif request.text_report:
+        from ssbench.report.render.suitetable import render_table
+        outputs.append((request.report_path, 'report file',
+                        lambda out: render_table(doc, out)))
+    if request.json_path:
+        from ssbench.report.render.jsonfile import write_json
+        outputs.append((request.json_path, 'JSON file',
+                        lambda out: write_json(doc, out)))
+    if request.html_path:
+        from ssbench.report.render.suitehtml import render_suite_html
+        outputs.append((request.html_path, 'HTML file',
+                        lambda out: render_suite_html(doc, out)))
+    for target, what, write in sorted(
+            outputs, key=lambda output: output[0] in (None, STDOUT)):
+        if target in (None, STDOUT):
+            write(sys.stdout)
+            sys.stdout.flush()
+        else:
+            with safefiles.atomic_output(target, what) as out:
+                write(out)
+    missed = [(step['step'], line) for step in doc['steps']
+              for line in step.get('slo') or ()]
+    for number, line in missed:
+        log.error('step %d: --slo %s', number, line)
+    if missed:
+        from ssbench.report.slo import MISSED_EXIT
+        return MISSED_EXIT
+    return 0

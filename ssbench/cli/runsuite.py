@@ -1,0 +1,395 @@
+"""`ssbench-master run-suite`: several steps with the same workers, a
+stats file per step, one table of them all (see docs/suites.rst).
+
+Everything is checked before anything touches Swift: the steps'
+scenarios, the suite's folder and outputs, the objectives.  After each
+step its figures (ssbench.report.compute.suitefigures) and whether it is
+complete go to suite.json in the suite's folder, so an interrupted suite
+keeps every finished step and the partial one, and --resume runs only
+what is missing.
+"""
+from __future__ import absolute_import, division, print_function
+
+import logging
+import os
+import sys
+
+import ssbench
+from ssbench.cli import suiteplan
+from ssbench.cli.masterzmq import check_ports, curve_keys
+from ssbench.cli.runchecks import check_open_files
+from ssbench.cli.runscenario import (connect_swift, local_workers,
+                                     shared_run_options, stop_on_signals,
+                                     workers_gone)
+from ssbench.errors import UsageError
+
+log = logging.getLogger('ssbench')
+
+# run-scenario's flags that have no meaning for a suite.
+_NOT_FOR_SUITES = (('stats_file', '-s', 'each step\'s stats file is named '
+                    'in --suite-dir'),
+                   ('csv', '--csv', 'the suite prints its own table'),
+                   ('errors', '--errors', 'each step\'s stats file gives '
+                    'them with report-scenario --errors'),
+                   ('bandwidth', '--bandwidth', 'the table has MB/s'),
+                   ('profile', '--profile', 'profile one step with '
+                    'run-scenario'))
+
+
+def _refuse_run_only_flags(args):
+    for attr, flag, why in _NOT_FOR_SUITES:
+        if getattr(args, attr):
+            raise UsageError('%s is a run-scenario flag: %s' % (flag, why))
+    if args.pctile != 95:
+        raise UsageError('--pctile is a run-scenario flag: the suite table '
+                         'gives p50, p99 and p99.9')
+
+
+class Step(object):
+    """A planned step with its scenario loaded and its files named."""
+
+    def __init__(self, plan, scenario, stats_path, options_rate,
+                 batch_size):
+        self.plan = plan
+        self.scenario = scenario
+        self.stats_path = stats_path
+        self.rate = options_rate
+        self.batch_size = batch_size
+
+    def entry(self):
+        """Its suite.json entry before it runs."""
+        return {'step': self.plan.number, 'label': self.plan.label(),
+                'scenario': self.plan.scenario,
+                'settings': dict(self.plan.settings),
+                'stats_file': self.stats_path, 'complete': False}
+
+
+def load_step(args, plan, folder, suite):
+    """A Step: the plan's scenario read with its settings over the
+    command line's (ScenarioError naming the file when it is bad)."""
+    from ssbench.load import scenario as scenario_mod
+    settings = plan.settings
+
+    def one(setting, attr):
+        value = settings.get(setting)
+        if value is None:
+            value = getattr(args, attr, None)
+            if isinstance(value, list):
+                value = value[0] if len(value) == 1 else None
+        return value
+
+    scenario = scenario_mod.load_scenario(plan.scenario, {
+        'user_count': one('user_count', 'user_count'),
+        'operation_count': one('operation_count', 'op_count'),
+        'run_seconds': one('run_seconds', 'run_seconds'),
+        'container_count': one('container_count', 'container_count'),
+        'delete_after': one('delete_after', 'delete_after'),
+        'policy': one('policy', 'policy'),
+        'block_size': args.block_size, 'segment_size': args.segment_size})
+    batch_size = min(one('batch_size', 'batch_size') or 1,
+                     scenario.user_count)
+    return Step(plan, scenario, suiteplan.stats_path(folder, suite, plan),
+                one('rate', 'rate'), batch_size)
+
+
+def _check_steps(args, steps):
+    from ssbench.cli.runchecks import check_warmup
+    from ssbench.results import safefiles
+    for step in steps:
+        check_warmup(args, step.scenario)
+        paths = safefiles.StatsPaths(step.stats_path)
+        safefiles.refuse_overwriting_inputs(
+            [('stats file', paths.plain), ('stats file', paths.final)],
+            [('scenario file', step.plan.scenario)])
+        paths.check(force=args.force)
+
+
+def _check_outputs(args, folder):
+    from ssbench.results import safefiles
+    safefiles.check_directory(os.path.join(folder, suiteplan.SUITE_FILE),
+                              'suite folder', create=True)
+    for what, path in (('JSON file', args.json_file),
+                       ('HTML file', args.html_file)):
+        if path and path != '-':
+            safefiles.check_output(path, what, args.force)
+    if args.html_file:
+        from ssbench.report.render.html import plotly_js
+        plotly_js()
+    if args.json_file == '-' and args.html_file == '-':
+        raise UsageError('--json - and --html - would share standard '
+                         'output: give one of them a file name')
+
+
+def suite_objectives(args):
+    """What every suite checks first (ports, flags that are
+    run-scenario's alone); its --slo objectives, or None."""
+    from ssbench.report.slo import parse_slo
+    check_ports(args)
+    _refuse_run_only_flags(args)
+    return parse_slo(args.slo) if args.slo is not None else None
+
+
+def cmd_run_suite(args):
+    """Run every step of the suite, then print its table."""
+    objectives = suite_objectives(args)
+    suite = suiteplan.plan_from_args(args)
+    folder = suiteplan.suite_dir(args, suite)
+    done = suiteplan.earlier_steps(folder, suite, args.resume)
+    steps = [load_step(args, plan, folder, suite) for plan in suite.steps]
+    runner = SuiteRunner(args, suite, folder, steps, done, objectives)
+    return runner.start([step for step in steps
+                         if step.plan.number not in done])
+
+
+def _distinct(scenarios):
+    seen, out = set(), []
+    for scenario in scenarios:
+        if scenario.source not in seen:
+            seen.add(scenario.source)
+            out.append(scenario)
+    return out
+
+
+class SuiteRunner(object):
+    """Runs the steps through one SuiteRun, writing suite.json after
+    each, then the table and the suite's --json and --html."""
+
+    def __init__(self, args, suite, folder, steps, done, objectives):
+        self.args = args
+        self.suite = suite
+        self.folder = folder
+        self.steps = steps
+        self.objectives = objectives
+        self.entries = [done.get(step.plan.number) or step.entry()
+                        for step in steps]
+        self.search = None
+
+    def start(self, to_run):
+        """Check the steps `to_run` and the outputs, connect to Swift, run
+        the suite: the exit status."""
+        args = self.args
+        _check_outputs(args, self.folder)
+        _check_steps(args, to_run)
+        log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
+                 '%d steps, files in %s', ssbench.version, self.suite.name,
+                 len(self.steps), self.folder)
+        widest = max(self.steps, key=lambda step: step.scenario.user_count)
+        check_open_files(args, widest.scenario)
+        if args.metrics is not None:
+            from ssbench.master.metrics import require_client
+            require_client()
+        curve = curve_keys(args, local_workers=bool(args.workers))
+        swift, worker_config = connect_swift(
+            args, _distinct([step.scenario for step in self.steps]))
+        return self.run(swift, worker_config, curve, widest)
+
+    def run(self, swift, worker_config, curve, widest):
+        """Run the suite with the workers (local ones started for it)."""
+        from ssbench.master.suiterun import SuiteRun
+        from ssbench.wire.transport import MasterSockets
+        args = self.args
+        sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
+                                args.zmq_results_port, green=False,
+                                curve=curve)
+        outcome = None
+        live = None
+        try:
+            from ssbench.master import progress
+            from ssbench.master.liveview import live_view
+            shown = progress.mode(args.progress, sys.stderr, args.verbose,
+                                  args.quiet)
+            self.progress_stream = sys.stderr if shown == 'chars' else None
+            live = live_view(shown, args.metrics)
+            suite_run = SuiteRun(sockets, swift, worker_config)
+            with stop_on_signals(suite_run):
+                local = local_workers(args, widest.scenario.user_count,
+                                      sockets, curve, max(
+                                          step.batch_size
+                                          for step in self.steps))
+                try:
+                    if local is not None:
+                        suite_run.workers_gone = workers_gone(
+                            local, _MasterOf(suite_run))
+                        local.start()
+                    outcome = self._run_steps(suite_run, live)
+                finally:
+                    if local is not None:
+                        local.stop()
+        finally:
+            if live is not None:
+                live.close(linger=outcome is not None)
+            sockets.close()
+            if swift is not None:
+                swift.close()
+        return self._finish(outcome)
+
+    def _run_steps(self, suite_run, live):
+        """Run the steps not done yet; the outcome of the last one run
+        (None when none ran)."""
+        outcome = None
+        for index, step in enumerate(self.steps):
+            entry = self.entries[index]
+            if entry.get('complete'):
+                log.info('Step %d/%d (%s): complete already, in %s',
+                         step.plan.number, len(self.steps),
+                         entry['label'] or '-', entry['stats_file'])
+                continue
+            outcome = self._run_step(suite_run, live, step, index)
+            if not self.entries[index]['complete']:
+                break
+        return outcome
+
+    def _run_step(self, suite_run, live, step, index):
+        from ssbench.master.scenariorun import RunOptions
+        from ssbench.master import steadystate
+        from ssbench.master.steadystate import SteadyWatch
+        from ssbench.results.safefiles import StatsPaths
+        args = self.args
+        number, total = step.plan.number, len(self.steps)
+        log.info('Step %d/%d (%s): %s', number, total,
+                 step.plan.label() or '-', step.plan.scenario)
+        if live is not None:
+            live.step = (number, total, step.plan.label())
+        watch = None
+        if args.until_steady:
+            watch = SteadyWatch(
+                warmup=args.warmup,
+                window=args.steady_seconds / steadystate.WINDOWS,
+                tolerance=args.steady_tolerance,
+                latency_tolerance=2 * args.steady_tolerance)
+        header = {'suite': {'name': self.suite.name, 'step': number,
+                            'steps': total, 'label': step.plan.label()}}
+        if watch is not None:
+            # The step's -r or -o is a ceiling: ending before it is no
+            # early end.
+            header['until_steady'] = True
+        options = RunOptions(
+            batch_size=step.batch_size, progress_stream=self.progress_stream,
+            seed=args.seed, rate=step.rate, arrival=args.arrival,
+            warmup=args.warmup, live=live, header_extra=header, watch=watch,
+            **shared_run_options(args))
+        outcome = suite_run.run_step(step.scenario,
+                                     StatsPaths(step.stats_path), options)
+        entry = self.entries[index]
+        entry['stats_file'] = outcome.stats_path
+        entry['complete'] = bool(outcome.finalized and not outcome.interrupted
+                                 and outcome.error is None)
+        if watch is not None:
+            entry['steady'] = {'steady': watch.steady,
+                               'after': watch.steady_after,
+                               'why': watch.verdict.why}
+        if outcome.finalized:
+            self._report_step(entry)
+        self._save()
+        return outcome
+
+    def _report_step(self, entry):
+        """The step's figures, objectives and own HTML page, from its
+        stats file."""
+        from ssbench.report.compute.analyze import DEFAULT_PERCENTILES, \
+            analyze
+        from ssbench.report.compute.suitefigures import step_figures
+        from ssbench.report import slo
+        from ssbench.results.statsreader import open_stats
+        percentiles = list(DEFAULT_PERCENTILES)
+        if self.objectives:
+            percentiles += [p for p in slo.percentiles_of(self.objectives)
+                            if p not in percentiles]
+        doc = analyze(open_stats(entry['stats_file']), percentiles,
+                      skip=self.args.warmup)
+        entry['figures'] = step_figures(doc)
+        if self.objectives is not None:
+            entry['slo'] = slo.missed(doc, self.objectives)
+            for line in entry['slo']:
+                log.warning('Step %d: --slo %s', entry['step'], line)
+        if self.args.html_file:
+            from ssbench.report.render.html import render_html
+            from ssbench.results import safefiles
+            path = _without_gz(entry['stats_file']) + '.html'
+            with safefiles.atomic_output(path, 'HTML file') as out:
+                render_html(doc, out)
+            entry['html'] = path
+
+    def document(self):
+        from ssbench.report.compute.suitefigures import suite_document
+        return suite_document(self.suite.name, self.entries, self.search)
+
+    def _save(self):
+        """suite.json, replaced whole after every step."""
+        doc = self.document()
+        _write(os.path.join(self.folder, suiteplan.SUITE_FILE),
+               'suite file', 'w', lambda out: _write_json(doc, out))
+
+    def _finish(self, outcome):
+        """The table and the suite's outputs; the exit status."""
+        args = self.args
+        doc = self.document()
+        complete = [e['step'] for e in self.entries if e.get('complete')]
+        log.info('Suite results saved in %s: %d of %d steps complete',
+                 self.folder, len(complete), len(self.entries))
+        partial = [e['step'] for e in self.entries
+                   if not e.get('complete') and e.get('figures')]
+        if partial:
+            log.warning('Step %s stopped before its end: its stats file '
+                        'holds what it measured; --resume --suite-dir %s '
+                        'runs it again with the steps not run',
+                        ', '.join('%d' % n for n in partial), self.folder)
+        if args.json_file:
+            _write(args.json_file, 'JSON file', 'w',
+                   lambda out: _write_json(doc, out))
+        if args.html_file:
+            from ssbench.report.render.suitehtml import render_suite_html
+            _write(args.html_file, 'HTML file', 'w',
+                   lambda out: render_suite_html(doc, out))
+        to_stdout = '-' in (args.json_file, args.html_file)
+        if not args.no_default_report and not to_stdout:
+            from ssbench.report.render.suitetable import render_table
+            operations = ('total', 'create', 'read', 'update', 'delete') \
+                if args.per_operation else ('total',)
+            _write('-', 'table', 'w',
+                   lambda out: render_table(doc, out, operations))
+        return self._status(outcome)
+
+    def _status(self, outcome):
+        if outcome is not None and outcome.error is not None:
+            log.error('%s', outcome.error)
+            return outcome.error.exit_status
+        if outcome is not None and outcome.interrupted:
+            return 130
+        if self.search is None and any(e.get('slo') for e in self.entries):
+            from ssbench.report.slo import MISSED_EXIT
+            return MISSED_EXIT
+        return 0
+
+
+class _MasterOf(object):
+    """The suite's master as runscenario.workers_gone() reads it: its
+    workers, once the first step made it."""
+
+    def __init__(self, suite_run):
+        self.suite_run = suite_run
+
+    @property
+    def workers(self):
+        master = self.suite_run.master
+        return master.workers if master is not None else {}
+
+
+def _write_json(doc, out):
+    from ssbench.report.render.jsonfile import write_json
+    write_json(doc, out)
+
+
+def _write(path, what, mode, write):
+    """write(stream) to standard output ('-') or into `path`, whole."""
+    from ssbench.results import safefiles
+    if path == '-':
+        write(sys.stdout)
+        sys.stdout.flush()
+        return
+    with safefiles.atomic_output(path, what, mode) as out:
+        write(out)
+
+
+def _without_gz(path):
+    return path[:-3] if path.endswith('.gz') else path

@@ -1,0 +1,200 @@
+"""When a step's load has become steady: the judgement --until-steady
+ends a step on.
+
+The master cuts the results it has received into windows of WINDOW
+seconds (of completion time, so every client host counts alike) and
+takes each window's throughput and p99 of last-byte latency.  A step is
+steady once its last WINDOWS windows agree:
+
+- each figure's spread, (highest - lowest) / mean, is at most its
+  tolerance (TOLERANCE for throughput, LATENCY_TOLERANCE for p99, which
+  is noisier), and
+- neither figure drifts: the least-squares line through the windows
+  moves by at most half of that tolerance over their span.  A latency
+  rising a little every window (a queue that grows) is never steady,
+  even while each window stays within the band of the others;
+- every window holds at least MIN_RESULTS results: a p99 of fewer says
+  little.
+
+verdict() is pure; ssbench.master.scenariorun feeds it.
+"""
+from __future__ import absolute_import, division, print_function
+
+import collections
+import logging
+
+from ssbench.measure import record
+from ssbench.measure.rank import percentile_of_sorted
+
+log = logging.getLogger(__name__)
+
+WINDOW = 5.0
+WINDOWS = 6
+TOLERANCE = 0.10
+LATENCY_TOLERANCE = 0.20
+MIN_RESULTS = 20
+
+
+class Window(collections.namedtuple('Window', 'count rate p99')):
+    """One window's figures: results in it, results per second, and the
+    p99 of their last-byte latency in seconds (None without results)."""
+    __slots__ = ()
+
+
+Verdict = collections.namedtuple('Verdict', 'steady why')
+
+
+def verdict(windows, tolerance=TOLERANCE,
+            latency_tolerance=LATENCY_TOLERANCE, needed=WINDOWS,
+            min_results=MIN_RESULTS):
+    """Verdict(steady, why) of the last `needed` of `windows` (oldest
+    first): why says what is not steady yet, or how steady it is."""
+    if len(windows) < needed:
+        return Verdict(False, '%d of %d windows so far' % (
+            len(windows), needed))
+    last = windows[-needed:]
+    thin = min(window.count for window in last)
+    if thin < min_results:
+        return Verdict(False, 'a window with %d results (fewer than %d)'
+                       % (thin, min_results))
+    for name, values, allowed in (
+            ('throughput', [window.rate for window in last], tolerance),
+            ('p99', [window.p99 for window in last], latency_tolerance)):
+        spread, drift = _spread(values), _drift(values)
+        if spread > allowed:
+            return Verdict(False, '%s varies by %.0f%% (more than %.0f%%)'
+                           % (name, spread * 100, allowed * 100))
+        if abs(drift) > allowed / 2:
+            return Verdict(False, '%s %s by %.0f%% over %d windows' % (
+                name, 'rising' if drift > 0 else 'falling',
+                abs(drift) * 100, needed))
+    return Verdict(True, 'throughput and p99 within %.0f%% and %.0f%% '
+                   'over %d windows' % (tolerance * 100,
+                                        latency_tolerance * 100, needed))
+
+
+def _spread(values):
+    """(highest - lowest) / mean; 0 for values all 0."""
+    mean = sum(values) / len(values)
+    if not mean:
+        return 0.0
+    return (max(values) - min(values)) / mean
+
+
+def _drift(values):
+    """How far the least-squares line through the values moves from the
+    first to the last, relative to their mean."""
+    n = len(values)
+    mean = sum(values) / n
+    if not mean or n < 2:
+        return 0.0
+    middle = (n - 1) / 2
+    slope = sum((i - middle) * (value - mean)
+                for i, value in enumerate(values)) / \
+        sum((i - middle) ** 2 for i in range(n))
+    return slope * (n - 1) / mean
+
+
+RECORD_KIND = 'steady_state'
+# A window is judged once results have completed this long after its
+# end: results of other hosts arrive a little out of order.
+SLACK = 1.0
+
+
+class SteadyWatch(object):
+    """Watches a step's results (add()) and ends its jobs (jobs()) once
+    verdict() finds them steady.
+
+    Windows are cut from the completion times, from the step's first
+    request start plus `warmup` seconds; a result's latency is its
+    response time in open loop (from its intended start), else its
+    last-byte latency, and a failure counts at its time to failure.
+    """
+
+    def __init__(self, warmup=0.0, window=WINDOW, needed=WINDOWS,
+                 tolerance=TOLERANCE, latency_tolerance=LATENCY_TOLERANCE,
+                 min_results=MIN_RESULTS):
+        self.warmup = warmup
+        self.window = window
+        self.judge = dict(needed=needed, tolerance=tolerance,
+                          latency_tolerance=latency_tolerance,
+                          min_results=min_results)
+        self.origin = None
+        self.latest = None
+        self.open = {}
+        self.windows = []
+        self.verdict = Verdict(False, 'no results yet')
+        self.steady_after = None
+
+    def add(self, results):
+        """Take a list of result records."""
+        for result in results:
+            completed = result.get('completed_at')
+            latency = _latency(result)
+            if completed is None or latency is None:
+                continue
+            if self.origin is None:
+                self.origin = completed - latency + self.warmup
+            index = int((completed - self.origin) // self.window)
+            if index < 0 or index < len(self.windows):
+                continue        # warm-up, or a window judged already
+            latencies = self.open.get(index)
+            if latencies is None:
+                latencies = self.open[index] = []
+            latencies.append(latency)
+            if self.latest is None or completed > self.latest:
+                self.latest = completed
+        self._close()
+
+    def _close(self):
+        """Judge every window that ended SLACK seconds before the latest
+        completion (an empty one counts: a stall is not steady)."""
+        if self.latest is None or self.steady_after is not None:
+            return
+        while self.origin + (len(self.windows) + 1) * self.window + \
+                SLACK <= self.latest:
+            latencies = sorted(self.open.pop(len(self.windows), ()))
+            self.windows.append(Window(
+                len(latencies), len(latencies) / self.window,
+                percentile_of_sorted(latencies, 99)))
+            self.verdict = verdict(self.windows, **self.judge)
+            if self.verdict.steady:
+                self.steady_after = self.warmup + \
+                    len(self.windows) * self.window
+                return
+
+    @property
+    def steady(self):
+        return self.steady_after is not None
+
+    def jobs(self, jobs):
+        """`jobs` until the results are steady."""
+        for job in jobs:
+            if self.steady_after is not None:
+                log.info('Steady after %.0f s: %s; the step ends',
+                         self.steady_after, self.verdict.why)
+                return
+            yield job
+
+    def record(self):
+        """The stats file's control record of how the step ended."""
+        return {'kind': RECORD_KIND, 'steady': self.steady,
+                'after': self.steady_after, 'why': self.verdict.why,
+                'windows': len(self.windows)}
+
+
+def _latency(result):
+    """A result's latency as the reports take it: in open loop its
+    response time (ssbench.measure.record.response_wait), a failure at
+    its time to failure."""
+    if 'exception' in result:
+        latency = result.get('time_to_failure')
+    else:
+        latency = result.get('last_byte_latency')
+    intended = result.get('intended_start')
+    if latency is None or intended is None:
+        return latency
+    wait = record.response_wait(latency, result['completed_at'], intended,
+                                result.get('send_lag'),
+                                result.get('worker_time'))
+    return latency + max(0.0, wait)

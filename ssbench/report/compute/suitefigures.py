@@ -1,0 +1,97 @@
+"""The figures of a suite's steps and the suite document (--json of
+run-suite).
+
+step_figures() reads one step's analysis document (format_version 1,
+ssbench.report.compute.analyze) into the figures a curve needs: offered
+and achieved rate, p50/p99/p99.9 of last-byte latency, errors and their
+share, MB/s and the client's health, for all requests and per operation.
+ssbench.report.render.suitetable and suitehtml show them.
+"""
+from __future__ import absolute_import, division, print_function
+
+import collections
+
+from ssbench.report.compute import metricnames
+
+FORMAT = 'ssbench-suite'
+FORMAT_VERSION = 1
+PERCENTILES = (50, 99, 99.9)
+KEYS = tuple(metricnames.percentile_key(p) for p in PERCENTILES)
+
+
+def health_word(doc):
+    """The client's health of a run in a word or two: the client's own
+    limit first ('saturated'), then 'host busy', 'queue growing', else
+    'ok'; 'unknown' without health records (a 0.3.x file)."""
+    client = doc.get('client')
+    if not client:
+        return 'unknown'
+    for key, word in (('saturated', 'saturated'), ('host_busy', 'host busy'),
+                      ('queue_growing', 'queue growing')):
+        if client.get(key):
+            return word
+    return 'ok'
+
+
+def _operation_figures(op, bandwidth):
+    latency = metricnames.all_sizes(op, 'last_byte')
+    count, errors = op.get('count') or 0, op.get('errors') or 0
+    return collections.OrderedDict([
+        ('count', count), ('errors', errors),
+        ('error_share', metricnames.error_rate(op)),
+        ('req_per_s', op.get('req_per_s')),
+        ('latency', collections.OrderedDict(
+            (key, latency.get(key)) for key in KEYS)),
+        ('MB_per_second', (bandwidth or {}).get('MB_per_second')),
+    ])
+
+
+def step_figures(doc):
+    """{'offered': jobs/s of a --rate run or None, 'health': health_word,
+    'operations': {operation: figures}} of one step's document."""
+    header = doc.get('header') or {}
+    bandwidth = (doc.get('bandwidth') or {}).get('operations') or {}
+    operations = collections.OrderedDict()
+    for op in doc.get('operations') or []:
+        name = op['operation']
+        operations[name] = _operation_figures(op, bandwidth.get(name))
+    return collections.OrderedDict([
+        ('offered', header.get('rate')),
+        ('health', health_word(doc)),
+        ('operations', operations)])
+
+
+def suite_document(name, steps, search=None):
+    """The suite document: its name, each step (a map the runner makes:
+    step, label, scenario, settings, stats_file, complete, and once
+    reported, figures, steady, slo) and, for --find-max-rate, the
+    search's outcome."""
+    doc = collections.OrderedDict([
+        ('format', FORMAT), ('format_version', FORMAT_VERSION),
+        ('name', name), ('steps', list(steps))])
+    if search is not None:
+        doc['search'] = search
+    return doc
+
+
+def compare_suites(base, this):
+    """Two suite documents curve against curve: one row per step of this
+    suite, paired with the base's step of the same values (else of the
+    same number): {'step', 'label', 'base', 'this'} with each side's
+    total figures (None where that suite lacks the step)."""
+    by_label = dict((step.get('label'), step) for step in base['steps'])
+    by_number = dict((step.get('step'), step) for step in base['steps'])
+    rows = []
+    for step in this['steps']:
+        other = by_label.get(step.get('label')) if step.get('label') \
+            else None
+        if other is None:
+            other = by_number.get(step.get('step'))
+        rows.append({'step': step['step'], 'label': step.get('label'),
+                     'base': _total(other), 'this': _total(step)})
+    return rows
+
+
+def _total(step):
+    figures = (step or {}).get('figures') or {}
+    return (figures.get('operations') or {}).get('total')

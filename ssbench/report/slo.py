@@ -1,0 +1,164 @@
+"""--slo: absolute objectives a run (or every step of a suite) must meet.
+
+Objectives, comma-separated::
+
+    OBJECTIVE = NAME CMP LIMIT
+    NAME      = a figure as ssbench.report.compute.metricnames names it: p99,
+                read.p99.9, create.first_byte.max, rps, errors, ...
+    CMP       = "<" | ">"
+    LIMIT     = for a latency (pN, max, avg): a number and its unit, one
+                of us, ms, s (200ms, 1.5s); for errors: a number and "%"
+                (0.1%: failed requests in percent of all requests); for
+                rps: a number of requests per second, "/s" or "req/s"
+                after it optional
+
+"p99<200ms" holds when the 99th percentile of last-byte latency of all
+requests is below 200 ms; "rps>500" when more than 500 requests a second
+completed.  A figure equal to its limit passes.  In a --rate run the
+document's latencies are response times (from each job's intended
+start), so the objectives judge those.  An objective that cannot be
+judged (the operation has no results, or the figure is missing) fails:
+an objective must not pass for want of evidence.
+"""
+from __future__ import absolute_import, division, print_function
+
+import collections
+import re
+
+from ssbench.errors import UsageError
+from ssbench.report.compute import metricnames
+
+# The CLI's exit status when an objective was missed (as --fail-if's).
+MISSED_EXIT = 3
+_TIME_UNITS = {'us': 1e-6, 'ms': 1e-3, 's': 1.0}
+_LIMIT_RE = re.compile(r'([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*([a-z/%]*)$')
+_RATE_UNITS = ('', '/s', 'req/s')
+# An objective is quoted in messages up to this many characters.
+SHOWN = 60
+
+
+class SloError(UsageError):
+    """An --slo objective that cannot be parsed."""
+
+
+class Objective(collections.namedtuple(
+        'Objective', 'text name comparison limit')):
+    """One parsed objective: name a metricnames.MetricName, limit in
+    seconds, percent (errors) or requests per second (rps)."""
+    __slots__ = ()
+
+
+def _cut(text):
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + '...'
+
+
+def _bad(text, why):
+    return SloError("bad --slo objective '%s': %s" % (_cut(text), why))
+
+
+def parse_slo(text):
+    """The Objectives of --slo text; SloError, one line, if malformed."""
+    if not text or not text.strip():
+        raise SloError("--slo needs at least one objective, e.g. "
+                       "--slo 'p99<200ms,errors<0.1%'")
+    return [_parse_objective(part.strip()) for part in text.split(',')]
+
+
+def _parse_objective(text):
+    if not text:
+        raise _bad(text, 'empty objective (a stray comma?)')
+    found = [c for c in text if c in '<>=']
+    if found not in (['<'], ['>']):
+        raise _bad(text, 'needs exactly one comparison, < or >, e.g. '
+                   'p99<200ms or rps>500')
+    comparison = found[0]
+    left, right = [part.strip() for part in text.split(comparison)]
+    try:
+        name = metricnames.parse_metric(left)
+    except ValueError as exc:
+        raise _bad(text, exc.args[0])
+    return Objective(_cut(text), name, comparison,
+                     _parse_limit(text, right.lower(), name))
+
+
+def _parse_limit(text, right, name):
+    match = _LIMIT_RE.match(right)
+    if not match:
+        raise _bad(text, 'the limit must be a number and its unit, e.g. '
+                   '200ms, 0.1% or 500')
+    number, unit = float(match.group(1)), match.group(2)
+    if name.metric == 'errors':
+        if unit != '%':
+            raise _bad(text, 'an error limit is a percentage: %s%%'
+                       % (_cut(match.group(1)),))
+        return number
+    if name.metric == 'rps':
+        if unit not in _RATE_UNITS:
+            raise _bad(text, 'a rate limit is requests per second: %s'
+                       % (_cut(match.group(1)),))
+        return number
+    if unit not in _TIME_UNITS:
+        raise _bad(text, 'a time needs its unit, one of us, ms, s: %sms'
+                   % (_cut(match.group(1)),))
+    return number * _TIME_UNITS[unit]
+
+
+def percentiles_of(objectives):
+    """The percentiles the objectives read, for the analysis to compute
+    besides its own."""
+    return metricnames.percentiles_of(obj.name for obj in objectives)
+
+
+def describe(name):
+    """A figure's name in words: 'read last-byte p99.9', 'total rps'."""
+    words = [name.operation]
+    if name.kind is not None:
+        words.append(name.kind.replace('_', '-'))
+    words.append(name.metric.replace('_', '.'))
+    return ' '.join(words)
+
+
+def format_figure(value, name):
+    """A figure as a person reads it, in the unit of its limit."""
+    if name.metric == 'errors':
+        return '%.3g%%' % (value,)
+    if name.metric == 'rps':
+        return '%.1f req/s' % (value,)
+    if value < 1e-3:
+        return '%.0f us' % (value * 1e6,)
+    if value < 1:
+        return '%.1f ms' % (value * 1e3,)
+    return '%.3f s' % (value,)
+
+
+def judge(doc, objective):
+    """(the figure or None, None when it holds, else the one line saying
+    why it does not) of one objective on an analysis document."""
+    op = metricnames.operations_of(doc).get(objective.name.operation)
+    what = describe(objective.name)
+    if op is None:
+        return None, '%s: %s has no results' % (
+            objective.text, objective.name.operation)
+    value = metricnames.value_of(op, objective.name)
+    if value is None:
+        return None, '%s: %s is missing (no successful requests?)' % (
+            objective.text, what)
+    limit = objective.limit
+    held = value <= limit if objective.comparison == '<' else \
+        value >= limit
+    if held:
+        return value, None
+    return value, '%s: %s is %s, the objective %s %s' % (
+        objective.text, what, format_figure(value, objective.name),
+        objective.comparison, format_figure(limit, objective.name))
+
+
+def missed(doc, objectives):
+    """One line per objective the document does not meet; [] when it
+    meets them all."""
+    lines = []
+    for objective in objectives:
+        line = judge(doc, objective)[1]
+        if line is not None:
+            lines.append(line)
+    return lines

@@ -1,0 +1,287 @@
+"""run-suite with real processes: a -u sweep against the local Swift (its
+files, table, JSON and page drawn in Chromium), the capacity search
+against a fake Swift of known capacity, --until-steady against a steady
+and a worsening fake, and a suite stopped in its second step then
+resumed."""
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests import fakes
+from tests.e2e import support
+from tests.e2e import test_canned_swift
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+
+def read_json(path):
+    with io.open(path, encoding='utf-8') as handle:
+        return json.load(handle)
+
+
+def table_lines(out):
+    """The suite table's step lines."""
+    lines = out.splitlines()
+    start = [i for i, line in enumerate(lines)
+             if line.startswith('Step  Values')]
+    assert start, out
+    return [line for line in lines[start[0] + 1:]
+            if line[:4].strip().isdigit()]
+
+
+@pytest.fixture
+def fake_swift():
+    server = fakes.FakeSwift()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def fake_auth(server):
+    return ['-A', server.auth_url, '-U', server.user, '-K', server.key]
+
+
+def reads_only(tmpdir, **changes):
+    """A scenario of GETs of tiny objects (nothing left to clean up)."""
+    data = dict(sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 200}],
+                initial_files={'tiny': 20}, crud_profile=[0, 1, 0, 0],
+                container_count=1, container_concurrency=1)
+    data.update(changes)
+    return support.write_scenario(tmpdir, **data)[0]
+
+
+def test_a_user_count_sweep_against_the_local_swift(tmpdir):
+    support.require_swift()
+    path, data = support.write_scenario(tmpdir)
+    folder = os.path.join(str(tmpdir), 'suite')
+    json_path = os.path.join(str(tmpdir), 'suite.json')
+    html_path = os.path.join(folder, 'suite.html')
+    have_plotly = True
+    try:
+        import plotly  # noqa: F401
+    except ImportError:
+        have_plotly = False
+    extra = ['--html', html_path] if have_plotly else []
+    try:
+        ran = support.master(
+            'run-suite', '-f', path, '-u', '2,4,8', '-o', '60',
+            '--workers', '2', '--suite-dir', folder, '--json', json_path,
+            *(extra + support.zmq_args() + support.auth_args()),
+            timeout=400)
+    finally:
+        support.SwiftView().delete_everything(data['container_base'] + '_')
+    assert ran.status == 0, ran
+    rows = table_lines(ran.out)
+    assert [row.split()[:3] for row in rows] == [
+        ['1', 'u2', 'closed'], ['2', 'u4', 'closed'], ['3', 'u8', 'closed']]
+    doc = read_json(json_path)
+    assert doc['format'] == 'ssbench-suite' and len(doc['steps']) == 3
+    assert doc == read_json(os.path.join(folder, 'suite.json'))
+    for step, users in zip(doc['steps'], (2, 4, 8)):
+        assert step['complete'] and step['settings']['user_count'] == users
+        total = step['figures']['operations']['total']
+        assert total['count'] + total['errors'] == 60
+        assert total['latency']['p99'] > 0
+        # Each step's stats file is an ordinary one.
+        assert os.path.basename(step['stats_file']) == \
+            '%s.%02d.u%d.stat.gz' % (os.path.splitext(
+                os.path.basename(path))[0], step['step'], users)
+        report = support.master('report-scenario', '-s', step['stats_file'])
+        assert report.status == 0, report
+        assert 'Concurrency:   %d' % users in report.out
+    if have_plotly:
+        draw_the_suite_page(tmpdir, html_path)
+
+
+def draw_the_suite_page(tmpdir, html_path):
+    from tests.e2e import browser
+    from tests.e2e.test_html_browser import check_page
+    browser.require_browser()
+    with browser.headless_chromium(width=1400, height=1000) as driver:
+        check_page(driver, html_path, 3)
+        links = [a.get_attribute('href')
+                 for a in driver.find_elements('css selector', '#steps a')]
+        assert len(links) == 6     # each step's report and stats file
+        png = browser.page_screenshot(driver, tmpdir.join('suite.png'))
+    colours, saturated = browser.colour_census(png)
+    assert colours > 100 and saturated > 1000, (colours, saturated)
+
+
+# The fake of known capacity: SLOTS requests at once, SERVICE s each.
+SLOTS, SERVICE = 8, 0.05
+CAPACITY = SLOTS / SERVICE
+
+
+def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
+    fake_swift.limit(SLOTS, SERVICE)
+    folder = os.path.join(str(tmpdir), 'search')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
+        '--slo', 'p99<250ms', '-r', '4', '--rate', '40', '-u', '32',
+        '--workers', '1', '--suite-dir', folder, '--max-steps', '12',
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=500)
+    assert ran.status == 0, ran
+    assert 'at most 12 steps of 4 s each' in ran.err
+    search = read_json(os.path.join(folder, 'suite.json'))['search']
+    assert search['why'] == 'resolved', search
+    # Past the capacity the queue grows without bound: the objective
+    # breaks just above it.
+    assert 0.85 * CAPACITY <= search['highest_met'] <= 1.1 * CAPACITY, \
+        search
+    assert search['lowest_missed'] <= 1.25 * CAPACITY, search
+    assert 'Capacity search: highest rate that met the objectives' in \
+        ran.out
+
+
+def run_until_steady(tmpdir, swift, users, seconds, steady_seconds):
+    """One step with --until-steady against `swift`: (what the command
+    printed, the step's suite.json entry).  The tolerance is wide (25%,
+    p99 50%): other work on the machine must not make a steady fake look
+    unsteady, and a worsening one drifts far beyond it."""
+    folder = os.path.join(str(tmpdir), 'steady')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '-u', users, '-r', seconds,
+        '--until-steady', '--steady-seconds', steady_seconds,
+        '--steady-tolerance', '25', '--workers', '1', '--suite-dir', folder,
+        *(fake_auth(swift) + support.zmq_args()), timeout=300)
+    assert ran.status == 0, ran
+    return ran, read_json(os.path.join(folder, 'suite.json'))['steps'][0]
+
+
+def test_until_steady_ends_a_steady_step_early(tmpdir, fake_swift):
+    # 4 in flight of 8 slots, 50 ms each: 80 requests a second.
+    fake_swift.limit(SLOTS, SERVICE)
+    started = time.time()
+    ran, step = run_until_steady(tmpdir, fake_swift, '4', '60', '6')
+    assert step['steady']['steady'], step
+    assert step['steady']['after'] < 40
+    assert time.time() - started < 55
+    assert 'steady' in table_lines(ran.out)[0]
+    assert 'ended early' not in ran.err
+
+
+def test_until_steady_waits_out_a_worsening_step(tmpdir, fake_swift,
+                                                 monkeypatch):
+    # Every request takes 20 ms longer than one a second before it.
+    started = []
+    serve = fakes._Handler._object
+
+    def slower(self, container, name, record):
+        if not started:
+            started.append(time.time())
+        time.sleep(0.01 + 0.02 * (time.time() - started[0]))
+        return serve(self, container, name, record)
+    monkeypatch.setattr(fakes._Handler, '_object', slower)
+    ran, step = run_until_steady(tmpdir, fake_swift, '16', '12', '3')
+    assert not step['steady']['steady'], step
+    assert 'not steady' in table_lines(ran.out)[0]
+
+
+def test_a_suite_stopped_in_step_2_keeps_step_1_and_resumes(tmpdir):
+    scenario = reads_only(tmpdir)
+    folder = os.path.join(str(tmpdir), 'stopped')
+    argv = [sys.executable, '-m', 'ssbench.cli.master', 'run-suite', '-f',
+            scenario, '--noop', '-u', '1,2,4', '-r', '3', '--workers', '1',
+            '--suite-dir', folder] + support.zmq_args()
+    log = os.path.join(str(tmpdir), 'suite.log')
+    table = os.path.join(str(tmpdir), 'table.txt')
+    with open(log, 'wb') as err, open(table, 'wb') as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err,
+                                cwd=support.ROOT,
+                                preexec_fn=support.die_with_parent)
+        try:
+            support.wait_for(lambda: 'Step 2/3' in support.read_text(log)
+                             and 'Starting benchmark run' in
+                             support.read_text(log).split('Step 2/3')[1],
+                             120, 'step 2 running')
+            time.sleep(1)
+            proc.send_signal(signal.SIGINT)
+            support.wait_exit(proc, 120)
+        finally:
+            support.stop_process(proc)
+    out = support.read_text(table)
+    assert proc.returncode == 130, support.read_text(log)
+    steps = read_json(os.path.join(folder, 'suite.json'))['steps']
+    assert [s['complete'] for s in steps] == [True, False, False]
+    assert steps[1]['figures']['operations']['total']['count'] > 0
+    assert os.path.exists(steps[1]['stats_file'])
+    assert 'figures' not in steps[2]
+    assert 'Step 2 stopped before its end' in support.read_text(log)
+    rows = table_lines(out)
+    assert rows[1].endswith(', partial') and rows[2].endswith('not run')
+    assert 'partial' not in rows[0]
+
+    again = support.master(*(argv[3:] + ['--resume']), timeout=300)
+    assert again.status == 0, again
+    assert 'Step 1/3 (u1): complete already' in again.err
+    assert 'Step 2/3 (u2): ' in again.err and 'Step 3/3 (u4): ' in again.err
+    steps = read_json(os.path.join(folder, 'suite.json'))['steps']
+    assert [s['complete'] for s in steps] == [True, True, True]
+
+
+def rss_kb(pid):
+    with open('/proc/%d/status' % pid) as handle:
+        for line in handle:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    raise AssertionError('no VmRSS for %d' % pid)
+
+
+def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
+    scenario = support.write_scenario(tmpdir)[0]
+    log = os.path.join(str(tmpdir), 'suite.log')
+    argv = [sys.executable, '-m', 'ssbench.cli.master', 'run-suite', '-f',
+            scenario, '--noop', '-u', '4', '-o', ','.join(['5000'] * 20),
+            '--workers', '1', '--suite-dir', os.path.join(str(tmpdir), 's'),
+            '-R'] + support.zmq_args()
+    rss = {}
+    with open(log, 'wb') as err:
+        proc = subprocess.Popen(argv, stderr=err, cwd=support.ROOT,
+                                preexec_fn=support.die_with_parent)
+        try:
+            for step in (2, 20):
+                support.wait_for(
+                    lambda: 'Step %d/20' % step in support.read_text(log),
+                    300, 'step %d' % step)
+                rss[step] = rss_kb(proc.pid)
+            support.wait_exit(proc, 300)
+        finally:
+            support.stop_process(proc)
+    assert proc.returncode == 0, support.read_text(log)
+    # 90,000 results later, a few MB at most.
+    print('master RSS: %d kB at step 2, %d kB at step 20' % (rss[2], rss[20]))
+    assert rss[20] - rss[2] < 5 * 1024, rss
+
+
+@pytest.fixture
+def canned_swift(tmpdir):
+    for started in test_canned_swift.running(tmpdir):
+        yield started
+
+
+def test_against_a_swift_faster_than_the_client_it_names_the_client(
+        tmpdir, canned_swift):
+    """nginx's canned answers outrun one worker: the search must end with
+    the client's limit, never call it the cluster's capacity."""
+    _, port = canned_swift
+    folder = os.path.join(str(tmpdir), 'fast')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
+        '--slo', 'p99<2s', '-r', '3', '--rate', '2000', '-u', '512',
+        '--workers', '1', '--suite-dir', folder, '--max-steps', '8',
+        '-A', 'http://127.0.0.1:%d/auth/v1.0' % port, '-U',
+        'canned:canned', '-K', 'canned', *support.zmq_args(), timeout=500)
+    assert ran.status == 0, ran
+    search = read_json(os.path.join(folder, 'suite.json'))['search']
+    assert search['why'] == 'client', search
+    assert "the client's limit, not the cluster's" in ran.out
+    assert search['client_limit'] > 0

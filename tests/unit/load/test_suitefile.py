@@ -1,0 +1,148 @@
+from __future__ import absolute_import, division, print_function
+
+import io
+import json
+import os
+
+import pytest
+
+from ssbench.load import suitefile
+from ssbench.load.suitefile import SuiteError, load_suite, parse_suite
+
+
+def parse(data, folder='/suites'):
+    return parse_suite(data, 'curve.suite', 'curve', folder)
+
+
+def mistakes(data):
+    with pytest.raises(SuiteError) as info:
+        parse(data)
+    assert info.value.exit_status == 2
+    return info.value.lines
+
+
+def test_steps_take_the_defaults_and_their_own_settings():
+    suite = parse({'name': 'Read curve',
+                   'defaults': {'scenario': 'small.scenario',
+                                'operation_count': 2000},
+                   'steps': [{'user_count': 8},
+                             {'user_count': 16, 'rate': 400,
+                              'scenario': '/abs/big.scenario'}]})
+    assert suite.name == 'Read curve'
+    assert [(s.number, s.scenario, list(s.settings.items()))
+            for s in suite.steps] == [
+        (1, '/suites/small.scenario',
+         [('user_count', 8), ('operation_count', 2000)]),
+        (2, '/abs/big.scenario',
+         [('user_count', 16), ('operation_count', 2000), ('rate', 400)])]
+    # Labelled by what differs: the scenario, the users and the rate.
+    assert [s.label() for s in suite.steps] == ['small.u8',
+                                                'big.u16.rate400']
+    assert suitefile.StepPlan(1, 'x', suite.steps[1].settings).label() == \
+        'u16.o2000.rate400'
+
+
+def test_a_sweep_makes_each_step_once_per_combination():
+    suite = parse({'defaults': {'scenario': 's.scenario'},
+                   'sweep': {'rate': '100:400:x2', 'user_count': [4, 8]}})
+    assert suite.name == 'curve'
+    assert [s.label() for s in suite.steps] == [
+        'u4.rate100', 'u4.rate200', 'u4.rate400',
+        'u8.rate100', 'u8.rate200', 'u8.rate400']
+    assert [s.number for s in suite.steps] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_sweep_of_scenarios():
+    suite = parse({'sweep': {'scenario': ['a.scenario', 'b.scenario']}})
+    assert [s.scenario for s in suite.steps] == ['/suites/a.scenario',
+                                                 '/suites/b.scenario']
+
+
+def test_every_mistake_is_one_line_naming_where():
+    lines = mistakes({'nme': 'x',
+                      'defaults': {'users': 8, 'user_count': 0},
+                      'steps': [{'rate': -1}, 'u8', {'policy': ''}],
+                      'sweep': {'batch_size': '1:4:x1', 'seed': [1],
+                                'run_seconds': 'abc'}})
+    assert lines == [
+        'curve.suite: unknown key "nme" (known: name, defaults, steps, '
+        'sweep)',
+        'curve.suite: defaults: "user_count" must be an integer >= 1, '
+        'not 0',
+        'curve.suite: defaults: unknown setting "users" (known: scenario, '
+        'user_count, operation_count, run_seconds, rate, container_count, '
+        'batch_size, policy, delete_after)',
+        'curve.suite: steps[0]: "rate" must be a number > 0, not -1',
+        'curve.suite: steps[1] must be an object of settings, not "u8"',
+        'curve.suite: steps[2]: "policy" must be a non-empty string, '
+        'not ""',
+        "curve.suite: sweep: \"run_seconds\": 'abc' is not a number",
+        "curve.suite: sweep: \"batch_size\": '1:4:x1': the factor must be "
+        "more than 1",
+        'curve.suite: sweep: unknown setting "seed" (known: scenario, '
+        'user_count, operation_count, run_seconds, rate, container_count, '
+        'batch_size, policy, delete_after)']
+    assert all('\n' not in line for line in lines)
+
+
+def test_a_swept_value_the_setting_refuses_is_named():
+    lines = mistakes({'defaults': {'scenario': 's'},
+                      'sweep': {'user_count': '0:8:+4'}})
+    assert lines == ['curve.suite: sweep: "user_count": a value must be '
+                     'an integer >= 1, not 0']
+
+
+def test_a_step_without_a_scenario_is_refused():
+    assert mistakes({'steps': [{'user_count': 4}]}) == [
+        'curve.suite: steps[0]: no "scenario" (give it in the step or in '
+        '"defaults")']
+
+
+@pytest.mark.parametrize('data, line', [
+    ([], 'curve.suite: must contain a JSON object, not []'),
+    ({'steps': []}, 'curve.suite: "steps" must be a non-empty list of '
+     'objects, not []'),
+    ({'sweep': []}, 'curve.suite: "sweep" must be an object of settings, '
+     'not []'),
+    ({'defaults': {'scenario': 's'}, 'sweep': {'user_count': [],
+                                               'rate': 7}},
+     'curve.suite: sweep: "user_count" must be a non-empty list of values '
+     'or a sweep such as "8:64:x2", not []'),
+])
+def test_a_wrong_shape_is_named(data, line):
+    assert mistakes(data)[0] == line
+
+
+def test_too_many_steps_are_refused():
+    lines = mistakes({'defaults': {'scenario': 's'},
+                      'sweep': {'user_count': '1:100:+1',
+                                'rate': '1:11:+1'}})
+    assert lines == ['curve.suite: the sweeps make 1100 steps, more than '
+                     '1000']
+
+
+def test_many_mistakes_are_cut_with_a_count():
+    lines = mistakes({'steps': [{'user_count': 0}] * 25})
+    assert len(lines) == suitefile.MAX_LINES + 1
+    assert lines[-1] == 'curve.suite: and 5 more mistakes'
+
+
+def test_a_suite_file_on_disk(tmpdir):
+    path = os.path.join(str(tmpdir), 'my.suite')
+    with io.open(path, 'w', encoding='utf-8') as fp:
+        fp.write(u'%s' % json.dumps({'defaults': {'scenario': 'x.scenario'},
+                                     'sweep': {'user_count': '8,16'}}))
+    suite = load_suite(path)
+    assert suite.name == 'my'
+    assert suite.steps[0].scenario == os.path.join(str(tmpdir),
+                                                   'x.scenario')
+
+
+def test_a_suite_file_that_is_no_json_says_where(tmpdir):
+    path = os.path.join(str(tmpdir), 'bad.suite')
+    with io.open(path, 'w', encoding='utf-8') as fp:
+        fp.write(u'{"steps": [\n  {"user_count": 8,}\n]}')
+    with pytest.raises(suitefile.ScenarioError) as info:
+        load_suite(path)
+    assert ('%s' % (info.value,)).startswith(
+        '%s: line 2 column ' % (path,))
