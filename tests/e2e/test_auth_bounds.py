@@ -4,9 +4,7 @@ against auth servers of tests/authservers.py on 127.0.0.1."""
 from __future__ import absolute_import, division, print_function
 
 import os
-import subprocess
 import sys
-import threading
 
 import pytest
 
@@ -45,23 +43,12 @@ def run_master(tmpdir, auth, extra=(), timeout=90, address_space=None):
         support.zmq_args() + list(extra)
 
     def limit():
-        support.die_with_parent()
         if address_space:
             import resource
             resource.setrlimit(resource.RLIMIT_AS,
                                (address_space, address_space))
-    env = dict(os.environ, **support.no_auth_env())
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=support.ROOT,
-                            env=env, preexec_fn=limit)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    return support.Ran(proc.returncode, out.decode('utf-8', 'replace'),
-                       err.decode('utf-8', 'replace'))
+    return support.run(argv, timeout, env=support.no_auth_env(),
+                       preexec_fn=limit)
 
 
 def one_error(ran, tmpdir):

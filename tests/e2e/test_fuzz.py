@@ -362,23 +362,12 @@ def report_capped(args, timeout=120):
     """report-scenario ARGS with the address space capped and a time
     limit: (status, stdout, stderr)."""
     def limits():
-        support.die_with_parent()
         import resource
         resource.setrlimit(resource.RLIMIT_AS,
                            (REPORT_MEMORY, REPORT_MEMORY))
-
-    proc = subprocess.Popen(
-        [sys.executable, '-m', 'ssbench.cli.master', 'report-scenario'] +
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=support.ROOT, preexec_fn=limits)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out, err = proc.communicate()
-    finally:
-        timer.cancel()
-    return (proc.returncode, out.decode('utf-8', 'replace'),
-            err.decode('utf-8', 'replace'))
+    ran = support.run([sys.executable, '-m', 'ssbench.cli.master',
+                       'report-scenario'] + args, timeout, preexec_fn=limits)
+    return ran.status, ran.out, ran.err
 
 
 def test_fuzzed_stats_files_are_a_report_or_one_line(tmpdir):
