@@ -13,6 +13,22 @@ log = logging.getLogger('ssbench')
 STDOUT = '-'
 
 
+def write_outputs(outputs):
+    """Write each (path, what, mode, write) of `outputs`: write(stream)
+    into `path` whole (ssbench.results.safefiles.atomic_output), or to
+    standard output for None or STDOUT, which comes last, so that a file
+    that fails is said before anything is printed."""
+    from ssbench.results import safefiles
+    for path, what, mode, write in sorted(
+            outputs, key=lambda output: output[0] in (None, STDOUT)):
+        if path in (None, STDOUT):
+            write(sys.stdout)
+            sys.stdout.flush()
+        else:
+            with safefiles.atomic_output(path, what, mode) as out:
+                write(out)
+
+
 class UsageExit(Exception):
     """Raised instead of exiting when argparse rejects the command line."""
 

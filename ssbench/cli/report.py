@@ -12,7 +12,6 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 import os
-import sys
 
 from ssbench.results import safefiles
 from ssbench.cli import common, loadopts
@@ -304,14 +303,7 @@ def _write(stats_path, request):
         from ssbench.report.render.html import render_html
         outputs.append((request.html_path, 'HTML file', 'w',
                         lambda out: render_html(doc, out)))
-    outputs.sort(key=lambda output: output[0] in (None, STDOUT))
-    for path, what, mode, write in outputs:
-        if path in (None, STDOUT):
-            write(sys.stdout)
-            sys.stdout.flush()
-        else:
-            with safefiles.atomic_output(path, what, mode) as out:
-                write(out)
+    common.write_outputs(outputs)
     return status
 
 

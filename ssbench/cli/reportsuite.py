@@ -7,7 +7,6 @@ import io
 import json
 import logging
 import os
-import sys
 
 from ssbench.compat import string_types
 from ssbench.errors import StatsFileError, UsageError
@@ -93,8 +92,7 @@ def write_suite_reports(path, request):
     """report-scenario of the suite at `path` (a suite.json): its table
     (or the comparison with --compare), --json and --html; the exit
     status (3 when a step missed an --slo objective)."""
-    from ssbench.cli.common import STDOUT
-    from ssbench.results import safefiles
+    from ssbench.cli.common import write_outputs
     if request.rps_histogram or request.csv_output or request.errors or \
             request.bandwidth or request.rules:
         raise UsageError('a suite is reported as its table, --json and '
@@ -113,29 +111,22 @@ def write_suite_reports(path, request):
                              % (request.compare_base,))
         base = refigured(base_path, request)
         rows = compare_suites(base, doc)
-        outputs.append((request.report_path, 'report file', lambda out:
+        outputs.append((request.report_path, 'report file', 'w', lambda out:
                         render_comparison(base['name'], doc['name'], rows,
                                           out)))
     elif request.text_report:
         from ssbench.report.render.suitetable import render_table
-        outputs.append((request.report_path, 'report file',
+        outputs.append((request.report_path, 'report file', 'w',
                         lambda out: render_table(doc, out)))
     if request.json_path:
         from ssbench.report.render.jsonfile import write_json
-        outputs.append((request.json_path, 'JSON file',
+        outputs.append((request.json_path, 'JSON file', 'w',
                         lambda out: write_json(doc, out)))
     if request.html_path:
         from ssbench.report.render.suitehtml import render_suite_html
-        outputs.append((request.html_path, 'HTML file',
+        outputs.append((request.html_path, 'HTML file', 'w',
                         lambda out: render_suite_html(doc, out)))
-    for target, what, write in sorted(
-            outputs, key=lambda output: output[0] in (None, STDOUT)):
-        if target in (None, STDOUT):
-            write(sys.stdout)
-            sys.stdout.flush()
-        else:
-            with safefiles.atomic_output(target, what) as out:
-                write(out)
+    write_outputs(outputs)
     missed = [(step['step'], line) for step in doc['steps']
               for line in step.get('slo') or ()]
     for number, line in missed:

@@ -16,6 +16,7 @@ import sys
 
 import ssbench
 from ssbench.cli import suiteplan
+from ssbench.cli.common import STDOUT, write_outputs
 from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
 from ssbench.cli.runscenario import (connect_swift, local_workers,
@@ -110,12 +111,12 @@ def _check_outputs(args, folder):
                               'suite folder', create=True)
     for what, path in (('JSON file', args.json_file),
                        ('HTML file', args.html_file)):
-        if path and path != '-':
+        if path and path != STDOUT:
             safefiles.check_output(path, what, args.force)
     if args.html_file:
         from ssbench.report.render.html import plotly_js
         plotly_js()
-    if args.json_file == '-' and args.html_file == '-':
+    if args.json_file == STDOUT and args.html_file == STDOUT:
         raise UsageError('--json - and --html - would share standard '
                          'output: give one of them a file name')
 
@@ -316,9 +317,10 @@ class SuiteRunner(object):
 
     def _save(self):
         """suite.json, replaced whole after every step."""
+        from ssbench.report.render.jsonfile import write_json
         doc = self.document()
-        _write(os.path.join(self.folder, suiteplan.SUITE_FILE),
-               'suite file', 'w', lambda out: _write_json(doc, out))
+        write_outputs([(os.path.join(self.folder, suiteplan.SUITE_FILE),
+                        'suite file', 'w', lambda out: write_json(doc, out))])
 
     def _finish(self, outcome):
         """The table and the suite's outputs; the exit status."""
@@ -334,20 +336,23 @@ class SuiteRunner(object):
                         'holds what it measured; --resume --suite-dir %s '
                         'runs it again with the steps not run',
                         ', '.join('%d' % n for n in partial), self.folder)
+        from ssbench.report.render.jsonfile import write_json
+        outputs = []
         if args.json_file:
-            _write(args.json_file, 'JSON file', 'w',
-                   lambda out: _write_json(doc, out))
+            outputs.append((args.json_file, 'JSON file', 'w',
+                            lambda out: write_json(doc, out)))
         if args.html_file:
             from ssbench.report.render.suitehtml import render_suite_html
-            _write(args.html_file, 'HTML file', 'w',
-                   lambda out: render_suite_html(doc, out))
-        to_stdout = '-' in (args.json_file, args.html_file)
+            outputs.append((args.html_file, 'HTML file', 'w',
+                            lambda out: render_suite_html(doc, out)))
+        to_stdout = STDOUT in (args.json_file, args.html_file)
         if not args.no_default_report and not to_stdout:
             from ssbench.report.render.suitetable import render_table
             operations = ('total', 'create', 'read', 'update', 'delete') \
                 if args.per_operation else ('total',)
-            _write('-', 'table', 'w',
-                   lambda out: render_table(doc, out, operations))
+            outputs.append((STDOUT, 'table', 'w',
+                            lambda out: render_table(doc, out, operations)))
+        write_outputs(outputs)
         return self._status(outcome)
 
     def _status(self, outcome):
@@ -373,22 +378,6 @@ class _MasterOf(object):
     def workers(self):
         master = self.suite_run.master
         return master.workers if master is not None else {}
-
-
-def _write_json(doc, out):
-    from ssbench.report.render.jsonfile import write_json
-    write_json(doc, out)
-
-
-def _write(path, what, mode, write):
-    """write(stream) to standard output ('-') or into `path`, whole."""
-    from ssbench.results import safefiles
-    if path == '-':
-        write(sys.stdout)
-        sys.stdout.flush()
-        return
-    with safefiles.atomic_output(path, what, mode) as out:
-        write(out)
 
 
 def _without_gz(path):
