@@ -8,7 +8,8 @@ import os
 import logging
 
 from ssbench.cli import suiteplan
-from ssbench.cli.runsuite import SuiteRunner, load_step, suite_objectives
+from ssbench.cli.runsuite import (SuiteRunner, check_steps, load_step,
+                                  suite_objectives)
 from ssbench.errors import UsageError
 from ssbench.load import suitefile
 from ssbench.load.scenario import MAX_RATE
@@ -92,7 +93,6 @@ class SearchRunner(SuiteRunner):
         return load_step(args, plan, folder, suite)
 
     def _run_steps(self, suite_run, live):
-        from ssbench.cli.runsuite import _check_steps
         outcome = None
         index = 0
         while True:
@@ -102,7 +102,7 @@ class SearchRunner(SuiteRunner):
                     break
                 step = self._step(self.args, self.suite, self.folder,
                                   index + 1, _rounded(rate))
-                _check_steps(self.args, [step])
+                check_steps(self.args, [step])
                 self.steps.append(step)
                 self.entries.append(step.entry())
             step = self.steps[index]

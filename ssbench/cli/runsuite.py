@@ -93,7 +93,9 @@ def load_step(args, plan, folder, suite):
                 one('rate', 'rate'), batch_size)
 
 
-def _check_steps(args, steps):
+def check_steps(args, steps):
+    """Refuse, before anything runs, a step whose --warmup leaves nothing
+    or whose stats file must not be written."""
     from ssbench.cli.runchecks import check_warmup
     from ssbench.results import safefiles
     for step in steps:
@@ -170,7 +172,7 @@ class SuiteRunner(object):
         the suite: the exit status."""
         args = self.args
         _check_outputs(args, self.folder)
-        _check_steps(args, to_run)
+        check_steps(args, to_run)
         log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
                  '%d steps, files in %s', ssbench.version, self.suite.name,
                  len(self.steps), self.folder)
