@@ -25,6 +25,11 @@ turns run by run, and the ratio printed:
     master b1 abc1234: 33.0 us CPU/request (3 runs; ...; main thread 30.1)
     master b1 -u 24: this tree / abc1234 = 0.34
 
+The workers' marginal CPU (from wait4 when they are stopped after each
+run) is printed beside, with its own ratio of two trees:
+
+    workers b8 -u 24: this tree / abc1234 = 1.01
+
 The main thread is what one core of the master carries; the rest is
 ZeroMQ's I/O thread, which runs beside it.  A message carries up to
 --concurrency jobs (the master's -u over the two workers), and what the
@@ -178,22 +183,31 @@ def start_workers(tree, batch, work_port, results_port, log_dir,
 
 
 def stop_workers(workers):
+    """Stop `workers`; the user + system CPU seconds they used, all told
+    (their own, from wait4: none of them has children)."""
     for worker in workers:
         if worker.poll() is None:
             worker.send_signal(signal.SIGTERM)
     deadline = time.time() + 10
+    cpu = 0.0
     for worker in workers:
-        while worker.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
+        while worker.returncode is None:
+            pid, _, usage = os.wait4(worker.pid, os.WNOHANG)
+            if pid:
+                worker.returncode = 0
+                cpu += usage.ru_utime + usage.ru_stime
+            else:
+                if time.time() > deadline:
+                    worker.kill()
+                time.sleep(0.05)
+    return cpu
 
 
 def master_cpu(tree, batch, ops, tmp, timeout, concurrency=CONCURRENCY,
                keep=False, at_once=False):
     """(CPU seconds of one master run with its own standalone workers,
-    those of its main thread or None, its wall seconds), `keep`: its
+    those of its main thread or None, its wall seconds, those of the
+    workers from their start to their stop), `keep`: its
     stats file stays, as run.stat.gz in `tmp`; `at_once`: PEER processes
     in place of the workers."""
     work_port, results_port = free_ports(2)
@@ -220,12 +234,12 @@ def master_cpu(tree, batch, ops, tmp, timeout, concurrency=CONCURRENCY,
             with open(main_cpu) as noted:
                 main = float(noted.read())
             os.unlink(main_cpu)
-        return cpu, main, wall
     finally:
-        stop_workers(workers)
+        workers_cpu = stop_workers(workers)
         for name in os.listdir(tmp):
             if name.startswith('run.stat') and not keep:
                 os.unlink(os.path.join(tmp, name))
+    return cpu, main, wall, workers_cpu
 
 
 def parts(stats_path, per):
@@ -390,6 +404,7 @@ def measure_batch(trees, batch, concurrency, args, tmp):
     marginal = dict((tree.label, []) for tree in trees)
     main = dict((tree.label, []) for tree in trees)
     rate = dict((tree.label, []) for tree in trees)
+    workers = dict((tree.label, []) for tree in trees)
     ops = args.large - args.small
     for _ in range(args.runs):
         for tree in trees:
@@ -402,10 +417,12 @@ def measure_batch(trees, batch, concurrency, args, tmp):
                 rate[tree.label].append(ops / (large[2] - small[2]))
             if large[1] is not None and small[1] is not None:
                 main[tree.label].append((large[1] - small[1]) / ops * 1e6)
+            if not args.answer_at_once:
+                workers[tree.label].append((large[3] - small[3]) / ops * 1e6)
     for tree in trees:
         figures = marginal[tree.label]
         print('master b%d %s: %.1f us CPU/request (%d runs; %d/%d ops; '
-              '-u %d%s; min %.1f, max %.1f)%s%s' % (
+              '-u %d%s; min %.1f, max %.1f)%s%s%s' % (
                   batch, tree.label, median(figures), args.runs,
                   args.small, args.large, WORKERS * concurrency,
                   '; answered at once' if args.answer_at_once else '',
@@ -413,12 +430,19 @@ def measure_batch(trees, batch, concurrency, args, tmp):
                   '; main thread %.1f' % median(main[tree.label])
                   if main[tree.label] else '',
                   '; %s req/s' % format(int(median(rate[tree.label])), ',')
-                  if rate[tree.label] else ''))
+                  if rate[tree.label] else '',
+                  '; workers %.1f us CPU/request' % median(workers[tree.label])
+                  if workers[tree.label] else ''))
     if len(trees) == 2:
         print('master b%d -u %d: %s / %s = %.2f' % (
             batch, WORKERS * concurrency, trees[0].label, trees[1].label,
             median(marginal[trees[0].label]) /
             median(marginal[trees[1].label])))
+        if workers[trees[0].label]:
+            print('workers b%d -u %d: %s / %s = %.2f' % (
+                batch, WORKERS * concurrency, trees[0].label,
+                trees[1].label, median(workers[trees[0].label]) /
+                median(workers[trees[1].label])))
     sys.stdout.flush()
     return dict((tree.label, (median(marginal[tree.label]),
                               median(main[tree.label])
