@@ -30,6 +30,7 @@ KINDS = ('uniform', 'zipf', 'hotspot')
 MAX_EXPONENT = 100
 # Exponents this close to 1 use the logarithm forms.
 _NEAR_ONE = 1e-9
+_ABOVE_MINUS_ONE = -1.0 + 2.0 ** -52
 
 
 def check(checker, value, what):
@@ -121,7 +122,9 @@ class ZipfRanks(object):
         if self.one:
             return math.exp(h)
         t = 1.0 - self.s
-        return math.exp(math.log1p(max(t * h, -1.0 + 1e-16)) / t)
+        # Above -1: with a large exponent x**(1 - s) underflows, and H(n)
+        # rounds to its bound, where log1p would fail.
+        return math.exp(math.log1p(max(t * h, _ABOVE_MINUS_ONE)) / t)
 
     def __call__(self, n):
         if n != self.n:

@@ -64,6 +64,16 @@ def test_zipf_large_exponent_is_the_first_object():
     assert set(pick(1000) for _ in range(200)) == set([0])
 
 
+def test_zipf_at_the_ends_of_the_uniform_draw():
+    # random() at 0 is the far end of the cold side: with exponent 5 and
+    # a million objects, (1 - s) * H there rounds to -1 exactly.
+    for exponent in (1.0, 1.2, 5.0, popularity.MAX_EXPONENT):
+        draws = iter([0.0, 1.0 - 2.0 ** -53])
+        pick = ZipfRanks(exponent, lambda: next(draws))
+        assert 0 <= pick(10 ** 6) < 10 ** 6
+        assert pick(10 ** 6) == 0
+
+
 def test_hot_spot_share_and_evenness():
     pick = HotSpotRanks(0.1, 0.9, random.Random(13).random)
     n, draws = 200, 50000
