@@ -16,10 +16,20 @@ order: what READ, UPDATE and DELETE jobs may name (see ssbench.load.jobgen).
   object is found that way, the draw is skipped.  In segmented classes
   (`guard_updates()`) READ and UPDATE pass over objects the same way.
 - `pop_created()` gives what the run created and may have left behind.
+- A class given a rank picker (`rank_by()`, from the scenario's
+  `popularity`, ssbench.load.popularity) keeps its objects in a fixed
+  order instead, by packed code: the initial population by number (the
+  first objects are the hottest), then the run's by job number (names
+  ssbench does not make rank before both); created objects join at the
+  cold end and deleted ones leave.  Each job takes the
+  object at the rank its picker draws, a DELETE removing it; an object
+  that may not be used yet is passed over to the next colder ones, as
+  above.
 """
 from __future__ import absolute_import, division, print_function
 
 from array import array
+from bisect import bisect_left, bisect_right
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.compat import range
@@ -40,6 +50,9 @@ _COMPACT_AT = 4096
 # A DELETE looks this far for an object no READ or UPDATE uses: the scan
 # stays short when the class has fewer objects than jobs in flight.
 PASS_OVER_MAX = 64
+# A ranked class keeps its codes in chunks of up to twice this many: a
+# DELETE moves at most one chunk's tail, never the whole class.
+CHUNK = 1024
 
 
 class _Ring(object):
@@ -60,6 +73,9 @@ class _Ring(object):
         for index in range(self.head, len(codes)):
             yield codes[index]
 
+    def add(self, code):
+        self.codes.append(code)
+
     def popleft(self):
         head = self.head
         code = self.codes[head]
@@ -75,6 +91,114 @@ class _Ring(object):
         self.head = 0
 
 
+class _Ranked(object):
+    """The codes of a ranked class, ascending (rank 0 first), in sorted
+    chunks with a Fenwick tree of their lengths, so that finding, adding
+    and removing an object cost O(log n) plus a move within one chunk."""
+
+    __slots__ = ('pick', 'chunks', 'firsts', 'tree', 'top', 'size')
+
+    def __init__(self, pick, codes=()):
+        self.pick = pick          # n -> rank in [0, n)
+        self.replace(codes)
+
+    def __len__(self):
+        return self.size
+
+    def __iter__(self):
+        for chunk in self.chunks:
+            for code in chunk:
+                yield code
+
+    def replace(self, codes):
+        codes = sorted(codes)
+        self.chunks = [array(_TYPECODE, codes[start:start + CHUNK])
+                       for start in range(0, len(codes), CHUNK)]
+        self._index()
+
+    def _index(self):
+        """Drop empty chunks; rebuild the chunks' first codes and tree."""
+        chunks = self.chunks = [chunk for chunk in self.chunks if chunk]
+        self.firsts = [chunk[0] for chunk in chunks]
+        count = len(chunks)
+        tree = [0] * (count + 1)
+        for index in range(1, count + 1):
+            tree[index] += len(chunks[index - 1])
+            parent = index + (index & -index)
+            if parent <= count:
+                tree[parent] += tree[index]
+        self.tree = tree
+        top = 1
+        while top * 2 <= count:
+            top *= 2
+        self.top = top if count else 0
+        self.size = sum(len(chunk) for chunk in chunks)
+
+    def _bump(self, index, delta):
+        tree = self.tree
+        count = len(tree) - 1
+        index += 1
+        while index <= count:
+            tree[index] += delta
+            index += index & -index
+
+    def add(self, code):
+        chunks = self.chunks
+        if chunks and code < chunks[-1][-1]:
+            index = max(bisect_right(self.firsts, code) - 1, 0)
+            chunk = chunks[index]
+            chunk.insert(bisect_left(chunk, code), code)
+            self.firsts[index] = chunk[0]
+            if len(chunk) > 2 * CHUNK:
+                chunks[index:index + 1] = [chunk[:CHUNK], chunk[CHUNK:]]
+                self._index()
+                return
+        elif chunks and len(chunks[-1]) < CHUNK:
+            index = len(chunks) - 1
+            chunks[index].append(code)
+        else:
+            chunks.append(array(_TYPECODE, (code,)))
+            self._index()
+            return
+        self.size += 1
+        self._bump(index, 1)
+
+    def locate(self, rank):
+        """(chunk index, offset) of the object at `rank` (< len)."""
+        tree = self.tree
+        count = len(tree) - 1
+        index = 0
+        step = self.top
+        while step:
+            probe = index + step
+            if probe <= count and tree[probe] <= rank:
+                index = probe
+                rank -= tree[probe]
+            step >>= 1
+        return index, rank
+
+    def following(self, index, offset, count):
+        """(chunk index, offset) of the `count` objects after the one at
+        (index, offset), colder first, wrapping to the hottest."""
+        chunks = self.chunks
+        for _ in range(count):
+            offset += 1
+            if offset >= len(chunks[index]):
+                index = index + 1 if index + 1 < len(chunks) else 0
+                offset = 0
+            yield index, offset
+
+    def remove(self, index, offset):
+        chunk = self.chunks[index]
+        del chunk[offset]
+        if not chunk:
+            self._index()
+            return
+        self.firsts[index] = chunk[0]
+        self.size -= 1
+        self._bump(index, -1)
+
+
 class ObjectRing(object):
     """Live objects per size class, in FIFO order; bounded by what exists.
 
@@ -86,7 +210,9 @@ class ObjectRing(object):
     """
 
     def __init__(self):
-        self._rings = {}
+        self._rings = {}          # size name -> _Ring (0.3.9's rotation)
+        self._ranked = {}         # size name -> _Ranked (rank_by())
+        self._pickers = {}
         self._order = []          # size names in first-seen order
         self._deleting = {}       # (container, name) -> size_str
         self._undeleted = []      # (size_str, container, name)
@@ -101,12 +227,36 @@ class ObjectRing(object):
         self._guarded = frozenset()
         self.skipped = 0
 
-    def _ring(self, size_str):
+    def _class(self, size_str):
+        """The _Ring or _Ranked of a class, made on first use."""
         ring = self._rings.get(size_str)
         if ring is None:
-            ring = self._rings[size_str] = _Ring()
+            ring = self._ranked.get(size_str)
+        if ring is None:
+            pick = self._pickers.get(size_str)
+            if pick is None:
+                ring = self._rings[size_str] = _Ring()
+            else:
+                ring = self._ranked[size_str] = _Ranked(pick)
             self._order.append(size_str)
         return ring
+
+    def rank_by(self, pickers):
+        """Skew these classes: {size name: rank picker} (see
+        ssbench.load.popularity.pickers()); the others rotate.  Classes
+        that hold objects already keep them, ranked in code order."""
+        self._pickers = dict(pickers)
+        for size_str in self._order:
+            pick = self._pickers.get(size_str)
+            ring = self._rings.get(size_str)
+            if ring is not None and pick is not None:
+                del self._rings[size_str]
+                self._ranked[size_str] = _Ranked(pick, ring)
+            elif ring is None and pick is None:
+                self._rings[size_str] = ring = _Ring()
+                ring.replace(self._ranked.pop(size_str))
+            elif ring is None:
+                self._ranked[size_str].pick = pick
 
     def _encode(self, size_str, container, name, initial):
         index = self._container_index.get(container)
@@ -144,9 +294,14 @@ class ObjectRing(object):
             del self._odd[-code]
 
     def add(self, size_str, container, name, initial=False):
-        """Append an existing object at the back of its class's ring."""
-        self._ring(size_str).codes.append(
-            self._encode(size_str, container, name, initial))
+        """Append an existing object at the back of its class's ring (in
+        its place, in a ranked class)."""
+        code = self._encode(size_str, container, name, initial)
+        ring = self._rings.get(size_str)
+        if ring is not None:
+            ring.codes.append(code)
+        else:
+            self._class(size_str).add(code)
 
     def load(self, objects, initial=True):
         """Add many (size_str, container, name) objects, e.g. the initial
@@ -174,7 +329,11 @@ class ObjectRing(object):
         ever free one).
         """
         ring = self._rings.get(size_str)
-        if ring is None or ring.head >= len(ring.codes):
+        if ring is None:
+            ranked = self._ranked.get(size_str)
+            return None if ranked is None else self._take_ranked(
+                size_str, ranked, job_type, force)
+        if ring.head >= len(ring.codes):
             return None
         in_use = self._in_use
         code = ring.popleft()
@@ -202,6 +361,45 @@ class ObjectRing(object):
         ring.codes.append(code)
         in_use[name] = in_use.get(name, 0) + 1
         if job_type == UPDATE_OBJECT:
+            updating = self._updating
+            updating[name] = updating.get(name, 0) + 1
+        return container, name
+
+    def _take_ranked(self, size_str, ranked, job_type, force):
+        """take() in a ranked class: the object at the drawn rank, or the
+        first colder one (wrapping) that may be used."""
+        count = ranked.size
+        if not count:
+            return None
+        index, offset = ranked.locate(ranked.pick(count))
+        code = ranked.chunks[index][offset]
+        container, name, initial = self._decode(size_str, code)
+        in_use = self._in_use
+        if job_type == DELETE_OBJECT:
+            busy = in_use
+        elif size_str not in self._guarded:
+            busy = None
+        elif job_type == UPDATE_OBJECT:
+            busy = in_use
+        else:
+            busy = self._updating
+        if busy and name in busy and not force:
+            for index, offset in ranked.following(
+                    index, offset, min(count - 1, PASS_OVER_MAX)):
+                code = ranked.chunks[index][offset]
+                container, name, initial = self._decode(size_str, code)
+                if name not in busy:
+                    break
+            else:
+                return False
+        if job_type == DELETE_OBJECT:
+            ranked.remove(index, offset)
+            self._forget(code)
+            if not initial:
+                self._deleting[(container, name)] = size_str
+            return container, name
+        in_use[name] = in_use.get(name, 0) + 1
+        if job_type == UPDATE_OBJECT and size_str in self._guarded:
             updating = self._updating
             updating[name] = updating.get(name, 0) + 1
         return container, name
@@ -255,7 +453,10 @@ class ObjectRing(object):
 
     def count(self, size_str):
         """Live objects in one size class."""
-        return len(self._rings.get(size_str, ()))
+        ring = self._rings.get(size_str)
+        if ring is None:
+            ring = self._ranked.get(size_str, ())
+        return len(ring)
 
     def pop_created(self):
         """Remove and return (size_str, container, name) of every object the
@@ -263,7 +464,7 @@ class ObjectRing(object):
         whose DELETE failed or never answered.  Initial objects stay."""
         found = []
         for size_str in self._order:
-            ring = self._rings[size_str]
+            ring = self._class(size_str)
             kept = []
             for code in ring:
                 container, name, initial = self._decode(size_str, code)

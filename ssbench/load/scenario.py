@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 import ssbench
 from ssbench.compat import range
+from ssbench.load import popularity
 from ssbench.load.scenariocheck import Checker, read_json, show
 
 DEFAULT_CONTAINER_BASE = 'ssbench'
@@ -54,10 +55,11 @@ class SizeClass(object):
     """A validated entry of `sizes`, with its effective CRUD profile."""
 
     __slots__ = ('name', 'size_min', 'size_max', 'crud_profile',
-                 'initial_count', 'segment_size', 'large_object')
+                 'initial_count', 'segment_size', 'large_object',
+                 'popularity')
 
     def __init__(self, name, size_min, size_max, crud_profile, initial_count,
-                 segment_size=None, large_object='slo'):
+                 segment_size=None, large_object='slo', popularity=None):
         self.name = name
         self.size_min = size_min
         self.size_max = size_max
@@ -69,6 +71,9 @@ class SizeClass(object):
         # objects are single PUTs.
         self.segment_size = segment_size
         self.large_object = large_object
+        # How READ/UPDATE/DELETE pick objects (ssbench.load.popularity's
+        # check()); None: 0.3.9's rotation.
+        self.popularity = popularity
 
     def __repr__(self):
         return 'SizeClass(%r, %r, %r, %r, %r)' % (
@@ -167,6 +172,10 @@ class Scenario(object):
             top = check.crud_profile(top, _key('crud_profile'),
                                      MAX_CRUD_WEIGHT)
         self.crud_profile = top
+        top_popularity = None
+        if 'popularity' in data:
+            top_popularity = popularity.check(check, data['popularity'],
+                                              _key('popularity'))
 
         sizes = data['sizes']
         if not isinstance(sizes, list) or not sizes:
@@ -221,6 +230,10 @@ class Scenario(object):
                 own = check.crud_profile(
                     own, '%s: "crud_profile"' % where, MAX_CRUD_WEIGHT)
             profile = own if own is not None else top
+            skew = top_popularity
+            if 'popularity' in entry:
+                skew = popularity.check(check, entry['popularity'],
+                                        '%s: "popularity"' % where)
             if count > 0:
                 if profile is None:
                     check.fail('missing required key "crud_profile" (size %s '
@@ -233,7 +246,7 @@ class Scenario(object):
                     check.fail('%s: "crud_profile" is all zero but the size '
                                'is used (initial_files > 0)' % where)
             size = SizeClass(name, size_min, size_max, profile, count,
-                             segment_size, large_object)
+                             segment_size, large_object, skew)
             self.sizes.append(size)
             self._by_name[name] = size
 

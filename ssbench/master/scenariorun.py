@@ -11,7 +11,7 @@ import ssbench
 from ssbench.load import jobgen
 from ssbench.results import (clockrecords, healthrecords, safefiles,
                              workerlist)
-from ssbench.load import seeds
+from ssbench.load import popularity, seeds
 from ssbench.swift import hints
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
@@ -161,6 +161,10 @@ class ScenarioRun(object):
         if ring is None:
             ring = ObjectRing()
             ring.guard_updates(jobgen.segment_keys(scenario))
+        # Skewed classes draw their ranks from a stream of their own, so
+        # that the scenario's other draws are those of a uniform run.
+        ring.rank_by(popularity.pickers(scenario, options.rng or seeds.stream(
+            self.seed, seeds.POPULARITY)))
         self.ring = ring
         if master is None:
             master = Master(transport, scenario.user_count,

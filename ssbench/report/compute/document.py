@@ -1,9 +1,9 @@
 """The JSON document (format_version 1) from a finished Scan."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench import version
+from ssbench import CREATE_OBJECT, version
 from ssbench.measure import loghist
-from ssbench.report.compute import bandwidth, throughput
+from ssbench.report.compute import bandwidth, popularity, throughput
 from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
 from ssbench.report.compute.series import latency_entry
@@ -44,6 +44,10 @@ def build(header, scan, pctiles, stats_path, skip):
         'timeseries': _timeseries(scan, [op['operation']
                                          for op in operations]),
         'bandwidth': bandwidth.build(scan, sizes, run['duration']),
+        'popularity': popularity.section(
+            scenario, scan.reads,
+            sum(scan.count[c] for c, cell in enumerate(scan.cells)
+                if cell.type == CREATE_OBJECT)),
         'errors': {
             'recorded': scan.cause_keys_seen or (
                 not sum(scan.errors) and scan.reconnects_recorded),

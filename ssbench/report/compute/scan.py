@@ -10,9 +10,12 @@ send to giving up; failures without one, as in 0.3.x files, are counted in
 (CRUD order, then OTHER for unknown job types): results and failures per second
 (seconds.SecondCounts), and per adaptive time bucket the bytes and LogHists of
 both latencies (timebuckets.TimeBuckets).  Failures also go to a
-causes.CauseTable.  The text report (ssbench.report.compute.classicstats) takes
-the same pass with ``detail=False``: without what only the analysis reads (time
-buckets, bytes, reconnects, causes), with each worker's successes counted.
+causes.CauseTable.  With detail, successful READs are counted per object
+(``reads``, see ssbench.report.compute.popularity).  The text report
+(ssbench.report.compute.classicstats) takes the same pass with
+``detail=False``: without what only the analysis reads (time buckets,
+bytes, reconnects, causes, reads per object), with each worker's successes
+counted.
 
 The hot loop keeps everything in locals and handles only successes of
 known cells; anything else takes _slow().  Per-second counts accumulate
@@ -32,7 +35,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import math
 
-from ssbench import CRUD_TYPES
+from ssbench import CRUD_TYPES, READ_OBJECT
 from ssbench.measure import record as spec
 from ssbench.results import sortedruns
 from ssbench.measure import loghist
@@ -48,7 +51,7 @@ log = logging.getLogger(__name__)
 KEYS = ('type', 'size_str', 'exception', 'completed_at',
         'first_byte_latency', 'last_byte_latency', 'trans_id', 'retries',
         'worker_id', 'reconnects', 'size', 'status', 'error_class',
-        'time_to_failure')
+        'time_to_failure', 'container', 'name')
 # Decoded maps have text keys (unicode on Python 2, where a native-str key
 # would take a slow compare); raw decoding (faster) leaves them bytes.
 TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
@@ -138,6 +141,9 @@ class Scan(object):
         self.seconds = SecondCounts(2 * SLOTS)
         self.buckets = TimeBuckets(SLOTS) if detail else None
         self.causes = CauseTable()
+        # hash((container, name)) -> successful READs: ~100 bytes per
+        # object read, where the names would take twice that.
+        self.reads = {}
         self.sec_counts = [0] * (2 * SLOTS)
         self.current_second = None
         self.min_second = _INF
@@ -211,7 +217,7 @@ class Scan(object):
 
     def _failure(self, cell, result, completed_at, retries, worker, seq):
         (_, _, k_exc, _, _, _, k_txid, _, _, k_reconn, _, k_status,
-         k_error_class, k_ttf) = self.keys
+         k_error_class, k_ttf, _, _) = self.keys
         self.errors[cell] += 1
         self.retries[cell] += retries
         if log.isEnabledFor(logging.DEBUG):
@@ -304,7 +310,11 @@ class Scan(object):
         shift = loghist.SHIFT
         slots = SLOTS
         (k_type, k_size, k_exc, k_completed, k_first, k_last, k_txid,
-         k_retries, k_worker, k_reconn, k_bytes, _, _, _) = self.keys
+         k_retries, k_worker, k_reconn, k_bytes, _, _, _, k_container,
+         k_name) = self.keys
+        reads = self.reads
+        reads_get = reads.get
+        read_slot = CRUD_TYPES.index(READ_OBJECT)
         skip = self.skip
         moving = bool(skip) and not self.fixed_threshold
         first_start = self.first_start
@@ -394,6 +404,10 @@ class Scan(object):
                     worst_first_id[cell] = (seq, result.get(k_txid))
                 if detail:
                     add_worker(worker)
+                    if slot == read_slot:
+                        obj = hash((result.get(k_container),
+                                    result.get(k_name)))
+                        reads[obj] = reads_get(obj, 0) + 1
                     reconnect = result.get(k_reconn)
                     if reconnect is not None:
                         reconnects_recorded = True

@@ -13,8 +13,8 @@ from ssbench.report.render import htmlcharts
 from ssbench.report.render.htmltables import (chart_esc, client_html,
                                               errors_html, esc, facts_html,
                                               open_loop_html, percentiles_html,
-                                              sizes_html, summary_html,
-                                              workers_html)
+                                              popularity_html, sizes_html,
+                                              summary_html, workers_html)
 from ssbench.compat import text_type, write_text
 from ssbench.errors import UsageError
 
@@ -132,6 +132,14 @@ def page_body(doc, charts, js_version):
                                  ' Open loop: response times, from each '
                                  'job\'s intended start.'
                                  if doc.get('open_loop') else '')))
+    if (doc.get('popularity') or {}).get('reads'):
+        body.append(_section('popularity', 'Object popularity',
+                             popularity_html(doc['popularity']),
+                             'How the reads spread over the objects: the '
+                             'share of the successful reads that went to '
+                             'the most-read 1% and 10% of the objects the '
+                             'run could read (its initial population and '
+                             'what it created).'))
     if doc.get('open_loop'):
         body.append(_section('open-loop', 'Open loop: service time',
                              open_loop_html(doc['open_loop'],

@@ -388,3 +388,19 @@ def errors_html(errors):
                         'First seen', 'Last seen', 'Example trans id',
                         'Example message'], rows, numeric=(2, 3)))
     return ''.join(parts)
+
+
+def popularity_html(popularity):
+    """The share of the successful READs the hottest objects took (see
+    ssbench.report.compute.popularity)."""
+    rows = [['Hottest %g%%' % (100 * hot.get('fraction', 0)),
+             fmt_int(hot.get('objects')),
+             NA if hot.get('share') is None else
+             '%.1f%%' % (100 * hot['share'])]
+            for hot in popularity.get('hottest') or []]
+    return ('<p>%s successful reads of %s of the run\'s %s objects.</p>' % (
+        fmt_int(popularity.get('reads')),
+        fmt_int(popularity.get('objects_read')),
+        fmt_int(popularity.get('objects'))) +
+            table(['Objects', 'Count', 'Share of the reads'], rows,
+                  numeric=(1, 2)))

@@ -256,3 +256,147 @@ def test_in_a_guarded_class_an_update_has_its_object_to_itself():
         ('c', 'b_1'), ('c', 'b_2'), ('c', 'b_3'), ('c', 'b_1')]
     assert ring.take('b', R) == ('c', 'b_2')
     assert ring._in_use['b_1'] == 2 and 'b_1' not in ring._updating
+
+
+# -- ranked classes (popularity) -------------------------------------------
+
+class Ranks(object):
+    """A rank picker that hands out the ranks given, and records the class
+    sizes it was asked about."""
+
+    def __init__(self, *ranks):
+        self.ranks = list(ranks)
+        self.sizes = []
+
+    def __call__(self, n):
+        self.sizes.append(n)
+        return self.ranks.pop(0)
+
+
+def ranked(size_str='a', **pickers):
+    ring = ObjectRing()
+    ring.rank_by(pickers or {size_str: Ranks()})
+    return ring
+
+
+def ranked_names(ring, size_str='a'):
+    return [ring._decode(size_str, code)[1]
+            for code in ring._ranked[size_str]]
+
+
+def test_ranked_class_orders_the_population_by_number():
+    pick = Ranks(0, 2, 0)
+    ring = ranked(a=pick)
+    # Results of the population arrive in any order.
+    for number in (3, 1, 4, 2):
+        ring.add('a', 'c%d' % (number % 2), object_name('a', number),
+                 initial=True)
+    ring.add('a', 'c', object_name('a', 9))      # created: the cold end
+    assert ranked_names(ring) == ['a_000001', 'a_000002', 'a_000003',
+                                  'a_000004', 'a_000009']
+    assert ring.take('a', R) == ('c1', 'a_000001')   # rank 0, stays
+    assert ring.take('a', U) == ('c1', 'a_000003')
+    assert ring.count('a') == 5
+    answer(ring, R, ('c1', 'a_000001'))
+    assert ring.take('a', D) == ('c1', 'a_000001')   # leaves the ranks
+    assert ranked_names(ring)[0] == 'a_000002'
+    assert pick.sizes == [5, 5, 5]
+    assert ring.take('b', R) is None                 # no such class
+
+
+def test_delete_passes_over_a_hot_object_in_flight():
+    ring = ranked(a=Ranks(0, 0, 0, 0, 1, 0, 0))
+    ring.load([('a', 'c', object_name('a', n)) for n in (1, 2, 3)])
+    assert ring.take('a', R) == ('c', 'a_000001')    # hot, in flight
+    assert ring.take('a', D) == ('c', 'a_000002')    # the next colder
+    assert ring.take('a', R) == ('c', 'a_000001')
+    # a_000003 free: a DELETE drawing the busy a_000001 takes it.
+    assert ring.take('a', D) == ('c', 'a_000003')
+    assert ranked_names(ring) == ['a_000001']
+    # Only busy objects left: no DELETE, unless forced.
+    ring.add('a', 'c', object_name('a', 7))
+    assert ring.take('a', R) == ('c', 'a_000007')
+    assert ring.take('a', D) is False
+    assert ring.take('a', D, force=True) == ('c', 'a_000001')
+
+
+def test_ranked_pass_over_wraps_and_is_bounded():
+    ring = ranked(a=Ranks(*(list(range(80)) + [79, 78])))
+    ring.load([('a', 'c', object_name('a', n)) for n in range(1, 81)])
+    for _ in range(80):
+        ring.take('a', R)    # every object in use once
+    answer(ring, R, ('c', 'a_000001'))
+    # From the coldest, the scan wraps to the hottest, which is free.
+    assert ring.take('a', D) == ('c', 'a_000001')
+    answer(ring, R, ('c', 'a_000070'))
+    # a_000070 (now rank 68) is more than PASS_OVER_MAX past the coldest
+    # (rank 78): not found.
+    assert PASS_OVER_MAX < 68 + 1
+    assert ring.take('a', D) is False
+
+
+def test_guarded_ranked_class_keeps_updates_to_themselves():
+    ring = ranked(a=Ranks(0, 0, 0, 0))
+    ring.guard_updates(['a'])
+    ring.load([('a', 'c', object_name('a', n)) for n in (1, 2)])
+    assert ring.take('a', U) == ('c', 'a_000001')
+    assert ring.take('a', R) == ('c', 'a_000002')   # passes the UPDATE
+    assert ring.take('a', U) is False               # both in use
+    answer(ring, U, ('c', 'a_000001'))
+    assert ring.take('a', R) == ('c', 'a_000001')
+
+
+def test_ranked_class_against_a_sorted_list():
+    # Many chunks: random adds and deletes anywhere keep the order, the
+    # count and every rank's object those of a plain sorted list.
+    import random
+    rng = random.Random(3)
+    draws = []
+    ring = ranked(a=lambda n: draws[-1] % n)
+    model = []
+    numbers = list(range(1, 6001))
+    rng.shuffle(numbers)
+    for number in numbers:
+        ring.add('a', 'c', object_name('a', number), initial=True)
+        model.append(number)
+    model.sort()
+    for step in range(3000):
+        draws.append(rng.randrange(10 ** 6))
+        if step % 3:
+            rank = draws[-1] % len(model)
+            assert ring.take('a', D)[1] == object_name('a', model[rank])
+            del model[rank]
+        else:
+            number = rng.randrange(1, 9000)
+            ring.add('a', 'c', object_name('a', number), initial=True)
+            model.append(number)
+            model.sort()
+    assert ring.count('a') == len(model)
+    assert ranked_names(ring) == [object_name('a', n) for n in model]
+    while model:     # down to empty chunks, and none
+        draws.append(0)
+        assert ring.take('a', D)[1] == object_name('a', model.pop(0))
+    assert ring.take('a', D) is None
+
+
+def test_rank_by_converts_classes_that_hold_objects():
+    ring = ObjectRing()
+    ring.load([('a', 'c', object_name('a', n)) for n in (2, 1)])
+    ring.add('b', 'c', object_name('b', 5))
+    ring.rank_by({'a': Ranks(1)})
+    assert ranked_names(ring) == ['a_000001', 'a_000002']
+    assert ring.take('a', R) == ('c', 'a_000002')
+    assert ring.take('b', R) == ('c', 'b_000005')     # still rotates
+    ring.rank_by({})
+    assert [e[1] for e in entries(ring, 'a')] == ['a_000001', 'a_000002']
+    assert ring.take('a', R) == ('c', 'a_000001')
+
+
+def test_pop_created_of_a_ranked_class():
+    ring = ranked(a=Ranks())
+    ring.load([('a', 'c', object_name('a', 1))])
+    ring.add('a', 'c', object_name('a', 5))
+    ring.add('a', 'c', 'a_odd')
+    # Names ssbench does not make rank before its own.
+    assert ring.pop_created() == [('a', 'c', 'a_odd'), ('a', 'c', 'a_000005')]
+    assert ranked_names(ring) == ['a_000001']

@@ -158,3 +158,21 @@ def test_jobs_held_back_for_objects_in_use_are_said(caplog):
     assert lines[0].startswith('Fewer than 8 requests were in flight at '
                                'times: 12 times,')
     assert lines[1].startswith('2 jobs used an object another job')
+
+
+def test_skewed_picks_replay_under_the_seed(tmpdir):
+    def read_names(seed, where):
+        run = make_run(tmpdir.mkdir(where), scenario(
+            initial_files={'zero': 50}, crud_profile=[0, 1, 0, 0],
+            operation_count=200,
+            popularity={'kind': 'zipf', 'exponent': 1.2}), seed=seed)
+        outcome = run.run()
+        from ssbench.results.statsreader import open_stats
+        # Sorted: the replay is of the picks, not of the results' order.
+        return sorted(r['name'] for r in
+                      open_stats(outcome.stats_path).iter_results())
+    first = read_names(3, 'a')
+    assert first == read_names(3, 'b')
+    assert first != read_names(4, 'c')
+    # Zipf 1.2 over 50 objects: the first one takes 28% of the reads.
+    assert max(set(first), key=first.count) == 'zero_000001'

@@ -400,3 +400,20 @@ def test_workers_table_lists_who_took_part_escaped():
 
 def test_no_workers_section_without_a_list():
     assert '<section id="workers">' not in render(analysis_docs.sample_doc())
+
+
+@needs_plotly
+def test_popularity_section_only_with_reads():
+    doc = analysis_docs.sample_doc()
+    assert '<section id="popularity">' not in render(doc)
+    doc['popularity'] = {
+        'reads': 2000, 'objects_read': 412, 'objects': 1000,
+        'hottest': [{'fraction': 0.01, 'objects': 10, 'share': 0.5687},
+                    {'fraction': 0.1, 'objects': 100, 'share': None}]}
+    page = render(doc)
+    section = page[page.index('<section id="popularity">'):]
+    section = section[:section.index('</section>')]
+    assert '2,000 successful reads of 412 of the run' in section
+    assert ('<td>Hottest 1%</td><td class="num">10</td>'
+            '<td class="num">56.9%</td>') in section
+    assert '<td>Hottest 10%</td><td class="num">100</td>' in section

@@ -67,11 +67,22 @@ def check_bandwidth(bandwidth, duration, operations):
             (entry['bytes'] or 0)
 
 
+def check_popularity(popularity):
+    check_keys(popularity, ['reads', 'objects_read', 'objects', 'hottest'])
+    for key in ('reads', 'objects_read', 'objects'):
+        assert is_int(popularity[key])
+    assert [h['fraction'] for h in popularity['hottest']] == [0.01, 0.1]
+    for hottest in popularity['hottest']:
+        check_keys(hottest, ['fraction', 'objects', 'share'])
+        assert is_int(hottest['objects'])
+        assert is_number(hottest['share'], nullable=True)
+
+
 def check_schema(doc):
     """Keys and types of the JSON document, format_version 1."""
     check_keys(doc, ['format_version', 'generator', 'stats_file', 'header',
                      'scenario', 'run', 'percentiles', 'operations',
-                     'timeseries', 'errors', 'bandwidth'])
+                     'timeseries', 'errors', 'bandwidth', 'popularity'])
     assert doc['format_version'] == 1
     assert doc['generator'].startswith('ssbench ')
     assert is_text(doc['stats_file'])
@@ -95,6 +106,7 @@ def check_schema(doc):
                      [op['operation'] for op in doc['operations']])
     check_bandwidth(doc['bandwidth'], run['duration'],
                     [op['operation'] for op in doc['operations']])
+    check_popularity(doc['popularity'])
     errors = doc['errors']
     check_keys(errors, ['recorded', 'total', 'causes'])
     assert isinstance(errors['recorded'], bool) and is_int(errors['total'])
