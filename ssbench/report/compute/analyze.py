@@ -11,9 +11,10 @@ import numbers
 
 from ssbench.results import (clockrecords, healthrecords, sortedruns,
                              workerlist)
-from ssbench.report.compute import document, openloop
+from ssbench.report.compute import document, openloop, popularity
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
+from ssbench.results.statscheck import HEADER_KEY
 from ssbench.results.recordview import (RecordView, controls_of_kind,
                                         narrow)
 from ssbench.report.compute.classicnotes import open_loop
@@ -45,13 +46,16 @@ def _check_skip(skip):
 
 
 def _scan(stats_file, store, skip, skip_until):
+    count_reads = popularity.skewed(stats_file.header.get(HEADER_KEY))
     if getattr(stats_file, 'raw_strings', False):
         # Undecoded strings make msgpack ~40% faster; only a handful
         # (names, trans ids, messages) are ever decoded.
-        scan = Scan(store, RAW_KEYS, skip, skip_until)
+        scan = Scan(store, RAW_KEYS, skip, skip_until,
+                    count_reads=count_reads)
         scan.scan(stats_file.iter_batches(raw=True))
     else:
-        scan = Scan(store, TEXT_KEYS, skip, skip_until)
+        scan = Scan(store, TEXT_KEYS, skip, skip_until,
+                    count_reads=count_reads)
         scan.scan(stats_file.iter_batches())
     return scan
 

@@ -6,6 +6,7 @@ from ssbench.measure import loghist
 from ssbench.report.compute import bandwidth, popularity, throughput
 from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
+from ssbench.results.statscheck import HEADER_KEY
 from ssbench.report.compute.series import latency_entry
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
 
@@ -13,12 +14,10 @@ FORMAT_VERSION = 1
 # The percentiles of the time series, per bucket: (JSON suffix, pctile).
 TIMESERIES_PCTILES = (('p50', 50), ('p99', 99))
 
-_HEADER_KEY = u'_scenario_data'
-
 
 def build(header, scan, pctiles, stats_path, skip):
     """The document of a scan (see SCHEMA / docs/analysis.rst)."""
-    scenario = header.get(_HEADER_KEY)
+    scenario = header.get(HEADER_KEY)
     if not isinstance(scenario, dict):
         scenario = {}
     operations = []
@@ -36,7 +35,7 @@ def build(header, scan, pctiles, stats_path, skip):
         'generator': 'ssbench %s' % (version,),
         'stats_file': stats_path,
         'header': dict((k, v) for k, v in header.items()
-                       if k != _HEADER_KEY),
+                       if k != HEADER_KEY),
         'scenario': scenario,
         'run': run,
         'percentiles': list(pctiles),

@@ -1,6 +1,10 @@
 """Achieved object popularity: the share of the successful READs that
 went to the most-read 1% and 10% of the objects (docs/analysis.rst).
 
+Only a run whose scenario asked for a skewed popularity (skewed()) has its
+reads counted per object: the count costs memory per object read, which a
+uniform run, the default, does not pay.
+
 The objects are those the run could read: the scenario's initial
 population plus the objects its successful CREATEs made (at least those
 read), so that a population read only in part counts its unread objects
@@ -13,6 +17,21 @@ import numbers
 
 # Fractions of the objects whose share of the reads the document gives.
 FRACTIONS = (0.01, 0.1)
+
+
+def skewed(scenario):
+    """True when a scenario (its stats header's data) sets a popularity
+    other than uniform, for the run or for one of its size classes."""
+    if not isinstance(scenario, dict):
+        return False
+    found = [scenario.get('popularity')]
+    sizes = scenario.get('sizes')
+    if isinstance(sizes, list):
+        found += [size.get('popularity') for size in sizes
+                  if isinstance(size, dict)]
+    return any(isinstance(entry, dict) and
+               entry.get('kind') not in (None, 'uniform')
+               for entry in found)
 
 
 def initial_objects(scenario):
@@ -28,7 +47,10 @@ def initial_objects(scenario):
 
 def section(scenario, reads, created):
     """The document's "popularity": `reads` maps each object read to its
-    successful READs, `created` counts the successful CREATEs."""
+    successful READs (None: not counted, as the run was not skewed, and
+    then so is the section), `created` counts the successful CREATEs."""
+    if reads is None:
+        return None
     counts = sorted(reads.values(), reverse=True)
     total = sum(counts)
     objects = max(initial_objects(scenario) + created, len(counts))

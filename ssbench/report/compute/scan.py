@@ -100,11 +100,12 @@ class Scan(object):
     ``skip_until``: a fixed warm-up threshold (epoch seconds) for a
     second pass; otherwise it follows the first request start.
     ``detail``: False for the text report's pass (see the module
-    docstring); ``buckets`` is then None.
+    docstring); ``buckets`` is then None.  ``count_reads``: count the
+    successful READs per object (in ``reads``; else it is None).
     """
 
     def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None,
-                 detail=True):
+                 detail=True, count_reads=False):
         self.store = store
         self.keys = keys
         self.detail = detail
@@ -143,7 +144,7 @@ class Scan(object):
         self.causes = CauseTable()
         # hash((container, name)) -> successful READs: ~100 bytes per
         # object read, where the names would take twice that.
-        self.reads = {}
+        self.reads = {} if count_reads and detail else None
         self.sec_counts = [0] * (2 * SLOTS)
         self.current_second = None
         self.min_second = _INF
@@ -313,8 +314,10 @@ class Scan(object):
          k_retries, k_worker, k_reconn, k_bytes, _, _, _, k_container,
          k_name) = self.keys
         reads = self.reads
-        reads_get = reads.get
-        read_slot = CRUD_TYPES.index(READ_OBJECT)
+        reads_get = reads.get if reads is not None else None
+        # No slot is -1: without a count, nothing is counted.
+        read_slot = CRUD_TYPES.index(READ_OBJECT) if reads is not None \
+            else -1
         skip = self.skip
         moving = bool(skip) and not self.fixed_threshold
         first_start = self.first_start

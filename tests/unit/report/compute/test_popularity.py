@@ -4,8 +4,10 @@ from __future__ import absolute_import, division, print_function
 
 import json
 
+from ssbench.report.compute import popularity as popularity_module
 from ssbench.report.compute.analyze import analyze
-from ssbench.report.compute.popularity import initial_objects, section
+from ssbench.report.compute.popularity import (initial_objects, section,
+                                               skewed)
 from tests import paths
 
 
@@ -40,8 +42,23 @@ def test_initial_objects_ignores_what_is_no_count():
     assert initial_objects({}) == 0
 
 
-def test_golden_run_reads():
-    # The 0.3.9 run: its 410 initial objects and those it created.
+def test_only_a_skewed_scenario_has_its_reads_counted():
+    assert not skewed({})
+    assert not skewed({'popularity': {'kind': 'uniform'}})
+    assert not skewed({'sizes': [{'name': 'a'}, 'junk'], 'popularity': 3})
+    assert skewed({'popularity': {'kind': 'zipf', 'exponent': 1.2}})
+    assert skewed({'sizes': [{'name': 'a', 'popularity': {
+        'kind': 'hotspot', 'objects': 0.1, 'share': 0.9}}]})
+    assert section({}, None, 5) is None
+    # A 0.3.9 run is uniform: no count, no section.
+    doc = analyze(paths.GOLDEN + '/swift_u8_o2000_c10.stat.gz')
+    assert doc['popularity'] is None
+
+
+def test_golden_run_reads(monkeypatch):
+    # The 0.3.9 run, as if skewed: its 410 initial objects and those it
+    # created.
+    monkeypatch.setattr(popularity_module, 'skewed', lambda scenario: True)
     doc = analyze(paths.GOLDEN + '/swift_u8_o2000_c10.stat.gz')
     popularity = doc['popularity']
     counts = dict((op['operation'], op['count'])

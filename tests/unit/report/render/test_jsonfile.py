@@ -68,6 +68,8 @@ def check_bandwidth(bandwidth, duration, operations):
 
 
 def check_popularity(popularity):
+    if popularity is None:        # a uniform run's
+        return
     check_keys(popularity, ['reads', 'objects_read', 'objects', 'hottest'])
     for key in ('reads', 'objects_read', 'objects'):
         assert is_int(popularity[key])
