@@ -161,12 +161,14 @@ class LiveView(object):
 
     def close(self, linger=True):
         """End the last phase and the endpoint (after its final scrape
-        if `linger`, see MetricsServer.stop)."""
+        if `linger` and the run was not stopped by a signal, see
+        MetricsServer.stop)."""
         self.end_phase()
         if self.status is not None:
             _ClearBeforeLogging.remove()
         if self.metrics is not None:
-            self.metrics.stop(linger)
+            stopped = getattr(self.master, 'stop_requested', False)
+            self.metrics.stop(linger and not stopped)
             self.metrics = None
 
 

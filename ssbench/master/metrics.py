@@ -3,33 +3,27 @@ the Prometheus text format, as the scraper asks).
 
 The master's run loop publishes a Snapshot (ssbench.master.liveview) at
 most twice a second; MetricsServer answers scrapes from a thread of its
-own with families() of the latest one, so a scrape never touches what
-the loop is changing and the loop never waits for a scrape.
-
-The master is gevent-patched but its run loop blocks in plain ZeroMQ
-polls, during which no greenlet runs: a greenlet server (or
-prometheus-client's start_http_server, whose thread patching makes a
-greenlet) would answer only between messages.  The server therefore runs
-in a real thread, on the socket and select modules gevent left unpatched.
+own (ssbench.master.scrapeserver: no client can stall it) with families()
+of the latest one, so a scrape never touches what the loop is changing
+and the loop never waits for a scrape.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 import re
 
+from ssbench.compat import monotonic
 from ssbench.errors import UsageError
+from ssbench.master.scrapeserver import ScrapeServer
 from ssbench.measure import loghist
 
 log = logging.getLogger(__name__)
 
 EXTRA_HINT = ("--metrics needs the prometheus-client package: install "
               "ssbench[metrics] (pip install 'ssbench[metrics]')")
-# Longest a request may take to arrive, and its largest size.
-REQUEST_TIMEOUT = 2.0
-MAX_REQUEST = 16384
 # After the run, how long the master may wait for a scraper to take the
 # final figures: twice the gap seen between scrapes, at most this.
-MAX_LINGER = 30.0
+MAX_LINGER = 2.0
 # The latency histograms' bucket edges: every EXPORT_STEP-th bin edge of
 # ssbench.measure.loghist (4 a decade), from 1 ms to 100 s.
 EXPORT_STEP = 10
@@ -188,43 +182,26 @@ class _Exposition(object):
 
 class MetricsServer(object):
     """An HTTP endpoint answering GET /metrics (and /) with the latest
-    published Snapshot, in a thread of its own; see the module
-    docstring."""
+    published Snapshot from a thread of its own that no client can
+    stall (ssbench.master.scrapeserver); see the module docstring."""
 
-    def __init__(self, host, port, snapshot):
-        import time
+    def __init__(self, host, port, snapshot, clock=monotonic):
         self.exposition, self.core = require_client()
-        from gevent import monkey
-        self._socket = monkey.get_original('socket', 'socket')
-        socket_module = __import__('socket')
-        self._select = monkey.get_original('select', 'select')
-        self._start_thread = monkey.get_original(
-            'thread' if str is bytes else '_thread', 'start_new_thread')
-        self._sleep = monkey.get_original('time', 'sleep')
-        self._time = time.time
         self.snapshot = snapshot
+        self.clock = clock
         self.scrapes = 0
         self.scraped_at = []       # the last few scrape times
         self.published = 0
-        self.stopping = False
-        self.stopped = False
-        family = socket_module.AF_INET6 if ':' in host else \
-            socket_module.AF_INET
-        listener = self._socket(family, socket_module.SOCK_STREAM)
-        try:
-            listener.setsockopt(socket_module.SOL_SOCKET,
-                                socket_module.SO_REUSEADDR, 1)
-            listener.bind((host, port))
-            listener.listen(16)
-        except (OSError, IOError) as exc:
-            listener.close()
-            raise UsageError('--metrics %s:%d: cannot listen there (%s)' % (
-                host, port, getattr(exc, 'strerror', None) or exc))
-        self.listener = listener
-        self.address = listener.getsockname()[:2]
+        self.server = ScrapeServer(host, port, self._respond, self._sent,
+                                   clock=clock)
+        self.address = self.server.address
+
+    @property
+    def stopped(self):
+        return self.server.stopped
 
     def start(self):
-        self._start_thread(self._serve, ())
+        self.server.start()
         log.info('Metrics for Prometheus at http://%s/metrics',
                  _url_host(self.address))
 
@@ -235,82 +212,52 @@ class MetricsServer(object):
 
     def stop(self, linger=True):
         """End the endpoint.  With `linger`, if anything scraped it, wait
-        for one more scrape first (so the final figures are seen), up to
-        twice the gap seen between scrapes and at most MAX_LINGER
-        seconds."""
+        for one more scrape first (so the final figures are seen), at
+        most linger() seconds; a KeyboardInterrupt meanwhile ends it at
+        once."""
         wait = self.linger() if linger else 0.0
-        if wait:
-            seen = self.scrapes
-            deadline = self._time() + wait
-            while self.scrapes == seen and self._time() < deadline:
-                self._sleep(0.05)
-        self.stopping = True
-        while not self.stopped:
-            self._sleep(0.01)
+        try:
+            if wait:
+                seen = self.scrapes
+                deadline = self.clock() + wait
+                while self.scrapes == seen and self.clock() < deadline:
+                    self.server.sleep(0.02)
+        finally:
+            self.server.stop()
 
     def linger(self):
+        """Seconds to wait for the final scrape: none when nothing
+        scraped, twice the longest gap seen between the last scrapes,
+        at most MAX_LINGER (a scraper that comes more seldom misses the
+        last second of figures)."""
         times = self.scraped_at
         if not times:
             return 0.0
         if len(times) < 2:
-            return MAX_LINGER / 3
+            return MAX_LINGER
         gap = max(b - a for a, b in zip(times, times[1:]))
         return min(MAX_LINGER, 2 * gap)
 
-    def _serve(self):
-        try:
-            while not self.stopping:
-                ready = self._select([self.listener], [], [], 0.2)[0]
-                if ready:
-                    try:
-                        conn = self.listener.accept()[0]
-                    except (OSError, IOError):
-                        continue
-                    try:
-                        self._answer(conn)
-                    except (OSError, IOError) as exc:
-                        log.debug('metrics request failed: %s', exc)
-                    finally:
-                        conn.close()
-        finally:
-            self.listener.close()
-            self.stopped = True
-
-    def _answer(self, conn):
-        conn.settimeout(REQUEST_TIMEOUT)
-        request = b''
-        while b'\r\n\r\n' not in request and len(request) < MAX_REQUEST:
-            chunk = conn.recv(4096)
-            if not chunk:
-                break
-            request += chunk
-        head = request.split(b'\r\n\r\n', 1)[0].decode('latin-1')
+    def _respond(self, head):
         lines = head.split('\r\n')
         words = lines[0].split()
         if len(words) < 2 or words[0] != 'GET':
-            return self._send(conn, '405 Method Not Allowed',
-                              'text/plain', b'GET only\n')
+            return '405 Method Not Allowed', 'text/plain', b'GET only\n'
         path = words[1].split('?', 1)[0]
         if path not in ('/', '/metrics'):
-            return self._send(conn, '404 Not Found', 'text/plain',
-                              b'see /metrics\n')
+            return '404 Not Found', 'text/plain', b'see /metrics\n'
         accept = ''
         for line in lines[1:]:
             name, _, value = line.partition(':')
             if name.strip().lower() == 'accept':
                 accept = value.strip()
         encoder, content_type = self.exposition.choose_encoder(accept)
-        body = encoder(_Exposition(self))
-        self._send(conn, '200 OK', content_type, body)
-        self.scrapes += 1
-        self.scraped_at = (self.scraped_at + [self._time()])[-5:]
+        return '200 OK', content_type, encoder(_Exposition(self))
 
-    @staticmethod
-    def _send(conn, status, content_type, body):
-        conn.sendall(('HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: '
-                      '%d\r\nConnection: close\r\n\r\n' % (
-                          status, content_type, len(body))).encode('ascii') +
-                     body)
+    def _sent(self, status):
+        if status.startswith('200'):
+            self.scrapes += 1
+            self.scraped_at = (self.scraped_at + [self.clock()])[-5:]
 
 
 def _url_host(address):

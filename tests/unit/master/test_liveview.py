@@ -119,3 +119,14 @@ def test_a_log_line_takes_the_place_of_the_status_line():
         view.close()
         root.removeHandler(handler)
     assert handler.filters == []
+
+
+def test_a_run_stopped_by_a_signal_does_not_wait_for_a_last_scrape():
+    sink = Metrics()
+    view = LiveView(metrics=sink, clock=FakeClock(0.0))
+    master = Master()
+    master.stop_requested = True
+    view.attach(master)
+    view.phase('benchmark')
+    view.close()
+    assert sink.stopped == 'at once'
