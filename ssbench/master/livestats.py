@@ -22,7 +22,12 @@ Latencies are counted in the bins of the one log histogram
 p50 and p99 are the nearest-rank rule over those bins, within
 loghist.RELATIVE_ERROR (2.9%) of the exact percentiles, and the exported
 histograms (ssbench.master.metrics) sum the bins between a few of their
-edges.
+edges.  In an open-loop (--rate) run they are response times, from each
+job's intended start (ssbench.measure.record.response_wait), as in the
+reports; a closed loop's are the latencies as measured.
+
+Object bytes are those the requests moved: a population job that found
+its object there (its HEAD answered, no PUT's 201 Created) moved none.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -30,11 +35,14 @@ import math
 
 from ssbench.compat import monotonic
 from ssbench.measure import loghist
+from ssbench.measure.record import response_wait
 from ssbench.results import healthrecords
 
 WINDOW = 10          # seconds the ring spans: p50/p99 and errors
 RATE_WINDOW = 5      # seconds the request rate is taken over
 PHASES = ('population', 'benchmark', 'cleanup')
+# The status of a PUT that created an object (a population job's upload).
+CREATED = 201
 
 
 def outcome_of(result):
@@ -110,13 +118,16 @@ class Slot(object):
             # view's.
             get = result.get
             latency = get('first_byte_latency')
+            last_latency = result['last_byte_latency']
+            if get('intended_start') is not None:
+                latency, last_latency = _response_times(result, latency,
+                                                        last_latency)
             if latency is None:
                 first = None
             elif latency > nothing:
                 first = int(log(latency) * scale + shift)
             else:
                 first = zero
-            last_latency = result['last_byte_latency']
             if last_latency > nothing:
                 last = int(log(last_latency) * scale + shift)
             else:
@@ -127,7 +138,10 @@ class Slot(object):
             if cell is None:
                 cell = raw[key] = [0, 0, 0.0, 0.0]
             cell[0] += 1
-            cell[1] += get('size') or 0
+            if get('head_first') and key[2] != CREATED:
+                pass        # its HEAD found the object: nothing sent
+            else:
+                cell[1] += get('size') or 0
             if first is not None:
                 cell[2] += latency
             cell[3] += last_latency
@@ -183,6 +197,20 @@ class Slot(object):
         copy = Slot(self.second)
         copy.merge(self)
         return copy
+
+
+def _response_times(result, first, last):
+    """(first, last) latencies of an open-loop result made response
+    times, from its intended start, as the reports make them
+    (ssbench.results.recordview)."""
+    wait = response_wait(last, result['completed_at'],
+                         result['intended_start'], result.get('send_lag'),
+                         result.get('worker_time'))
+    if wait > 0:
+        last += wait
+        if first is not None:
+            first += wait
+    return first, last
 
 
 def _add_cell(cells, key, cell):

@@ -95,7 +95,8 @@ def families(snapshot, core):
         labels=['phase', 'operation', 'size', 'outcome', 'result'])
     moved = counter(
         'ssbench_object_bytes', 'Object bytes uploaded (CREATE, UPDATE) or '
-        'downloaded (READ) by requests that succeeded',
+        'downloaded (READ) by requests that succeeded (none for a '
+        'population object its HEAD found there)',
         labels=phase_labels)
     retries = counter('ssbench_retries', 'Request attempts retried',
                       labels=phase_labels)
@@ -105,7 +106,8 @@ def families(snapshot, core):
     latency = dict(
         (name, histogram(
             'ssbench_%s_latency_seconds' % name,
-            '%s latency of requests that succeeded' % title,
+            '%s latency of requests that succeeded; in an open-loop '
+            '(--rate) run, response time from the intended start' % title,
             labels=phase_labels))
         for name, title in (('first_byte', 'First-byte'),
                             ('last_byte', 'Last-byte')))

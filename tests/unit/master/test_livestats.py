@@ -203,3 +203,37 @@ def test_saturated_workers_are_those_whose_last_window_passed_a_limit():
     assert stats.saturated_count(['a', 'b', 'c']) == 1
     assert stats.saturated_count(['b']) == 0
     assert livestats.PHASES == ('population', 'benchmark', 'cleanup')
+
+
+def test_an_open_loop_result_counts_its_response_time_as_the_reports_do():
+    from ssbench.results.recordview import _response_times
+    # 0.05 s of service after 2 s of waiting (lag in the master 0.5 s,
+    # held by the worker 1.55 s); one without lag and held falls back to
+    # its clocks; a closed-loop one stays as measured.
+    late = ok(latency=0.05, first=0.02, intended_start=1000.0,
+              completed_at=1002.05, send_lag=0.5, worker_time=1.55)
+    clocks = ok(latency=0.1, first=None, intended_start=1000.0,
+                completed_at=1003.1)
+    closed = ok(latency=0.3, first=0.1, completed_at=1003.0)
+    slot = Slot(0)
+    slot.add([dict(late), dict(clocks), dict(closed)])
+    reported = next(_response_times([[dict(late), dict(clocks),
+                                      dict(closed)]], False))
+    assert sorted(index for (_, index) in slot.normalised().last_byte) == \
+        sorted(loghist.bin_of(r['last_byte_latency']) for r in reported)
+    assert sorted(index for (_, index) in slot.normalised().first_byte) == \
+        sorted(loghist.bin_of(r['first_byte_latency']) for r in reported
+               if r['first_byte_latency'] is not None)
+    assert slot.normalised().last_byte_sum['get_object'] == \
+        pytest.approx(2.05 + 3.1 + 0.3)
+
+
+def test_a_population_object_found_by_its_head_moved_no_bytes():
+    slot = Slot(0)
+    slot.add([ok(kind='upload_object', status=200, head_first=True),
+              ok(kind='upload_object', status=201, head_first=True,
+                 size=7),
+              ok(kind='upload_object', status=201, size=5)])
+    assert slot.normalised().requests == {
+        ('upload_object', 'tiny', '200', False): [1, 0],
+        ('upload_object', 'tiny', '201', False): [2, 12]}
