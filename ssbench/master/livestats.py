@@ -41,6 +41,14 @@ from ssbench.results import healthrecords
 WINDOW = 10          # seconds the ring spans: p50/p99 and errors
 RATE_WINDOW = 5      # seconds the request rate is taken over
 PHASES = ('population', 'benchmark', 'cleanup')
+# The exported histograms' bucket edges (ssbench.master.metrics): every
+# EXPORT_STEP-th loghist bin, from 1 ms to 100 s.  The totals keep their
+# latencies at that resolution (coarse()), so that a scrape's work does
+# not grow with the bins a run has seen.
+EXPORT_STEP = 10
+EXPORT_BINS = tuple(range(loghist.SHIFT - 3 * loghist.BINS_PER_DECADE,
+                          loghist.SHIFT + 2 * loghist.BINS_PER_DECADE + 1,
+                          EXPORT_STEP))
 # The status of a PUT that created an object (a population job's upload).
 CREATED = 201
 
@@ -213,6 +221,33 @@ def _response_times(result, first, last):
     return first, last
 
 
+def coarse(index):
+    """The bin that stands for loghist bin `index` in the totals: one
+    below the first EXPORT_BINS edge above it (the last edge itself past
+    them all), so that it is below exactly the edges `index` is below."""
+    first = EXPORT_BINS[0]
+    if index < first:
+        return first - 1
+    above = (index - first) // EXPORT_STEP + 1
+    if above >= len(EXPORT_BINS):
+        return EXPORT_BINS[-1]
+    return first + above * EXPORT_STEP - 1
+
+
+def _coarse_copy(slot):
+    """A copy of a slot with its latencies in coarse() bins."""
+    copy = Slot(slot.second)
+    copy.merge(slot)
+    for histogram in (copy.first_byte, copy.last_byte):
+        binned = {}
+        for (kind, index), n in histogram.items():
+            key = (kind, coarse(index))
+            binned[key] = binned.get(key, 0) + n
+        histogram.clear()
+        histogram.update(binned)
+    return copy
+
+
 def _add_cell(cells, key, cell):
     mine = cells.get(key)
     if mine is None:
@@ -262,7 +297,7 @@ class LiveStats(object):
             return
         closed = slot.normalised()
         self.ring.append(closed)
-        self.past[self.phase].merge(closed)
+        self.past[self.phase].merge(_coarse_copy(closed))
 
     def turn(self, now):
         """The clock reads `now`: results added from here on count in
@@ -367,7 +402,8 @@ class LiveStats(object):
     def totals(self):
         """{phase: Slot} of the run up to the last whole second (the
         current one is counted under raw keys; end_phase() closes it),
-        normalised copies that another thread may read."""
+        normalised copies that another thread may read, their latencies
+        in coarse() bins."""
         return dict((phase, slot.normalised())
                     for phase, slot in self.past.items())
 

@@ -237,3 +237,16 @@ def test_a_population_object_found_by_its_head_moved_no_bytes():
     assert slot.normalised().requests == {
         ('upload_object', 'tiny', '200', False): [1, 0],
         ('upload_object', 'tiny', '201', False): [2, 12]}
+
+
+def test_the_totals_coarse_bins_fall_under_the_same_exported_edges():
+    edges = livestats.EXPORT_BINS
+    for index in range(0, edges[-1] + 3 * livestats.EXPORT_STEP):
+        assert [index < edge for edge in edges] == \
+            [livestats.coarse(index) < edge for edge in edges], index
+    stats = LiveStats(FakeClock(1000.0))
+    stats.start_phase('benchmark')
+    stats.add([ok(latency=v) for v in (0.0011, 0.0012, 0.0013, 500.0)])
+    stats.end_phase()
+    assert stats.totals()['benchmark'].last_byte == {
+        ('get_object', edges[1] - 1): 3, ('get_object', edges[-1]): 1}

@@ -9,6 +9,7 @@ import pytest
 
 from ssbench.errors import UsageError
 from ssbench.master import metrics
+from ssbench.master.exposition import render
 from ssbench.master.livestats import LiveStats
 from ssbench.measure import loghist
 from ssbench.master.liveview import Snapshot
@@ -60,13 +61,27 @@ def _snapshot():
                     achieved_rate=98.5)
 
 
-def _samples(snapshot):
+def _parsed(snapshot, openmetrics):
+    """{(sample name, label pairs...): value} of the exposition of a
+    snapshot, as prometheus-client's parser of that format reads it."""
+    if openmetrics:
+        from prometheus_client.openmetrics.parser import \
+            text_string_to_metric_families
+    else:
+        from prometheus_client.parser import text_string_to_metric_families
+    text = render(metrics.families(snapshot), openmetrics).decode('utf-8')
     out = {}
-    for family in metrics.families(snapshot, metrics.require_client()[1]):
+    for family in text_string_to_metric_families(text):
         for sample in family.samples:
             key = (sample[0],) + tuple(sorted(sample[1].items()))
             out[key] = sample[2]
     return out
+
+
+def _samples(snapshot):
+    samples = _parsed(snapshot, False)
+    assert _parsed(snapshot, True) == samples
+    return samples
 
 
 def test_families_name_requests_bytes_latency_workers_and_rates():
