@@ -7,9 +7,15 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.compat import monotonic
-from ssbench.master.livestats import LiveStats
+from ssbench.master.livestats import RAW_KEYS, LiveStats
 from ssbench.master.statusline import INTERVAL, StatusLine, format_line
-from ssbench.wire.protocol import unpack
+
+
+def unpack_raw(data):
+    """The records of a message checked on its bytes, strings left raw
+    (bytes): they unpack in about half the time of text."""
+    import msgpack
+    return msgpack.unpackb(data, raw=True, strict_map_key=False)
 
 
 class Snapshot(object):
@@ -88,7 +94,8 @@ class LiveView(object):
         once, and its on_results is left as given: so a message of plain
         successes that the master checks on its bytes (see run_jobs'
         on_done) is not decoded and checked field by field for the live
-        view, only unpacked (one C call), which costs a fraction of it."""
+        view, only unpacked (one C call, strings left raw), which costs a
+        fraction of it."""
         self.end_phase()
         stats = self.stats
         stats.start_phase(name, total, seconds)
@@ -113,8 +120,12 @@ class LiveView(object):
 
         def messages(data, records):
             on_raw(data, records)
-            # Records are None for a message checked on its bytes.
-            add(unpack(data) if records is None else records)
+            if records is None:
+                # A message checked on its bytes: unpacked with raw
+                # strings, the quicker way.
+                add(unpack_raw(data), RAW_KEYS)
+            else:
+                add(records)
         self.tick()
         if on_raw is not None:
             return (on_results, tick if on_idle is None else idle,

@@ -250,3 +250,23 @@ def test_the_totals_coarse_bins_fall_under_the_same_exported_edges():
     stats.end_phase()
     assert stats.totals()['benchmark'].last_byte == {
         ('get_object', edges[1] - 1): 3, ('get_object', edges[-1]): 1}
+
+
+def test_records_unpacked_with_raw_strings_count_as_the_decoded_ones():
+    import msgpack
+    from ssbench.wire import protocol
+    records = [ok(), ok(kind='upload_object', status=201, first=None,
+                        retries=2, reconnects=1),
+               ok(latency=0.05, intended_start=1000.0, completed_at=1002.05,
+                  send_lag=0.5, worker_time=1.55),
+               failed(status=503, retries=1)]
+    data = protocol.pack(records)
+    text, raw = Slot(0), Slot(0)
+    text.add(protocol.unpack(data))
+    raw.add(msgpack.unpackb(data, raw=True), livestats.RAW_KEYS)
+    text, raw = text.normalised(), raw.normalised()
+    for name in ('requests', 'errors', 'retries', 'reconnects',
+                 'first_byte', 'last_byte', 'first_byte_sum',
+                 'last_byte_sum'):
+        assert getattr(raw, name) == getattr(text, name), name
+    assert ('upload_object', 'tiny', '201', False) in raw.requests
