@@ -4,16 +4,20 @@ status line and the Prometheus endpoint on, against the same run without
 them (issue 22: at least 97%).
 
     python bench/live_view_cost.py [--runs 5] [--case u24w2b1] [-o 30000]
+                                   [--baseline chars|none]
 
 A is today's default away from a terminal (`--progress chars`, the 0.3.9
-characters to a file); B is `--progress line --metrics 127.0.0.1:PORT`
+characters to a file), or with `--baseline none` no progress at all (the
+master then checks most results on their bytes without decoding them,
+which no live view can do); B is `--progress line --metrics 127.0.0.1:PORT`
 (the line to a file, which costs what a terminal would) with a scraper
 taking /metrics every second, as Prometheus would.  Runs alternate A, B,
 A, B... on one machine (see noop_throughput.py for how a run is measured);
-it prints each side's median req/s and CPU per request (master, and master
-plus workers), the ratio of the median rates, and the ratio of the CPU per
-request A/B: on a busy machine, where the rates swing by a third from run
-to run, the steadier measure of what B costs.
+it prints each pair's rate B/A, each side's median req/s and CPU per
+request (master, and master plus workers), the ratio of the median rates,
+and the ratio of the CPU per request A/B: on a busy machine, where the
+rates swing by a third from run to run, the steadier measure of what B
+costs.
 
     u24 w2 b1, 5 runs each: A 27,100 req/s (CPU/req master 24.3 us, all
     55.1 us), B 26,900 req/s (master 24.6 us, all 55.6 us, 20 scrapes):
@@ -77,6 +81,8 @@ def main(argv=None):
     parser.add_argument('--python', default=sys.executable)
     parser.add_argument('--timeout', type=float, default=120.0,
                         help='seconds one run may take')
+    parser.add_argument('--baseline', choices=('chars', 'none'),
+                        default='chars', help='the --progress of side A')
     args = parser.parse_args(argv)
     users, workers, batch = args.case
     sides = {'A': [], 'B': []}
@@ -84,7 +90,7 @@ def main(argv=None):
     for _ in range(args.runs):
         for side in ('A', 'B'):
             if side == 'A':
-                extra, scraper = ['--progress', 'chars'], None
+                extra, scraper = ['--progress', args.baseline], None
             else:
                 port = free_ports(1)[0]
                 extra = ['--progress', 'line', '--metrics',
@@ -105,16 +111,26 @@ def main(argv=None):
                 print('%s: FAILED: %s' % (side, exc))
                 return 1
             sides[side].append(run)
+        a, b = sides['A'][-1], sides['B'][-1]
+        print('pair %d: A %s req/s, B %s req/s: B/A = %.1f%% (CPU/req all '
+              'A/B = %.1f%%)' % (
+                  len(sides['A']), '{:,.0f}'.format(a.rate),
+                  '{:,.0f}'.format(b.rate), 100.0 * b.rate / a.rate,
+                  100.0 * (a.master_us + a.workers_us) /
+                  (b.master_us + b.workers_us)))
+        sys.stdout.flush()
     figures = {}
     for side, runs in sides.items():
         figures[side] = (median([r.rate for r in runs]),
                          median([r.master_us for r in runs]),
                          median([r.master_us + r.workers_us for r in runs]))
     a, b = figures['A'], figures['B']
-    print('u%d w%d b%d, %d runs each: A %s req/s (CPU/req master %.1f us, '
-          'all %.1f us), B %s req/s (master %.1f us, all %.1f us, %d '
-          'scrapes): rate B/A = %.1f%%, CPU/req A/B = %.1f%%' % (
-              users, workers, batch, args.runs, '{:,.0f}'.format(a[0]),
+    print('u%d w%d b%d, A --progress %s, %d runs each: A %s req/s '
+          '(CPU/req master %.1f us, all %.1f us), B %s req/s (master '
+          '%.1f us, all %.1f us, %d scrapes): rate B/A = %.1f%%, '
+          'CPU/req A/B = %.1f%%' % (
+              users, workers, batch, args.baseline, args.runs,
+              '{:,.0f}'.format(a[0]),
               a[1], a[2], '{:,.0f}'.format(b[0]), b[1], b[2], scrapes,
               100.0 * b[0] / a[0], 100.0 * a[2] / b[2]))
     return 0

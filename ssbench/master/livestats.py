@@ -22,7 +22,12 @@ Latencies are counted in the bins of the one log histogram
 p50 and p99 are the nearest-rank rule over those bins, within
 loghist.RELATIVE_ERROR (2.9%) of the exact percentiles, and the exported
 histograms (ssbench.master.metrics) sum the bins between a few of their
-edges.
+edges.  In an open-loop (--rate) run they are response times, from each
+job's intended start (ssbench.measure.record.response_wait), as in the
+reports; a closed loop's are the latencies as measured.
+
+Object bytes are those the requests moved: a population job that found
+its object there (its HEAD answered, no PUT's 201 Created) moved none.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -30,11 +35,22 @@ import math
 
 from ssbench.compat import monotonic
 from ssbench.measure import loghist
+from ssbench.measure.record import response_wait
 from ssbench.results import healthrecords
 
 WINDOW = 10          # seconds the ring spans: p50/p99 and errors
 RATE_WINDOW = 5      # seconds the request rate is taken over
 PHASES = ('population', 'benchmark', 'cleanup')
+# The exported histograms' bucket edges (ssbench.master.metrics): every
+# EXPORT_STEP-th loghist bin, from 1 ms to 100 s.  The totals keep their
+# latencies at that resolution (coarse()), so that a scrape's work does
+# not grow with the bins a run has seen.
+EXPORT_STEP = 10
+EXPORT_BINS = tuple(range(loghist.SHIFT - 3 * loghist.BINS_PER_DECADE,
+                          loghist.SHIFT + 2 * loghist.BINS_PER_DECADE + 1,
+                          EXPORT_STEP))
+# The status of a PUT that created an object (a population job's upload).
+CREATED = 201
 
 
 def outcome_of(result):
@@ -92,9 +108,14 @@ class Slot(object):
         for (_, index), count in self.last_byte.items():
             histogram[index] = histogram.get(index, 0) + count
 
-    def add(self, results):
+    def add(self, results, keys=None):
         """Count a list of result records: the one loop per result of a
-        live run, hence the local names."""
+        live run, hence the local names.  `keys`: RAW_KEYS for records
+        unpacked with raw strings (bytes keys and text values), which
+        unpack in about half the time."""
+        (k_exception, k_first, k_last, k_intended, k_type, k_size_str,
+         k_status, k_head_first, k_size, k_retries, k_reconnects) = \
+            (keys or TEXT_KEYS)[:11]
         raw = self.raw
         # loghist.bin_of() inline: one log and an int per latency; the
         # constants are floats, as mixing an int into float arithmetic
@@ -102,43 +123,51 @@ class Slot(object):
         log, scale, shift = math.log, loghist.SCALE, float(loghist.SHIFT)
         zero, nothing = loghist.ZERO_BIN, 0.0
         for result in results:
-            if 'exception' in result:
-                self._add_failure(result)
+            if k_exception in result:
+                self._add_failure(_text_record(result) if keys else result)
                 continue
             # Keys every success has (ssbench.wire.messagecheck) are
             # subscripted, the rest got: this loop's cost is the live
             # view's.
             get = result.get
-            latency = get('first_byte_latency')
+            latency = get(k_first)
+            last_latency = result[k_last]
+            if get(k_intended) is not None:
+                latency, last_latency = _response_times(
+                    result, latency, last_latency, keys or TEXT_KEYS)
             if latency is None:
                 first = None
             elif latency > nothing:
                 first = int(log(latency) * scale + shift)
             else:
                 first = zero
-            last_latency = result['last_byte_latency']
             if last_latency > nothing:
                 last = int(log(last_latency) * scale + shift)
             else:
                 last = zero
-            key = (result['type'], result['size_str'], get('status'), first,
+            key = (result[k_type], result[k_size_str], get(k_status), first,
                    last)
             cell = raw.get(key)
             if cell is None:
                 cell = raw[key] = [0, 0, 0.0, 0.0]
             cell[0] += 1
-            cell[1] += get('size') or 0
+            if get(k_head_first) and key[2] != CREATED:
+                pass        # its HEAD found the object: nothing sent
+            else:
+                cell[1] += get(k_size) or 0
             if first is not None:
                 cell[2] += latency
             cell[3] += last_latency
-            if result['retries'] or get('reconnects'):
-                self._add_retries(key[0], result)
+            if result[k_retries] or get(k_reconnects):
+                self._add_retries(key[0], result, k_retries, k_reconnects)
 
-    def _add_retries(self, kind, result):
-        for name, sums in (('retries', self.retries),
-                           ('reconnects', self.reconnects)):
+    def _add_retries(self, kind, result, k_retries='retries',
+                     k_reconnects='reconnects'):
+        for name, sums in ((k_retries, self.retries),
+                           (k_reconnects, self.reconnects)):
             value = result.get(name)
             if value:
+                kind = _text(kind)
                 sums[kind] = sums.get(kind, 0) + value
 
     def _add_failure(self, result):
@@ -157,6 +186,7 @@ class Slot(object):
         requests = self.requests
         first_byte, last_byte = self.first_byte, self.last_byte
         for (kind, size, status, first, last), cell in other.raw.items():
+            kind, size = _text(kind), _text(size)
             _add_cell(requests, (kind, size, 'ok' if status is None
                                  else '%s' % (status,), False), cell)
             for index, histogram, sums, total in (
@@ -183,6 +213,68 @@ class Slot(object):
         copy = Slot(self.second)
         copy.merge(self)
         return copy
+
+
+_NAMES = ('exception', 'first_byte_latency', 'last_byte_latency',
+          'intended_start', 'type', 'size_str', 'status', 'head_first',
+          'size', 'retries', 'reconnects', 'completed_at', 'send_lag',
+          'worker_time')
+# The keys Slot.add() reads, in that order: as text, and as raw strings.
+TEXT_KEYS = tuple(_NAMES)
+RAW_KEYS = tuple(name.encode('ascii') for name in _NAMES)
+
+
+def _text(value):
+    """A raw string (bytes) as text; anything else as it is."""
+    if isinstance(value, bytes) and not isinstance(value, str):
+        return value.decode('utf-8', 'replace')
+    return value
+
+
+def _text_record(record):
+    """A record unpacked with raw strings, keys and strings made text."""
+    return dict((_text(key), _text(value)) for key, value in record.items())
+
+
+def _response_times(result, first, last, keys):
+    """(first, last) latencies of an open-loop result made response
+    times, from its intended start, as the reports make them
+    (ssbench.results.recordview)."""
+    k_intended, k_completed, k_lag, k_held = (keys[3],) + keys[11:]
+    wait = response_wait(last, result[k_completed], result[k_intended],
+                         result.get(k_lag), result.get(k_held))
+    if wait > 0:
+        last += wait
+        if first is not None:
+            first += wait
+    return first, last
+
+
+def coarse(index):
+    """The bin that stands for loghist bin `index` in the totals: one
+    below the first EXPORT_BINS edge above it (the last edge itself past
+    them all), so that it is below exactly the edges `index` is below."""
+    first = EXPORT_BINS[0]
+    if index < first:
+        return first - 1
+    above = (index - first) // EXPORT_STEP + 1
+    if above >= len(EXPORT_BINS):
+        return EXPORT_BINS[-1]
+    return first + above * EXPORT_STEP - 1
+
+
+def _coarse_copy(slot):
+    """A copy of a slot with its latencies in coarse() bins."""
+    copy = Slot(slot.second)
+    copy.merge(slot)
+    for histogram in (copy.first_byte, copy.last_byte):
+        binned = {}
+        for (kind, index), n in histogram.items():
+            key = (kind, coarse(index))
+            binned[key] = binned.get(key, 0) + n
+        histogram.clear()
+        histogram.update(binned)
+    return copy
 
 
 def _add_cell(cells, key, cell):
@@ -234,7 +326,7 @@ class LiveStats(object):
             return
         closed = slot.normalised()
         self.ring.append(closed)
-        self.past[self.phase].merge(closed)
+        self.past[self.phase].merge(_coarse_copy(closed))
 
     def turn(self, now):
         """The clock reads `now`: results added from here on count in
@@ -255,12 +347,13 @@ class LiveStats(object):
 
     # -- taking results in ----------------------------------------------
 
-    def add(self, results):
+    def add(self, results, keys=None):
         """Count a list of result records (a Master.run_jobs on_results
-        callback) in the slot of the last turn()."""
+        callback; `keys` as Slot.add() takes them) in the slot of the last
+        turn()."""
         slot = self.slot
         if slot is not None:
-            slot.add(results)
+            slot.add(results, keys)
             self.phase_done += len(results)
 
     def heartbeat(self, record):
@@ -339,7 +432,8 @@ class LiveStats(object):
     def totals(self):
         """{phase: Slot} of the run up to the last whole second (the
         current one is counted under raw keys; end_phase() closes it),
-        normalised copies that another thread may read."""
+        normalised copies that another thread may read, their latencies
+        in coarse() bins."""
         return dict((phase, slot.normalised())
                     for phase, slot in self.past.items())
 

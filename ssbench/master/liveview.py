@@ -1,14 +1,21 @@
 """What a run shows while it runs: the status line on a terminal and the
 Prometheus endpoint, both fed by one LiveStats from the callbacks the
 master already has (ssbench.master.dispatch.Master.run_jobs' on_results
-and on_idle, and on_heartbeat)."""
+or on_raw, and on_idle, and on_heartbeat)."""
 from __future__ import absolute_import, division, print_function
 
 import logging
 
 from ssbench.compat import monotonic
-from ssbench.master.livestats import LiveStats
+from ssbench.master.livestats import RAW_KEYS, LiveStats
 from ssbench.master.statusline import INTERVAL, StatusLine, format_line
+
+
+def unpack_raw(data):
+    """The records of a message checked on its bytes, strings left raw
+    (bytes): they unpack in about half the time of text."""
+    import msgpack
+    return msgpack.unpackb(data, raw=True, strict_map_key=False)
 
 
 class Snapshot(object):
@@ -78,10 +85,17 @@ class LiveView(object):
                            self.stats.saturated_count(workers), self.step)
 
     def phase(self, name, total=None, seconds=None, on_results=None,
-              on_idle=None, on_heartbeat=None):
-        """Start phase `name`: (on_results, on_idle, on_heartbeat) for
-        Master.run_jobs and Master.on_heartbeat, the given ones (each may
-        be None) with the live view's own added."""
+              on_idle=None, on_heartbeat=None, on_raw=None):
+        """Start phase `name`: (on_results, on_idle, on_heartbeat, on_raw)
+        for Master.run_jobs and Master.on_heartbeat, the given ones (each
+        may be None) with the live view's own added.
+
+        A phase that has an `on_raw` is followed through it, each message
+        once, and its on_results is left as given: so a message of plain
+        successes that the master checks on its bytes (see run_jobs'
+        on_done) is not decoded and checked field by field for the live
+        view, only unpacked (one C call, strings left raw), which costs a
+        fraction of it."""
         self.end_phase()
         stats = self.stats
         stats.start_phase(name, total, seconds)
@@ -103,10 +117,23 @@ class LiveView(object):
         def heartbeats(record):
             on_heartbeat(record)
             heartbeat(record)
+
+        def messages(data, records):
+            on_raw(data, records)
+            if records is None:
+                # A message checked on its bytes: unpacked with raw
+                # strings, the quicker way.
+                add(unpack_raw(data), RAW_KEYS)
+            else:
+                add(records)
         self.tick()
+        if on_raw is not None:
+            return (on_results, tick if on_idle is None else idle,
+                    heartbeat if on_heartbeat is None else heartbeats,
+                    messages)
         return (add if on_results is None else results,
                 tick if on_idle is None else idle,
-                heartbeat if on_heartbeat is None else heartbeats)
+                heartbeat if on_heartbeat is None else heartbeats, None)
 
     def end_phase(self):
         """The current phase is over: its figures are published and the
@@ -161,12 +188,14 @@ class LiveView(object):
 
     def close(self, linger=True):
         """End the last phase and the endpoint (after its final scrape
-        if `linger`, see MetricsServer.stop)."""
+        if `linger` and the run was not stopped by a signal, see
+        MetricsServer.stop)."""
         self.end_phase()
         if self.status is not None:
             _ClearBeforeLogging.remove()
         if self.metrics is not None:
-            self.metrics.stop(linger)
+            stopped = getattr(self.master, 'stop_requested', False)
+            self.metrics.stop(linger and not stopped)
             self.metrics = None
 
 

@@ -181,15 +181,15 @@ class ScenarioRun(object):
         self.master = master
 
     def _live(self, name, total=None, on_results=None, on_idle=None,
-              on_heartbeat=None):
-        """A phase's (on_results, on_idle, on_heartbeat), with the live
-        view's added when there is one."""
+              on_heartbeat=None, on_raw=None):
+        """A phase's (on_results, on_idle, on_heartbeat, on_raw), with the
+        live view's added when there is one."""
         live = self.options.live
         if live is None:
-            return on_results, on_idle, on_heartbeat
+            return on_results, on_idle, on_heartbeat, on_raw
         seconds = self.scenario.run_seconds if name == 'benchmark' else None
         return live.phase(name, total, seconds, on_results, on_idle,
-                          on_heartbeat)
+                          on_heartbeat, on_raw)
 
     def _on_done(self, on_results):
         """run_jobs()'s on_done: the ring's, when nothing but the ring
@@ -287,7 +287,7 @@ class ScenarioRun(object):
     def populate(self):
         log.info('Initializing cluster with stock data (up to %d concurrent '
                  'workers)', self.scenario.user_count)
-        on_results, on_idle, self.master.on_heartbeat = self._live(
+        on_results, on_idle, self.master.on_heartbeat, _ = self._live(
             'population', sum(size.initial_count
                               for size in self.scenario.sizes),
             self.ring.on_results)
@@ -316,15 +316,15 @@ class ScenarioRun(object):
         header = self._bench_header()
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
-        on_results, on_idle, self.master.on_heartbeat = self._live(
+        on_results, on_idle, self.master.on_heartbeat, on_raw = self._live(
             'benchmark', scenario.operation_count, on_results, on_idle,
-            healthrecords.store_health(writer))
+            healthrecords.store_health(writer), store_raw(writer))
         profiler = _start_profile(options.profile_path)
         stats = error = None
         try:
             stats = self.master.run_jobs(
                 self._bench_jobs(),
-                on_results=on_results, on_raw=store_raw(writer),
+                on_results=on_results, on_raw=on_raw,
                 on_idle=on_idle, on_done=self._on_done(on_results))
             self.store_controls(schedule, writer)
         except KeyboardInterrupt:
@@ -474,7 +474,7 @@ class ScenarioRun(object):
         """Delete what the run created; False when interrupted."""
         created = jobgen.cleanup_jobs(self.ring, scenario=self.scenario)
         log.info('Deleting population objects from cluster')
-        on_results, on_idle, self.master.on_heartbeat = self._live(
+        on_results, on_idle, self.master.on_heartbeat, _ = self._live(
             'cleanup')
         try:
             stats = self.master.run_jobs(created, on_results=on_results,

@@ -221,3 +221,240 @@ def test_metrics_problems_are_one_line_before_any_work(
     assert len(lines) == 1 and fragment in lines[0], ran
     assert not os.path.exists(stats + '.gz')
     assert not os.path.exists(stats)
+
+
+# -- open loop: the status line, the histogram and the report agree -----
+
+def _scrape(port, timeout=10):
+    return urlopen('http://127.0.0.1:%d/metrics' % port,
+                   timeout=timeout).read().decode('utf-8')
+
+
+class _Scraper(object):
+    """Takes /metrics every `interval` seconds in a thread, keeping the
+    last answer, until stopped."""
+
+    def __init__(self, port, interval=0.3):
+        self.port = port
+        self.interval = interval
+        self.last = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run)
+        self.thread.daemon = True
+
+    def _run(self):
+        while not self.done.is_set():
+            try:
+                self.last = _scrape(self.port, timeout=5)
+            except Exception:
+                pass          # not listening yet, or the run is over
+            self.done.wait(self.interval)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.done.set()
+        self.thread.join(10)
+
+
+SAMPLE = re.compile(r'^ssbench_last_byte_latency_seconds_bucket\{'
+                    r'phase="benchmark",operation="upload_object",'
+                    r'le="([^"]+)"\} ([0-9.e+]+)$', re.M)
+
+
+def _p99_bucket(body):
+    """(lower edge, upper edge) of the exported bucket holding the p99 of
+    the benchmark's uploads, by the nearest-rank rule over its counts."""
+    buckets = [(float(le), float(count))
+               for le, count in SAMPLE.findall(body)]
+    total = buckets[-1][1]
+    rank = 0.99 * total
+    lower = 0.0
+    for edge, count in buckets:
+        if count >= rank:
+            return lower, edge
+        lower = edge
+    raise AssertionError('no bucket holds the p99: %r' % (buckets,))
+
+
+def _seconds(text):
+    """Seconds of the status line's latency text ('512ms', '2.41s')."""
+    if text.endswith('ms'):
+        return float(text[:-2]) / 1e3
+    return float(text[:-1])
+
+
+def _shell(argv, env):
+    return ' '.join("'%s'" % arg for arg in
+                    ['env'] + ['%s=%s' % item for item in sorted(
+                        env.items())] + list(argv))
+
+
+def test_a_rate_run_behind_shows_the_same_response_time_everywhere(tmpdir):
+    from tests.fakes import FakeSwift
+    swift = FakeSwift()
+    # 2 requests at a time, 50 ms each: 40/s, for a schedule of 60/s.
+    swift.limit(2, 0.05)
+    socket_name = 'ssbench-rate-%d' % os.getpid()
+    try:
+        path, _ = support.write_scenario(
+            tmpdir, user_count=10, crud_profile=[100, 0, 0, 0],
+            sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 200}],
+            initial_files={'tiny': 2})
+        stats = os.path.join(str(tmpdir), 'rate.stat')
+        port = support.free_port()
+        done = os.path.join(str(tmpdir), 'status')
+        argv = ([sys.executable, '-m', 'ssbench.cli.master', 'run-scenario',
+                 '-f', path, '-s', stats, '--workers', '2', '-r', '4',
+                 '--rate', '60', '--keep-objects', '--metrics',
+                 '127.0.0.1:%d' % port, '-A', swift.auth_url, '-U',
+                 swift.user, '-K', swift.key, '--progress', 'line'] +
+                support.zmq_args())
+        with _Scraper(port) as scraper:
+            _tmux(socket_name, 'new-session', '-d', '-s', 'run', '-x', '250',
+                  '-y', '50', 'cd %s && %s; echo $? > %s; sleep 120' % (
+                      support.ROOT, _shell(argv, support.no_auth_env()),
+                      done))
+            _wait(lambda: os.path.exists(done) and support.read_text(done),
+                  240, 'the run to end')
+            screen = _tmux(socket_name, 'capture-pane', '-p', '-t', 'run')
+        body = scraper.last
+    finally:
+        subprocess.call(['tmux', '-L', socket_name, 'kill-server'])
+        swift.stop()
+    assert support.read_text(done).strip() == '0', screen
+    lines = [row for row in screen.splitlines()
+             if row.startswith('benchmark ')]
+    shown = _seconds(re.search(r' p99 (\S+) \|', lines[-1]).group(1))
+    report = os.path.join(str(tmpdir), 'rate.json')
+    ran = support.master('report-scenario', '-s', stats + '.gz', '--json',
+                         report, timeout=120)
+    assert ran.status == 0, ran
+    with open(report) as fp:
+        total = [op for op in json.load(fp)['operations']
+                 if op['operation'] == 'total'][0]
+    reported = total['latency']['last_byte'][0]['p99']
+    # The run fell behind: its response times are far above the 50 ms
+    # each request took.
+    assert reported > 0.5
+    # The status line: the same bins as the report's (2.9%), printed to
+    # 3 digits.
+    assert shown == pytest.approx(reported, rel=0.035), lines[-1]
+    lower, upper = _p99_bucket(body)
+    assert lower <= reported <= upper, (lower, reported, upper)
+
+
+# -- a client that trickles stalls nothing --------------------------------
+
+class _Trickler(object):
+    """Keeps a connection to the endpoint sending one byte every 1.5 s
+    (connecting again when dropped), and 31 idle connections open."""
+
+    def __init__(self, port):
+        self.port = port
+        self.done = threading.Event()
+        self.sent = 0
+        self.idle = []
+        self.thread = threading.Thread(target=self._run)
+        self.thread.daemon = True
+
+    def _run(self):
+        import socket
+        while not self.done.is_set():
+            try:
+                conn = socket.create_connection(('127.0.0.1', self.port),
+                                                timeout=5)
+            except (OSError, IOError):
+                self.done.wait(0.2)
+                continue
+            try:
+                if len(self.idle) < 31:
+                    self.idle.append(conn)
+                    continue
+                while not self.done.is_set():
+                    conn.sendall(b'G')
+                    self.sent += 1
+                    self.done.wait(1.5)
+            except (OSError, IOError):
+                conn.close()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.done.set()
+        self.thread.join(10)
+        for conn in self.idle:
+            conn.close()
+
+
+def _start_noop(tmpdir, name, port, *extra):
+    path, _ = support.write_scenario(tmpdir)
+    err = open(os.path.join(str(tmpdir), name + '.err'), 'wb')
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'ssbench.cli.master', 'run-scenario', '-f',
+         path, '-s', os.path.join(str(tmpdir), name + '.stat'), '--noop',
+         '--workers', '2', '--progress', 'none', '--metrics',
+         '127.0.0.1:%d' % port] + support.zmq_args() + list(extra),
+        cwd=support.ROOT, stdout=subprocess.PIPE, stderr=err,
+        preexec_fn=support.die_with_parent)
+    return proc, err.name
+
+
+def _timed_scrape(port):
+    began = time.time()
+    body = _scrape(port, timeout=10)
+    assert 'ssbench_phase' in body
+    return time.time() - began
+
+
+def test_a_trickling_client_delays_no_scrape_and_no_exit(tmpdir):
+    from tests.waiting import wait_for, wait_for_text
+    port = support.free_port()
+    proc, err = _start_noop(tmpdir, 'trickled', port, '-r', '4', '--rate',
+                            '200')
+    try:
+        with _Trickler(port) as trickler:
+            wait_for_text(err, 'Open loop:', 120, proc)
+            run_end = time.time() + 4
+            wait_for(lambda: trickler.sent >= 2, 30, 'the trickle going')
+            assert _timed_scrape(port) < 2.0
+            assert _timed_scrape(port) < 2.0
+            wait_for(lambda: proc.poll() is not None or
+                     'results saved' in support.read_text(err), 60,
+                     'the master to end the run')
+            closed = time.time()
+            proc.communicate()
+        assert proc.returncode == 0, support.read_text(err)
+        # The benchmark's 4 s, then at most 2 s for a final scrape.
+        assert closed - run_end < 4.0, support.read_text(err)
+    finally:
+        support.stop_process(proc)
+
+
+def test_ctrl_c_stops_at_once_with_a_trickling_client(tmpdir):
+    import signal
+    from tests.waiting import wait_for, wait_for_text
+    port = support.free_port()
+    proc, err = _start_noop(tmpdir, 'stopped', port, '-r', '120', '--rate',
+                            '200')
+    try:
+        with _Trickler(port) as trickler:
+            wait_for_text(err, 'Starting benchmark run', 120, proc)
+            wait_for(lambda: trickler.sent >= 2, 30, 'the trickle going')
+            assert _timed_scrape(port) < 2.0
+            proc.send_signal(signal.SIGINT)
+            stopped = time.time()
+            wait_for(lambda: proc.poll() is not None, 60, 'the master to '
+                     'exit')
+            took = time.time() - stopped
+            proc.communicate()
+        assert proc.returncode == 130, support.read_text(err)
+        # Drained and reported at once, no final scrape waited for.
+        assert took < 10.0, support.read_text(err)
+        assert 'results saved' in support.read_text(err)
+    finally:
+        support.stop_process(proc)

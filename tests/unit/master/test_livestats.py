@@ -203,3 +203,70 @@ def test_saturated_workers_are_those_whose_last_window_passed_a_limit():
     assert stats.saturated_count(['a', 'b', 'c']) == 1
     assert stats.saturated_count(['b']) == 0
     assert livestats.PHASES == ('population', 'benchmark', 'cleanup')
+
+
+def test_an_open_loop_result_counts_its_response_time_as_the_reports_do():
+    from ssbench.results.recordview import _response_times
+    # 0.05 s of service after 2 s of waiting (lag in the master 0.5 s,
+    # held by the worker 1.55 s); one without lag and held falls back to
+    # its clocks; a closed-loop one stays as measured.
+    late = ok(latency=0.05, first=0.02, intended_start=1000.0,
+              completed_at=1002.05, send_lag=0.5, worker_time=1.55)
+    clocks = ok(latency=0.1, first=None, intended_start=1000.0,
+                completed_at=1003.1)
+    closed = ok(latency=0.3, first=0.1, completed_at=1003.0)
+    slot = Slot(0)
+    slot.add([dict(late), dict(clocks), dict(closed)])
+    reported = next(_response_times([[dict(late), dict(clocks),
+                                      dict(closed)]], False))
+    assert sorted(index for (_, index) in slot.normalised().last_byte) == \
+        sorted(loghist.bin_of(r['last_byte_latency']) for r in reported)
+    assert sorted(index for (_, index) in slot.normalised().first_byte) == \
+        sorted(loghist.bin_of(r['first_byte_latency']) for r in reported
+               if r['first_byte_latency'] is not None)
+    assert slot.normalised().last_byte_sum['get_object'] == \
+        pytest.approx(2.05 + 3.1 + 0.3)
+
+
+def test_a_population_object_found_by_its_head_moved_no_bytes():
+    slot = Slot(0)
+    slot.add([ok(kind='upload_object', status=200, head_first=True),
+              ok(kind='upload_object', status=201, head_first=True,
+                 size=7),
+              ok(kind='upload_object', status=201, size=5)])
+    assert slot.normalised().requests == {
+        ('upload_object', 'tiny', '200', False): [1, 0],
+        ('upload_object', 'tiny', '201', False): [2, 12]}
+
+
+def test_the_totals_coarse_bins_fall_under_the_same_exported_edges():
+    edges = livestats.EXPORT_BINS
+    for index in range(0, edges[-1] + 3 * livestats.EXPORT_STEP):
+        assert [index < edge for edge in edges] == \
+            [livestats.coarse(index) < edge for edge in edges], index
+    stats = LiveStats(FakeClock(1000.0))
+    stats.start_phase('benchmark')
+    stats.add([ok(latency=v) for v in (0.0011, 0.0012, 0.0013, 500.0)])
+    stats.end_phase()
+    assert stats.totals()['benchmark'].last_byte == {
+        ('get_object', edges[1] - 1): 3, ('get_object', edges[-1]): 1}
+
+
+def test_records_unpacked_with_raw_strings_count_as_the_decoded_ones():
+    import msgpack
+    from ssbench.wire import protocol
+    records = [ok(), ok(kind='upload_object', status=201, first=None,
+                        retries=2, reconnects=1),
+               ok(latency=0.05, intended_start=1000.0, completed_at=1002.05,
+                  send_lag=0.5, worker_time=1.55),
+               failed(status=503, retries=1)]
+    data = protocol.pack(records)
+    text, raw = Slot(0), Slot(0)
+    text.add(protocol.unpack(data))
+    raw.add(msgpack.unpackb(data, raw=True), livestats.RAW_KEYS)
+    text, raw = text.normalised(), raw.normalised()
+    for name in ('requests', 'errors', 'retries', 'reconnects',
+                 'first_byte', 'last_byte', 'first_byte_sum',
+                 'last_byte_sum'):
+        assert getattr(raw, name) == getattr(text, name), name
+    assert ('upload_object', 'tiny', '201', False) in raw.requests

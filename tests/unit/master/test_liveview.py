@@ -57,9 +57,10 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
                     width=lambda: 300)
     master = Master()
     view.attach(master)
-    on_results, on_idle, on_heartbeat = view.phase(
+    on_results, on_idle, on_heartbeat, on_raw = view.phase(
         'benchmark', 100, None, seen.append, lambda: idled.append(1),
         beats.append)
+    assert on_raw is None
     master.schedule = Schedule()
     for _ in range(8):
         clock.advance(0.25)
@@ -87,7 +88,7 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
 
 def test_without_given_callbacks_the_live_ones_alone_are_used():
     view = LiveView(clock=FakeClock(5.0))
-    on_results, on_idle, on_heartbeat = view.phase('cleanup')
+    on_results, on_idle, on_heartbeat, _ = view.phase('cleanup')
     on_results([result(), result()])
     on_idle()
     assert view.stats.phase_done == 2
@@ -119,3 +120,30 @@ def test_a_log_line_takes_the_place_of_the_status_line():
         view.close()
         root.removeHandler(handler)
     assert handler.filters == []
+
+
+def test_a_run_stopped_by_a_signal_does_not_wait_for_a_last_scrape():
+    sink = Metrics()
+    view = LiveView(metrics=sink, clock=FakeClock(0.0))
+    master = Master()
+    master.stop_requested = True
+    view.attach(master)
+    view.phase('benchmark')
+    view.close()
+    assert sink.stopped == 'at once'
+
+
+def test_a_phase_with_messages_follows_them_and_leaves_on_results_be():
+    from ssbench.wire import protocol
+    view = LiveView(clock=FakeClock(5.0))
+    stored, ring = [], []
+    on_results, _, _, on_raw = view.phase('benchmark', on_results=ring.append,
+                                          on_raw=lambda *a: stored.append(a))
+    assert on_results == ring.append          # the master may scan bytes
+    data = protocol.pack([result(), result()])
+    on_raw(data, None)                        # checked on its bytes
+    on_raw(None, [result()])                  # decoded
+    assert stored == [(data, None), (None, [result()])]
+    assert view.stats.phase_done == 3
+    view.close()
+    assert view.stats.totals()['benchmark'].count() == 3

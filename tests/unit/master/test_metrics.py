@@ -9,9 +9,12 @@ import pytest
 
 from ssbench.errors import UsageError
 from ssbench.master import metrics
+from ssbench.master.exposition import render
 from ssbench.master.livestats import LiveStats
 from ssbench.measure import loghist
 from ssbench.master.liveview import Snapshot
+from tests.clocks import FakeClock
+from tests.waiting import wait_for
 
 
 @pytest.mark.parametrize('text, address', [
@@ -58,13 +61,27 @@ def _snapshot():
                     achieved_rate=98.5)
 
 
-def _samples(snapshot):
+def _parsed(snapshot, openmetrics):
+    """{(sample name, label pairs...): value} of the exposition of a
+    snapshot, as prometheus-client's parser of that format reads it."""
+    if openmetrics:
+        from prometheus_client.openmetrics.parser import \
+            text_string_to_metric_families
+    else:
+        from prometheus_client.parser import text_string_to_metric_families
+    text = render(metrics.families(snapshot), openmetrics).decode('utf-8')
     out = {}
-    for family in metrics.families(snapshot, metrics.require_client()[1]):
+    for family in text_string_to_metric_families(text):
         for sample in family.samples:
             key = (sample[0],) + tuple(sorted(sample[1].items()))
             out[key] = sample[2]
     return out
+
+
+def _samples(snapshot):
+    samples = _parsed(snapshot, False)
+    assert _parsed(snapshot, True) == samples
+    return samples
 
 
 def test_families_name_requests_bytes_latency_workers_and_rates():
@@ -175,11 +192,33 @@ def test_the_server_answers_scrapes_from_its_own_thread():
 def test_after_the_run_it_waits_for_one_more_scrape_when_scraped():
     server = metrics.MetricsServer('127.0.0.1', 0, Snapshot())
     assert server.linger() == 0.0        # nobody scraped: no wait
-    server.scraped_at = [10.0, 11.0, 12.5]
-    assert server.linger() == 3.0        # twice the longest gap
+    server.scraped_at = [10.0, 10.2, 10.7]
+    assert server.linger() == 1.0        # twice the longest gap
     server.scraped_at = [10.0, 100.0]
+    assert server.linger() == metrics.MAX_LINGER == 2.0
+    server.scraped_at = [10.0]           # no gap known: the most
     assert server.linger() == metrics.MAX_LINGER
-    server.listener.close()
+    server.server.listener.close()
+
+
+def test_the_linger_is_bounded_and_a_ctrl_c_ends_it_at_once():
+    clock = FakeClock(step=0.05)
+    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot(), clock=clock)
+    server.start()
+    server.scraped_at = [clock() - 100, clock()]
+    began = clock.now
+    server.stop()
+    assert server.stopped
+    assert metrics.MAX_LINGER <= clock.now - began < metrics.MAX_LINGER + 1
+
+    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot())
+    server.start()
+    server.scraped_at = [1.0, 2.0]
+    with mock.patch.object(server.server, 'sleep',
+                           side_effect=KeyboardInterrupt):
+        with pytest.raises(KeyboardInterrupt):
+            server.stop()
+    wait_for(lambda: server.stopped, 10, 'the endpoint closed')
 
 
 def test_a_port_in_use_is_one_line():
