@@ -277,7 +277,7 @@ class HTTPConnection(object):
 
     def _unbound(self):
         """Back to the per-receive timeout after a bounded read."""
-        if self._bounded and self.sock is not None:
+        if self.sock is not None:
             self.sock.settimeout(self.network_timeout)
         self._bounded = False
 
@@ -315,12 +315,15 @@ class HTTPConnection(object):
         return self._read_response()
 
     def _read_response(self):
-        deadline = self._deadline()
+        # Inline: this runs once per request.
+        timeout = self.network_timeout
+        deadline = None if timeout is None else self._clock() + timeout
         while True:
             resp = self._read_head(deadline)
             if resp.status != 100:    # skip an interim 100 Continue
                 break
-        self._unbound()
+        if self._bounded:
+            self._unbound()
         method = self._method
         status = resp.status
         headers = resp.headers
@@ -441,7 +444,8 @@ class HTTPConnection(object):
         except (socket.error, HTTPError):
             self.close()
             raise
-        self._unbound()
+        if self._bounded:
+            self._unbound()
         return got
 
     def _exact(self, left, parts, chunk, deadline=None):
