@@ -50,8 +50,8 @@ def test_run_scenario_stops_at_a_trickling_info(tmpdir):
     assert one_error(ran) == (
         "ERROR:the cluster's /info gave no complete answer within the "
         'network timeout (GET %s /info failed: timeout: response head not '
-        "complete within 2 s); is the storage URL Swift's, or give a longer "
-        '--network-timeout' % url)
+        "complete within 2 s of its first bytes); is the storage URL "
+        "Swift's, or give a longer --network-timeout" % url)
     assert tmpdir.listdir() == []
 
 
@@ -60,5 +60,5 @@ def test_cleanup_containers_stops_at_a_trickling_listing(tmpdir):
     assert one_error(ran) == (
         'ERROR:cannot list containers: GET %s?format=json&limit=10000&'
         'prefix=ssbench_ failed: timeout: response head not complete '
-        'within 2 s; check the storage URL (-S, or the one the auth server '
-        'returns)' % url)
+        'within 2 s of its first bytes; check the storage URL (-S, or the '
+        'one the auth server returns)' % url)
