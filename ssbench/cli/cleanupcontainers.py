@@ -13,7 +13,8 @@ def cmd_cleanup_containers(args):
                               args.concurrency,
                               args.concurrency * args.concurrency)
     client = SwiftClient(require_keystone(auth_from_args(args).check()),
-                         concurrency=args.concurrency * args.concurrency)
+                         concurrency=args.concurrency * args.concurrency,
+                         network_timeout=args.network_timeout)
     try:
         cleanup_containers(client, args.container_base, args.policy,
                            args.concurrency)

@@ -79,6 +79,7 @@ def build_parser():
     cleanup.add_argument(
         '-p', '--policy', default='default_policy',
         help='Storage policy part of the container names')
+    add_network_timeout(cleanup)
     add_auth_options(cleanup)
     cleanup.set_defaults(func=cmd_cleanup_containers)
     return parser
@@ -155,9 +156,7 @@ def add_run_arguments(run, sweep=None):
     run.add_argument(
         '--connect-timeout', type=common.positive_float, default=10.0,
         help='Timeout for socket connections.')
-    run.add_argument(
-        '--network-timeout', type=common.positive_float, default=20.0,
-        help='Timeout for socket operations after connecting.')
+    add_network_timeout(run)
     run.add_argument(
         '--retry-backoff', metavar='BASE[,CAP]', type=runopts.retry_backoff,
         nargs='?', const='', default=None,
@@ -206,3 +205,10 @@ class _OneValue(object):
 
 
 _one_value = _OneValue()
+
+
+def add_network_timeout(parser):
+    """--network-timeout, alike for run-scenario and cleanup-containers."""
+    parser.add_argument(
+        '--network-timeout', type=common.positive_float, default=20.0,
+        help='Timeout for socket operations after connecting.')

@@ -60,6 +60,20 @@ def _metrics_address(text):
         raise argparse.ArgumentTypeError('%s' % exc)
 
 
+def start_live_view(shown, metrics_address):
+    """ssbench.master.liveview.live_view(shown, metrics_address), with a
+    --metrics address it cannot listen on (a port in use, an address not
+    this host's) exiting with status 1, a runtime failure as a ZeroMQ port
+    in use is (docs/reliability.rst): the flag's value was good, it
+    parsed."""
+    from ssbench.errors import SsbenchError, UsageError
+    from ssbench.master.liveview import live_view
+    try:
+        return live_view(shown, metrics_address)
+    except UsageError as exc:
+        raise SsbenchError('%s' % (exc,))
+
+
 def add_live_options(parser):
     """--progress and --metrics."""
     parser.add_argument(

@@ -198,11 +198,11 @@ class SuiteRunner(object):
         live = None
         try:
             from ssbench.master import progress
-            from ssbench.master.liveview import live_view
+            from ssbench.cli.runopts import start_live_view
             shown = progress.mode(args.progress, sys.stderr, args.verbose,
                                   args.quiet)
             self.progress_stream = sys.stderr if shown == 'chars' else None
-            live = live_view(shown, args.metrics)
+            live = start_live_view(shown, args.metrics)
             suite_run = SuiteRun(sockets, swift, worker_config)
             with stop_on_signals(suite_run):
                 local = local_workers(args, widest.scenario.user_count,

@@ -16,7 +16,9 @@ logs one line and exits with status 0 (130 after SIGINT).
 
 `--processes N|auto` starts N such workers (auto: one per core) with ids
 from the one given upward, each logging to its own file; see
-ssbench.cli.workerprocs.
+ssbench.cli.workerprocs.  Without it, `--log-dir DIR` sends this worker's
+log to DIR/worker-ID.log (appended to), the name a child of --processes
+logs to, with its errors on stderr too.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -94,10 +96,11 @@ def build_parser():
                              'SIGTERM stop them all (default: this process '
                              'is the one worker)')
     parser.add_argument('--log-dir', metavar='DIR',
-                        help='with --processes: the directory of the '
-                             'workers\' logs, appended to (default: a new '
-                             'private directory in the temporary directory, '
-                             'named in the log)')
+                        help='the directory of the workers\' logs, '
+                             'DIR/worker-ID.log, appended to (default: with '
+                             '--processes a new private directory in the '
+                             'temporary directory, named in the log; '
+                             'without, stderr)')
     parser.add_argument('-v', '--verbose', action='store_true',
                         help='debug logging, tracebacks on errors')
     parser.add_argument('--version', action='version',
@@ -181,8 +184,29 @@ def _supervise(args, argv, env):
     return supervisor.wait()
 
 
+def _log_to_dir(args):
+    """--log-dir without --processes: the log goes to
+    DIR/worker-ID.log (appended to), and its errors to stderr too."""
+    from ssbench.cli.common import setup_logging
+    from ssbench.cli.workerprocs import open_log
+    from ssbench.results import safefiles
+    path = os.path.join(args.log_dir, 'worker-%d.log' % args.worker_id)
+    safefiles.check_directory(path, '--log-dir', create=True)
+    stream = open_log(path, text=True)
+    logging.getLogger('ssbench.worker.mainloop').info(
+        'worker %d logging to %s', args.worker_id, path)
+    setup_logging(verbose=args.verbose, stream=stream)
+    root = logging.getLogger()
+    errors = logging.StreamHandler(sys.stderr)
+    errors.setLevel(logging.ERROR)
+    errors.setFormatter(root.handlers[0].formatter)
+    root.addHandler(errors)
+
+
 def _serve(args, env, handle_signals=True, index=None):
     from ssbench.cli import openfiles
+    if index is None and args.log_dir:
+        _log_to_dir(args)
     if index is not None:
         # A child of --processes: its id is its parent's first plus its
         # index.

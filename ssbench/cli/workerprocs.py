@@ -23,6 +23,7 @@ import signal
 import sys
 import time
 
+from ssbench.compat import PY2
 from ssbench.errors import SsbenchError, UsageError
 
 log = logging.getLogger('ssbench.worker.processes')
@@ -97,13 +98,21 @@ def _child_setup(parent_pid):
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def open_log(path):
-    """A child's log, appended to (a restart with the same --log-dir adds
-    to it; nothing is truncated); symbolic links are refused."""
+def open_log(path, text=False):
+    """A worker's log, appended to (a restart with the same --log-dir adds
+    to it; nothing is truncated); symbolic links are refused.  Binary (a
+    child's output), or with `text` a line-buffered file of native
+    strings, for logging."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(
         os, 'O_NOFOLLOW', 0)
     try:
-        return io.open(os.open(path, flags, 0o644), 'ab')
+        fd = os.open(path, flags, 0o644)
+        if not text:
+            return io.open(fd, 'ab')
+        if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
+            return os.fdopen(fd, 'a', 1)
+        return io.open(fd, 'a', buffering=1, encoding='utf-8',
+                       errors='replace')
     except (OSError, IOError) as exc:
         raise SsbenchError('cannot open the worker log %s: %s' % (
             path, exc.strerror or exc))

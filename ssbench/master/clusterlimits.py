@@ -6,7 +6,9 @@ object may have; the `dlo` middleware is not listed there).  A size class
 the cluster would refuse object by object is refused before anything
 starts, in one line naming the cluster's limit.  A cluster whose /info
 is disabled or does not answer gets a warning (for a scenario of large
-objects) and the run goes on: its answers to the uploads will tell.  A
+objects) and the run goes on: its answers to the uploads will tell.  One
+whose answer does not come within the network timeout ends the run
+before it starts: every request of the run would time out alike.  A
 --noop run has no cluster and no check.
 """
 from __future__ import absolute_import, division, print_function
@@ -62,7 +64,8 @@ def problems(scenario, info):
 
 def check_cluster(swift, scenario):
     """Raise SsbenchError (one line) when the cluster `swift` (a
-    SwiftClient) cannot store the scenario's objects.  When its /info
+    SwiftClient) cannot store the scenario's objects, or does not answer
+    its /info within the network timeout.  When its /info
     does not tell, a scenario of large objects gets a warning; any other
     scenario goes on as it always did (a cluster that cannot be reached
     says so when the containers are made)."""
@@ -70,6 +73,11 @@ def check_cluster(swift, scenario):
     try:
         info = swift.cluster_info()
     except SwiftError as exc:
+        if getattr(exc, 'error_class', None) == 'timeout':
+            raise SsbenchError(
+                'the cluster\'s /info gave no complete answer within the '
+                'network timeout (%s); is the storage URL Swift\'s, or give '
+                'a longer --network-timeout' % (exc,))
         say('cannot read the cluster\'s /info (%s): object sizes are not '
             'checked against its limits', exc)
         return

@@ -13,8 +13,13 @@ ssbench.master.clockoffset) and stores one control record per worker
     samples     probes returned
 
 Latencies and response times never depend on it (each is measured on one
-clock); `completed_at`, and so the per-second figures, do: an offset above
-OFFSET_LIMIT is worth a warning.
+clock); `completed_at`, and so the run's span and per-second figures, do:
+an offset above OFFSET_LIMIT is worth a warning, and the reports put that
+worker's completion times on the master's clock (subtract its offset,
+known to within half the probe's round trip; see corrections()).  Below
+the limit the times are used as they are: that is within a second's
+rounding of any per-second figure, and often within the estimate's
+error.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -57,6 +62,35 @@ def workers(records):
     return [by_worker[key] for key in sorted(by_worker, key=str)]
 
 
+def is_record(record, raw=False):
+    """Whether `record` (anything from a stats file's batches, its
+    strings bytes when `raw`) is a clock offset record."""
+    if not isinstance(record, dict):
+        return False
+    kind = record.get(b'kind' if raw else 'kind')
+    return kind == CLOCK_RECORD or kind == _RAW_KIND
+
+
+_RAW_KIND = CLOCK_RECORD.encode('ascii')
+
+
+def _as_text(value):
+    return value.decode('utf-8', 'replace') if isinstance(value, bytes) \
+        else value
+
+
+def corrections(records):
+    """{worker id: offset} of the workers of `records` (clock offset
+    records, their strings text or bytes) whose offset is above
+    OFFSET_LIMIT: what their completion times are put on the master's
+    clock by; None when there is none."""
+    texts = [dict((_as_text(key), _as_text(value))
+                  for key, value in rec.items()) for rec in records]
+    found = dict((w['worker_id'], w['offset']) for w in workers(texts)
+                 if w['over_limit'])
+    return found or None
+
+
 def warning(judged):
     """One line naming the workers whose clock is off by more than
     OFFSET_LIMIT, or None."""
@@ -64,8 +98,8 @@ def warning(judged):
     if not off:
         return None
     return ('clock offset above %d ms: %s; latencies are not affected, '
-            'but completion times and per-second figures are (sync the '
-            'clocks, e.g. with NTP)' % (
+            'and the reports put completion times on the master\'s clock '
+            'by these offsets (sync the clocks, e.g. with NTP)' % (
                 OFFSET_LIMIT * 1000, ', '.join(
                     'worker %s %+.3f s' % (w['worker_id'], w['offset'])
                     for w in off)))

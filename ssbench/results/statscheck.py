@@ -8,7 +8,9 @@ and counted, and so is a result whose latencies are no measurement (a
 clock stepped back under 0.3.x); one warning each, naming the file, and
 the rest of the run is reported.  A full pass also profiles the
 completion times, so that results far outside the run can be left out
-(ssbench.results.timewindow), and says when the run ended early.
+(ssbench.results.timewindow), finds the workers' clock offsets that the
+later passes correct completion times by (ssbench.results.clockrecords),
+and says when the run ended early.
 ssbench.results.statsreader reads the file and asks here.
 """
 from __future__ import absolute_import, division, print_function
@@ -16,7 +18,7 @@ from __future__ import absolute_import, division, print_function
 import time
 
 from ssbench.measure import record as spec
-from ssbench.results import timewindow
+from ssbench.results import clockrecords, timewindow
 
 HEADER_KEY = u'_scenario_data'
 
@@ -61,9 +63,11 @@ def measured(batches, raw, stats_file):
     An intended_start, send_lag and worker_time are read (and so checked)
     in an open-loop file only; a time_to_failure must be a failure's.
     The first full pass also profiles the completion times (see
-    StatsFile.narrow(); `stats_file` is the statsreader.StatsFile read);
-    once a window is set, the results outside it are left out and
-    counted (one warning)."""
+    StatsFile.narrow(); `stats_file` is the statsreader.StatsFile read)
+    and finds the clock offset records; once a window is set, the
+    results outside it are left out and counted (one warning), and the
+    completion times of a worker whose clock was off by more than
+    clockrecords.OFFSET_LIMIT are put on the master's clock."""
     keys = _CHECKED_KEYS_RAW if raw else _CHECKED_KEYS
     (k_first, k_last, k_segments, k_exception, k_completed, k_retries,
      k_failed_after, k_size, k_reconnects, k_status, k_intended, k_lag,
@@ -72,6 +76,9 @@ def measured(batches, raw, stats_file):
     open_loop = _open_loop(stats_file.header)
     window = stats_file.window
     profile = timewindow.TimeProfile() if window is None else None
+    offsets = stats_file.offsets if profile is None else None
+    k_worker = b'worker_id' if raw else 'worker_id'
+    clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
     stamps = []
     append = stamps.append if profile is not None else _ignore
@@ -124,6 +131,9 @@ def measured(batches, raw, stats_file):
                 problem = _measurement(record, keys, values, open_loop)
                 if problem is None:
                     kept.append(record)
+                    if profile is not None and clockrecords.is_record(
+                            record, raw):
+                        clocks.append(record)
                 elif problem is _NO_MEASUREMENT:
                     left_out += 1
                 else:
@@ -137,15 +147,18 @@ def measured(batches, raw, stats_file):
             if len(stamps) > PROFILE_BATCH:
                 profile.add_all(stamps)
                 del stamps[:]
-        elif window:
-            kept = [record for record in batch
-                    if _within(record, k_completed, window)]
-            outside += len(batch) - len(kept)
-            batch = kept
+        else:
+            if window:
+                kept = [record for record in batch
+                        if _within(record, k_completed, window)]
+                outside += len(batch) - len(kept)
+                batch = kept
+            if offsets:
+                _on_master_clock(batch, k_completed, k_worker, offsets)
         yield batch
     if profile is not None and stats_file.window is None:
         profile.add_all(stamps)
-        stats_file.profiled(profile)
+        stats_file.profiled(profile, clockrecords.corrections(clocks))
         # A growing file holds the run so far, not a run that ended.
         early = None if stats_file.growing else ended_early(
             stats_file.header, profile.count + left_out + bad,
@@ -216,6 +229,21 @@ def _stamps(batch, k_completed):
         except (KeyError, TypeError, IndexError):
             continue
     return stamps
+
+
+def _on_master_clock(batch, k_completed, k_worker, offsets):
+    """Subtract from each result's completed_at its worker's offset in
+    `offsets` ({worker id: seconds ahead}; ids as text or int)."""
+    for record in batch:
+        try:
+            worker = record[k_worker]
+            offset = offsets.get(worker)
+            if offset is None and isinstance(worker, bytes):
+                offset = offsets.get(worker.decode('utf-8', 'replace'))
+            if offset is not None:
+                record[k_completed] -= offset
+        except (KeyError, TypeError, IndexError, AttributeError):
+            continue
 
 
 def _within(record, k_completed, window):

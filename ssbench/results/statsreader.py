@@ -181,6 +181,10 @@ class StatsFile(object):
         # None while unknown, False when every result is kept.
         self._profile = None
         self.window = None
+        #: {worker id: seconds ahead} whose completion times later passes
+        #: put on the master's clock (ssbench.results.clockrecords); None
+        #: until a full pass found them.
+        self.offsets = None
         #: Whether a full pass found the file cut short (and said so).
         self.truncated = False
         #: iter_batches(raw=True) leaves strings as bytes (other sources
@@ -268,20 +272,25 @@ class StatsFile(object):
             self.truncated = True
             self.warn_once(problem + '; using the results before it')
 
-    def profiled(self, profile):
+    def profiled(self, profile, offsets=None):
         """Keep the completion times a full pass profiled (a
-        timewindow.TimeProfile), for narrow()."""
+        timewindow.TimeProfile) and the workers' clock `offsets` it found
+        (clockrecords.corrections()), for narrow()."""
         self._profile = profile
+        self._offsets = offsets
 
     def narrow(self):
         """After a full pass: True when some results lie far outside the
-        run (ssbench.results.timewindow); every later pass leaves them
-        out, so what the last pass built must be built again."""
+        run (ssbench.results.timewindow) or some worker's clock was off
+        (ssbench.results.clockrecords); every later pass leaves the former
+        out and puts the latter's completion times on the master's clock,
+        so what the last pass built must be built again."""
         if self.window is not None or self._profile is None:
             return False
         self.window = self._profile.window() or False
         self._profile = None
-        return bool(self.window)
+        self.offsets = self._offsets or None
+        return bool(self.window) or bool(self.offsets)
 
     def warn_once(self, message):
         """Log `message` about this file once, however many passes read

@@ -5,16 +5,22 @@ says 1970, a hand-made time) would stretch every per-second structure
 of a report (the rps histogram, the "Ran" line, the time series) over
 the whole gap.  Such results are left out, counted in one warning.
 
-"Far" is judged against the bulk of the run, robustly: the 1st, 50th
-and 99th percentiles of the completion times, so up to 1% of strays on
-either side cannot move it.  A result is kept within a margin of one day
-plus ten times the span from the 1st to the 99th percentile on either
-side: any real run, however uneven its pace, has its last percent of
-results within ten times the span of the other 98, and a day covers
-workers whose clocks are hours apart.  The window is also never wider
-than MAX_RUN_SECONDS plus a day each way from the median: a run cannot
-last longer, so even a file with many strays (a whole worker at 1970)
-keeps bounded per-second structures, around the bulk of its results.
+"Far" is judged against the run itself, robustly: the 1st, 50th and
+99th percentiles of the completion times, so up to 1% of strays on
+either side cannot move it.  A result is kept within a margin of an hour
+(MARGIN) plus ten times the span from the 1st to the 99th percentile on
+either side: any real run, however uneven its pace, has its last percent
+of results within ten times the span of the other 98, and an hour covers
+the requests a short run leaves in flight (a large upload, a request
+retried until its timeouts ran out).  So a result stamped a day after a
+4 s run is left out, whatever the run.  Workers whose clocks are hours
+apart each hold more than a percent of the results, which moves the
+percentiles: they are kept (and their offsets, when the file has them,
+corrected: ssbench.results.clockrecords).  The window is also never
+wider than MAX_RUN_SECONDS plus a day each way from the median: a run
+cannot last longer, so even a file with many strays (a whole worker at
+1970) keeps bounded per-second structures, around the bulk of its
+results.
 
 The counts come from a TimeProfile: results per bin of completion time,
 whose bins double in width (merging pairs) whenever they would number
@@ -29,13 +35,16 @@ from ssbench.measure.rank import RunLengths, nearest_rank
 #: ssbench.load.scenario.MAX_RUN_SECONDS (results may not import load).
 MAX_RUN_SECONDS = 10 ** 7
 DAY = 86400
+#: The least margin kept on either side of the bulk of a run's results.
+MARGIN = 3600
 #: The widest window kept: the longest run, and a day each way.
 CAP = MAX_RUN_SECONDS + DAY
 MAX_WIDTH = 2 * CAP
 MAX_BINS = 8192
-# Bins start at 4096 s (a little over an hour): finer is no use for
-# margins of a day.
-FIRST_SHIFT = 12
+# Bins start at 64 s: a short run's bulk is then a bin or two, well
+# under its margin of an hour, and a batch of results (a second or so of
+# them) seldom straddles two bins, which would cost a loop over it.
+FIRST_SHIFT = 6
 
 
 class TimeProfile(object):
@@ -96,7 +105,7 @@ class TimeProfile(object):
         bulk_lo = key_at(1) * width
         bulk_hi = (key_at(99) + 1) * width
         median = key_at(50) * width
-        margin = DAY + 10 * (bulk_hi - bulk_lo)
+        margin = MARGIN + 10 * (bulk_hi - bulk_lo)
         lo = max(bulk_lo - margin, median - CAP)
         hi = min(bulk_hi + margin, median + width + CAP, lo + MAX_WIDTH)
         if keys[0] * width >= lo and (keys[-1] + 1) * width <= hi:

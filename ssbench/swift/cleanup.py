@@ -49,12 +49,12 @@ def _quietly(func, *args):
         return None, exc
 
 
-def _listing(list_names, what, *args):
-    """The names list_names(*args) returns; an answer that is no Swift
+def _listing(list_names, what, *args, **kwargs):
+    """The names list_names(*args, **kwargs) returns; an answer that is no
     listing (not UTF-8, not JSON, not a list of named entries: another
     server at the storage URL) is one SwiftError saying so."""
     try:
-        names = list_names(*args)
+        names = list_names(*args, **kwargs)
         if all(isinstance(name, string_types) for name in names):
             return names
     except (ValueError, TypeError, KeyError, AttributeError):
@@ -121,8 +121,10 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     import gevent.pool
 
     try:
+        # The first request: a server too slow to answer it within the
+        # network timeout ends the cleanup at once, not after every retry.
         listed = _listing(client.list_containers, 'cannot list containers',
-                          base + '_')
+                          base + '_', retry_timeouts=False)
     except Exception as exc:    # one line that says what to fix
         raise hints.explain(exc, 'cannot list containers')
     names = matching_containers(listed, base, policy)

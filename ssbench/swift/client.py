@@ -194,7 +194,7 @@ class SwiftClient(object):
     def request(self, method, container=None, name=None, query=None,
                 headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
                 read='discard', retry_404=False, missing_ok=False,
-                body=None):
+                body=None, retry_timeouts=True):
         """One timed request, retried per the module's rules.
 
         A body of `size` bytes of `fill` is sent in `block_size` chunks from
@@ -202,7 +202,10 @@ class SwiftClient(object):
         'discard' (read and drop the body in `block_size` chunks), 'keep'
         (return it in Timing.body) or 'headers' (keep the response headers
         too).  `missing_ok` returns a
-        404 as a Timing instead of raising.
+        404 as a Timing instead of raising.  Without `retry_timeouts` an
+        attempt that times out is not retried: a server that answers no
+        faster than network_timeout gives up at once (for the master's
+        own first requests, which tell whether the cluster is usable).
         """
         path_tail = ''
         if container is not None:
@@ -223,10 +226,11 @@ class SwiftClient(object):
         else:
             block = self._block(fill, block_size) if size else None
         return self._attempts(method, path_tail, send_headers, size, block,
-                              read, block_size, retry_404, missing_ok)
+                              read, block_size, retry_404, missing_ok,
+                              retry_timeouts)
 
     def _attempts(self, method, path_tail, send_headers, size, block, read,
-                  block_size, retry_404, missing_ok):
+                  block_size, retry_404, missing_ok, retry_timeouts):
         """Attempts of a request until one succeeds (its Timing) or fails
         for good (SwiftRequestError); see request()."""
         retries = reconnects = stale = 0
@@ -253,7 +257,7 @@ class SwiftClient(object):
                     continue
                 retries, causes = self._network_retry(
                     exc, method, pool.url + path_tail, retries, reconnects,
-                    causes, start)
+                    causes, start, retry_timeouts)
                 continue
             stale = 0
             status = resp.status
@@ -269,11 +273,13 @@ class SwiftClient(object):
                 retries, reconnects, causes, start, last)
 
     def _network_retry(self, exc, method, url, retries, reconnects, causes,
-                       start):
+                       start, retry_timeouts=True):
         """After an attempt that got no response: (retries, causes) for
-        the next one, once paused, or SwiftRequestError when none is left."""
+        the next one, once paused, or SwiftRequestError when none is left
+        (or it timed out and not `retry_timeouts`)."""
         cause = error_class(exc)
-        if retries < self.retries:
+        if retries < self.retries and (retry_timeouts or
+                                       cause != 'timeout'):
             retries += 1
             causes = add_causes(causes, {cause: 1})
             self._pause(retries)
@@ -407,10 +413,11 @@ class SwiftClient(object):
         return self.request('DELETE', container, read='keep',
                             missing_ok=missing_ok)
 
-    def _listing(self, container, prefix):
+    def _listing(self, container, prefix, retry_timeouts=True):
         """Every name of a container (or the account) listing, page by
         page; SwiftError naming the URL for a page that does not end past
-        the marker (the same names again: paging would never end)."""
+        the marker (the same names again: paging would never end).
+        `retry_timeouts` as for request()."""
         names = []
         marker = ''
         while True:
@@ -420,7 +427,7 @@ class SwiftClient(object):
             if marker:
                 query += '&marker=' + quote(marker).replace('/', '%2F')
             timing = self.request('GET', container, query=query,
-                                  read='keep')
+                                  read='keep', retry_timeouts=retry_timeouts)
             page = json.loads(timing.body.decode('utf-8')) \
                 if timing.status != 204 and timing.body else []
             if not page:
@@ -439,9 +446,10 @@ class SwiftClient(object):
                     "storage URL Swift's?" % (where, query))
             marker = last
 
-    def list_containers(self, prefix=None):
-        """Every container name of the account (all listing pages)."""
-        return self._listing(None, prefix)
+    def list_containers(self, prefix=None, retry_timeouts=True):
+        """Every container name of the account (all listing pages);
+        `retry_timeouts` as for request()."""
+        return self._listing(None, prefix, retry_timeouts)
 
     def list_objects(self, container, prefix=None):
         """Every object name in `container` (all listing pages)."""

@@ -16,6 +16,16 @@ Header names are lower-cased; header values are native strings (latin-1 on
 Python 3).  The socket module is looked up at connect time, so a caller that
 monkey-patched it with gevent gets cooperative sockets.
 
+Deadlines: `network_timeout` bounds each send and receive, and also the
+whole response head from its first bytes (a server that trickles it a
+byte at a time cannot stretch it past the timeout; the wait for the first
+bytes is a receive, bounded alike) and the whole of a body read with
+read_body(), which is for small bodies read whole (listings, /info,
+auth); discard_body() bounds only each receive, as a large object's body
+may take longer than that in all.  A head that comes in one receive, as
+nearly all do, costs no clock reading (one costs 5 us on Python 2.7); a
+longer one reads the clock before each further receive.
+
 Errors: socket errors (timeouts included) propagate as they are.
 `StaleConnection` means a reused keep-alive connection that the server had
 closed while it sat idle, found before any of the request went out: the
@@ -36,7 +46,7 @@ from select import POLLIN
 
 from gevent.monkey import get_original
 
-from ssbench.compat import PY2
+from ssbench.compat import PY2, monotonic
 
 # The system's poll(), even where gevent patched select: an idle socket is
 # only ever polled with a zero timeout, which must not go through the hub.
@@ -44,6 +54,9 @@ _poll = get_original('select', 'poll')
 
 BUFFER_SIZE = 65536
 MAX_HEAD = 1024 * 1024     # response head larger than this: not Swift
+# What a deadline that passed says (%g: the timeout).
+_HEAD_LATE = 'response head not complete within %g s of its first bytes'
+_BODY_LATE = 'response body not complete within %g s'
 
 
 class HTTPError(Exception):
@@ -106,12 +119,14 @@ class HTTPConnection(object):
     """One keep-alive connection; `ssl_context` makes it HTTPS.
 
     Connects lazily on the first send.  `connect_timeout` bounds the TCP
-    (and TLS) set-up, `network_timeout` every later send and receive.
+    (and TLS) set-up, `network_timeout` every later send and receive, each
+    response head and each body read whole (see the module's docstring);
+    `clock` (monotonic seconds) is injectable for tests.
     """
 
     def __init__(self, host, port, connect_timeout=None,
                  network_timeout=None, ssl_context=None,
-                 buffer_size=BUFFER_SIZE):
+                 buffer_size=BUFFER_SIZE, clock=monotonic):
         self.host = host
         self.port = port
         self.connect_timeout = connect_timeout
@@ -130,6 +145,8 @@ class HTTPConnection(object):
         self._method = None
         self._resp = None     # the response whose body is still unread
         self._early = None    # a response that came while sending failed
+        self._clock = clock
+        self._bounded = False  # the socket waits less than network_timeout
 
     def connect(self):
         sock = socket.create_connection((self.host, self.port),
@@ -155,6 +172,7 @@ class HTTPConnection(object):
         self._start = self._end = 0
         self._resp = None
         self._early = None
+        self._bounded = False
         if sock is not None:
             sock.close()
 
@@ -240,8 +258,36 @@ class HTTPConnection(object):
 
     # -- receiving ----------------------------------------------------------
 
-    def _fill(self):
-        """Receive more bytes at the end of the buffer; 0 at end of stream."""
+    def _deadline(self):
+        """The monotonic time by which a whole head (or body) must have
+        come, or None without a network_timeout."""
+        if self.network_timeout is None:
+            return None
+        return self._clock() + self.network_timeout
+
+    def _recv_by(self, deadline, what, view, want=0):
+        """sock.recv_into(view, want), waiting only until `deadline`;
+        socket.timeout saying `what` (a message with a %g for the
+        timeout) once it has passed."""
+        left = deadline - self._clock()
+        if left > 0:
+            self.sock.settimeout(min(left, self.network_timeout))
+            self._bounded = True
+            try:
+                return self.sock.recv_into(view, want)
+            except socket.timeout:
+                pass
+        raise socket.timeout(what % self.network_timeout)
+
+    def _unbound(self):
+        """Back to the per-receive timeout after a bounded read."""
+        if self.sock is not None:
+            self.sock.settimeout(self.network_timeout)
+        self._bounded = False
+
+    def _fill(self, deadline=None, what=None):
+        """Receive more bytes at the end of the buffer; 0 at end of stream.
+        With a `deadline`, the receive ends by then (see _recv_by)."""
         if self._start == self._end:
             self._start = self._end = 0
         elif self._end == len(self._buf):
@@ -258,7 +304,10 @@ class HTTPConnection(object):
                 buf[:left] = self._buf
                 self._buf, self._view = buf, memoryview(buf)
             self._start, self._end = 0, left
-        got = self.sock.recv_into(self._view[self._end:])
+        if deadline is None:
+            got = self.sock.recv_into(self._view[self._end:])
+        else:
+            got = self._recv_by(deadline, what, self._view[self._end:])
         self._end += got
         return got
 
@@ -274,6 +323,8 @@ class HTTPConnection(object):
             resp = self._read_head()
             if resp.status != 100:    # skip an interim 100 Continue
                 break
+        if self._bounded:
+            self._unbound()
         method = self._method
         status = resp.status
         headers = resp.headers
@@ -305,13 +356,22 @@ class HTTPConnection(object):
         return resp
 
     def _read_head(self):
+        """The next response head in the stream, complete within
+        network_timeout of its first receive."""
+        first = True
+        deadline = None
         while True:
             end = self._buf.find(b'\r\n\r\n', self._start, self._end)
             if end >= 0:
                 break
+            if not first and deadline is None:
+                # The first receive waited network_timeout at most, and
+                # the usual head came whole in it: only now the clock.
+                deadline = self._deadline()
             waiting = self._start == self._end   # nothing of it yet
             try:
-                got = self._fill()
+                got = self._fill(deadline, _HEAD_LATE)
+                first = False
             except (ProtocolError, socket.error):
                 self.close()
                 raise
@@ -364,31 +424,37 @@ class HTTPConnection(object):
         """Read the body and drop it, in receives of at most `chunk` bytes
         into the connection's buffer: nothing is allocated per chunk.
         Returns the number of body bytes read."""
-        return self._body(None, max(1, min(chunk, len(self._buf))))
+        return self._body(None, max(1, min(chunk, len(self._buf))), None)
 
     def read_body(self):
-        """The whole body, as bytes."""
+        """The whole body, as bytes, within network_timeout in all."""
         parts = []
-        self._body(parts, len(self._buf))
+        if self._resp is not None:   # else no clock reading (a HEAD's)
+            self._body(parts, len(self._buf), self._deadline())
         return b''.join(parts)
 
-    def _body(self, parts, chunk):
-        """Consume the pending body (into `parts` if not None); returns
-        its length in bytes."""
+    def _body(self, parts, chunk, deadline):
+        """Consume the pending body (into `parts` if not None) by
+        `deadline` (None: each receive bounded alone); returns its length
+        in bytes."""
         resp, self._resp = self._resp, None
         if resp is None:
             return 0
         try:
             if resp.chunked:
-                return self._chunked(parts, chunk)
-            return self._exact(resp.length, parts, chunk)
+                got = self._chunked(parts, chunk, deadline)
+            else:
+                got = self._exact(resp.length, parts, chunk, deadline)
         except (socket.error, HTTPError):
             self.close()
             raise
+        if self._bounded:
+            self._unbound()
+        return got
 
-    def _exact(self, left, parts, chunk):
-        """Consume `left` body bytes (None: up to end of stream); returns
-        how many were consumed."""
+    def _exact(self, left, parts, chunk, deadline=None):
+        """Consume `left` body bytes (None: up to end of stream) by
+        `deadline`; returns how many were consumed."""
         size = left
         read = 0      # counted only when reading up to end of stream
         avail = self._end - self._start
@@ -409,7 +475,10 @@ class HTTPConnection(object):
         view = self._view
         while True:
             want = chunk if left is None or left > chunk else left
-            got = recv_into(view, want)
+            if deadline is None:
+                got = recv_into(view, want)
+            else:
+                got = self._recv_by(deadline, _BODY_LATE, view, want)
             if not got:
                 if left is None:
                     return read
@@ -424,7 +493,7 @@ class HTTPConnection(object):
                 if not left:
                     return size
 
-    def _line(self):
+    def _line(self, deadline):
         """One CRLF-terminated line from the stream, without the CRLF."""
         while True:
             end = self._buf.find(b'\r\n', self._start, self._end)
@@ -432,14 +501,14 @@ class HTTPConnection(object):
                 line = self._view[self._start:end].tobytes()
                 self._start = end + 2
                 return line
-            if not self._fill():
+            if not self._fill(deadline, _BODY_LATE):
                 raise ProtocolError('connection closed inside a chunk '
                                     'header')
 
-    def _chunked(self, parts, chunk):
+    def _chunked(self, parts, chunk, deadline):
         total = 0
         while True:
-            line = self._line()
+            line = self._line(deadline)
             try:
                 size = int(line.split(b';', 1)[0].strip(), 16)
                 if size < 0:
@@ -447,9 +516,9 @@ class HTTPConnection(object):
             except ValueError:
                 raise ProtocolError('bad chunk size line %r' % line[:100])
             if not size:
-                while self._line():   # trailer fields, up to a blank line
+                while self._line(deadline):   # trailer, to a blank line
                     pass
                 return total
-            total += self._exact(size, parts, chunk)
-            if self._line():
+            total += self._exact(size, parts, chunk, deadline)
+            if self._line(deadline):
                 raise ProtocolError('chunk data longer than its size')

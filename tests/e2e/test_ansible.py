@@ -11,6 +11,14 @@ share this machine's one filesystem and its one systemd, whose units would
 run outside the namespaces: the workers run as background processes with a
 pid file (ssbench_use_systemd=false), each host in a folder of its own.
 
+The workers run as an unprivileged user, `nobody` here (the play would
+make its own system user, which would outlive the test on this machine's
+one /etc/passwd).  Their folders are in a world-searchable temporary
+directory, and where this interpreter lives under a directory others
+cannot search (pyenv's under /root), each client host's sshd runs in a
+mount namespace of its own where that directory is a tmpfs holding only
+the interpreter's tree: the workers can run it, nothing else changes.
+
 Needs Linux, root, iproute2, /usr/sbin/sshd and ansible-playbook next to
 this interpreter (setup.py's test extra, Python 3.11+); skipped with the
 reason otherwise.  Everything started is stopped by the fixtures.
@@ -20,10 +28,14 @@ from __future__ import absolute_import, division, print_function
 import glob
 import json
 import os
+import pwd
 import re
+import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -39,6 +51,8 @@ ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable),
 CLIENTS = ('w1', 'w2')
 OPS = 80
 PLAYBOOK_TIMEOUT = 600
+# The unprivileged user the workers run as.
+WORKER_USER = 'nobody'
 
 
 @pytest.fixture(scope='module')
@@ -80,8 +94,48 @@ def _wait_port(topology, host, address, port, proc, timeout=30):
     return False
 
 
+def _hidden_ancestor(path):
+    """The highest directory above `path` that others may not search
+    (mode without o+x), or None."""
+    parts = os.path.realpath(path).split(os.sep)
+    for depth in range(2, len(parts)):
+        directory = os.sep.join(parts[:depth])
+        if not os.stat(directory).st_mode & stat.S_IXOTH:
+            return directory
+    return None
+
+
+def _python_visible(argv, stash):
+    """`argv` run in a mount namespace of its own where this interpreter's
+    tree (sys.base_prefix) can be run by any user: the directory above it
+    that others cannot search is a tmpfs there, with only that tree bound
+    back in (through `stash`, an empty directory); `argv` as it is when
+    nothing hides the interpreter."""
+    prefix = os.path.realpath(sys.base_prefix)
+    hidden = _hidden_ancestor(prefix)
+    if hidden is None:
+        return argv
+    tree = os.path.join(hidden, os.path.relpath(prefix, hidden).split(
+        os.sep)[0])
+    script = ('set -e; mount --make-rprivate /; mount --bind "$1" "$2"; '
+              'mount -t tmpfs -o mode=0755 ssbench-e2e "$3"; '
+              'mkdir -p "$1"; mount --bind "$2" "$1"; shift 3; exec "$@"')
+    return ['unshare', '--mount', 'sh', '-c', script, 'sh', tree, stash,
+            hidden] + list(argv)
+
+
 @pytest.fixture(scope='module')
-def ssh_hosts(topology, tmpdir_factory):
+def public_dir():
+    """A world-searchable temporary directory, for the hosts' folders
+    (pytest's own is root's alone); removed at the end."""
+    path = tempfile.mkdtemp(prefix='ssbench-e2e-', dir='/var/tmp')
+    os.chmod(path, 0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope='module')
+def ssh_hosts(topology, tmpdir_factory, public_dir):
     """One sshd per client host, on its address, port 22 of its namespace;
     yields the key and known_hosts paths for ssh."""
     folder = str(tmpdir_factory.mktemp('ssh'))
@@ -118,8 +172,11 @@ def ssh_hosts(topology, tmpdir_factory):
                     'Subsystem sftp internal-sftp',
                     '']))
             log = open(os.path.join(folder, 'sshd-%s.log' % host), 'ab')
+            stash = os.path.join(public_dir, 'python-' + host)
+            os.mkdir(stash)
             proc = subprocess.Popen(
-                topology.prefix_argv(host) + [SSHD, '-D', '-e', '-f', config],
+                topology.prefix_argv(host) + _python_visible(
+                    [SSHD, '-D', '-e', '-f', config], stash),
                 stdout=log, stderr=subprocess.STDOUT,
                 preexec_fn=support.die_with_parent)
             log.close()
@@ -162,9 +219,12 @@ def _kill_group(pid_file):
         pass
 
 
-@pytest.mark.parametrize('traffic', ['plain', 'curve'])
+@pytest.mark.parametrize('traffic', ['default', 'plain', 'curve'])
 def test_playbook_runs_a_scenario_over_two_client_hosts(
-        tmpdir, topology, swift_relay, ssh_hosts, wheels, traffic):
+        tmpdir, topology, swift_relay, ssh_hosts, wheels, public_dir,
+        traffic):
+    """`traffic`: the default (CURVE, keys made on the master host), plain
+    text (ssbench_curve false) or the keys of a controller directory."""
     wheel_dir, ssbench_wheel = wheels
     work = str(tmpdir)
     swift = support.SwiftView()
@@ -173,7 +233,10 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
     base = data['container_base']
     swift_url = 'http://%s:%d' % (topology.addr('swift'),
                                   support.NETNS_SWIFT_PORT)
-    homes = dict((host, os.path.join(work, host))
+    # Where the workers' user can reach them.
+    public = tempfile.mkdtemp(prefix=traffic + '-', dir=public_dir)
+    os.chmod(public, 0o755)
+    homes = dict((host, os.path.join(public, host))
                  for host in ('m',) + CLIENTS)
     # An inventory folder: the hosts, and each host's folders.
     inventory = os.path.join(work, 'inventory')
@@ -202,6 +265,7 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         'ssbench_package': ssbench_wheel,
         'ssbench_wheelhouse': wheel_dir,
         'ssbench_use_systemd': False,
+        'ssbench_user': WORKER_USER,
         'ssbench_concurrency': 2,
         'ssbench_scenario': scenario,
         'ssbench_run_name': 'e2e',
@@ -212,7 +276,9 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         'ssbench_run_opts': '-o %d --zmq-bind-ip %s -S %s/v1/%s' % (
             OPS, topology.addr('m'), swift_url, account),
     }
-    if traffic == 'curve':
+    if traffic == 'plain':
+        settings['ssbench_curve'] = False
+    elif traffic == 'curve':
         keys = os.path.join(work, 'keys')
         ran = support.run(support.python_module('ssbench.cli.curve') +
                           ['keys', keys], 60)
@@ -298,11 +364,24 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         assert logs
         for log in logs:
             assert 'tcp://%s:13579' % topology.addr('m') in log, log
-    # With keys, the master ran with them and each client host got the
-    # two files a worker needs, private, and never the master's secret.
+    # The workers ran as the unprivileged user: the parent made their
+    # logs (and its children wrote them) after setpriv.
+    uid = pwd.getpwnam(WORKER_USER).pw_uid
+    for host in CLIENTS:
+        for path in glob.glob(os.path.join(homes[host], 'logs', '*.log')):
+            assert os.stat(path).st_uid == uid, path
+    # With keys (by default), the master ran with them and each client
+    # host got the two files a worker needs, the user's and private, and
+    # never the master's secret.
     run_task = ran.out.split('TASK [Run the scenario]', 1)[1]
     run_task = run_task.split('TASK [', 1)[0]
-    assert ('--zmq-curve-dir' in run_task) == (traffic == 'curve'), run_task
+    assert ('--zmq-curve-dir' in run_task) == (traffic != 'plain'), run_task
+    master_keys = os.path.join(homes['m'], 'keys')
+    if traffic == 'default':
+        # Made on the master host, where they stay (its secret too).
+        assert sorted(os.listdir(master_keys)) == [
+            'master.key', 'master.key_secret', 'worker.key',
+            'worker.key_secret']
     for host in CLIENTS:
         key_dir = os.path.join(homes[host], 'keys')
         if traffic == 'plain':
@@ -311,8 +390,12 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         assert sorted(os.listdir(key_dir)) == ['master.key',
                                                'worker.key_secret']
         for name in os.listdir(key_dir):
-            mode = os.stat(os.path.join(key_dir, name)).st_mode & 0o777
+            path = os.path.join(key_dir, name)
+            mode = os.stat(path).st_mode & 0o777
             assert mode == 0o600, (name, oct(mode))
+            assert os.stat(path).st_uid == uid, path
+            assert support.read_text(path) == support.read_text(
+                os.path.join(master_keys, name))
     assert 'PLAY RECAP' in ran.out and 'failed=0' in ran.out
     for line in ran.out.splitlines():
         if ' : ok=' in line:

@@ -196,3 +196,32 @@ def test_process_exits_when_master_gone():
         proc.wait()
         proc.stdout.close()
         master.close()
+
+
+def test_log_dir_without_processes_logs_to_worker_id_log(tmp_path, capsys):
+    log_dir = tmp_path / 'logs'
+    (log_dir).mkdir()
+    (log_dir / 'worker-7.log').write_text(u'an earlier run\n')
+    status = cli.main(['--log-dir', str(log_dir), '--zmq-host',
+                       'no-such-host.invalid', '7'], env={}, patch=False)
+    assert status == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    path = str(log_dir / 'worker-7.log')
+    # One line says where the log goes; its errors show on stderr too.
+    assert err[0] == 'INFO:worker 7 logging to %s' % path
+    assert err[-1].startswith('ERROR:cannot resolve master host')
+    assert len(err) == 2
+    logged = (log_dir / 'worker-7.log').read_text().splitlines()
+    assert logged[0] == 'an earlier run'
+    assert 'no Swift credentials' in logged[1]
+    assert logged[-1] == err[-1]
+
+
+def test_an_unusable_log_dir_is_one_line(tmp_path, capsys):
+    blocker = tmp_path / 'file'
+    blocker.write_text(u'')
+    status = cli.main(['--log-dir', str(blocker), '7'], env={},
+                      patch=False)
+    assert status != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith('ERROR:--log-dir'), err

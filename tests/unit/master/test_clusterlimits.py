@@ -84,3 +84,16 @@ def test_without_info_the_run_goes_on_with_a_warning(cluster, words, caplog):
     with caplog.at_level(logging.INFO):
         check_cluster(cluster, scenario(size('huge', 9 * MiB)))
     assert caplog.text == ''
+
+
+def test_an_info_that_times_out_ends_the_run_in_one_line():
+    slow = SwiftRequestError('GET', 'http://h/v1/a /info', None,
+                             'timeout: response head not complete within '
+                             '3 s of its first bytes', error_class='timeout')
+    with pytest.raises(SsbenchError) as info:
+        check_cluster(Cluster(error=slow), scenario(size('s', MiB)))
+    assert str(info.value) == (
+        "the cluster's /info gave no complete answer within the network "
+        'timeout (GET http://h/v1/a /info failed: timeout: response head '
+        "not complete within 3 s of its first bytes); is the storage URL "
+        "Swift's, or give a longer --network-timeout")

@@ -1,5 +1,6 @@
 """A stats file with results far outside the run (a worker whose clock
-says 1970, one a year ahead) reports as the same file without them, with
+says 1970, one a year ahead, one result 100,000 s after a run of minutes)
+reports as the same file without them, with
 one warning: every output, in bounded memory (see
 ssbench.results.timewindow)."""
 from __future__ import absolute_import, division, print_function
@@ -21,12 +22,14 @@ YEAR = 365 * 86400
 
 @pytest.fixture(scope='module')
 def with_strays(tmpdir_factory):
-    """The golden run's stats file plus three strays."""
+    """The golden run's stats file plus four strays."""
     source = open_stats(os.path.join(GOLDEN, RUN + '.stat.gz'))
     batches = list(source.iter_batches())
     last = batches[-1][-1]
     strays = [dict(last, completed_at=5.0),
               dict(last, completed_at=last['completed_at'] + YEAR),
+              # Within a day and a half, but far from a run of minutes.
+              dict(last, completed_at=last['completed_at'] + 100000),
               dict(last, completed_at=0.0, exception='Boom',
                    last_byte_latency=None, first_byte_latency=None)]
     path = str(tmpdir_factory.mktemp('strays').join('strays.stat'))
@@ -34,7 +37,7 @@ def with_strays(tmpdir_factory):
         fp.write(protocol.pack(source.header))
         for i, batch in enumerate(batches):
             fp.write(protocol.pack(batch))
-            if i in (3, 500, 1000):
+            if i in (3, 200, 500, 1000):
                 fp.write(protocol.pack([strays.pop()]))
     return path
 
@@ -62,8 +65,8 @@ def test_the_classic_outputs_leave_the_strays_out(with_strays, caplog,
     else:
         assert render(func, got) == expected(RUN, suffix)
     assert warnings_of(caplog) == [
-        "%s: left out 3 results completed far outside the run (before "
-        "2026-11-20 16:00:00 or after 2026-11-23 15:53:36 UTC: a worker's "
+        "%s: left out 4 results completed far outside the run (before "
+        "2026-11-22 02:02:24 or after 2026-11-22 04:47:12 UTC: a worker's "
         "clock?)" % (with_strays,)]
 
 

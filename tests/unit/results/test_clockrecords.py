@@ -1,6 +1,6 @@
 """Workers' clock offsets in the reports: the JSON's client.clock, the
-HTML's client health section, a logged warning above 100 ms, and a text
-report that stays as it was."""
+HTML's client health section, a logged warning above 100 ms, and
+completion times (so the run's span and rates) on the master's clock."""
 from __future__ import absolute_import, division, print_function
 
 import io
@@ -22,7 +22,10 @@ HEADER = {'_scenario_data': {'name': 'c', 'sizes': []}, 'name': 'c',
           'container_concurrency': 1, 'delete_after': None, 'seed': 1}
 
 
-def stats_file(tmpdir, name, offsets):
+def stats_file(tmpdir, name, offsets, ahead=0.0):
+    """Twenty results of workers 1 and 2, worker 1's completion times
+    `ahead` seconds later than the master's clock says, and clock
+    records of `offsets` (worker, seconds)."""
     path = os.path.join(str(tmpdir), name)
     writer = StatsWriter(path, HEADER)
     writer.write_batch([{
@@ -30,7 +33,8 @@ def stats_file(tmpdir, name, offsets):
         'name': 'tiny_%06d' % n, 'job_id': n + 1, 'worker_id': 1 + n % 2,
         'first_byte_latency': 0.01, 'last_byte_latency': 0.02,
         'trans_id': 'tx%d' % n, 'retries': 0,
-        'completed_at': 1.7e9 + n / 10.0} for n in range(20)])
+        'completed_at': 1.7e9 + n / 10.0 + (ahead if n % 2 == 0 else 0)}
+        for n in range(20)])
     if offsets:
         writer.write_batch([clockrecords.record(worker, offset, 0.001, 12)
                             for worker, offset in offsets])
@@ -45,7 +49,8 @@ def text(path):
 
 def test_offsets_show_in_the_json_and_html_and_warn_in_the_log(
         tmpdir, caplog):
-    path = stats_file(tmpdir, 'off.stat', [(1, 2.004), (2, -0.003)])
+    path = stats_file(tmpdir, 'off.stat', [(1, 2.004), (2, -0.003)],
+                      ahead=2.004)
     clock = analyze(path)['client']['clock']
     assert clock['limit'] == 0.1
     assert [(w['worker_id'], w['offset'], w['over_limit'])
@@ -56,8 +61,10 @@ def test_offsets_show_in_the_json_and_html_and_warn_in_the_log(
         report = text(path)
     assert [r.getMessage() for r in caplog.records
             if 'clock offset' in r.getMessage()] == [clock['warning']]
-    # The text report is the one without the records.
+    # The text report is the one of the times on the master's clock: a
+    # 2 s run, not one stretched to 4 s by worker 1's clock.
     assert report == text(stats_file(tmpdir, 'plain.stat', []))
+    assert '(1s)' in report
     pytest.importorskip('plotly')
     from ssbench.report.render.html import render_html
     out = io.StringIO() if not PY2 else io.BytesIO()
@@ -71,3 +78,22 @@ def test_offsets_show_in_the_json_and_html_and_warn_in_the_log(
 
 def test_no_offsets_no_clock_section(tmpdir):
     assert 'client' not in analyze(stats_file(tmpdir, 'none.stat', []))
+
+
+def test_an_offset_within_the_limit_changes_nothing(tmpdir):
+    # Within OFFSET_LIMIT the times are taken as they are: the report is
+    # byte for byte the one of the same file without the records.
+    path = stats_file(tmpdir, 'small.stat', [(1, 0.05)], ahead=0.05)
+    assert text(path) == text(stats_file(tmpdir, 'same.stat', [],
+                                         ahead=0.05))
+
+
+def test_corrections_are_of_the_workers_over_the_limit():
+    records = [clockrecords.record(1, 5.0, 0.001, 3),
+               clockrecords.record(2, 0.01, 0.001, 3),
+               {b'kind': b'clock_offset', b'worker_id': b'w3',
+                b'offset': -0.5, b'rtt': 0.002, b'samples': 3}]
+    assert clockrecords.corrections(records) == {1: 5.0, u'w3': -0.5}
+    assert clockrecords.corrections(records[1:2]) is None
+    assert clockrecords.is_record(records[2], raw=True)
+    assert not clockrecords.is_record({'kind': 'worker_health'})

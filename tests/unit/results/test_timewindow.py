@@ -52,6 +52,19 @@ def test_a_stray_result_is_outside():
         assert hi - lo < 4 * DAY
 
 
+def test_a_stray_a_day_after_a_short_run_is_outside():
+    # Within a day and a half of the run, but 100,000 s after a 4 s run.
+    stamps = run(4, 400)
+    stray = START + 100000
+    lo, hi = profile_of(stamps + [stray]).window()
+    assert not lo <= stray < hi
+    assert all(lo <= t < hi for t in stamps)
+    # The margin is an hour plus ten times the bulk's span (in bins of
+    # 64 s): a request that ended half an hour late is still the run's.
+    assert hi - lo < 3 * timewindow.MARGIN
+    assert profile_of(stamps + [START + 1800]).window() is None
+
+
 def test_a_whole_worker_at_1970_is_cut_around_the_median():
     # A quarter of the results: too many for the percentiles, not for
     # the cap around the median.

@@ -483,6 +483,21 @@ def test_timeout_on_reused_connection_is_a_counted_retry(canned):
         client.close()
 
 
+def test_a_listing_without_timeout_retries_fails_at_the_first(canned):
+    canned.replies.append(SILENT)
+    client = _canned_client(canned, network_timeout=0.3)
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.list_containers(retry_timeouts=False)
+        assert info.value.error_class == 'timeout'
+        assert info.value.retries == 0
+        # Other failures are retried as ever.
+        canned.replies.extend([CLOSE, _ok(b'[]')])
+        assert client.list_containers(retry_timeouts=False) == []
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize('how', [CLOSE, RESET])
 def test_a_connection_broken_after_the_request_went_out_is_a_retry(
         canned, how):

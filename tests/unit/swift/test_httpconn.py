@@ -14,6 +14,7 @@ from ssbench.swift import httpconn
 from ssbench.compat import PY2
 from ssbench.swift.httpconn import (HTTPConnection, HTTPError, NoResponse,
                                     ProtocolError, StaleConnection)
+from tests.clocks import FakeClock
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer
 from tests.waiting import wait_for
 
@@ -643,3 +644,116 @@ def test_a_send_that_fails_without_an_answer_raises(heads, then):
         assert conn.sock is None
     finally:
         conn.close()
+
+
+class TrickleSocket(object):
+    """A connected socket that hands out `data` a byte per receive, each
+    receive taking `step` seconds of `clock`; records every timeout it
+    was given."""
+
+    def __init__(self, data, clock, step=1.0):
+        self.data = bytearray(data)
+        self.clock = clock
+        self.step = step
+        self.timeouts = []
+
+    def settimeout(self, value):
+        self.timeouts.append(value)
+
+    def recv_into(self, view, nbytes=0):
+        self.clock.now += self.step
+        if self.timeouts and self.timeouts[-1] < self.step:
+            raise socket.timeout('timed out')
+        if not self.data:
+            return 0
+        view[:1] = self.data[:1]
+        del self.data[:1]
+        return 1
+
+    def close(self):
+        pass
+
+
+def trickled(data, timeout=5):
+    """A connection of timeout `timeout` whose socket trickles `data`."""
+    clock = FakeClock()
+    conn = HTTPConnection('127.0.0.1', 80, 5, timeout, clock=clock)
+    conn.sock = TrickleSocket(data, clock)
+    conn._method = 'GET'
+    return conn, clock
+
+
+def test_a_trickled_head_ends_at_the_timeout_in_all():
+    # A byte a second never trips a 5 s receive timeout: only the
+    # deadline of the whole head does, 5 s after its first byte.
+    conn, clock = trickled(b'HTTP/1.1 200 OK\r\n' + b'X-A: b\r\n' * 100)
+    with pytest.raises(socket.timeout) as info:
+        conn.read_response()
+    assert str(info.value) == ('response head not complete within 5 s of '
+                               'its first bytes')
+    assert clock.now - 100.0 <= 7.0
+    assert conn.sock is None
+
+
+def test_a_head_within_the_timeout_restores_the_receive_timeout():
+    conn, clock = trickled(ok(b'xy'), timeout=100)
+    sock = conn.sock
+    resp = conn.read_response()
+    assert resp.status == 200
+    # Each receive after the first waited only for what was left of the
+    # timeout from the first, then the socket went back to the timeout
+    # of one receive, for the body.
+    waits = sock.timeouts[:-1]
+    assert waits[0] == 100 and waits[-1] == 100 - len(waits) + 1
+    assert sorted(waits, reverse=True) == waits
+    assert sock.timeouts[-1] == 100
+
+
+def test_a_head_in_one_receive_reads_no_clock(server):
+    clock = FakeClock()
+    conn = HTTPConnection('127.0.0.1', server.port, 5, 5, clock=clock)
+    server.replies.append(ok(b'abc'))
+    try:
+        conn.send('GET', '/x')
+        sock = conn.sock
+        calls = []
+        conn.sock = type('Spy', (object,), {
+            'settimeout': lambda self, t: calls.append(t),
+            '__getattr__': lambda self, name: getattr(sock, name)})()
+        conn.read_response()
+        assert conn.discard_body() == 3
+        # Neither the socket's timeout nor the clock: the hot path; nor
+        # for a body-less answer read whole (a HEAD's).
+        server.replies.append(ok())
+        conn.send('HEAD', '/x')
+        conn.read_response()
+        assert conn.read_body() == b''
+        assert calls == [] and clock.calls == 0
+    finally:
+        conn.sock = sock
+        conn.close()
+
+
+@pytest.mark.parametrize('chunked', [False, True])
+def test_a_trickled_body_read_whole_ends_at_the_timeout(chunked):
+    if chunked:
+        body = b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n' + \
+            b'1\r\nx\r\n' * 50 + b'0\r\n\r\n'
+    else:
+        body = ok(b'x' * 50)
+    conn, clock = trickled(body, timeout=1000)
+    conn.read_response()
+    conn.network_timeout = 5    # the head came; now the body's deadline
+    with pytest.raises(socket.timeout) as info:
+        conn.read_body()
+    assert str(info.value) == 'response body not complete within 5 s'
+    assert conn.sock is None
+
+
+def test_a_discarded_body_is_bounded_per_receive_only():
+    # A large object's body may take longer than the timeout in all.
+    conn, clock = trickled(ok(b'x' * 50), timeout=1000)
+    conn.read_response()
+    conn.network_timeout = 5
+    assert conn.discard_body() == 50
+    assert clock.now - 100.0 > 50
