@@ -219,12 +219,16 @@ def _kill_group(pid_file):
         pass
 
 
-@pytest.mark.parametrize('traffic', ['default', 'plain', 'curve'])
+# Each case is a whole deployment (minutes of CI): the default (CURVE,
+# keys made on the master host) and the keys of a controller directory.
+# Plain text (ssbench_curve false) leaves out three tasks and an option;
+# test_deploy checks those conditions without a deployment.
+@pytest.mark.parametrize('traffic', ['default', 'curve'])
 def test_playbook_runs_a_scenario_over_two_client_hosts(
         tmpdir, topology, swift_relay, ssh_hosts, wheels, public_dir,
         traffic):
-    """`traffic`: the default (CURVE, keys made on the master host), plain
-    text (ssbench_curve false) or the keys of a controller directory."""
+    """`traffic`: the default (CURVE, keys made on the master host) or
+    the keys of a controller directory."""
     wheel_dir, ssbench_wheel = wheels
     work = str(tmpdir)
     swift = support.SwiftView()
@@ -276,9 +280,7 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
         'ssbench_run_opts': '-o %d --zmq-bind-ip %s -S %s/v1/%s' % (
             OPS, topology.addr('m'), swift_url, account),
     }
-    if traffic == 'plain':
-        settings['ssbench_curve'] = False
-    elif traffic == 'curve':
+    if traffic == 'curve':
         keys = os.path.join(work, 'keys')
         ran = support.run(support.python_module('ssbench.cli.curve') +
                           ['keys', keys], 60)
@@ -370,12 +372,12 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
     for host in CLIENTS:
         for path in glob.glob(os.path.join(homes[host], 'logs', '*.log')):
             assert os.stat(path).st_uid == uid, path
-    # With keys (by default), the master ran with them and each client
-    # host got the two files a worker needs, the user's and private, and
-    # never the master's secret.
+    # The master ran with the keys and each client host got the two files
+    # a worker needs, the user's and private, and never the master's
+    # secret.
     run_task = ran.out.split('TASK [Run the scenario]', 1)[1]
     run_task = run_task.split('TASK [', 1)[0]
-    assert ('--zmq-curve-dir' in run_task) == (traffic != 'plain'), run_task
+    assert '--zmq-curve-dir' in run_task, run_task
     master_keys = os.path.join(homes['m'], 'keys')
     if traffic == 'default':
         # Made on the master host, where they stay (its secret too).
@@ -384,9 +386,6 @@ def test_playbook_runs_a_scenario_over_two_client_hosts(
             'worker.key_secret']
     for host in CLIENTS:
         key_dir = os.path.join(homes[host], 'keys')
-        if traffic == 'plain':
-            assert not os.path.exists(key_dir)
-            continue
         assert sorted(os.listdir(key_dir)) == ['master.key',
                                                'worker.key_secret']
         for name in os.listdir(key_dir):

@@ -188,3 +188,41 @@ def test_example_inventory_has_the_groups_the_playbook_uses():
     assert set(re.findall(r'hosts: (\S+)', plays)) == set([
         'ssbench_master:ssbench_clients', 'ssbench_clients',
         'ssbench_master[0]'])
+
+
+def _tasks(node):
+    """Every task map in a parsed playbook or task file, blocks opened."""
+    if isinstance(node, list):
+        for item in node:
+            for task in _tasks(item):
+                yield task
+    elif isinstance(node, dict):
+        if 'name' in node and 'hosts' not in node:
+            yield node
+        for key in ('tasks', 'block', 'rescue', 'always'):
+            for task in _tasks(node.get(key)):
+                yield task
+
+
+def test_plain_traffic_leaves_out_every_key_step():
+    # ssbench_curve false (plain text, opt-in) is not deployed by the e2e
+    # test: every task that makes, copies or passes keys depends on it.
+    import glob
+    import json
+    yaml = pytest.importorskip('yaml')
+    keyed = 0
+    for path in glob.glob(os.path.join(ANSIBLE, '*.yml')) + glob.glob(
+            os.path.join(ANSIBLE, 'tasks', '*.yml')):
+        if os.path.basename(path) == 'curve-keys.yml':
+            continue        # included only under the condition, below
+        for task in _tasks(yaml.safe_load(read(path))):
+            text = json.dumps(task)
+            if '--zmq-curve-dir' in text:
+                keyed += 1
+                assert text.count('--zmq-curve-dir') == text.count(
+                    'if ssbench_curve | bool else []'), (path, task)
+            elif 'key' in task['name'].lower() or 'curve-keys' in text:
+                keyed += 1
+                assert 'ssbench_curve | bool' in '%s' % (
+                    task.get('when'),), (path, task['name'])
+    assert keyed >= 5
