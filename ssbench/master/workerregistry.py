@@ -143,8 +143,9 @@ class WorkerRegistry(object):
         self._refusals_said += 1
         if len(self.refused) < REFUSED_IDS:
             self.refused[worker_id] = reason
+        # The worker's own line names it: the reason alone.
         self.transport.send_to(peer, protocol.pack([protocol.refused(
-            'worker %s: %s' % (worker_id, reason))]), 0)
+            reason)]), 0)
 
     def ready(self):
         """Ids of the workers heard from that are configured (when there

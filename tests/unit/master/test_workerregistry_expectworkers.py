@@ -130,7 +130,7 @@ def test_another_protocol_is_refused_once_and_told(caplog, version, said):
     told = [(peer, m) for peer, m in zip(transport.peers, transport.sent)
             if peer == peer_of(9)]
     assert told == [(peer_of(9), [{
-        'type': REFUSED, 'reason': 'worker 9: it speaks wire protocol %s, '
+        'type': REFUSED, 'reason': 'it speaks wire protocol %s, '
         'this master version %d' % (said, PROTOCOL_VERSION)}])]
 
 
