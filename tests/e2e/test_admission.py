@@ -310,3 +310,54 @@ def listening(port):
         return True
     except (IOError, OSError):
         return False
+
+
+STOPPED = 5.0       # seconds one worker is kept stopped
+# Seconds after the stop not counted (STALL_SECONDS of silence, less the
+# second since the last heartbeat, before the other takes over).
+SETTLE = 1.0
+
+
+def test_a_stopped_worker_does_not_stop_the_run(tmpdir, workers):
+    """Two workers, each able to carry the whole closed-loop run: while
+    one is stopped (SIGSTOP) the other carries it, at least half as fast
+    as both did before (with PUSH, which handed jobs round-robin, the
+    stopped one came to hold every job and the rate fell to about 0;
+    with jobs sent where there is room, it holds about half of them
+    until the master finds it stalled and counts them no more)."""
+    pair = ports()
+    users = 4
+    path, _ = support.write_scenario(tmpdir, user_count=users)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    procs = [workers(worker_id, pair[0], pair[1], '--concurrency',
+                     str(users)) for worker_id in (1, 2)]
+    master = start_master(tmpdir, pair, '-f', path, '-s', stats, '-r', '25',
+                          '--expect-workers', '2')
+    stopped = procs[1]
+    try:
+        support.wait_for_results_of(stats, master, [1, 2])
+        # Measured from the stats file's completed_at, not this clock's.
+        time.sleep(STOPPED)
+        stopped_at = time.time()
+        stopped.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(STOPPED)
+        finally:
+            stopped.send_signal(signal.SIGCONT)
+        resumed_at = time.time()
+        ran = finish(master)
+    finally:
+        if stopped.poll() is None:
+            stopped.send_signal(signal.SIGCONT)
+        support.stop_process(master)
+    assert ran.status == 0, ran
+    done = [r['completed_at'] for r in support.read_results(stats + '.gz')]
+    before = sum(1 for at in done
+                 if stopped_at - STOPPED <= at < stopped_at) / STOPPED
+    during = sum(1 for at in done
+                 if stopped_at + SETTLE <= at < resumed_at) / (
+                     resumed_at - stopped_at - SETTLE)
+    assert before > 0
+    assert during >= before / 2, (before, during)
+    assert 'WARNING:worker 2 (%s, pid %d) stalled: no heartbeat' % (
+        socket.gethostname(), stopped.pid) in ran.err, ran.err
