@@ -323,6 +323,11 @@ class FakeTransport(object):
         self.sent.append(data)
         return True
 
+    def send_control(self, data, timeout=0):
+        """A worker's heartbeats (its work connection): in `sent` too,
+        through send() (which subclasses change)."""
+        return self.send(data, timeout)
+
     def close(self, linger=0):
         self.closed = True
         self.linger = linger

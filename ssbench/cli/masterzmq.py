@@ -16,7 +16,7 @@ def add_zmq_options(parser):
         help='IP (or hostname) to which the ZMQ sockets bind')
     parser.add_argument(
         '--zmq-work-port', metavar='PORT', type=common.port,
-        default=DEFAULT_WORK_PORT, help='TCP port for the work PUSH socket')
+        default=DEFAULT_WORK_PORT, help='TCP port for the work ROUTER socket')
     parser.add_argument(
         '--zmq-results_port', '--zmq-results-port', metavar='PORT',
         dest='zmq_results_port', type=common.port,

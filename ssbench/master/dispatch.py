@@ -10,7 +10,6 @@ error.  kill_workers() tells every worker to exit.
 from __future__ import absolute_import, division, print_function
 
 import logging
-import time
 
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
@@ -95,6 +94,7 @@ class Master(WorkerRegistry):
         recv = self.transport.recv
         receive = phase.receive
         fill = phase.fill
+        take_controls = self.take_controls
         poll_interval = self.poll_interval
         next_check = clock() + poll_interval
         quiet_since = None
@@ -102,6 +102,7 @@ class Master(WorkerRegistry):
         health = MasterHealth(clock, window=self.health_window)
         turn = health.turn
         now = clock()
+        take_controls(now)      # who is there, before the first jobs
 
         while True:
             if self.stop_requested and drain_until is None:
@@ -125,9 +126,10 @@ class Master(WorkerRegistry):
             if phase.exhausted and not phase.pending and not outstanding:
                 return stats
             if phase.pending and not outstanding:
-                # Nothing out and nobody taking work: wait on the send.
-                phase.send_pending(poll_interval)
-                data = None
+                # Nothing out and nobody taking work: wait on the send,
+                # or, with no worker to send to, for one.
+                data = None if phase.send_pending(poll_interval) else \
+                    recv(poll_interval)
             else:
                 # One message per turn: the turn's fill() then refills at
                 # once the worker that sent it, and a queued message is
@@ -137,6 +139,7 @@ class Master(WorkerRegistry):
             now = clock()
             if data is not None:
                 receive(data, now)
+            take_controls(now)
             if on_idle is not None:
                 on_idle()
             if now >= next_check:
@@ -189,7 +192,7 @@ def _say_unanswered(outstanding, now):
     """The requests a stopped run leaves out are its slowest: say so,
     with how long they had been out, rather than let the latencies
     reported look better than the cluster was."""
-    ages = [now - sent_at for _, sent_at in outstanding.values()]
+    ages = [now - entry[1] for entry in outstanding.values()]
     log.warning('%d requests still in flight when the run stopped are not '
                 'in the results (out for %.1f to %.1f s by then): the '
                 'latencies reported leave out the slowest requests',
@@ -208,43 +211,44 @@ def store_raw(writer):
 
 
 def kill_workers(transport, timeout=5.0, clock=monotonic):
-    """Tell every worker reachable through `transport` to exit.
+    """Tell every worker heard through `transport` to exit.
 
-    Nothing is sent before a worker is heard from or KILL_HEARTBEAT_WAIT
-    seconds have passed.  Each message is one batch [PING, SUICIDE]: PUSH
-    hands it to a single worker, which answers the PING with its id and
-    exits, so the answer names the worker that was told (separate
-    messages would go to different workers, round-robin).  Repeats while
-    some worker is heard from (a PING answer or a heartbeat) within
-    `timeout` seconds; returns the ids of the workers told to exit.
+    Workers are learnt from their heartbeats on the work connection
+    (sent each second): each connection heard gets one message [PING,
+    SUICIDE], addressed to it; the worker answers the PING with its id on
+    the results port and exits.  Goes on until no worker was newly heard
+    for KILL_HEARTBEAT_WAIT seconds and every worker told has answered,
+    or `timeout` seconds passed since the last one was told; returns the
+    ids of the workers that answered.
     """
     killed = set()
+    told = set()
     faults = Faults('on the results port', clock=clock)
+    control_faults = Faults('on the work port', clock=clock)
     message = protocol.pack([protocol.ping_job(), protocol.suicide_job()])
-    # Wait for a first heartbeat: our workers send one as soon as their
-    # results connection is up, and one told to exit before that might
-    # never name itself.  Workers that never beat are told all the same.
-    transport.recv(min(timeout, KILL_HEARTBEAT_WAIT))
+    quiet_until = clock() + KILL_HEARTBEAT_WAIT
+    answers_until = quiet_until
     while True:
-        if not transport.send(message, timeout=timeout):
-            return sorted(killed, key=str)   # no worker connected at all
-        deadline = clock() + timeout
-        heard = False
-        while not heard and clock() < deadline:
-            data = transport.recv(min(0.25, max(0.0, deadline - clock())))
-            if data is None:
-                continue
-            records = protocol.decode(data, check_from_worker, faults)[0]
-            for record in records:
-                kind = record.get('type')
-                if kind == PING:
-                    worker_id = record.get('worker_id')
-                    if worker_id not in killed:
-                        log.info('Told worker %s to exit', worker_id)
-                        killed.add(worker_id)
-                    heard = True
-                elif kind == HEARTBEAT:
-                    heard = True
-        if not heard:
+        now = clock()
+        if now >= quiet_until and (len(killed) >= len(told) or
+                                   now >= answers_until):
             return sorted(killed, key=str)
-        time.sleep(0.05)
+        data = transport.recv(0.1)
+        if data is not None:
+            for record in protocol.decode(data, check_from_worker,
+                                          faults)[0]:
+                worker_id = record.get('worker_id')
+                if record.get('type') == PING and worker_id not in killed:
+                    log.info('Told worker %s to exit', worker_id)
+                    killed.add(worker_id)
+        for peer, raw in transport.controls():
+            records = protocol.decode(raw, check_from_worker,
+                                      control_faults)[0]
+            if peer in told or not any(record.get('type') == HEARTBEAT
+                                       for record in records):
+                continue
+            if transport.send_to(peer, message, 0):
+                told.add(peer)
+                now = clock()
+                quiet_until = now + KILL_HEARTBEAT_WAIT
+                answers_until = now + timeout

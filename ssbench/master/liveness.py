@@ -1,7 +1,8 @@
 """Which jobs are out, which worker holds them, and which workers are lost.
 
-PUSH sockets do not say which worker took a job, so workers list the ids of
-the jobs they hold in every heartbeat (about once a second).  A worker
+Workers list the ids of the jobs they hold in every heartbeat (about once
+a second); each job also names the admitted worker it was sent to
+(ssbench.master.admission.Peer), which is who may answer it.  A worker
 silent for `timeout` seconds is lost: the jobs its last heartbeat listed
 are lost with it.  Jobs no live worker claims (they sat in a dead worker's
 socket queue) are declared lost once every live worker has sent a
@@ -45,15 +46,16 @@ class LivenessTracker(object):
         self.timeout = timeout
         self.workers = {}          # worker_id -> _Worker, live ones
         self.lost_ids = set()      # worker ids declared lost
-        self.outstanding = {}      # job_id -> (job, sent_at)
+        self.outstanding = {}      # job_id -> (job, sent_at, Peer)
         self._last_lost = None
 
     # -- events -----------------------------------------------------------
 
-    def sent(self, jobs, now):
+    def sent(self, jobs, now, peer):
+        """`jobs` went to `peer` (an admitted worker) at `now`."""
         # In C loops: the master calls this for every job it sends.
         self.outstanding.update(zip(map(_JOB_ID, jobs),
-                                    zip(jobs, repeat(now))))
+                                    zip(jobs, repeat(now), repeat(peer))))
 
     def seen(self, worker_id, now):
         """Any message from a worker proves it alive."""
@@ -115,7 +117,7 @@ class LivenessTracker(object):
         if self._last_lost is None:
             grace *= ORPHAN_GRACE_FACTOR
         orphans = []
-        for job_id, (job, sent_at) in list(self.outstanding.items()):
+        for job_id, (job, sent_at, _) in list(self.outstanding.items()):
             if sent_at + CLAIM_MARGIN <= oldest_beat and \
                     now - sent_at > grace and job_id not in claimed:
                 del self.outstanding[job_id]

@@ -1,8 +1,10 @@
 """One phase of a run: what a Master.run_jobs() call has in flight.
 
 Phase sends jobs into whatever room there is (in messages sized for the
-live workers), takes in each message of results (heartbeats go to the
-master, results of no job out are dropped) and delivers the results to the
+live workers, each to the admitted worker with the most room, see
+ssbench.master.admission), takes in each message of results (a result
+counts only when its job was sent to the worker it names; anything else,
+heartbeats included, is dropped and counted) and delivers the results to the
 caller's callbacks, counting them in PhaseStats.  The master's loop
 (ssbench.master.dispatch) decides when each step runs and when the phase ends.
 """
@@ -21,7 +23,8 @@ from ssbench.wire.messagecheck import check_from_worker
 log = logging.getLogger(__name__)
 
 _NOBODY = object()     # a worker id no record carries
-_JOB = itemgetter(0)   # of an outstanding entry, (job, sent at)
+_JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
+_PEER = itemgetter(2)
 # Jobs that fit at once go out in at least this many messages, so that a
 # worker can start on one while the master still sends.
 MIN_MESSAGES = 2
@@ -84,8 +87,8 @@ class Phase(object):
         the workers) most of their time when room for many jobs opens at
         once, so the master packs more into a message: the wire is ours,
         and workers take any number of jobs per message.  It stops short
-        of one message for everything so that PUSH's round-robin keeps
-        every live worker busy, and so that a worker can start on one
+        of one message for everything so that every live worker gets
+        some of it, and so that a worker can start on one
         message while the master still handles the results of another.
         """
         size = self.master.batch_size
@@ -137,7 +140,9 @@ class Phase(object):
         if self.exhausted:
             return
         master = self.master
-        room = master.user_count - len(self.outstanding)
+        # Jobs held by stalled workers leave room for others.
+        room = master.user_count - len(self.outstanding) + \
+            master.admission.stalled_out
         schedule = self.schedule
         if schedule is not None:
             now = master.clock()
@@ -208,7 +213,8 @@ class Phase(object):
         if schedule is None or self.exhausted or self.pending or \
                 self.blocked:
             return longest
-        if len(self.outstanding) < self.master.user_count:
+        if len(self.outstanding) - self.master.admission.stalled_out < \
+                self.master.user_count:
             until = schedule.next_send()
         elif schedule.deadline is not None:
             until = schedule.deadline
@@ -229,23 +235,35 @@ class Phase(object):
         del self.pending[:]
 
     def send_pending(self, timeout):
-        """Send queued messages in order; False if one was refused."""
+        """Send queued messages in order, each to the admitted worker with
+        the most room; False if one could not go (no admitted worker that
+        is not stalled, or its queue full for `timeout` seconds)."""
         pending = self.pending
-        send = self.transport.send
+        send_to = self.transport.send_to
         clock = self.master.clock
         schedule = self.schedule
         clocks = self.master.clocks
+        admission = self.master.admission
         while pending:
+            peer = admission.choose()
+            if peer is None:
+                return False
             batch = pending[0]
             if schedule is not None:
                 # Each job carries how late it left, on this clock.
                 schedule.stamp(batch, clock())
             probe = clocks.probe() if clocks is not None else None
             message = batch if probe is None else batch + [probe]
-            if not send(protocol.pack(message), timeout=timeout):
+            sent = send_to(peer.peer, protocol.pack(message), timeout)
+            if sent is None:
+                # Its connection is gone: the next worker gets the batch.
+                admission.forget(peer)
+                continue
+            if not sent:
                 return False
             del pending[0]
-            self.tracker.sent(batch, clock())
+            peer.out += len(batch)
+            self.tracker.sent(batch, clock(), peer)
             if schedule is not None:
                 schedule.sent(batch)
             self.stats.sent += len(batch)
@@ -274,13 +292,19 @@ class Phase(object):
             if record.get('type') == HEARTBEAT:
                 control = True
                 continue
-            if pop(record.get('job_id'), None) is None:
-                # Proves nobody alive: a result of no job out may be
-                # anyone's.
+            job_id = record.get('job_id')
+            entry = pop(job_id, None)
+            if entry is None or entry[2].worker_id != \
+                    record.get('worker_id'):
+                # Proves nobody alive: a result of no job out, or of a
+                # job sent to another worker, may be anyone's.
+                if entry is not None:
+                    self.outstanding[job_id] = entry
                 if stale is None:
                     stale = []
                 stale.append(record)
                 continue
+            self._answered(entry[2], 1)
             if record.get('worker_id') != worker_id:
                 worker_id = record.get('worker_id')
                 seen(worker_id, now)
@@ -300,21 +324,29 @@ class Phase(object):
 
     def _take_scanned(self, scanned, data, now):
         """Account for a message of successes checked on its bytes:
-        False (nothing done) unless every job is out, once, and the
-        worker not refused, for the full way to tell what is wrong."""
+        False (nothing done) unless every job is out, once, sent to the
+        worker the message names, for the full way to tell what is
+        wrong."""
         job_ids, worker_id = scanned
-        if worker_id in self.master.refused:
-            return False
         outstanding = self.outstanding
         # In C loops: this runs for most results of a run.
         entries = list(map(outstanding.pop, job_ids, repeat(None)))
-        if None in entries:
-            # A job not out, or twice in the message: put back what was
-            # taken, and let the full way tell which.
+        if None not in entries:
+            peer = entries[0][2]
+            if peer.worker_id != worker_id or \
+                    list(map(_PEER, entries)).count(peer) != len(entries):
+                peer = None
+        else:
+            peer = None
+        if peer is None:
+            # A job not out, twice in the message, or sent to another
+            # worker: put back what was taken, and let the full way tell
+            # which.
             for job_id, entry in zip(job_ids, entries):
                 if entry is not None:
                     outstanding[job_id] = entry
             return False
+        self._answered(peer, len(entries))
         self.tracker.seen(worker_id, now)
         self.stats.scanned += 1
         self.stats.received += len(entries)
@@ -323,9 +355,16 @@ class Phase(object):
             self.on_raw(data, None)
         return True
 
+    def _answered(self, peer, count):
+        """`count` jobs sent to `peer` (a Peer) were answered."""
+        peer.out -= count
+        if peer.stalled:
+            self.master.admission.stalled_out -= count
+
     def _drop_stale(self, results, stale):
-        """Results of jobs already counted as lost (or of no job out:
-        a duplicate, or a stray peer) are not stored."""
+        """Results of jobs already counted as lost (or of no job out to
+        the worker they name: a duplicate, or a stray peer) are not
+        stored."""
         master = self.master
         late = [r for r in stale if r.get('job_id') in master.lost_job_ids]
         if late:

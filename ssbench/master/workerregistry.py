@@ -1,11 +1,14 @@
-"""The master's registry of workers: who is connected, what each says of
+"""The master's registry of workers: who is admitted, what each says of
 itself, who is alive, and the jobs lost with those who are not.
 
-Heartbeats name a worker (its identity, whether it is configured, the jobs
-it holds); a worker of another wire protocol version is refused and told.
+Heartbeats come on the work connection, each with the routing id of the
+connection it came on; the first one of a connection asks to be admitted
+(ssbench.master.admission says who is).  A refused connection is told why
+(REFUSED) and never sent a job.  Heartbeats name a worker (its identity,
+whether it is configured, the jobs it holds).
 `WorkerRegistry.wait_for_workers()` is the start gate of a run, and
-configure() hands every worker its configuration.  The run loop over the
-registry is ssbench.master.dispatch.
+configure() hands every admitted worker its configuration.  The run loop
+over the registry is ssbench.master.dispatch.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -15,15 +18,17 @@ from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.wire.faultlog import Faults
+from ssbench.master.admission import Admission
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
 
 log = logging.getLogger(__name__)
 
-# A refused worker heard from within this many seconds may still be
-# connected (and take jobs): the start waits for it to go.
-REFUSED_QUIET = 2.0
+# Refusals logged at most (each connection's once per REFUSAL_REPEAT);
+# worker ids of refused workers kept for the --expect-workers line.
+REFUSAL_LINES = 20
+REFUSED_IDS = 20
 
 
 class WorkerRegistry(object):
@@ -37,6 +42,7 @@ class WorkerRegistry(object):
         self.poll_interval = poll_interval
         self.clock = clock
         self.tracker = LivenessTracker(worker_timeout)
+        self.admission = Admission()
         self.configuration = None
         # Set (by a signal handler) to stop: the wait for workers ends at
         # once, and a phase sends no more work (ssbench.master.dispatch).
@@ -57,12 +63,13 @@ class WorkerRegistry(object):
         self.lost_job_ids = set()
         # Malformed messages and records received: dropped and counted.
         self.faults = Faults('on the results port', clock=clock)
+        self.control_faults = Faults('on the work port', clock=clock)
         # Worker id -> what its latest heartbeat said of it
-        # (protocol.IDENTITY_KEYS and `configured`).
+        # (protocol.IDENTITY_KEYS and `configured`); admitted workers'.
         self.identities = {}
-        # Worker id -> when a worker of another protocol version was last
-        # heard from; its records are dropped.
+        # Worker id -> why it was refused, for the first REFUSED_IDS.
         self.refused = {}
+        self._refusals_said = 0
 
     @property
     def worker_timeout(self):
@@ -74,80 +81,71 @@ class WorkerRegistry(object):
 
     # -- receiving ------------------------------------------------------
 
+    def take_controls(self, now):
+        """Handle what workers sent on the work connection (heartbeats),
+        without waiting; True when there was anything."""
+        controls = self.transport.controls()
+        for peer, data in controls:
+            for record in protocol.decode(data, check_from_worker,
+                                          self.control_faults)[0]:
+                if record.get('type') == HEARTBEAT:
+                    self._heartbeat(peer, record, now)
+                else:
+                    self.control_faults.add(
+                        'record that is no heartbeat', record.get('type'),
+                        claimed=record.get('worker_id'))
+        return bool(controls)
+
+    def _heartbeat(self, peer, record, now):
+        admitted, reason = self.admission.heartbeat(peer, record, now)
+        if admitted is None:
+            if reason is not None:
+                self._refuse(peer, record, reason)
+            return
+        worker_id = admitted.worker_id
+        self.identities[worker_id] = dict(
+            (key, record.get(key)) for key in
+            protocol.IDENTITY_KEYS + ('configured',))
+        self.tracker.heartbeat(worker_id, record.get('in_flight'), now)
+        if self.on_heartbeat is not None:
+            self.on_heartbeat(record)
+        if self.clocks is not None:
+            self.clocks.heartbeat(record)
+        if (self.configuration is not None and
+                self.configuration.wanted(record)):
+            # A renewed token goes to every worker at once.
+            self._broadcast(0)
+
     def results_of(self, records, now):
-        """The results among records, noting who is alive; control
-        records (heartbeats) are handled here."""
+        """The results among records received on the results port:
+        heartbeats belong on the work connection, and are dropped here
+        (a forger's, or a worker of another version's)."""
         results = []
-        tracker = self.tracker
-        refused = self.refused
         for record in records:
-            if record.get('type') != HEARTBEAT:
-                if refused and record.get('worker_id') in refused:
-                    continue
-                tracker.seen(record.get('worker_id'), now)
+            if record.get('type') == HEARTBEAT:
+                self.faults.add('heartbeat on the results port',
+                                record.get('worker_id'),
+                                claimed=record.get('worker_id'))
+            else:
                 results.append(record)
-                continue
-            if record.get('protocol') != protocol.PROTOCOL_VERSION:
-                self._refuse(record, now)
-                results.extend(self._held_by_refused(record))
-                continue
-            self.identities[record['worker_id']] = dict(
-                (key, record.get(key)) for key in
-                protocol.IDENTITY_KEYS + ('configured',))
-            tracker.heartbeat(record.get('worker_id'),
-                              record.get('in_flight'), now)
-            if self.on_heartbeat is not None:
-                self.on_heartbeat(record)
-            if self.clocks is not None:
-                self.clocks.heartbeat(record)
-            if (self.configuration is not None and
-                    self.configuration.wanted(record)):
-                self._broadcast(0)
         return results
 
-    def _refuse(self, record, now):
-        """A heartbeat of another protocol version (or none): said once
-        per worker; the worker is told by the protocol version of a
-        CONFIGURE, one copy per peer (PUSH cannot address it)."""
+    def _refuse(self, peer, record, reason):
+        """Tell connection `peer` it is not admitted, and say so (the
+        first REFUSAL_LINES times)."""
         worker_id = record.get('worker_id')
-        if worker_id not in self.refused:
-            theirs = record.get('protocol')
-            log.error('worker %s (%s) refused: it speaks wire protocol %s, '
-                      'this master version %d', worker_id,
-                      record.get('host') or 'host unknown',
-                      'with no version' if theirs is None
-                      else 'version %s' % (theirs,),
-                      protocol.PROTOCOL_VERSION)
-        self.refused[worker_id] = now
-        message = protocol.pack([
-            self.configuration.broadcast() if self.configuration is not None
-            else protocol.configure_job()])
-        for _ in range(len(self.tracker.workers) + len(self.refused)):
-            self.transport.send(message, timeout=0)
-
-    def _held_by_refused(self, record):
-        """Error records of the jobs a refused worker says it holds (it
-        may have been handed some before its first heartbeat): counted
-        now, not after the wait for jobs nobody claims."""
-        held = record.get('in_flight')
-        if not isinstance(held, list):
-            return []
-        worker_id = record.get('worker_id')
-        errors = []
-        for job_id in held:
-            entry = self.tracker.outstanding.pop(job_id, None)
-            if entry is None:
-                continue
-            self.lost_job_ids.add(job_id)
-            errors.append(protocol.result_error(
-                entry[0], worker_id, 'worker %s refused' % (worker_id,),
-                'worker %s speaks another wire protocol version than this '
-                'master (%d); the job it held is counted as failed' % (
-                    worker_id, protocol.PROTOCOL_VERSION), 0))
-        if errors:
-            log.error('%d job(s) held by refused worker %s counted as '
-                      'errors', len(errors), worker_id)
-        return errors
+        line = 'worker %s (%s) refused: %s' % (
+            worker_id, record.get('host') or 'host unknown', reason)
+        if self._refusals_said < REFUSAL_LINES:
+            log.error('%s', line)
+        elif self._refusals_said == REFUSAL_LINES:
+            log.error('more workers refused: not logged one by one')
+        self._refusals_said += 1
+        if len(self.refused) < REFUSED_IDS:
+            self.refused[worker_id] = reason
+        # The worker's own line names it: the reason alone.
+        self.transport.send_to(peer, protocol.pack([protocol.refused(
+            reason)]), 0)
 
     def ready(self):
         """Ids of the workers heard from that are configured (when there
@@ -157,16 +155,10 @@ class WorkerRegistry(object):
                 if not need or
                 self.identities.get(worker_id, {}).get('configured')]
 
-    def _refused_nearby(self, now):
-        """True while a refused worker was heard from lately."""
-        return any(now - at < REFUSED_QUIET
-                   for at in self.refused.values())
-
     def wait_for_workers(self, timeout, expect=None):
-        """Block until at least one worker is heard from (`expect`: that
-        many are configured, and no refused worker is still heard), or
-        raise (NoWorkersError after `timeout`, Interrupted on a stop
-        request)."""
+        """Block until at least one worker is admitted (`expect`: that
+        many are configured), or raise (NoWorkersError after `timeout`,
+        Interrupted on a stop request)."""
         deadline = self.clock() + timeout
         while not self._started(expect):
             if self.stop_requested:
@@ -176,8 +168,6 @@ class WorkerRegistry(object):
                 raise NoWorkersError('%s before connecting' % gone)
             left = deadline - self.clock()
             if left <= 0 and expect is not None:
-                if len(self.ready()) >= expect:
-                    break       # a refused worker still heard: go on
                 raise NoWorkersError(self._too_few(expect, timeout))
             if left <= 0:
                 raise NoWorkersError(
@@ -190,13 +180,13 @@ class WorkerRegistry(object):
                 results = self.results_of(records, self.clock())
                 if results:
                     log.debug('ignoring %d stale results', len(results))
+            self.take_controls(self.clock())
         return self.tracker.live()
 
     def _started(self, expect):
         if expect is None:
             return bool(self.tracker.workers)
-        return len(self.ready()) >= expect and \
-            not self._refused_nearby(self.clock())
+        return len(self.ready()) >= expect
 
     def _too_few(self, expect, timeout):
         """The one line of a start that did not get `expect` workers."""
@@ -207,8 +197,9 @@ class WorkerRegistry(object):
         if ready:
             line += ': ' + ', '.join(str(w) for w in ready)
         if self.refused:
-            line += '; refused (another protocol version): %s' % ', '.join(
-                str(w) for w in sorted(self.refused, key=str))
+            line += '; refused: %s' % ', '.join(
+                '%s (%s)' % (w, self.refused[w])
+                for w in sorted(self.refused, key=str))
         if not ready:
             line += self._no_worker_hint()
         return line
@@ -233,30 +224,42 @@ class WorkerRegistry(object):
                     '--zmq-curve-dir', ', '.join(keys)))
 
     def configure(self, configuration):
-        """Hand every worker its configuration: `configuration` is a
-        ssbench.master.workerconfig.WorkerConfig (timeouts, storage URLs, a
-        token).
-
-        PUSH sockets cannot address a worker, so one copy is sent per known
-        worker (they go round-robin); heartbeats that show a worker
-        unconfigured or holding an old token bring more copies.
-        """
+        """Hand every admitted worker its configuration: `configuration`
+        is a ssbench.master.workerconfig.WorkerConfig (timeouts, storage
+        URLs, a token).  Heartbeats that show a worker unconfigured or
+        holding an old token bring it another copy."""
         self.configuration = configuration
         self._broadcast(self.poll_interval)
 
     def _broadcast(self, timeout):
+        for admitted in list(self.admission.by_peer.values()):
+            self._send_configuration(admitted, timeout)
+
+    def _send_configuration(self, admitted, timeout):
         message = protocol.pack([self.configuration.broadcast()])
-        for _ in self.tracker.live():
-            self.transport.send(message, timeout=timeout)
+        if self.transport.send_to(admitted.peer, message,
+                                  timeout=timeout) is None:
+            self.admission.forget(admitted)     # its connection is gone
 
     # -- liveness -------------------------------------------------------
 
     def _check_liveness(self, now, deliver):
         """The jobs of workers lost by `now`, and those no worker claims,
         go to `deliver` as error records."""
+        for admitted in self.admission.check(now):
+            log.warning('%s stalled: no heartbeat for %.0f s; no new job '
+                        'goes to it, and its %d job(s) out leave room for '
+                        'others', admitted, self.admission.stall,
+                        admitted.out)
         lost = self.tracker.check(now)
+        admission = self.admission
+        for worker_id in list(admission.by_id):
+            if worker_id not in self.tracker.workers:
+                admission.forget_id(worker_id)
+                self.identities.pop(worker_id, None)
         if not lost:
             return
+        admission.recount(self.tracker.outstanding.values())
         records = []
         for worker_id, job in lost:
             self.lost_job_ids.add(job.get('job_id'))

@@ -20,7 +20,7 @@ from ssbench.measure.record import (MAX_EPOCH, MAX_SECONDS, MAX_SIZE,
                                     TEXT as _TEXT)
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
                                    INT64, JOB_KEYS, LARGE_OBJECT_KINDS, PING,
-                                   SUICIDE)
+                                   REFUSED, SUICIDE)
 
 
 def _key(name):
@@ -342,8 +342,20 @@ def _check_clock(job):
     return None
 
 
+def _check_refused(job):
+    # Logged by the worker: text of a sane length.
+    reason = job.get(_key('reason'))
+    if type(reason) not in _TEXT or len(reason) > MAX_REASON:
+        return 'bad reason', reason
+    return None
+
+
+# The longest reason of a REFUSED a worker takes.
+MAX_REASON = 1000
+
 # The control jobs a worker accepts; any other type is a job.
 _CONTROL_CHECKS = {
+    _key(REFUSED): _check_refused,
     _key(PING): _check_ping,
     _key(SUICIDE): _check_nothing,
     _key(CONFIGURE): _check_configure,

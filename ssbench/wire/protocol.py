@@ -21,10 +21,13 @@ from ssbench.compat import string_types
 
 # Control messages between master and workers.  PING is answered like a
 # no-op job; SUICIDE makes a worker exit; CONFIGURE hands a worker its
-# settings; a worker sends a HEARTBEAT record about once a second.
+# settings; a worker sends a HEARTBEAT record about once a second on the
+# work connection, the first one asking to be admitted; REFUSED tells a
+# worker the master will not admit it, and why (it exits).
 PING = 'PING'
 SUICIDE = 'SUICIDE'
 HEARTBEAT = 'HEARTBEAT'
+REFUSED = 'REFUSED'
 # A master adds a CLOCK record (clock_probe) to a message of jobs now and
 # then; the worker that gets it returns it in its next heartbeat, which
 # makes a round trip that tells the worker's clock offset (see
@@ -35,7 +38,9 @@ CONFIGURE = 'CONFIGURE'
 # and a master in every CONFIGURE; a master refuses a worker announcing
 # another one (or none), and a worker told another one exits.  Raise it
 # whenever a message changes in a way the other side would misread.
-PROTOCOL_VERSION = 1
+# Version 2: work over ROUTER/DEALER, heartbeats on the work connection,
+# REFUSED.
+PROTOCOL_VERSION = 2
 # What a worker says of itself in every heartbeat (besides its id): the
 # protocol version, its host name, process id, ssbench version and
 # concurrency; the master lists them in the stats file's header.
@@ -173,6 +178,11 @@ def ping_job():
 
 def suicide_job():
     return {'type': SUICIDE}
+
+
+def refused(reason):
+    """The message a master sends a worker it does not admit."""
+    return {'type': REFUSED, 'reason': reason}
 
 
 def configure_job(connect_timeout=None, network_timeout=None,

@@ -1,8 +1,15 @@
 """ZeroMQ sockets between master and workers.
 
-The master binds a PUSH socket (jobs) and a PULL socket (results); a worker
-connects a PULL and a PUSH socket to them.  Every payload is one bytes frame
-(see ssbench.wire.protocol).  Receives take a timeout so no caller can hang on
+The master binds a ROUTER socket (work) and a PULL socket (results); a
+worker connects a DEALER and a PUSH socket to them.  The work connection
+carries jobs and control messages to one worker at a time (the master
+addresses each by the routing id ZeroMQ gives the connection) and the
+worker's heartbeats back, so the master knows which connection speaks;
+results go PUSH -> PULL.  A PUSH socket hands its messages round-robin to
+whoever is connected, so the master could neither keep jobs from a peer it
+has not admitted nor send work where there is room: hence ROUTER/DEALER
+(docs/compatibility.rst).  Every payload is one bytes frame (see
+ssbench.wire.protocol).  Receives take a timeout so no caller can hang on
 a lost peer, and zmq failures surface as TransportError with one clear line.
 
 Opt-in CURVE: pass `curve=CurveKeys(directory)` (ssbench.wire.curve.keys) to
@@ -31,9 +38,10 @@ from ssbench.wire.curve.zap import ZAP_DOMAIN, ZapHandler, key_name
 
 log = logging.getLogger(__name__)
 
-# PUSH/PULL never drop at the high-water mark, they block (or report
-# EAGAIN); the marks are generous so that the master's own flow control
-# (at most user_count jobs out), not ZMQ, is what limits traffic.
+# The sockets never drop at the high-water mark, they block (or report
+# EAGAIN; the ROUTER is ZMQ_ROUTER_MANDATORY); the marks are generous so
+# that the master's own flow control (at most user_count jobs out), not
+# ZMQ, is what limits traffic.
 WORK_HWM = 10000
 RESULTS_HWM = 100000
 # ZMTP heartbeats notice a dead peer long before TCP would.
@@ -42,6 +50,11 @@ ZMTP_HEARTBEAT_TIMEOUT_MS = 15000
 TCP_KEEPALIVE_IDLE_S = 60
 TCP_KEEPALIVE_INTVL_S = 10
 TCP_KEEPALIVE_CNT_S = 6
+# Seconds between tries of a send to a worker whose queue is full.
+ROUTER_RETRY = 0.005
+# Messages of the work connection the master takes in one go: a flood of
+# them must not keep it from its results.
+CONTROL_BATCH = 256
 
 
 def resolve(host, what):
@@ -102,17 +115,19 @@ def _timeout_ms(timeout):
 
 
 class _Sockets(object):
-    """Send/receive helpers shared by both ends."""
+    """Send/receive helpers shared by both ends: recv() reads `_in`,
+    send() writes `_out`, and `_work` is the work connection."""
 
-    _push = None
-    _pull = None
+    _in = None             # master: the results PULL; worker: its DEALER
+    _out = None            # worker: the results PUSH
+    _work = None           # master: ROUTER; worker: DEALER
     _context = None
     _zap = None            # master with CURVE: its ZapHandler
     _monitors = ()         # with CURVE: [(monitor socket, endpoint)]
     _handshakes = None     # with CURVE: who hears of them (handshakes.py)
     _watch_at = 0.0
     _blocking = False      # recv() may block the thread (no gevent here)
-    _rcvtimeo = -1         # the PULL socket's RCVTIMEO as last set
+    _rcvtimeo = -1         # the `_in` socket's RCVTIMEO as last set
 
     def _wait_with(self, green):
         """Choose how the sockets wait: letting other greenlets run when
@@ -120,11 +135,15 @@ class _Sockets(object):
         blocking the thread.  Returns the choice."""
         if green is None:
             green = gevent_patched()
-        if green:
-            self._push_poll = HubPoller(self._push).poll
-            self._pull_poll = HubPoller(self._pull).poll
-        else:
-            self._push_poll, self._pull_poll = self._push.poll, self._pull.poll
+        polls = {}
+        for sock in (self._in, self._out, self._work):
+            if sock is not None and id(sock) not in polls:
+                polls[id(sock)] = HubPoller(sock).poll if green \
+                    else sock.poll
+        self._in_poll = polls[id(self._in)]
+        self._work_poll = polls[id(self._work)]
+        if self._out is not None:
+            self._out_poll = polls[id(self._out)]
         self._blocking = not green
         return green
 
@@ -153,24 +172,41 @@ class _Sockets(object):
             raise failure
 
     def send(self, data, timeout=None):
-        """Queue one message; False when it could not go out in `timeout`
-        seconds (None: wait as long as it takes, 0: don't wait)."""
+        """Queue one message on the results socket; False when it could
+        not go out in `timeout` seconds (None: wait as long as it takes,
+        0: don't wait)."""
+        return self._send_on(self._out, self._out_poll, data, timeout)
+
+    def _send_on(self, sock, poll, frames, timeout):
+        """Queue one message (bytes, or a list of frames) on `sock`; False
+        when it could not go out in `timeout` seconds, None when `sock` is
+        a ROUTER and no peer of that routing id is connected."""
         self._flush()
         deadline = None if timeout is None else monotonic() + timeout
+        router = type(frames) is list
         try:
             while True:
                 try:
-                    self._push.send(data, zmq.NOBLOCK)
+                    if router:
+                        sock.send_multipart(frames, zmq.NOBLOCK)
+                    else:
+                        sock.send(frames, zmq.NOBLOCK)
                     return True
                 except zmq.Again:
                     pass
                 left = _left(deadline)
                 if left is not None and left <= 0:
                     return False
-                # POLLOUT may be reported while the send would still
-                # block (a peer that went away meanwhile): try again.
-                self._push_poll(_timeout_ms(left), zmq.POLLOUT)
+                if router:
+                    # A ROUTER's POLLOUT speaks of any peer, not this one.
+                    time.sleep(min(ROUTER_RETRY, left or ROUTER_RETRY))
+                else:
+                    # POLLOUT may be reported while the send would still
+                    # block (a peer that went away meanwhile): try again.
+                    poll(_timeout_ms(left), zmq.POLLOUT)
         except zmq.ZMQError as exc:
+            if router and exc.errno == errno.EHOSTUNREACH:
+                return None
             raise TransportError('cannot send: %s' % (exc,))
 
     def recv(self, timeout=None):
@@ -180,21 +216,32 @@ class _Sockets(object):
         if self._blocking:
             return self._recv_blocking(timeout)
         deadline = None if timeout is None else monotonic() + timeout
+        sock = self._in
         try:
             while True:
                 # EVENTS first: a NOBLOCK recv with nothing queued raises,
                 # and the master and workers mostly find nothing queued.
-                if self._pull.getsockopt(zmq.EVENTS) & POLLIN:
+                if sock.getsockopt(zmq.EVENTS) & POLLIN:
                     try:
-                        return self._pull.recv(zmq.NOBLOCK)
+                        return sock.recv(zmq.NOBLOCK)
                     except zmq.Again:
                         pass
+                if self._control_waiting():
+                    return None
                 left = _left(deadline)
                 if left is not None and left <= 0:
                     return None
-                self._pull_poll(_timeout_ms(left), zmq.POLLIN)
+                if sock is not self._work:
+                    # A green master looks at its ROUTER now and then.
+                    left = 0.05 if left is None else min(left, 0.05)
+                self._in_poll(_timeout_ms(left), zmq.POLLIN)
         except zmq.ZMQError as exc:
             raise TransportError('cannot receive: %s' % (exc,))
+
+    def _control_waiting(self):
+        """True when a master's ROUTER holds a message (a worker's DEALER
+        is its `_in`: never)."""
+        return False
 
     def _recv_blocking(self, timeout):
         # libzmq waits itself: a poll per message (pyzmq builds a Poller
@@ -202,9 +249,9 @@ class _Sockets(object):
         timeout_ms = _timeout_ms(timeout)
         try:
             if timeout_ms != self._rcvtimeo:
-                self._pull.setsockopt(zmq.RCVTIMEO, timeout_ms)
+                self._in.setsockopt(zmq.RCVTIMEO, timeout_ms)
                 self._rcvtimeo = timeout_ms
-            return self._pull.recv()
+            return self._in.recv()
         except zmq.Again:
             return None
         except zmq.ZMQError as exc:
@@ -213,9 +260,9 @@ class _Sockets(object):
     def recv_nowait(self):
         """A message already queued, or None."""
         try:
-            if not self._pull.getsockopt(zmq.EVENTS) & POLLIN:
+            if not self._in.getsockopt(zmq.EVENTS) & POLLIN:
                 return None
-            return self._pull.recv(zmq.NOBLOCK)
+            return self._in.recv(zmq.NOBLOCK)
         except zmq.Again:
             return None
         except zmq.ZMQError as exc:
@@ -226,18 +273,20 @@ class _Sockets(object):
         self._flush()
         self._raise()
         try:
-            return bool(self._pull_poll(_timeout_ms(timeout), zmq.POLLIN))
+            return bool(self._in_poll(_timeout_ms(timeout), zmq.POLLIN))
         except zmq.ZMQError as exc:
             raise TransportError('cannot poll: %s' % (exc,))
 
     def close(self, linger=0):
-        """Close both sockets, discarding what is still unsent after
-        `linger` seconds on the PUSH socket (0: at once)."""
+        """Close the sockets, discarding what is still unsent after
+        `linger` seconds on the worker's results socket, the master's
+        work socket (0: at once)."""
+        lingering = self._out if self._out is not None else self._work
         socks = [monitor for monitor, _ in self._monitors]
-        for sock in socks + [self._push, self._pull]:
+        for sock in socks + [self._work, self._in, self._out]:
             if sock is not None and not sock.closed:
                 sock.close(linger=int(linger * 1000)
-                           if sock is self._push else 0)
+                           if sock is lingering else 0)
         self._monitors = ()
         zap = self._zap
         if zap is not None:           # only now: no socket left to guard
@@ -259,7 +308,12 @@ class _Sockets(object):
 
 
 class MasterSockets(_Sockets):
-    """The master's end: binds PUSH (work) and PULL (results).
+    """The master's end: binds ROUTER (work) and PULL (results).
+
+    send_to() addresses one worker by its routing id; controls() takes
+    what workers sent on the work connection (heartbeats), each with the
+    routing id of its connection; recv() reads results, and returns early
+    (None) when the work connection holds a message.
 
     `bind_ip` may be an IPv4 or IPv6 literal (`::` binds every v6 address,
     and v4 too where the OS allows dual-stack) or a host name.  A port of 0
@@ -275,39 +329,87 @@ class MasterSockets(_Sockets):
         self.bind_ip = bind_ip
         self._context = zmq.Context()
         try:
-            self._push = self._context.socket(zmq.PUSH)
-            self._pull = self._context.socket(zmq.PULL)
+            self._work = self._context.socket(zmq.ROUTER)
+            self._in = self._context.socket(zmq.PULL)
+            # A send to a peer that is gone fails (EHOSTUNREACH) instead
+            # of vanishing, and one to a full peer says EAGAIN.
+            self._work.setsockopt(zmq.ROUTER_MANDATORY, 1)
             green = self._wait_with(green)
             if keys is not None:
                 # Before binding, so no handshake goes unchecked.
                 self._zap = ZapHandler(self._context, green, keys[1],
                                        curve.directory)
-            _set_options(self._push, is_ipv6, WORK_HWM)
-            _set_options(self._pull, is_ipv6, RESULTS_HWM)
+            _set_options(self._work, is_ipv6, WORK_HWM)
+            _set_options(self._in, is_ipv6, RESULTS_HWM)
             if keys is not None:
                 (public_key, secret_key), _ = keys
-                for sock in (self._push, self._pull):
+                for sock in (self._work, self._in):
                     sock.setsockopt(zmq.CURVE_SERVER, 1)
                     sock.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
                     sock.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
                     sock.setsockopt(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
                     enforce_zap(sock)
-            self.work_port = self._bind(self._push, 'work', address,
+            self.work_port = self._bind(self._work, 'work', address,
                                         is_ipv6, work_port)
             if results_port and results_port == self.work_port:
                 raise TransportError(
                     'the work and results sockets need two ports, not both '
                     '%d: choose another --zmq-results-port' % results_port)
-            self.results_port = self._bind(self._pull, 'results', address,
+            self.results_port = self._bind(self._in, 'results', address,
                                            is_ipv6, results_port)
+            self._both = [(self._in, zmq.POLLIN), (self._work, zmq.POLLIN)]
             if keys is not None:
                 self._handshakes = MasterHandshakes()
                 self._monitors = monitor_handshakes([
-                    (self._push, 'work port %d' % self.work_port),
-                    (self._pull, 'results port %d' % self.results_port)])
+                    (self._work, 'work port %d' % self.work_port),
+                    (self._in, 'results port %d' % self.results_port)])
         except BaseException:
             self.close()
             raise
+
+    def send_to(self, peer, data, timeout=0):
+        """Queue one message for the worker of routing id `peer`: True
+        when queued, False when its queue stayed full for `timeout`
+        seconds (None: wait as long as it takes), None when no such peer
+        is connected (any more)."""
+        return self._send_on(self._work, None, [peer, data], timeout)
+
+    def controls(self, limit=CONTROL_BATCH):
+        """[(routing id, message)] already queued on the work connection,
+        at most `limit` of them, without waiting."""
+        sock = self._work
+        taken = []
+        try:
+            while len(taken) < limit and \
+                    sock.getsockopt(zmq.EVENTS) & POLLIN:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+                if len(frames) == 2:    # a DEALER sends one frame
+                    taken.append((frames[0], frames[1]))
+        except zmq.Again:
+            pass
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot receive: %s' % (exc,))
+        return taken
+
+    def _control_waiting(self):
+        return bool(self._work.getsockopt(zmq.EVENTS) & POLLIN)
+
+    def _recv_blocking(self, timeout):
+        # Results first without waiting (most calls of a busy run find
+        # one queued), else one wait on both sockets.
+        sock = self._in
+        try:
+            if not sock.getsockopt(zmq.EVENTS) & POLLIN:
+                if self._work.getsockopt(zmq.EVENTS) & POLLIN:
+                    return None
+                ready = zmq.zmq_poll(self._both, _timeout_ms(timeout))
+                if not ready or ready[0][0] is not sock:
+                    return None
+            return sock.recv(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+        except zmq.ZMQError as exc:
+            raise TransportError('cannot receive: %s' % (exc,))
 
     @property
     def curve_directory(self):
@@ -343,11 +445,13 @@ class MasterSockets(_Sockets):
 
 
 class WorkerSockets(_Sockets):
-    """A worker's end: connects PULL (work) and PUSH (results).
+    """A worker's end: connects DEALER (work) and PUSH (results).
 
-    The results socket only queues messages while the master is connected
-    (ZMQ_IMMEDIATE), so a failed send(timeout=0) means "no master there";
-    the worker uses that to notice a master that went away.
+    recv() reads jobs from the DEALER, send() writes results to the PUSH
+    and send_control() heartbeats to the DEALER.  Both sockets only queue
+    messages while the master is connected (ZMQ_IMMEDIATE), so a failed
+    send_control(timeout=0) means "no master there"; the worker uses that
+    to notice a master that went away.
 
     With CURVE, recv() and poll() raise CurveError once the master has
     refused this worker's key or turned out to run without CURVE: such a
@@ -361,16 +465,17 @@ class WorkerSockets(_Sockets):
         address, is_ipv6 = resolve(host, 'master host')
         self._context = zmq.Context()
         try:
-            self._pull = self._context.socket(zmq.PULL)
-            self._push = self._context.socket(zmq.PUSH)
-            _set_options(self._pull, is_ipv6, WORK_HWM)
-            _set_options(self._push, is_ipv6, RESULTS_HWM)
-            self._push.setsockopt(zmq.IMMEDIATE, 1)
+            self._work = self._in = self._context.socket(zmq.DEALER)
+            self._out = self._context.socket(zmq.PUSH)
+            _set_options(self._work, is_ipv6, WORK_HWM)
+            _set_options(self._out, is_ipv6, RESULTS_HWM)
+            self._work.setsockopt(zmq.IMMEDIATE, 1)
+            self._out.setsockopt(zmq.IMMEDIATE, 1)
             self._wait_with(green)
             self.work_endpoint = endpoint(address, is_ipv6, work_port)
             self.results_endpoint = endpoint(address, is_ipv6, results_port)
-            pairs = ((self._pull, self.work_endpoint),
-                     (self._push, self.results_endpoint))
+            pairs = ((self._work, self.work_endpoint),
+                     (self._out, self.results_endpoint))
             if keys is not None:
                 self._handshakes = WorkerHandshakes(curve.directory)
                 server_key, (public_key, secret_key) = keys
@@ -388,3 +493,8 @@ class WorkerSockets(_Sockets):
         except BaseException:
             self.close()
             raise
+
+    def send_control(self, data, timeout=0):
+        """Queue one message (a heartbeat) on the work connection; False
+        when it could not go out in `timeout` seconds."""
+        return self._send_on(self._work, self._work_poll, data, timeout)

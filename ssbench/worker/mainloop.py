@@ -18,7 +18,9 @@ never a key or password (see ssbench.swift.tokens for how a token the master
 renews reaches every worker).
 A CONFIGURE names the master's wire protocol version; a worker of another
 version (or given none) exits with one line, taking no job; its
-heartbeats say which version it speaks (protocol.identity).
+heartbeats say which version it speaks (protocol.identity).  A master that
+does not admit this worker (see ssbench.master.admission) sends REFUSED
+with its reason: the worker logs it and exits non-zero.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -35,7 +37,7 @@ from ssbench.errors import SsbenchError
 from ssbench.wire.faultlog import Faults
 from ssbench.worker.health import HealthMonitor
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEARTBEAT, PING,
-                                   SUICIDE)
+                                   REFUSED, SUICIDE)
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
                                   SwiftClient)
@@ -60,7 +62,8 @@ class MasterGone(SsbenchError):
 
 
 class Refused(SsbenchError):
-    """The master speaks another wire protocol version."""
+    """The master speaks another wire protocol version, or does not admit
+    this worker."""
     exit_status = 1
 
 
@@ -253,6 +256,10 @@ class Worker(Outbox):
                 self.faults.add('unusable CONFIGURE', job, exc)
         elif kind == HEARTBEAT:
             pass
+        elif kind == REFUSED:
+            self.refused = 'worker %s refused by the master: %s' % (
+                self.worker_id, job['reason'])
+            self.stopping = True
         elif kind == CLOCK:
             # Returned in the next heartbeat with how long it was held.
             self._probe = (job['sent'], self.clock() if received is None

@@ -7,8 +7,8 @@ goes out after `flush_interval` (~1 s) with no new result.  The writer
 greenlet does the asynchronous flushing and sends a heartbeat (a one-element
 control batch) every `heartbeat_interval`, listing the jobs the worker holds.
 
-Master liveness (`master_timeout` > 0): the results socket only accepts a
-message while a master is connected, so the worker treats the master as
+Master liveness (`master_timeout` > 0): the work connection only accepts a
+heartbeat while a master is connected, so the worker treats the master as
 gone when for `master_timeout` seconds it has received nothing from it and
 could not deliver a single heartbeat.  A master that is alive but idle
 keeps its connection, so it never trips this; 0 (the default) disables it,
@@ -53,8 +53,8 @@ class Outbox(object):
         self.pending = 0           # jobs taken whose result is not sent yet
         # Ids of the jobs taken whose result is not in the outbox yet.
         # Heartbeats list them and those of the outbox, so that the master
-        # knows exactly which jobs die with this worker (PUSH does not
-        # tell it).  Jobs answered inline go straight to the outbox.
+        # knows exactly which jobs die with this worker.  Jobs answered
+        # inline go straight to the outbox.
         self.holding = set()
         self.jobs_done = 0
         self.master_gone = False
@@ -178,7 +178,9 @@ class Outbox(object):
         probe, self._probe = self._probe, None
         if probe is not None:
             record['clock_probe'] = [probe[0], self.clock() - probe[1]]
-        if self.transport.send(protocol.pack([record]), 0):
+        # On the work connection: the master learns which connection this
+        # worker is (the first heartbeat asks to be admitted).
+        if self.transport.send_control(protocol.pack([record]), 0):
             self._last_contact = self.clock()
             return True
         return False

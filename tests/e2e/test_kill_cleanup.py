@@ -98,10 +98,11 @@ def test_hand_started_workers_serve_a_run_then_are_killed(tmpdir, workers):
 
 
 class FakeWorkers(object):
-    """Workers that only answer PING (after `delay` seconds, as a busy
-    worker would) and obey SUICIDE (flushing owed answers first, as
-    ssbench-worker does), sending no heartbeats; in this process,
-    recording what each one received."""
+    """Workers that only heartbeat (each second, on the work connection,
+    as ssbench-worker does: kill-workers learns workers from them), answer
+    PING (after `delay` seconds, as a busy worker would) and obey SUICIDE
+    (flushing owed answers first, as ssbench-worker does); in this
+    process, recording what each one received."""
 
     def __init__(self, ids, work_port, results_port, delay=0.5):
         import zmq
@@ -111,24 +112,35 @@ class FakeWorkers(object):
         self.sockets = {}
         self.received = dict((worker_id, []) for worker_id in ids)
         for worker_id in ids:
-            pull = self.context.socket(zmq.PULL)
+            dealer = self.context.socket(zmq.DEALER)
             push = self.context.socket(zmq.PUSH)
-            for sock in (pull, push):
+            for sock in (dealer, push):
                 sock.setsockopt(zmq.LINGER, 1000)
-            pull.connect('tcp://127.0.0.1:%d' % work_port)
+            dealer.connect('tcp://127.0.0.1:%d' % work_port)
             push.connect('tcp://127.0.0.1:%d' % results_port)
-            self.sockets[worker_id] = (pull, push)
+            self.sockets[worker_id] = (dealer, push)
+
+    def _heartbeat(self):
+        from ssbench.wire import protocol
+        for worker_id, (dealer, _) in self.sockets.items():
+            record = protocol.heartbeat(worker_id, [])
+            record.update(protocol.identity(1))
+            dealer.send(protocol.pack([record]))
 
     def serve(self, until, timeout):
         from ssbench.wire import protocol
         poller = self.zmq.Poller()
         owner = {}
-        for worker_id, (pull, _) in self.sockets.items():
-            poller.register(pull, self.zmq.POLLIN)
-            owner[pull] = worker_id
+        for worker_id, (dealer, _) in self.sockets.items():
+            poller.register(dealer, self.zmq.POLLIN)
+            owner[dealer] = worker_id
         answers = []    # (due, worker_id, packed answer)
         deadline = time.time() + timeout
+        beat_at = 0
         while self.sockets and time.time() < deadline and not until():
+            if time.time() >= beat_at:
+                self._heartbeat()
+                beat_at = time.time() + 1
             for sock, _ in poller.poll(20):
                 worker_id = owner[sock]
                 for job in protocol.unpack(sock.recv()):
@@ -154,17 +166,16 @@ class FakeWorkers(object):
                     self.sockets[answer[1]][1].send(answer[2])
 
     def close(self):
-        for pull, push in self.sockets.values():
-            pull.close()
+        for dealer, push in self.sockets.values():
+            dealer.close()
             push.close()
         self.context.term()
 
 
 def test_kill_workers_tells_each_worker_and_counts_them(tmpdir):
-    """PUSH hands each message to the next worker in turn, so a SUICIDE
-    sent after a PING answer goes to whichever worker is next, not to the
-    one that answered.  kill-workers must still stop every worker (even
-    ones that send no heartbeats) and say how many it stopped."""
+    """kill-workers addresses each worker it heard a heartbeat from: it
+    must stop every one (even those slow to answer its PING) and say how
+    many it stopped."""
     work, results = support.free_port(), support.free_port()
     fakes = FakeWorkers([1, 2, 3], work, results)
     err_path = os.path.join(str(tmpdir), 'kill.err')

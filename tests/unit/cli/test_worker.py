@@ -141,11 +141,17 @@ def _spawn(master, *extra):
 
 
 def _records(master, timeout, want):
+    """Records from the results port and the work connection (where the
+    heartbeats come); the routing id of the last worker heard is
+    master.peer."""
     got = []
     deadline = time.time() + timeout
     while time.time() < deadline and not want(got):
         data = master.recv(0.2)
         if data is not None:
+            got.extend(protocol.unpack(data))
+        for peer, data in master.controls():
+            master.peer = peer
             got.extend(protocol.unpack(data))
     return got
 
@@ -160,15 +166,17 @@ def test_process_noop_ping_suicide():
         assert beats[0]['configured'] is False
         jobs = [{'type': READ_OBJECT, 'size_str': 's', 'container': 'c',
                  'name': 'n%d' % i, 'noop': True} for i in range(10)]
-        assert master.send(protocol.pack(jobs), timeout=5)
-        assert master.send(protocol.pack([{'type': PING}]), timeout=5)
+        assert master.send_to(master.peer, protocol.pack(jobs), timeout=5)
+        assert master.send_to(master.peer, protocol.pack([{'type': PING}]),
+                              timeout=5)
         records = _records(master, 10, lambda got: len(
             [r for r in got if r['type'] != HEARTBEAT]) >= 11)
         results = [r for r in records if r['type'] != HEARTBEAT]
         assert sorted(r['name'] for r in results if 'name' in r) == sorted(
             j['name'] for j in jobs)
         assert [r['worker_id'] for r in results if r['type'] == PING] == [5]
-        assert master.send(protocol.pack([{'type': 'SUICIDE'}]), timeout=5)
+        assert master.send_to(master.peer,
+                              protocol.pack([{'type': 'SUICIDE'}]), timeout=5)
         assert wait_exit(proc, 10) == 0
         out = proc.stdout.read().decode('utf-8', 'replace')
         assert 'INFO:worker 5 exiting' in out

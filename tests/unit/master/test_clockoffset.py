@@ -4,6 +4,8 @@ of jobs and come back in heartbeats; ssbench.results.clockrecords judges
 what is stored."""
 from __future__ import absolute_import, division, print_function
 
+import collections
+
 import pytest
 
 from ssbench.master.clockoffset import ClockOffsets
@@ -11,6 +13,7 @@ from ssbench.master.dispatch import Master
 from ssbench.results import clockrecords
 from ssbench.wire import protocol
 from ssbench.wire.protocol import CLOCK
+from tests.masterwire import RoutedControls
 from tests.clocks import FakeClock
 
 
@@ -77,14 +80,16 @@ def test_heartbeats_without_a_probe_or_with_one_of_no_sense_are_ignored():
     assert offsets.records() == []
 
 
-class ProbeWorld(object):
+class ProbeWorld(RoutedControls):
     """A transport and a worker in one: answers each job at once and
     returns each probe in a heartbeat, its wall clock `ahead` s ahead."""
+
+    admit = (3,)
 
     def __init__(self, clocks, ahead):
         self.clocks = clocks
         self.ahead = ahead
-        self.queue = []
+        self.inbox = collections.deque()
         self.probes = 0
 
     def send(self, data, timeout=None):
@@ -100,12 +105,12 @@ class ProbeWorld(object):
             else:
                 results.append(protocol.result_ok(record, 3, 0.0, 0.0,
                                                   None, 0))
-        self.queue.append(protocol.pack(results))
+        self.inbox.append(protocol.pack(results))
         self.clocks.now += 0.06
         return True
 
     def recv(self, timeout=None):
-        return self.queue.pop(0) if self.queue else None
+        return self.inbox.popleft() if self.inbox else None
 
 
 def test_probes_ride_on_job_messages_and_come_back_in_heartbeats():

@@ -13,13 +13,16 @@ from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.master.workerconfig import WorkerConfig
 from tests.clocks import FakeClock
+from tests.masterwire import RoutedControls
 
 
-class FakeTransport(object):
+class FakeTransport(RoutedControls):
     """In-memory stand-in for MasterSockets with scripted workers.
 
     Every job sent is answered by `respond(job)` (a list of records, sent
-    back as one message), unless `workers` is 0 (nobody connected).
+    back as one message), unless `workers` is 0 (nobody connected);
+    worker 1 is admitted first (tests.masterwire), and heartbeats are
+    heard on the work connection.
     """
 
     def __init__(self, respond=None, workers=1, clock=None, hold=False,
@@ -33,6 +36,7 @@ class FakeTransport(object):
         self.hold = hold
         self.max_outstanding = 0
         self.outstanding = 0
+        self.admit = (1,) if workers else ()
 
     def send(self, data, timeout=None):
         if not self.workers:
@@ -51,16 +55,18 @@ class FakeTransport(object):
         return True
 
     def recv(self, timeout):
+        self.route()
         if self.inbox and not self.hold:
             return self._take()
         if self.clock is not None:
             self.clock.advance(timeout)
         if self.beating:
-            return protocol.pack([protocol.heartbeat(w, [])
-                                  for w in self.beating])
+            self.inbox.append(protocol.pack([protocol.heartbeat(w, [])
+                                             for w in self.beating]))
         return None
 
     def recv_nowait(self):
+        self.route()
         if self.inbox and not self.hold:
             return self._take()
         return None
@@ -164,7 +170,7 @@ def test_errors_are_counted():
 
 def test_heartbeats_are_not_results_and_not_stored():
     def respond(job):
-        return [protocol.heartbeat(7, []), answer(job, 7)]
+        return [protocol.heartbeat(1, []), answer(job, 1)]
 
     class Writer(object):
         def __init__(self):
@@ -180,12 +186,12 @@ def test_heartbeats_are_not_results_and_not_stored():
     master = Master(FakeTransport(respond), 2)
     stats = master.run_jobs(jobs(3), on_raw=store_raw(writer))
     assert stats.received == 3
-    # Re-packed by the master: the results only.
+    # Heartbeats come on the work connection: the results only.
     stored = [protocol.unpack(data) for data in writer.raw]
     assert writer.batches == [] and len(stored) == 3
     assert [[r['name'] for r in batch] for batch in stored] == [
         ['o0'], ['o1'], ['o2']]
-    assert 7 in master.workers
+    assert 1 in master.workers
 
 
 def test_pure_result_messages_are_stored_verbatim():
@@ -202,8 +208,8 @@ def test_silent_workers_end_the_phase_with_an_error():
     master = Master(transport, user_count=2, worker_timeout=5, clock=clock)
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(4))
-    assert 'no worker heard from for 5 s with 2 jobs outstanding' in \
-        str(info.value)
+    # Worker 1 was admitted, then went silent.
+    assert 'all workers lost (1)' in str(info.value)
 
 
 def test_no_worker_connected_ends_with_an_error():
@@ -235,9 +241,9 @@ def token_master(clock, lifetime=None, workers=(1,)):
         authenticator=fake, clock=clock)
     transport = FakeTransport(respond=lambda job: [] if job['type'] ==
                               'CONFIGURE' else [answer(job, 1)], clock=clock)
+    transport.admit = workers
     master = Master(transport, 1, clock=clock)
-    for worker_id in workers:
-        master.tracker.seen(worker_id, clock())
+    master.take_controls(clock())
     master.configure(WorkerConfig(credentials, 1.0, 2.0, 4096, clock=clock))
     return master, transport, fake
 
@@ -252,7 +258,7 @@ def test_token_renewed_before_it_expires_during_a_phase():
 
     def slow(job):                 # each job takes a second
         clock.advance(1.0)
-        return [answer(job, 1)]
+        return [answer(job, 1), protocol.heartbeat(1, [])]
     transport.respond = slow
     master.run_jobs(jobs(70))
     assert fake.calls == 1
@@ -262,7 +268,7 @@ def test_token_renewed_before_it_expires_during_a_phase():
     assert len(sent) == 2 and sent[-1]['token'] == 'tok2'
 
 
-def test_kill_workers_pings_then_suicides_until_silence():
+def test_kill_workers_tells_each_worker_heard_and_names_it():
     alive = [1, 2]
 
     def respond(job):
@@ -273,29 +279,27 @@ def test_kill_workers_pings_then_suicides_until_silence():
         return []
     clock = FakeClock(1000.0)
     transport = FakeTransport(respond, clock=clock)
+    transport.admit = ()
     transport.inbox.append(protocol.pack([protocol.heartbeat(1, [])]))
+    transport.inbox.append(protocol.pack([protocol.heartbeat(2, [])]))
     killed = kill_workers(transport, timeout=1.0, clock=clock)
     assert killed == [1, 2]
     assert alive == []
-
-
-def test_kill_workers_waits_a_little_for_a_first_heartbeat():
-    """A worker that never beats is told after KILL_HEARTBEAT_WAIT, not
-    before (one that beats would have been heard by then)."""
-    alive = [1]
-    sent_at = []
-
-    def respond(job):
-        sent_at.append(clock.now)
-        if job['type'] == SUICIDE and alive:
-            alive.pop()
-        return [{'type': PING, 'worker_id': 1}] if job['type'] == PING \
-            and alive else []
-    clock = FakeClock(1000.0)
-    transport = FakeTransport(respond, clock=clock)
-    assert kill_workers(transport, timeout=5.0, clock=clock) == [1]
+    # One message each, addressed to its connection.
+    assert sorted(transport.peers) == [b'peer-1', b'peer-2']
     assert transport.sent[0] == [{'type': PING}, {'type': SUICIDE}]
-    assert sent_at[0] >= KILL_HEARTBEAT_WAIT
+
+
+def test_kill_workers_tells_no_peer_that_never_beats():
+    """Only a connection heard on the work port is told: a peer that
+    never sends a heartbeat gets nothing, and the command ends after
+    KILL_HEARTBEAT_WAIT."""
+    clock = FakeClock(1000.0)
+    transport = FakeTransport(clock=clock)
+    transport.admit = ()
+    assert kill_workers(transport, timeout=5.0, clock=clock) == []
+    assert transport.sent == []
+    assert KILL_HEARTBEAT_WAIT <= clock.now - 1000.0 < 5.0
 
 
 def test_kill_workers_without_any_worker_returns_at_once():
@@ -425,6 +429,7 @@ def test_a_result_after_its_worker_was_lost_is_late(caplog):
         return replies
     transport = FakeTransport(respond, clock=clock, beating=[2])
     master = Master(transport, user_count=1, worker_timeout=5, clock=clock)
+    master.admission.stall = 60     # worker 2 waits for 1 to be lost
     master.run_jobs(iter(jobs(4) + [dict(j) for j in jobs(4)]))
     assert '1 result(s) arrived for jobs already counted as lost' in \
         caplog.text

@@ -9,7 +9,7 @@ def job(i):
 
 def test_silent_worker_is_lost_with_the_jobs_it_listed():
     t = LivenessTracker(timeout=5)
-    t.sent([job(1), job(2), job(3)], now=0)
+    t.sent([job(1), job(2), job(3)], 0, None)
     t.heartbeat('a', [1, 2], now=1)
     t.heartbeat('b', [3], now=1)
     t.heartbeat('b', [3], now=6.5)
@@ -20,7 +20,7 @@ def test_silent_worker_is_lost_with_the_jobs_it_listed():
 
 def test_results_done_are_not_lost():
     t = LivenessTracker(timeout=5)
-    t.sent([job(1), job(2)], now=0)
+    t.sent([job(1), job(2)], 0, None)
     t.heartbeat('a', [1, 2], now=1)
     assert t.done(1) is True
     assert t.check(now=7) == [('a', job(2))]
@@ -31,7 +31,7 @@ def test_orphans_need_fresh_heartbeats_from_every_live_worker():
     t = LivenessTracker(timeout=5)
     t.heartbeat('a', [], now=0)
     t.heartbeat('b', [], now=0)
-    t.sent([job(1)], now=0.5)      # went to a's queue, never listed
+    t.sent([job(1)], 0.5, None)      # went to a's queue, never listed
     t.heartbeat('b', [], now=1.0)  # too soon after the send to judge
     assert t.check(now=6) == []    # a is lost; b's beat is not fresh
     t.heartbeat('b', [], now=6.2)
@@ -41,7 +41,7 @@ def test_orphans_need_fresh_heartbeats_from_every_live_worker():
 def test_claimed_jobs_are_not_orphans():
     t = LivenessTracker(timeout=5)
     t.heartbeat('a', [], now=0)
-    t.sent([job(1)], now=0.5)
+    t.sent([job(1)], 0.5, None)
     t.heartbeat('b', [1], now=2)
     t.heartbeat('b', [1], now=7)
     assert t.check(now=7) == []
@@ -53,7 +53,7 @@ def test_unclaimed_jobs_are_lost_after_a_longer_grace_without_a_lost_worker():
     or dropped by libzmq) must not keep a run waiting forever."""
     t = LivenessTracker(timeout=5)
     t.heartbeat('a', [], now=0)
-    t.sent([job(1)], now=0)
+    t.sent([job(1)], 0, None)
     t.heartbeat('a', [], now=9)
     assert t.check(now=9) == []          # within 3 x timeout: maybe queued
     t.heartbeat('a', [], now=15.5)
@@ -63,7 +63,7 @@ def test_unclaimed_jobs_are_lost_after_a_longer_grace_without_a_lost_worker():
 
 def test_queued_but_claimed_jobs_survive_the_grace():
     t = LivenessTracker(timeout=5)
-    t.sent([job(1)], now=0)
+    t.sent([job(1)], 0, None)
     t.heartbeat('a', [1], now=20)
     assert t.check(now=20) == []
 
@@ -71,7 +71,7 @@ def test_queued_but_claimed_jobs_survive_the_grace():
 def test_all_workers_lost_orphans_everything_old_enough():
     t = LivenessTracker(timeout=5)
     t.heartbeat('a', [1], now=0)
-    t.sent([job(1), job(2)], now=0)
+    t.sent([job(1), job(2)], 0, None)
     lost = t.check(now=6)
     assert lost == [('a', job(1)), ('a', job(2))]
     assert t.outstanding == {}

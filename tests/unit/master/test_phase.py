@@ -61,7 +61,7 @@ def test_a_job_answered_twice_in_one_message_counts_once():
     assert master.faults.counts.get('result of no job in flight') == 4
 
 
-def test_failures_and_results_of_refused_workers_take_the_full_way():
+def test_failures_take_the_full_way():
     transport = FakeTransport(respond=lambda job: [
         answer(job, 1, exception='boom' if job['name'] == 'o5' else None)])
     master, stats, done, results, raw = run(transport, user_count=1)
@@ -70,16 +70,23 @@ def test_failures_and_results_of_refused_workers_take_the_full_way():
     assert not any('exception' in job for job in done)
 
 
-def test_a_refused_workers_message_is_not_taken_on_its_bytes():
+def test_a_result_naming_another_worker_than_its_jobs_went_to_is_dropped():
     master = Master(FakeTransport(), user_count=1)
+    master.take_controls(0.0)          # worker 1 admitted
+    peer = master.admission.by_id[1]
     job = dict(jobs(1)[0], job_id=1)
-    data = protocol.pack([answer(job, 1)])
-    master.shapes.learn(protocol.unpack(data))
-    master.refused[1] = 0.0
-    master.tracker.sent([job], 0.0)
+    master.tracker.sent([job], 0.0, peer)
+    peer.out += 1
+    forged = protocol.pack([answer(job, 2)])
+    master.shapes.learn(protocol.unpack(forged))
     done, results = [], []
-    Phase(master, [], results.extend, None, done.extend).receive(data, 1.0)
-    assert done == [] and [r['job_id'] for r in results] == [1]
+    phase = Phase(master, [], results.extend, None, done.extend)
+    phase.receive(forged, 1.0)
+    assert done == [] and results == []
+    assert 1 in master.tracker.outstanding and peer.out == 1
+    assert master.faults.counts.get('result of no job in flight') == 1
+    phase.receive(protocol.pack([answer(job, 1)]), 1.0)
+    assert [r['job_id'] for r in done + results] == [1] and peer.out == 0
 
 
 def test_jobs_that_wait_for_objects_resume_as_results_come_back():
@@ -125,7 +132,7 @@ def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
         yield WAIT
     clock = FakeClock(1000.0)
     master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
-    master.tracker.seen(1, clock.now)
+    master.take_controls(clock.now)     # worker 1 admitted
     master.schedule = Schedule(1000.0, start=clock.now)
     clock.advance(0.0035)           # four jobs due
     phase = Phase(master, waiting(), None, None)

@@ -1,5 +1,5 @@
 """The master's start gate (--expect-workers) and its refusal of workers
-of another wire protocol version."""
+it does not admit (ssbench.master.admission has the rules)."""
 from __future__ import absolute_import, division, print_function
 
 import logging
@@ -9,28 +9,46 @@ import pytest
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
 from ssbench.wire import protocol
-from ssbench.wire.protocol import CONFIGURE, PROTOCOL_VERSION
+from ssbench.wire.protocol import CONFIGURE, PROTOCOL_VERSION, REFUSED
 from tests.clocks import FakeClock
+from tests.masterwire import peer_of
 
 
 class Scripted(object):
-    """A transport whose every recv() returns the next scripted message
-    (then nothing), advancing a fake clock by the timeout when idle."""
+    """A transport whose work connection hears the next scripted message
+    at each controls() (each record on the connection of the worker,
+    host and pid it names), advancing a fake clock by recv()'s timeout
+    when idle."""
 
     def __init__(self, clock, messages=()):
         self.clock = clock
         self.messages = list(messages)
         self.sent = []
+        self.peers = []
 
-    def send(self, data, timeout=None):
+    def send_to(self, peer, data, timeout=0):
         self.sent.append(protocol.unpack(data))
+        self.peers.append(peer)
         return True
 
+    def controls(self):
+        if not self.messages:
+            return []
+        return [(connection(record), protocol.pack([record]))
+                for record in self.messages.pop(0)]
+
     def recv(self, timeout):
-        if self.messages:
-            return protocol.pack(self.messages.pop(0))
-        self.clock.advance(timeout)
+        if not self.messages:
+            self.clock.advance(timeout)
         return None
+
+
+def connection(record):
+    """The fake routing id of the process a heartbeat comes from."""
+    if record.get('pid') is None:
+        return peer_of(record['worker_id'])
+    return peer_of('%s@%s:%s' % (record['worker_id'], record.get('host'),
+                                 record['pid']))
 
 
 def beat(worker_id, configured=True, proto=PROTOCOL_VERSION, **more):
@@ -108,55 +126,49 @@ def test_another_protocol_is_refused_once_and_told(caplog, version, said):
     assert lines == ['worker 9 (h9) refused: it speaks wire protocol %s, '
                      'this master version %d' % (said, PROTOCOL_VERSION)]
     assert 9 not in master.tracker.workers and 9 in master.refused
-    # Each heartbeat of it sent a CONFIGURE naming our version to every
-    # peer (PUSH cannot address it).
-    told = [m for m in transport.sent if m[0]['type'] == CONFIGURE]
-    assert told and all(m[0]['protocol'] == PROTOCOL_VERSION for m in told)
+    # Told once, on its own connection: a REFUSED, never a job.
+    told = [(peer, m) for peer, m in zip(transport.peers, transport.sent)
+            if peer == peer_of(9)]
+    assert told == [(peer_of(9), [{
+        'type': REFUSED, 'reason': 'it speaks wire protocol %s, '
+        'this master version %d' % (said, PROTOCOL_VERSION)}])]
 
 
-def test_the_start_waits_for_a_refused_worker_to_go():
+def test_a_duplicate_worker_id_is_refused_naming_who_holds_it(caplog):
     clock = FakeClock(1000.0)
-    transport = Scripted(clock, [[beat(9, proto=99)], [beat(1)]])
-    master = Master(transport, 1, clock=clock, poll_interval=0.5)
-    start = clock.now
+    first = beat(4, host='h1', pid=11)
+    second = beat(4, host='h2', pid=22)
+    transport = Scripted(clock, [[first]])
+    master = Master(transport, 1, clock=clock)
     master.wait_for_workers(60, expect=1)
-    # Not before REFUSED_QUIET seconds without a word from worker 9.
-    from ssbench.master.workerregistry import REFUSED_QUIET
-    assert clock.now - start >= REFUSED_QUIET
+    transport.messages.append([second])
+    with caplog.at_level(logging.ERROR):
+        master.take_controls(clock.now)
+    assert caplog.records[-1].getMessage() == (
+        'worker 4 (h2) refused: worker id 4 is held by worker 4 (h1, '
+        'pid 11)')
+    assert transport.sent[-1][0]['type'] == REFUSED
+    assert master.identities[4]['pid'] == 11
+    with pytest.raises(NoWorkersError) as info:
+        master.wait_for_workers(1, expect=2)
+    assert '1 worker(s) connected' in str(info.value)
+    assert 'refused: 4 (worker id 4 is held by' in str(info.value)
 
 
-def test_results_of_a_refused_worker_are_dropped():
+def test_heartbeats_on_the_results_port_are_dropped():
     clock = FakeClock(1000.0)
     master = Master(Scripted(clock), 1, clock=clock)
-    master.results_of([beat(9, proto=99)], clock.now)
-    result = protocol.result_ok({'type': 'PING', 'job_id': 3}, 9, 0, 0,
-                                None, 0)
-    assert master.results_of([result], clock.now) == []
+    assert master.results_of([beat(9)], clock.now) == []
     assert 9 not in master.tracker.workers
-
-
-def test_jobs_a_refused_worker_holds_fail_at_once():
-    clock = FakeClock(1000.0)
-    master = Master(Scripted(clock), 2, clock=clock)
-    jobs = [{'type': 'get_object', 'job_id': n, 'name': 'o%d' % n}
-            for n in (5, 6)]
-    master.tracker.sent(jobs, clock.now)
-    results = master.results_of(
-        [beat(9, proto=99, in_flight=[5, 77])], clock.now)
-    assert [(r['job_id'], r['exception']) for r in results] == [
-        (5, 'worker 9 refused')]
-    assert list(master.tracker.outstanding) == [6]
-    assert 5 in master.lost_job_ids
-    # A heartbeat that lists nothing (or not a list) fails nothing.
-    assert master.results_of([beat(8, proto=99, in_flight=3)],
-                             clock.now) == []
+    assert master.faults.counts == {'heartbeat on the results port': 1}
 
 
 def test_identities_come_from_heartbeats():
     clock = FakeClock(1000.0)
-    master = Master(Scripted(clock), 1, clock=clock)
-    master.results_of([beat(4, host='h', pid=12, version='0.4.0',
-                            concurrency=8)], clock.now)
+    master = Master(Scripted(clock, [[beat(
+        4, host='h', pid=12, version='0.4.0', concurrency=8)]]), 1,
+        clock=clock)
+    master.take_controls(clock.now)
     assert master.identities[4] == {
         'protocol': PROTOCOL_VERSION, 'host': 'h', 'pid': 12,
         'version': '0.4.0', 'concurrency': 8, 'configured': True}

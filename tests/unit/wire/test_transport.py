@@ -31,18 +31,61 @@ def ipv6_available():
     return True
 
 
+_WORKERS = []
+
+
+def worker_sockets(*args, **kwargs):
+    """WorkerSockets, remembered so that send_job() has them say hello."""
+    worker = WorkerSockets(*args, **kwargs)
+    _WORKERS.append(worker)
+    return worker
+
+
+def send_job(master, data, timeout):
+    """Send `data` to the first worker the master heard on the work
+    connection (every open worker of the test says hello, as its
+    heartbeats would); False when none was heard within `timeout`."""
+    workers = [w for w in _WORKERS if w._context is not None]
+    del _WORKERS[:]
+    heard = master.__dict__.setdefault('heard', [])
+    deadline = time.time() + timeout
+    while True:
+        for worker in workers:
+            quietly(worker.send_control, b'hello', 0)
+        heard.extend(peer for peer, _ in master.controls()
+                     if peer not in heard)
+        for peer in heard:
+            if master.send_to(peer, data, 0):
+                return True
+        if time.time() >= deadline:
+            return False
+        # A green master's ZAP handler runs while it polls.
+        master.poll(0.02)
+
+
+def recv_result(master, timeout):
+    """The next result, the hellos on the work connection set aside
+    (the master's recv() returns early for them)."""
+    deadline = time.time() + timeout
+    while True:
+        data = master.recv(max(0, deadline - time.time()))
+        master.controls()
+        if data is not None or time.time() >= deadline:
+            return data
+
+
 def pair(bind_ip='127.0.0.1', host='127.0.0.1'):
     master = MasterSockets(bind_ip, 0, 0, green=False)
-    worker = WorkerSockets(host, master.work_port, master.results_port,
-                           green=False)
+    worker = worker_sockets(host, master.work_port, master.results_port,
+                            green=False)
     return master, worker
 
 
 def roundtrip(master, worker):
-    assert master.send(b'job', timeout=5)
+    assert send_job(master, b'job', 5)
     assert worker.recv(timeout=5) == b'job'
     assert worker.send(b'result', timeout=5)
-    assert master.recv(timeout=5) == b'result'
+    assert recv_result(master, 5) == b'result'
 
 
 def test_roundtrip_ipv4():
@@ -113,15 +156,37 @@ def test_master_recv_honours_each_calls_timeout():
         master.close()
 
 
-def test_send_without_worker_times_out():
+def test_send_to_a_peer_not_connected_says_so():
     master = MasterSockets('127.0.0.1', 0, 0, green=False)
     try:
-        assert master.send(b'x', timeout=0) is False
-        start = time.time()
-        assert master.send(b'x', timeout=0.2) is False
-        assert 0.15 <= time.time() - start < 2
+        assert master.send_to(b'nobody', b'x', 0) is None
+        assert master.send_to(b'nobody', b'x', 0.2) is None
+        assert master.controls() == []
     finally:
         master.close()
+
+
+def test_each_worker_is_addressed_by_its_connection():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    ports = (master.work_port, master.results_port)
+    one = WorkerSockets('127.0.0.1', *ports, green=False)
+    two = WorkerSockets('127.0.0.1', *ports, green=False)
+    try:
+        assert one.send_control(b'one', 5) and two.send_control(b'two', 5)
+        # The master's recv() of results returns as soon as the work
+        # connection holds something, not after its timeout.
+        start = time.time()
+        assert master.recv(5) is None and time.time() - start < 4
+        heard = {}
+        wait_for(lambda: heard.update((data, peer) for peer, data in
+                                      master.controls()) or len(heard) == 2,
+                 10, 'both workers heard')
+        assert master.send_to(heard[b'two'], b'for two', 5) is True
+        assert two.recv(5) == b'for two'
+        assert one.recv(0.2) is None
+    finally:
+        for end in (one, two, master):
+            end.close()
 
 
 def test_worker_results_need_a_master():
@@ -129,7 +194,7 @@ def test_worker_results_need_a_master():
     master = MasterSockets('127.0.0.1', 0, 0, green=False)
     port = master.results_port
     master.close()
-    worker = WorkerSockets('127.0.0.1', port, port, green=False)
+    worker = worker_sockets('127.0.0.1', port, port, green=False)
     try:
         assert worker.send(b'x', timeout=0) is False
         assert worker.recv(0.05) is None
@@ -200,25 +265,25 @@ def test_curve_admits_only_listed_workers(tmpdir, green):
     master = MasterSockets('127.0.0.1', 0, 0, green=green,
                            curve=CurveKeys(good_dir))
     ports = (master.work_port, master.results_port)
-    rogue = WorkerSockets('127.0.0.1', *ports, green=green,
-                          curve=CurveKeys(rogue_dir))
+    rogue = worker_sockets('127.0.0.1', *ports, green=green,
+                           curve=CurveKeys(rogue_dir))
     good = None
     try:
         settle([master, rogue])
         # Alone, the rogue is no peer: no job can go out, none arrives.
-        assert master.send(b'job-x', timeout=0.3) is False
+        assert send_job(master, b'job-x', 0.3) is False
         assert quietly(rogue.recv, 0.2) is None
         rogue.send(b'injected', timeout=0.2)
         assert master.recv(0.5) is None
-        good = WorkerSockets('127.0.0.1', *ports, green=green,
-                             curve=CurveKeys(good_dir))
+        good = worker_sockets('127.0.0.1', *ports, green=green,
+                              curve=CurveKeys(good_dir))
         for index in range(10):
-            assert master.send(b'job-%d' % index, timeout=5)
+            assert send_job(master, b'job-%d' % index, 5)
         got = [good.recv(5) for _ in range(10)]
         assert got == [b'job-%d' % index for index in range(10)]
         assert quietly(rogue.recv, 0.3) is None
         assert good.send(b'result', timeout=5)
-        assert master.recv(5) == b'result'
+        assert recv_result(master, 5) == b'result'
         assert master.recv(0.3) is None           # still nothing injected
         refusals = master.curve_refusals
         rogue_key = open(os.path.join(rogue_dir, 'worker.key')).read()
@@ -239,12 +304,12 @@ def test_curve_refuses_plain_and_wrong_master_workers(tmpdir):
     master = MasterSockets('127.0.0.1', 0, 0, green=False,
                            curve=CurveKeys(good_dir))
     ports = (master.work_port, master.results_port)
-    plain = WorkerSockets('127.0.0.1', *ports, green=False)
-    wrong = WorkerSockets('127.0.0.1', *ports, green=False,
-                          curve=CurveKeys(other_dir))
+    plain = worker_sockets('127.0.0.1', *ports, green=False)
+    wrong = worker_sockets('127.0.0.1', *ports, green=False,
+                           curve=CurveKeys(other_dir))
     try:
         settle([master, plain, wrong])
-        sent = master.send(b'job', timeout=0.3)
+        sent = send_job(master, b'job', 0.3)
         assert sent is False or not KEEPS_UNSENT_JOBS
         # (libzmq may queue a send before the handshake fails.)
         plain.send(b'plain', timeout=0.3)
@@ -265,9 +330,9 @@ def test_curve_refusal_logged_by_master_and_fatal_to_worker(
     good_dir, rogue_dir = curve_dirs(tmpdir)
     master = MasterSockets('127.0.0.1', 0, 0, green=green,
                            curve=CurveKeys(good_dir))
-    rogue = WorkerSockets('127.0.0.1', master.work_port,
-                          master.results_port, green=green,
-                          curve=CurveKeys(rogue_dir))
+    rogue = worker_sockets('127.0.0.1', master.work_port,
+                           master.results_port, green=green,
+                           curve=CurveKeys(rogue_dir))
 
     def refused():
         master.poll(0.02)
@@ -303,9 +368,9 @@ def test_curve_wrong_master_key_is_logged_on_both_ends(tmpdir, caplog):
     create_curve_keys(other_dir)
     master = MasterSockets('127.0.0.1', 0, 0, green=False,
                            curve=CurveKeys(good_dir))
-    wrong = WorkerSockets('127.0.0.1', master.work_port,
-                          master.results_port, green=False,
-                          curve=CurveKeys(other_dir))
+    wrong = worker_sockets('127.0.0.1', master.work_port,
+                           master.results_port, green=False,
+                           curve=CurveKeys(other_dir))
 
     def failing():
         master.poll(0.02)
@@ -329,9 +394,9 @@ def test_curve_worker_gives_up_on_a_plain_master(tmpdir, caplog):
     good_dir = str(tmpdir.join('good'))
     create_curve_keys(good_dir)
     master = MasterSockets('127.0.0.1', 0, 0, green=False)
-    worker = WorkerSockets('127.0.0.1', master.work_port,
-                           master.results_port, green=False,
-                           curve=CurveKeys(good_dir))
+    worker = worker_sockets('127.0.0.1', master.work_port,
+                            master.results_port, green=False,
+                            curve=CurveKeys(good_dir))
 
     def given_up():
         master.poll(0.02)
@@ -351,8 +416,8 @@ def test_curve_master_hints_at_plain_workers(tmpdir, caplog):
     create_curve_keys(good_dir)
     master = MasterSockets('127.0.0.1', 0, 0, green=False,
                            curve=CurveKeys(good_dir))
-    plain = WorkerSockets('127.0.0.1', master.work_port,
-                          master.results_port, green=False)
+    plain = worker_sockets('127.0.0.1', master.work_port,
+                           master.results_port, green=False)
 
     def hinted():
         settle([master, plain], 0.6)
@@ -375,13 +440,13 @@ def test_curve_fails_closed_without_its_authenticator(tmpdir):
     master = MasterSockets('127.0.0.1', 0, 0, green=True,
                            curve=CurveKeys(good_dir))
     master._zap.stop_green()
-    ends = [WorkerSockets('127.0.0.1', master.work_port,
-                          master.results_port, green=True,
-                          curve=CurveKeys(path))
+    ends = [worker_sockets('127.0.0.1', master.work_port,
+                           master.results_port, green=True,
+                           curve=CurveKeys(path))
             for path in (good_dir, rogue_dir)]
     try:
         settle([master] + ends)
-        assert master.send(b'job', timeout=0.3) is False \
+        assert send_job(master, b'job', 0.3) is False \
             or not KEEPS_UNSENT_JOBS
         for end in ends:
             end.send(b'injected', timeout=0.2)
@@ -398,9 +463,9 @@ def test_curve_extra_worker_keys_are_accepted(tmpdir):
                 os.path.join(good_dir, 'host2.key'))
     master = MasterSockets('127.0.0.1', 0, 0, green=False,
                            curve=CurveKeys(good_dir))
-    second = WorkerSockets('127.0.0.1', master.work_port,
-                           master.results_port, green=False,
-                           curve=CurveKeys(rogue_dir))
+    second = worker_sockets('127.0.0.1', master.work_port,
+                            master.results_port, green=False,
+                            curve=CurveKeys(rogue_dir))
     try:
         roundtrip(master, second)
         assert master.curve_refusals == {}
@@ -420,9 +485,9 @@ def test_curve_close_is_quick(tmpdir, green):
     create_curve_keys(good_dir)
     master = MasterSockets('127.0.0.1', 0, 0, green=green,
                            curve=CurveKeys(good_dir))
-    worker = WorkerSockets('127.0.0.1', master.work_port,
-                           master.results_port, green=green,
-                           curve=CurveKeys(good_dir))
+    worker = worker_sockets('127.0.0.1', master.work_port,
+                            master.results_port, green=green,
+                            curve=CurveKeys(good_dir))
     roundtrip(master, worker)
     start = time.time()
     worker.close()
@@ -447,8 +512,8 @@ def test_curve_master_can_be_rebuilt_on_the_same_ports(tmpdir):
     first.close()
     again = MasterSockets('127.0.0.1', ports[0], ports[1], green=False,
                           curve=CurveKeys(good_dir))
-    worker = WorkerSockets('127.0.0.1', *ports, green=False,
-                           curve=CurveKeys(good_dir))
+    worker = worker_sockets('127.0.0.1', *ports, green=False,
+                            curve=CurveKeys(good_dir))
     try:
         roundtrip(again, worker)
     finally:
@@ -469,13 +534,13 @@ def test_close_is_quick_and_idempotent():
 def test_green_sockets():
     import gevent
     master = MasterSockets('127.0.0.1', 0, 0, green=True)
-    worker = WorkerSockets('127.0.0.1', master.work_port,
-                           master.results_port, green=True)
+    worker = worker_sockets('127.0.0.1', master.work_port,
+                            master.results_port, green=True)
     try:
         got = []
         waiter = gevent.spawn(lambda: got.append(worker.recv(timeout=5)))
         gevent.sleep(0.05)
-        assert master.send(b'job', timeout=5)
+        assert send_job(master, b'job', 5)
         waiter.join(5)
         assert got == [b'job']
         assert worker.recv(timeout=0.1) is None

@@ -65,7 +65,7 @@ def test_worker_heartbeats_carry_the_health_keys():
         def __init__(self):
             self.sent = []
 
-        def send(self, data, timeout=None):
+        def send_control(self, data, timeout=None):
             self.sent.append(protocol.unpack(data))
             return True
 

@@ -526,6 +526,24 @@ def test_a_master_of_another_protocol_is_refused(theirs, said):
     assert transport.closed
 
 
+def test_a_worker_the_master_refuses_exits_naming_why():
+    from ssbench.worker.mainloop import Refused
+    transport = FakeTransport()
+    worker = make(transport)
+    # The jobs behind the REFUSED are not taken.
+    transport.inbox.append(protocol.pack([
+        protocol.refused('worker id 7 is held by worker 7 (h1, pid 11)'),
+        job('PING')]))
+    runner = gevent.spawn(worker.run, 0.01)
+    runner.join(5)
+    assert isinstance(runner.exception, Refused)
+    assert str(runner.exception) == (
+        'worker 7 refused by the master: worker id 7 is held by worker 7 '
+        '(h1, pid 11)')
+    assert results_of(transport) == []
+    assert transport.closed
+
+
 def test_a_configure_without_a_version_is_dropped_not_obeyed():
     """Anyone who reaches the work socket can send a frame: one that
     names no protocol version is malformed input, counted, and the

@@ -22,6 +22,7 @@ from ssbench.master.dispatch import Master
 from ssbench.load.schedule import POISSON, SCHEDULE_RECORD, Schedule
 from ssbench.results.statswriter import StatsWriter
 from tests.clocks import FakeClock
+from tests.masterwire import admitting, peer_of
 
 EPOCH = 1.7e9
 
@@ -36,6 +37,18 @@ class World(object):
         self.answers = []
         self.sends = []            # (clock time, job)
         self.seq = 0
+        self.beat_at = None
+
+    def controls(self):
+        """Worker 1 heartbeats each second of the clock, as a real one
+        does (its first heartbeat gets it admitted)."""
+        if self.beat_at is not None and self.clock.now - self.beat_at < 1:
+            return []
+        self.beat_at = self.clock.now
+        return [(peer_of(1), protocol.pack([admitting(1)]))]
+
+    def send_to(self, peer, data, timeout=0):
+        return self.send(data, timeout)
 
     def send(self, data, timeout=None):
         for job in protocol.unpack(data):

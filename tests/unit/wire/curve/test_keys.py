@@ -342,9 +342,14 @@ def relayed_exchange(tmpdir, use_curve):
     try:
         job = protocol.pack([{'type': protocol.CONFIGURE,
                               'auth': {'key': MARKER.decode('ascii')}}])
-        assert master.send(job, timeout=10)
-        assert worker.recv(10) == job
         result = protocol.pack([{'type': HEARTBEAT, 'note': MARKER}])
+        assert worker.send_control(result, timeout=10)
+        heard = []
+        wait_for(lambda: heard.extend(master.controls()) or heard, 10,
+                 'the heartbeat on the work connection')
+        assert heard[0][1] == result
+        assert master.send_to(heard[0][0], job, timeout=10)
+        assert worker.recv(10) == job
         assert worker.send(result, timeout=10)
         assert master.recv(10) == result
     finally:
@@ -365,7 +370,8 @@ def test_nothing_readable_on_the_wire_with_curve(tmpdir):
 
 def test_the_wire_check_can_fail(tmpdir):
     seen = relayed_exchange(tmpdir, False)
-    assert seen.count(MARKER) == 2
+    # A heartbeat and a job on the work port, a result on the other.
+    assert seen.count(MARKER) == 3
 
 
 # --- the command lines -------------------------------------------------------
@@ -447,14 +453,14 @@ def test_worker_processes_with_right_and_wrong_keys(tmpdir):
         got = []
 
         def received():
-            data = master.recv(0.2)
-            if data is not None:
-                got.extend(protocol.unpack(data))
+            master.recv(0.2)
+            got.extend(master.controls())
             return got
         wait_for(received, 20, 'a message from worker 8', interval=0)
-        assert set(r['worker_id'] for r in got) == set([8])
-        assert master.send(protocol.pack([protocol.suicide_job()]),
-                           timeout=5)
+        assert set(r['worker_id'] for _, data in got
+                   for r in protocol.unpack(data)) == set([8])
+        assert master.send_to(got[0][0], protocol.pack(
+            [protocol.suicide_job()]), timeout=5)
         assert commands.wait_exit(procs[0], 15) == 0
     finally:
         for proc in procs:
