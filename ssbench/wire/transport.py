@@ -55,6 +55,7 @@ ROUTER_RETRY = 0.005
 # Messages of the work connection the master takes in one go: a flood of
 # them must not keep it from its results.
 CONTROL_BATCH = 256
+_MORE = zmq.SNDMORE | zmq.NOBLOCK
 # A master's blocking recv() of results returns after at most this many
 # milliseconds, so that its loop takes in heartbeats (controls()) soon.
 CONTROL_WAIT_MS = 50
@@ -191,7 +192,11 @@ class _Sockets(object):
             while True:
                 try:
                     if router:
-                        sock.send_multipart(frames, zmq.NOBLOCK)
+                        # Frame by frame: send_multipart costs ~10 us
+                        # more a message.  A ROUTER refuses (EAGAIN,
+                        # EHOSTUNREACH) at the first frame or never.
+                        sock.send(frames[0], _MORE)
+                        sock.send(frames[1], zmq.NOBLOCK)
                     else:
                         sock.send(frames, zmq.NOBLOCK)
                     return True
