@@ -21,11 +21,16 @@ from ssbench.master.workerregistry import WorkerRegistry
 from ssbench.wire.protocol import HEARTBEAT, PING
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire.resultbytes import ResultShapes
+from ssbench.wire.transport import CONTROL_WAIT_MS
 
 log = logging.getLogger(__name__)
 
 # Seconds kill-workers waits for a first heartbeat (workers beat each 1 s).
 KILL_HEARTBEAT_WAIT = 1.5
+# Seconds between the run loop's looks at the work connection: heartbeats
+# come once a second per worker, and the transport's recv() returns
+# within CONTROL_WAIT_MS.
+CONTROL_INTERVAL = CONTROL_WAIT_MS / 1000.0
 
 
 class Master(WorkerRegistry):
@@ -103,6 +108,9 @@ class Master(WorkerRegistry):
         turn = health.turn
         now = clock()
         take_controls(now)      # who is there, before the first jobs
+        # The work connection (heartbeats) is looked at every
+        # CONTROL_INTERVAL, not every turn: each look costs system calls.
+        controls_at = now + CONTROL_INTERVAL
 
         while True:
             if self.stop_requested and drain_until is None:
@@ -139,7 +147,9 @@ class Master(WorkerRegistry):
             now = clock()
             if data is not None:
                 receive(data, now)
-            take_controls(now)
+            if now >= controls_at:
+                controls_at = now + CONTROL_INTERVAL
+                take_controls(now)
             if on_idle is not None:
                 on_idle()
             if now >= next_check:
