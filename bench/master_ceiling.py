@@ -64,9 +64,9 @@ stats file, each in microseconds of CPU per request.  What they leave of
 the marginal figure is system calls (ZeroMQ, the stats file) and the run
 loop's own bookkeeping.  Last, ZeroMQ alone: this process, doing nothing
 but what the master's sockets do (a message of --concurrency jobs out to
-each of two peers, another for each answer), against two peers that
-answer at once with a message of results; the floor under any master
-loop at that many jobs a message.
+each of two peers by its routing id, another for each answer), against
+two peers that answer at once with a message of results; the floor under
+any master loop at that many jobs a message.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -126,10 +126,14 @@ PEER = '''import sys, time, zmq
 from ssbench.wire import protocol
 work, results, worker_id = sys.argv[1], sys.argv[2], int(sys.argv[3])
 context = zmq.Context()
-pull, push = context.socket(zmq.PULL), context.socket(zmq.PUSH)
+# Wire protocol 2 and later: jobs come on a DEALER, heartbeats go on it.
+routed = getattr(protocol, 'PROTOCOL_VERSION', 1) >= 2
+pull = context.socket(zmq.DEALER if routed else zmq.PULL)
+push = context.socket(zmq.PUSH)
 pull.connect('tcp://127.0.0.1:%s' % work)
 push.connect('tcp://127.0.0.1:%s' % results)
 pull.setsockopt(zmq.RCVTIMEO, 200)
+beats = pull if routed else push
 beat = protocol.heartbeat(worker_id, [])
 if hasattr(protocol, 'identity'):      # trees before issue 21 have none
     beat.update(protocol.identity(int(sys.argv[4])))
@@ -142,7 +146,7 @@ while True:
     now = time.time()
     if now >= next_beat:
         beat['completed_at'] = now
-        push.send(protocol.pack([beat]))
+        beats.send(protocol.pack([beat]))
         next_beat = now + 1
     answers = []
     for job in protocol.unpack(data) if data else ():
@@ -312,13 +316,14 @@ def parts(stats_path, per):
 # one results message, until it is terminated.
 ECHO = '''import sys, zmq
 context = zmq.Context()
-pull, push = context.socket(zmq.PULL), context.socket(zmq.PUSH)
-pull.connect('tcp://127.0.0.1:%s' % sys.argv[1])
+work, push = context.socket(zmq.DEALER), context.socket(zmq.PUSH)
+work.connect('tcp://127.0.0.1:%s' % sys.argv[1])
 push.connect('tcp://127.0.0.1:%s' % sys.argv[2])
 with open(sys.argv[3], 'rb') as fp:
     answer = fp.read()
+work.send(b'here')
 while True:
-    pull.recv()
+    work.recv()
     push.send(answer)
 '''
 
@@ -332,7 +337,9 @@ def zmq_alone(job_message, per, result_message, requests):
     nothing else; main thread None before Python 3.7."""
     import zmq
     context = zmq.Context()
-    push, pull = context.socket(zmq.PUSH), context.socket(zmq.PULL)
+    # As the master's: jobs to each peer by its routing id (ROUTER),
+    # results from all (PULL).
+    push, pull = context.socket(zmq.ROUTER), context.socket(zmq.PULL)
     peers = []
     answer = tempfile.NamedTemporaryFile(prefix='ssbench-echo-')
     try:
@@ -347,17 +354,28 @@ def zmq_alone(job_message, per, result_message, requests):
             peers.append(subprocess.Popen(
                 [sys.executable, '-c', ECHO] + [str(p) for p in ports] +
                 [answer.name]))
+        push.setsockopt(zmq.RCVTIMEO, 10000)
+        try:
+            routes = [push.recv_multipart()[0] for _ in range(WORKERS)]
+        except zmq.Again:
+            raise Failed('an echo peer did not connect in 10 s')
+        turn = [0]
+
+        def send():
+            turn[0] += 1
+            push.send(routes[turn[0] % WORKERS], zmq.SNDMORE)
+            push.send(job_message)
 
         def round_trips(count):
             for _ in range(WORKERS):
-                push.send(job_message)
+                send()
             for left in range(count - WORKERS, -WORKERS, -1):
                 try:
                     pull.recv()
                 except zmq.Again:
                     raise Failed('an echo peer did not answer in 10 s')
                 if left > 0:
-                    push.send(job_message)
+                    send()
 
         round_trips(200)      # warm-up: both peers connected
         thread_time = getattr(time, 'thread_time', None)
@@ -526,7 +544,7 @@ def main(argv=None):
                 batches[-1], sum(figures.values())))
             print('part b%d: (decoding and checking the results whole '
                   'instead: %.2f us CPU/request)' % (batches[-1], decode))
-            print('part b%d: ZeroMQ alone, %d jobs a message (PUSH/PULL '
+            print('part b%d: ZeroMQ alone, %d jobs a message (ROUTER/PULL '
                   'to %d processes that answer at once): %.2f us '
                   'CPU/request%s' % (
                       batches[-1], per, WORKERS, alone[0],
