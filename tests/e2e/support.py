@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import uuid
 
 import pytest
@@ -394,3 +395,54 @@ def skip_netns(reason):
     if os.environ.get('SSBENCH_REQUIRE_NETNS') == '1':
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+class OneWorkerMaster(object):
+    """A bare master end (ssbench.wire.transport.MasterSockets) for tests
+    that drive one real worker by hand: send() goes to the worker that
+    heartbeats on the work connection (the first one heard, waited for
+    within the send's timeout), and recv() returns the messages of both
+    ports, heartbeats included, as one stream."""
+
+    def __init__(self):
+        from ssbench.wire.transport import MasterSockets
+        self.sockets = MasterSockets('127.0.0.1', 0, 0, green=False)
+        self.work_port = self.sockets.work_port
+        self.results_port = self.sockets.results_port
+        self.peer = None
+        self.heard = []
+
+    def _take_controls(self):
+        for peer, data in self.sockets.controls():
+            if self.peer is None:
+                self.peer = peer
+            self.heard.append(data)
+
+    def send(self, data, timeout=None):
+        """Queue `data` for the worker; False when no worker was heard
+        or its queue stayed full for `timeout` seconds."""
+        deadline = time.time() + (60 if timeout is None else timeout)
+        while self.peer is None:
+            self._take_controls()
+            if self.peer is None:
+                if time.time() >= deadline:
+                    return False
+                time.sleep(0.02)
+        return bool(self.sockets.send_to(
+            self.peer, data, max(0, deadline - time.time())))
+
+    def recv(self, timeout=None):
+        """The next message of either port, or None after `timeout`."""
+        deadline = time.time() + (60 if timeout is None else timeout)
+        while True:
+            self._take_controls()
+            if self.heard:
+                return self.heard.pop(0)
+            data = self.sockets.recv(max(0, deadline - time.time()))
+            if data is not None:
+                return data
+            if time.time() >= deadline:
+                return None
+
+    def close(self):
+        self.sockets.close()

@@ -77,10 +77,12 @@ def test_zmq_ports_carry_neither_key_nor_password(tmpdir, mode):
                           if k[0] == work_port)
     from_workers = b''.join(v for k, v in streams.items()
                             if k[1] == results_port)
-    # The capture saw the run: the configuration, the jobs, the results.
+    beats = b''.join(v for k, v in streams.items() if k[1] == work_port)
+    # The capture saw the run: the configuration, the jobs, the results,
+    # the heartbeats (on the work connection).
     assert b'CONFIGURE' in to_workers and b'storage_urls' in to_workers
     assert data['container_base'].encode('utf-8') in to_workers
-    assert b'HEARTBEAT' in from_workers
+    assert b'HEARTBEAT' in beats
     assert b'last_byte_latency' in from_workers
     everything = b''.join(streams.values())
     assert secret not in everything

@@ -11,7 +11,6 @@ import pytest
 from ssbench import READ_OBJECT
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
-from ssbench.wire.transport import MasterSockets
 from tests.e2e import support
 from tests.relay import Relay
 
@@ -26,7 +25,7 @@ def swift():
 
 @pytest.fixture
 def master():
-    sockets = MasterSockets('127.0.0.1', 0, 0, green=False)
+    sockets = support.OneWorkerMaster()
     yield sockets
     sockets.close()
 

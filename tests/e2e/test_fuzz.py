@@ -231,7 +231,9 @@ def test_fuzzed_results_port_cannot_stop_a_run(tmpdir):
 
 class WorkRelay(object):
     """Stands where a worker connects for work: forwards the master's
-    messages unchanged and pushes fuzzed frames between them."""
+    messages and the worker's heartbeats unchanged (the master admits the
+    worker through it) and sends fuzzed frames to the worker between
+    them."""
 
     def __init__(self, master_port, fuzzer, frames):
         self.master_port = master_port
@@ -245,12 +247,13 @@ class WorkRelay(object):
         self.thread = threading.Thread(target=self._run)
         self.thread.daemon = True
 
-    def _send(self, push, data):
-        """Send, waiting while the worker is not connected yet or busy;
-        False once told to stop."""
+    def _send(self, down, worker, data):
+        """Send to the worker, waiting while it is busy; False once told
+        to stop."""
         while not self.stop.is_set():
             try:
-                push.send(data)
+                down.send(worker, zmq.SNDMORE)
+                down.send(data)
                 return True
             except zmq.Again:
                 continue
@@ -258,26 +261,37 @@ class WorkRelay(object):
 
     def _run(self):
         context = zmq.Context()
-        pull = context.socket(zmq.PULL)
-        push = context.socket(zmq.PUSH)
+        up = context.socket(zmq.DEALER)      # to the master's ROUTER
+        down = context.socket(zmq.ROUTER)    # the worker's DEALER's
         try:
-            for sock in (pull, push):
+            for sock in (up, down):
                 sock.setsockopt(zmq.LINGER, 0)
-            push.setsockopt(zmq.SNDTIMEO, 100)
-            push.bind('tcp://127.0.0.1:%d' % self.port)
-            pull.connect('tcp://127.0.0.1:%d' % self.master_port)
+            down.setsockopt(zmq.SNDTIMEO, 100)
+            down.setsockopt(zmq.ROUTER_MANDATORY, 1)
+            down.bind('tcp://127.0.0.1:%d' % self.port)
+            up.connect('tcp://127.0.0.1:%d' % self.master_port)
+            poller = zmq.Poller()
+            poller.register(up, zmq.POLLIN)
+            poller.register(down, zmq.POLLIN)
+            worker = None
             while not self.stop.is_set():
-                if pull.poll(5) and self._send(push, pull.recv()):
+                ready = dict(poller.poll(5))
+                if down in ready:
+                    worker, data = down.recv_multipart()
+                    up.send(data)
+                if worker is None:
+                    continue
+                if up in ready and self._send(down, worker, up.recv()):
                     self.forwarded += 1
                 for _ in range(2):
                     if self.fuzzed < self.frames and \
-                            self._send(push, self.fuzzer.frame()):
+                            self._send(down, worker, self.fuzzer.frame()):
                         self.fuzzed += 1
         except Exception as exc:  # reported by the test
             self.error = repr(exc)
         finally:
-            pull.close()
-            push.close()
+            up.close()
+            down.close()
             context.term()
 
 

@@ -23,7 +23,6 @@ import pytest
 from ssbench import CREATE_OBJECT, READ_OBJECT
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT, configure_job
-from ssbench.wire.transport import MasterSockets
 from tests import analysis_naive as naive
 from tests.e2e import support
 from tests.unit.swift.test_httpconn import HeadServer, answer
@@ -75,7 +74,7 @@ def test_a_stall_then_refusal_mid_run_with_retry_backoff(tmpdir,
 
 @pytest.fixture
 def master():
-    sockets = MasterSockets('127.0.0.1', 0, 0, green=False)
+    sockets = support.OneWorkerMaster()
     yield sockets
     sockets.close()
 

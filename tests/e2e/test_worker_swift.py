@@ -20,7 +20,7 @@ from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.wire.protocol import configure_job
 from ssbench.swift.client import SwiftClient
 from ssbench.swift.auth import AuthOptions, Grant, authenticate
-from ssbench.wire.transport import MasterSockets
+from tests.e2e import support
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -102,7 +102,7 @@ class WorkerProcess(object):
 
 @pytest.fixture
 def master():
-    sockets = MasterSockets('127.0.0.1', 0, 0, green=False)
+    sockets = support.OneWorkerMaster()
     yield sockets
     sockets.close()
 
