@@ -77,8 +77,13 @@ def _get(url, headers, auth, bounds):
         path += '?' + parts.query
     try:
         conn.send('GET', path, headers)
-        resp = conn.read_response()
-        body = conn.read_body()
+        try:
+            resp = conn.read_response()
+            body = conn.read_body()
+        except socket.timeout:
+            # The connection's own deadline, set from what was left of
+            # the exchange's: the exchange's, said once.
+            raise bounds.expired()
     finally:
         conn.close()
     return resp.status, resp.reason, resp.headers, body
