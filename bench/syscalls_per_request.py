@@ -82,7 +82,7 @@ def one_run(args, tmp, ops, auth):
                         str(concurrency), '--batch-size',
                         str(args.batch_size), str(worker_id)]),
                     env=env, cwd=args.root, stdout=log,
-                    stderr=subprocess.STDOUT))
+                    stderr=subprocess.STDOUT, preexec_fn=os.setsid))
             finally:
                 log.close()
         master_file = os.path.join(tmp, 'master.strace')
@@ -138,16 +138,25 @@ def _wait(proc, timeout):
 
 
 def _stop(procs):
+    """Stop each strace and the worker it traces: a signal to strace
+    alone would leave the worker running, so each pair has a process
+    group of its own."""
     for proc in procs:
         if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
+            _signal_group(proc, signal.SIGTERM)
     deadline = time.time() + 20
     for proc in procs:
         while proc.poll() is None and time.time() < deadline:
             time.sleep(0.05)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _signal_group(proc, signal.SIGKILL)
+        proc.wait()
+
+
+def _signal_group(proc, signum):
+    try:
+        os.killpg(proc.pid, signum)
+    except OSError:         # the group is gone already
+        pass
 
 
 def per_request(small, large, ops):
