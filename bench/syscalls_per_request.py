@@ -35,7 +35,7 @@ import tempfile
 import time
 
 import cannedswift
-from benchlib import Failed, free_ports
+from benchlib import Failed, free_ports, measure
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -97,21 +97,9 @@ def one_run(args, tmp, ops, auth):
             argv.append('--noop')
         else:
             argv += ['-A', auth, '-U', 'bench:bench', '-K', 'bench', '-k']
-        with tempfile.TemporaryFile() as out:
-            master = subprocess.Popen(traced(master_file, argv), env=env,
-                                      cwd=args.root, stdout=out,
-                                      stderr=subprocess.STDOUT)
-            try:
-                _wait(master, args.timeout)
-            finally:
-                if master.poll() is None:
-                    master.kill()
-                    master.wait()
-            if master.returncode != 0:
-                out.seek(0)
-                raise Failed('the master exited %s:\n%s' % (
-                    master.returncode,
-                    out.read().decode('utf-8', 'replace')[-2000:]))
+        # Raises Failed on a non-zero exit or after the timeout.
+        measure(traced(master_file, argv), cwd=args.root, env=env,
+                timeout=args.timeout)
     finally:
         # kill-workers, not a signal: a signal would reach strace, which
         # then detaches without its summary.
@@ -127,14 +115,6 @@ def one_run(args, tmp, ops, auth):
         for name, calls in parse_counts(summary).items():
             totals[name] = totals.get(name, 0) + calls
     return parse_counts(master_file), totals
-
-
-def _wait(proc, timeout):
-    deadline = time.time() + timeout
-    while proc.poll() is None:
-        if time.time() > deadline:
-            raise Failed('the master did not finish in %.0f s' % timeout)
-        time.sleep(0.05)
 
 
 def _stop(procs):
