@@ -45,6 +45,11 @@ EXTRAS_REQUIRE = {
         'python-swiftclient>=3.13.1; ' + PY3,
         'python-keystoneclient>=3.22,<4; ' + PY2,
         'python-keystoneclient>=3.22; ' + PY3,
+        # The reference the SigV4 signer (ssbench.s3) is tested against,
+        # and what the e2e tests look at an S3 store with; 1.20 is the last
+        # for Python 2.
+        'botocore>=1.20.112,<1.21; ' + PY2,
+        'botocore>=1.20.112; ' + PY3,
         'mock>=3.0.5,<4; ' + PY2,
         'mock>=3.0.5; ' + PY3,
         'pytest>=4.6,<5; ' + PY2,

@@ -12,6 +12,9 @@ from tests.paths import ROOT
 SAIO = os.path.join(ROOT, 'tools', 'saio')
 AUTH_URL = 'http://127.0.0.1:8080/auth/v1.0'
 USER, KEY = 'test:tester', 'testing'
+# Its S3 API (s3api before tempauth): the tempauth user and key sign.
+S3_ENDPOINT = 'http://127.0.0.1:8080'
+S3_ACCESS, S3_SECRET, S3_REGION = USER, KEY, 'us-east-1'
 
 
 def saio_up():

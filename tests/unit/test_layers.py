@@ -23,6 +23,7 @@ MAY_IMPORT = {
     'ssbench.load': (),
     'ssbench.wire': (),
     'ssbench.swift': (),
+    'ssbench.s3': (),
     'ssbench.results': ('ssbench.wire',),
     'ssbench.report.compute': ('ssbench.results', 'ssbench.load'),
     'ssbench.report.render': ('ssbench.report.compute', 'ssbench.results',

@@ -1,0 +1,1 @@
+"""Talking to an S3 store: Signature Version 4 signing."""
