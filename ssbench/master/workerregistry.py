@@ -20,6 +20,7 @@ from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.wire.faultlog import Faults
 from ssbench.master.admission import Admission
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
+from ssbench.master.recentids import RecentIds
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
 
@@ -29,6 +30,10 @@ log = logging.getLogger(__name__)
 # worker ids of refused workers kept for the --expect-workers line.
 REFUSAL_LINES = 20
 REFUSED_IDS = 20
+# Ids of the latest jobs counted as lost, so that a late result of one is
+# told apart from a duplicate (one of an older one counts as a result of
+# no job in flight: not stored either).
+LOST_JOB_IDS = 10000
 
 
 class WorkerRegistry(object):
@@ -58,9 +63,9 @@ class WorkerRegistry(object):
         # again (e.g. every local worker process exited), else None: the
         # master then stops waiting at once instead of for timeouts.
         self.workers_gone = None
-        # Ids of jobs recorded as lost, so that a late result is told
-        # apart from a duplicate.
-        self.lost_job_ids = set()
+        # Ids of jobs recorded as lost lately, so that a late result is
+        # told apart from a duplicate.
+        self.lost_job_ids = RecentIds(LOST_JOB_IDS)
         # Malformed messages and records received: dropped and counted.
         self.faults = Faults('on the results port', clock=clock)
         self.control_faults = Faults('on the work port', clock=clock)
