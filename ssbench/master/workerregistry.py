@@ -66,6 +66,10 @@ class WorkerRegistry(object):
         # Ids of jobs recorded as lost lately, so that a late result is
         # told apart from a duplicate.
         self.lost_job_ids = RecentIds(LOST_JOB_IDS)
+        # (Peer, Peer): a worker's earlier process with jobs out, and the
+        # one that took over its id; those jobs count as lost at the next
+        # liveness check.
+        self._replaced_peers = []
         # Malformed messages and records received: dropped and counted.
         self.faults = Faults('on the results port', clock=clock)
         self.control_faults = Faults('on the work port', clock=clock)
@@ -107,6 +111,9 @@ class WorkerRegistry(object):
             if reason is not None:
                 self._refuse(peer, record, reason)
             return
+        if admitted.replaces is not None:
+            self._replaced(admitted.replaces, admitted)
+            admitted.replaces = None
         worker_id = admitted.worker_id
         self.identities[worker_id] = dict(
             (key, record.get(key)) for key in
@@ -120,6 +127,36 @@ class WorkerRegistry(object):
                 self.configuration.wanted(record)):
             # A renewed token goes to every worker at once.
             self._broadcast(0)
+
+    def _replaced(self, old, new):
+        """Connection `new` took over the worker id of `old` (a Peer):
+        the jobs sent to the earlier process are lost with it, counted at
+        the next liveness check (once, and sooner than as jobs nobody
+        claims)."""
+        out = sum(1 for entry in self.tracker.outstanding.values()
+                  if entry[2] is old)
+        log.warning('%s replaced by a new connection of %s: %d job(s) it '
+                    'had out counted as lost', old, new, out)
+        if out:
+            self._replaced_peers.append((old, new))
+
+    def _replaced_jobs(self):
+        """The error records of the jobs out to the earlier processes of
+        workers that came back, no longer outstanding."""
+        records = []
+        outstanding = self.tracker.outstanding
+        for old, new in self._replaced_peers:
+            why = ('worker %s lost' % (old.worker_id,),
+                   '%s was replaced by a new process of that id (pid %s) '
+                   'before answering' % (old, new.pid))
+            for job_id in [job_id for job_id, entry in outstanding.items()
+                           if entry[2] is old]:
+                job = outstanding.pop(job_id)[0]
+                self.lost_job_ids.add(job_id)
+                records.append(protocol.result_error(
+                    job, old.worker_id, why[0], why[1], 0))
+        self._replaced_peers = []
+        return records
 
     def results_of(self, records, now):
         """The results among records received on the results port:
@@ -262,10 +299,10 @@ class WorkerRegistry(object):
             if worker_id not in self.tracker.workers:
                 admission.forget_id(worker_id)
                 self.identities.pop(worker_id, None)
-        if not lost:
+        records = self._replaced_jobs()
+        if not lost and not records:
             return
         admission.recount(self.tracker.outstanding.values())
-        records = []
         for worker_id, job in lost:
             self.lost_job_ids.add(job.get('job_id'))
             if worker_id is None:

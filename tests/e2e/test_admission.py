@@ -360,3 +360,70 @@ def test_a_stopped_worker_does_not_stop_the_run(tmpdir, workers):
     assert during >= before / 2, (before, during)
     assert 'WARNING:worker 2 (%s, pid %d) stalled: no heartbeat' % (
         socket.gethostname(), stopped.pid) in ran.err, ran.err
+
+
+RATE = 300              # jobs a second, open loop
+RESTART_OPS = 9000      # 30 s of them
+
+
+def test_a_worker_killed_and_started_again_under_its_id_rejoins(tmpdir,
+                                                                workers):
+    """Of two workers, one hangs (SIGSTOP) while holding jobs and is
+    killed with -9; once the master found it stalled it is started again
+    under the same id: the new process is admitted (the run had begun),
+    gets jobs, and its results are stored; the jobs the killed one held
+    are counted as lost once, and nothing else is missing."""
+    pair = ports()
+    path, _ = support.write_scenario(tmpdir, operation_count=RESTART_OPS)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    procs = [workers(worker_id, pair[0], pair[1], '--concurrency', '8')
+             for worker_id in (1, 2)]
+    master = start_master(tmpdir, pair, '-f', path, '-s', stats, '-u', '16',
+                          '--rate', str(RATE), '--expect-workers', '2')
+    killed = procs[1]
+    try:
+        support.wait_for_results_of(stats, master, [1, 2])
+        # Hung, it fills its room with jobs the master sends it until it
+        # is found stalled; then it dies.
+        killed.send_signal(signal.SIGSTOP)
+        wait_while_running(master, 'worker 2 (%s, pid %d) stalled' % (
+            socket.gethostname(), killed.pid))
+        killed.kill()
+        support.wait_exit(killed, 30)
+        restarted_at = time.time()
+        again = workers(2, pair[0], pair[1], '--concurrency', '8')
+        ran = finish(master)
+    finally:
+        support.stop_process(master)
+    assert ran.status == 0, ran
+    replaced = [line[line.index('WARNING:'):] for line in
+                ran.err.splitlines() if 'replaced by a new connection' in line]
+    head = ('WARNING:worker 2 (%s, pid %d) replaced by a new connection of '
+            'worker 2 (%s, pid %d): ' % (socket.gethostname(), killed.pid,
+                                         socket.gethostname(), again.pid))
+    assert len(replaced) == 1 and replaced[0].startswith(head) and \
+        replaced[0].endswith(' job(s) it had out counted as lost'), ran.err
+    held = int(replaced[0][len(head):].split()[0])
+    results = support.read_results(stats + '.gz')
+    lost = [r for r in results if r.get('exception')]
+    assert held > 0 and len(lost) == held, (held, lost[:3])
+    assert set(r['exception'] for r in lost) == set(['worker 2 lost'])
+    assert [r for r in results if r['worker_id'] == 2 and
+            not r.get('exception') and r['completed_at'] > restarted_at]
+    schedule = schedule_record(stats + '.gz')
+    answered = len(results) - len(lost)
+    assert answered + len(lost) + schedule.get('unsent', 0) == \
+        schedule['intended'] == RESTART_OPS
+    assert 'Traceback' not in ran.err
+
+
+def schedule_record(stats_path):
+    """The --rate run's schedule control record of a stats file."""
+    from ssbench.load.schedule import SCHEDULE_RECORD
+    from ssbench.results.statsreader import open_stats
+    for batch in open_stats(stats_path).iter_batches():
+        for record in batch:
+            if isinstance(record, dict) and \
+                    record.get('kind') == SCHEDULE_RECORD:
+                return record
+    raise AssertionError('no schedule record in %s' % stats_path)
