@@ -8,8 +8,12 @@ it is told why once (again at most every REFUSAL_REPEAT seconds) and never
 sent a job.  Only admitted workers get jobs, each message to the one with
 the most room (its concurrency less the jobs it holds); a worker silent
 for STALL_SECONDS is stalled: it gets nothing new, and the jobs it holds
-no longer count against the run's user_count.  Pure bookkeeping: clock
-values are passed in.
+no longer count against the run's user_count.  A new connection naming
+the id of a stalled (or lost) worker takes the id over: a worker killed
+and started again under its id is admitted once its earlier process has
+been silent for STALL_SECONDS (sooner, it is refused, naming the holder);
+the Peer it gets `replaces` the earlier one, whose jobs out the registry
+counts as lost.  Pure bookkeeping: clock values are passed in.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -33,7 +37,7 @@ class Peer(object):
     """One admitted worker connection."""
 
     __slots__ = ('peer', 'worker_id', 'host', 'pid', 'concurrency', 'out',
-                 'beat_at', 'stalled')
+                 'beat_at', 'stalled', 'replaces')
 
     def __init__(self, peer, record, now):
         self.peer = peer
@@ -46,6 +50,7 @@ class Peer(object):
         self.out = 0            # jobs sent to it and not answered
         self.beat_at = now
         self.stalled = False
+        self.replaces = None    # the Peer whose id it took over, if any
 
     def __repr__(self):
         return 'worker %s (%s, pid %s)' % (
@@ -91,6 +96,7 @@ class Admission(object):
         held = self.by_id.get(admitted.worker_id)
         if held is not None:
             self.forget(held)       # stalled: the new connection takes over
+            admitted.replaces = held
         self.by_peer[peer] = admitted
         self.by_id[admitted.worker_id] = admitted
         self._told.pop(peer, None)

@@ -174,8 +174,7 @@ class Master(WorkerRegistry):
                 elif tracker.lost_ids:
                     raise NoWorkersError(
                         'all workers lost (%s); the run cannot go on' %
-                        ', '.join(str(w) for w in sorted(tracker.lost_ids,
-                                                         key=str)))
+                        tracker.lost_ids.describe())
                 elif quiet_since is None:
                     quiet_since = now
                 elif now - quiet_since > self.worker_timeout:

@@ -17,6 +17,8 @@ import logging
 from itertools import repeat
 from operator import itemgetter
 
+from ssbench.master.recentids import RecentIds
+
 log = logging.getLogger(__name__)
 
 # With no worker lost, an unclaimed job is given this many timeouts before
@@ -27,6 +29,9 @@ _JOB_ID = itemgetter('job_id')
 # A heartbeat must be this much newer than a job's send time before its
 # silence about the job counts: time for the job to reach the worker.
 CLAIM_MARGIN = 1.0
+# Ids of lost workers remembered (to say one is back, and to name them
+# when all are lost); older ones are only counted.
+LOST_WORKER_IDS = 100
 
 
 class _Worker(object):
@@ -45,7 +50,7 @@ class LivenessTracker(object):
     def __init__(self, timeout):
         self.timeout = timeout
         self.workers = {}          # worker_id -> _Worker, live ones
-        self.lost_ids = set()      # worker ids declared lost
+        self.lost_ids = RecentIds(LOST_WORKER_IDS)  # declared lost
         self.outstanding = {}      # job_id -> (job, sent_at, Peer)
         self._last_lost = None
 

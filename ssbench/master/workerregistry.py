@@ -20,6 +20,7 @@ from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.wire.faultlog import Faults
 from ssbench.master.admission import Admission
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
+from ssbench.master.recentids import RecentIds
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
 
@@ -29,6 +30,10 @@ log = logging.getLogger(__name__)
 # worker ids of refused workers kept for the --expect-workers line.
 REFUSAL_LINES = 20
 REFUSED_IDS = 20
+# Ids of the latest jobs counted as lost, so that a late result of one is
+# told apart from a duplicate (one of an older one counts as a result of
+# no job in flight: not stored either).
+LOST_JOB_IDS = 10000
 
 
 class WorkerRegistry(object):
@@ -58,9 +63,13 @@ class WorkerRegistry(object):
         # again (e.g. every local worker process exited), else None: the
         # master then stops waiting at once instead of for timeouts.
         self.workers_gone = None
-        # Ids of jobs recorded as lost, so that a late result is told
-        # apart from a duplicate.
-        self.lost_job_ids = set()
+        # Ids of jobs recorded as lost lately, so that a late result is
+        # told apart from a duplicate.
+        self.lost_job_ids = RecentIds(LOST_JOB_IDS)
+        # (Peer, Peer): a worker's earlier process with jobs out, and the
+        # one that took over its id; those jobs count as lost at the next
+        # liveness check.
+        self._replaced_peers = []
         # Malformed messages and records received: dropped and counted.
         self.faults = Faults('on the results port', clock=clock)
         self.control_faults = Faults('on the work port', clock=clock)
@@ -102,6 +111,9 @@ class WorkerRegistry(object):
             if reason is not None:
                 self._refuse(peer, record, reason)
             return
+        if admitted.replaces is not None:
+            self._replaced(admitted.replaces, admitted)
+            admitted.replaces = None
         worker_id = admitted.worker_id
         self.identities[worker_id] = dict(
             (key, record.get(key)) for key in
@@ -115,6 +127,36 @@ class WorkerRegistry(object):
                 self.configuration.wanted(record)):
             # A renewed token goes to every worker at once.
             self._broadcast(0)
+
+    def _replaced(self, old, new):
+        """Connection `new` took over the worker id of `old` (a Peer):
+        the jobs sent to the earlier process are lost with it, counted at
+        the next liveness check (once, and sooner than as jobs nobody
+        claims)."""
+        out = sum(1 for entry in self.tracker.outstanding.values()
+                  if entry[2] is old)
+        log.warning('%s replaced by a new connection of %s: %d job(s) it '
+                    'had out counted as lost', old, new, out)
+        if out:
+            self._replaced_peers.append((old, new))
+
+    def _replaced_jobs(self):
+        """The error records of the jobs out to the earlier processes of
+        workers that came back, no longer outstanding."""
+        records = []
+        outstanding = self.tracker.outstanding
+        for old, new in self._replaced_peers:
+            why = ('worker %s lost' % (old.worker_id,),
+                   '%s was replaced by a new process of that id (pid %s) '
+                   'before answering' % (old, new.pid))
+            for job_id in [job_id for job_id, entry in outstanding.items()
+                           if entry[2] is old]:
+                job = outstanding.pop(job_id)[0]
+                self.lost_job_ids.add(job_id)
+                records.append(protocol.result_error(
+                    job, old.worker_id, why[0], why[1], 0))
+        self._replaced_peers = []
+        return records
 
     def results_of(self, records, now):
         """The results among records received on the results port:
@@ -257,10 +299,10 @@ class WorkerRegistry(object):
             if worker_id not in self.tracker.workers:
                 admission.forget_id(worker_id)
                 self.identities.pop(worker_id, None)
-        if not lost:
+        records = self._replaced_jobs()
+        if not lost and not records:
             return
         admission.recount(self.tracker.outstanding.values())
-        records = []
         for worker_id, job in lost:
             self.lost_job_ids.add(job.get('job_id'))
             if worker_id is None:

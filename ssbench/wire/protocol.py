@@ -104,6 +104,47 @@ def pack_records(records, faults):
     return pack(kept), kept
 
 
+def pack_prefix(records, largest, faults):
+    """(message, used): the longest prefix of `records` packed into at
+    most `largest` bytes (message None when none of it can be sent), and
+    how many records that prefix covers.  A record msgpack cannot encode,
+    or larger than `largest` alone, is left out and counted in `faults`
+    (an ssbench.wire.faultlog.Faults), costing only itself."""
+    try:
+        data = pack(records)
+    except (ValueError, TypeError, OverflowError):
+        data = None
+    if data is not None and len(data) <= largest:
+        return (data if records else None), len(records)
+    # An array is its header and its items back to back: pack the items
+    # one by one, as far as they fit (each fault counted once: here).
+    parts = []
+    size = 5                        # the longest array header
+    used = 0
+    for record in records:
+        try:
+            part = pack(record)
+        except (ValueError, TypeError, OverflowError) as exc:
+            faults.add('record msgpack cannot encode', record, exc,
+                       claimed=_claimed_id(record))
+            part = None
+        if part is not None and len(part) + 5 > largest:
+            faults.add('record too large to send', len(part),
+                       claimed=_claimed_id(record))
+            part = None
+        if part is not None:
+            if size + len(part) > largest:
+                break
+            parts.append(part)
+            size += len(part)
+        used += 1
+    if not parts:
+        return None, used
+    header = msgpack.Packer(use_bin_type=False).pack_array_header(
+        len(parts))
+    return header + b''.join(parts), used
+
+
 def unpack(data):
     """Decode one message of a trusted source, such as what a test sent;
     received messages go through decode()."""

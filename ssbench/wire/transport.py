@@ -39,11 +39,37 @@ from ssbench.wire.curve.zap import ZAP_DOMAIN, ZapHandler, key_name
 log = logging.getLogger(__name__)
 
 # The sockets never drop at the high-water mark, they block (or report
-# EAGAIN; the ROUTER is ZMQ_ROUTER_MANDATORY); the marks are generous so
-# that the master's own flow control (at most user_count jobs out), not
-# ZMQ, is what limits traffic.
-WORK_HWM = 10000
-RESULTS_HWM = 100000
+# EAGAIN; the ROUTER is ZMQ_ROUTER_MANDATORY).  The send marks are
+# generous so that the master's own flow control (at most user_count jobs
+# out), not ZMQ, is what limits traffic; they cost the sender's memory.
+WORK_HWM = 10000          # jobs to a worker, a worker's heartbeats out
+RESULTS_HWM = 100000      # a worker's results waiting to leave
+# The master's receive marks, per connection, bound what libzmq queues for
+# it (and so its memory) whatever a peer sends, to what a worker can have
+# in flight.  On the work connection a worker sends a heartbeat a second
+# (and one more when it asks for a token): 100 are 100 s of a master that
+# did not look, which it does every CONTROL_WAIT_MS.  On the results
+# connection a worker sends a message per batch_size results, and holds
+# at most the jobs it was sent (its concurrency, user_count at most):
+# 1000 is all a worker of concurrency 64 (the default) at batch size 1
+# can have out 15 times over.  A worker with more out waits: its send
+# says EAGAIN, its outbox keeps the results and sends them coalesced into
+# fewer, larger messages (ssbench.worker.outbox), so nothing is lost; the
+# kernel's socket buffers keep the stream moving meanwhile.
+CONTROL_RCVHWM = 100
+RESULTS_RCVHWM = 1000
+# The largest frame the master takes; a peer that sends a larger one is
+# disconnected by libzmq before the frame is read into memory.  A
+# heartbeat lists the ids of the jobs its worker holds: at most
+# MAX_USER_COUNT (100,000) of them, 9 bytes each in msgpack, at most
+# twice that after a stall (the jobs it held leave room for others),
+# plus its identity and health figures (a few hundred bytes).
+MAX_CONTROL_MESSAGE = 2 * 1024 * 1024
+# A worker splits its results into messages of at most this many bytes
+# (ssbench.worker.outbox): a full COALESCE_MAX batch (1000 results) of
+# results of up to 8 KiB each, a traceback and Swift's longest names
+# (1024-byte objects, 256-byte containers) included.
+MAX_RESULTS_MESSAGE = 8 * 1024 * 1024
 # ZMTP heartbeats notice a dead peer long before TCP would.
 ZMTP_HEARTBEAT_IVL_MS = 5000
 ZMTP_HEARTBEAT_TIMEOUT_MS = 15000
@@ -89,10 +115,13 @@ def endpoint(address, is_ipv6, port):
     return 'tcp://%s:%s' % (address, port_text)
 
 
-def _set_options(sock, is_ipv6, hwm):
+def _set_options(sock, is_ipv6, send_hwm, receive_hwm, largest=-1):
+    """The options of every socket; `largest` is ZMQ_MAXMSGSIZE (-1: no
+    limit)."""
     sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.SNDHWM, hwm)
-    sock.setsockopt(zmq.RCVHWM, hwm)
+    sock.setsockopt(zmq.SNDHWM, send_hwm)
+    sock.setsockopt(zmq.RCVHWM, receive_hwm)
+    sock.setsockopt(zmq.MAXMSGSIZE, largest)
     sock.setsockopt(zmq.IPV6, 1 if is_ipv6 else 0)
     sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
     sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, TCP_KEEPALIVE_IDLE_S)
@@ -349,8 +378,10 @@ class MasterSockets(_Sockets):
                 # Before binding, so no handshake goes unchecked.
                 self._zap = ZapHandler(self._context, green, keys[1],
                                        curve.directory)
-            _set_options(self._work, is_ipv6, WORK_HWM)
-            _set_options(self._in, is_ipv6, RESULTS_HWM)
+            _set_options(self._work, is_ipv6, WORK_HWM, CONTROL_RCVHWM,
+                         MAX_CONTROL_MESSAGE)
+            _set_options(self._in, is_ipv6, RESULTS_HWM, RESULTS_RCVHWM,
+                         MAX_RESULTS_MESSAGE)
             if keys is not None:
                 (public_key, secret_key), _ = keys
                 for sock in (self._work, self._in):
@@ -470,8 +501,8 @@ class WorkerSockets(_Sockets):
         try:
             self._work = self._in = self._context.socket(zmq.DEALER)
             self._out = self._context.socket(zmq.PUSH)
-            _set_options(self._work, is_ipv6, WORK_HWM)
-            _set_options(self._out, is_ipv6, RESULTS_HWM)
+            _set_options(self._work, is_ipv6, WORK_HWM, WORK_HWM)
+            _set_options(self._out, is_ipv6, RESULTS_HWM, RESULTS_HWM)
             self._work.setsockopt(zmq.IMMEDIATE, 1)
             self._out.setsockopt(zmq.IMMEDIATE, 1)
             self._wait_with(green)

@@ -23,11 +23,15 @@ import gevent
 import gevent.event
 
 from ssbench.wire import protocol
+from ssbench.wire.transport import MAX_RESULTS_MESSAGE
 
 # The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
 
-COALESCE_MAX = 1000      # results per message at most (beyond batch_size)
+# Results per batch at most (beyond batch_size); a batch leaves as one
+# message, or as several back to back when it packs larger than the
+# master takes (MAX_RESULTS_MESSAGE bytes).
+COALESCE_MAX = 1000
 HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
 # Seconds a worker told to exit gives its unsent results to leave (the
 # PING answer among them); closing returns as soon as they are gone.
@@ -60,6 +64,7 @@ class Outbox(object):
         self.master_gone = False
         self.writer_error = None
         self._sending = False
+        self._due = 0              # results of a batch begun, still to go
         self._flush_scheduled = False
         self._wake = gevent.event.Event()
         self._heartbeat_soon = False
@@ -140,16 +145,21 @@ class Outbox(object):
         cap = max(self.batch_size, COALESCE_MAX)
         self._sending = True
         try:
-            while outbox and (force or len(outbox) >= self.batch_size):
-                batch = outbox[:cap]
+            while outbox and (force or self._due or
+                              len(outbox) >= self.batch_size):
+                if not self._due:
+                    self._due = min(len(outbox), cap)
                 # A no-op job is echoed back as it came: a value msgpack
                 # cannot encode again costs its result, not the batch.
-                data = protocol.pack_records(batch, self.faults)[0]
-                if not self.transport.send(data, timeout):
-                    return False
-                del outbox[:len(batch)]
-                self.pending -= len(batch)
-                self._last_contact = self.clock()
+                data, used = protocol.pack_prefix(
+                    outbox[:self._due], MAX_RESULTS_MESSAGE, self.faults)
+                if data is not None:
+                    if not self.transport.send(data, timeout):
+                        return False
+                    self._last_contact = self.clock()
+                del outbox[:used]
+                self.pending -= used
+                self._due -= used
             return True
         finally:
             self._sending = False

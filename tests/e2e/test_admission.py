@@ -208,21 +208,22 @@ def memory_kb(pid, key):
 
 
 FORGED = 100000
-# Forged heartbeats sent before the forger waits for the master to have
-# taken them in: what is measured is what the master keeps of them, not
-# libzmq's queue of those not read yet (RESULTS_HWM messages at most).
-ROUND = 1000
+# Forged heartbeats sent first and taken in before the measure: what any
+# traffic costs once (libzmq's buffers, the allocator's arenas).
 WARM_UP = 20000
 SENTINEL = b'end of the flood'      # not msgpack: logged at once
 
 
 def test_forged_heartbeats_cost_bounded_memory_and_log(tmpdir):
     """Half of the heartbeats on the results port, half on one work
-    connection, each naming another worker, while a run waits for two
-    workers (the first forged one on the work connection is admitted: it
-    speaks the protocol; the others name another id than its first);
-    each half ends with a frame that is not msgpack, whose log line says
-    the master has taken in the half before it."""
+    connection, each naming another worker, sent as fast as the sockets
+    take them while a run waits for two workers (the first forged one on
+    the work connection is admitted: it speaks the protocol; the others
+    name another id than its first).  What libzmq queues of them for
+    the master is bounded by its receive high-water marks
+    (ssbench.wire.transport), what the master keeps by admission and
+    the fault log; each half ends with a frame that is not msgpack,
+    whose log line says the master has taken in the half before it."""
     pair = ports()
     path, _ = support.write_scenario(tmpdir)
     stats = os.path.join(str(tmpdir), 'run.stat')
@@ -235,6 +236,7 @@ def test_forged_heartbeats_cost_bounded_memory_and_log(tmpdir):
         support.wait_for(lambda: listening(pair[0]), 60, 'the master',
                          interval=0.1)
         for sock, port in ((dealer, pair[0]), (push, pair[1])):
+            # The forger queues whatever the master does not take yet.
             sock.setsockopt(zmq.SNDHWM, 0)
             sock.connect('tcp://127.0.0.1:%d' % port)
         identity = protocol.identity(4)
@@ -244,13 +246,8 @@ def test_forged_heartbeats_cost_bounded_memory_and_log(tmpdir):
                 beat = protocol.heartbeat(number, [])
                 beat.update(identity)
                 (dealer if number % 2 else push).send(protocol.pack([beat]))
-                if number % ROUND == ROUND - 1:
-                    wait_idle(master.pid)
-            wait_idle(master.pid)
-        # A first round warms up what any traffic costs once (libzmq's
-        # buffers, the allocator's arenas); the 100,000 after it cost what
-        # the master keeps of forged heartbeats.
         forge(1000, WARM_UP)
+        wait_idle(master.pid)
         rss = memory_kb(master.pid, 'VmRSS')
         lines = len(support.read_text(master.err_path).splitlines())
         forge(1000 + WARM_UP, FORGED)
@@ -363,3 +360,70 @@ def test_a_stopped_worker_does_not_stop_the_run(tmpdir, workers):
     assert during >= before / 2, (before, during)
     assert 'WARNING:worker 2 (%s, pid %d) stalled: no heartbeat' % (
         socket.gethostname(), stopped.pid) in ran.err, ran.err
+
+
+RATE = 300              # jobs a second, open loop
+RESTART_OPS = 9000      # 30 s of them
+
+
+def test_a_worker_killed_and_started_again_under_its_id_rejoins(tmpdir,
+                                                                workers):
+    """Of two workers, one hangs (SIGSTOP) while holding jobs and is
+    killed with -9; once the master found it stalled it is started again
+    under the same id: the new process is admitted (the run had begun),
+    gets jobs, and its results are stored; the jobs the killed one held
+    are counted as lost once, and nothing else is missing."""
+    pair = ports()
+    path, _ = support.write_scenario(tmpdir, operation_count=RESTART_OPS)
+    stats = os.path.join(str(tmpdir), 'run.stat')
+    procs = [workers(worker_id, pair[0], pair[1], '--concurrency', '8')
+             for worker_id in (1, 2)]
+    master = start_master(tmpdir, pair, '-f', path, '-s', stats, '-u', '16',
+                          '--rate', str(RATE), '--expect-workers', '2')
+    killed = procs[1]
+    try:
+        support.wait_for_results_of(stats, master, [1, 2])
+        # Hung, it fills its room with jobs the master sends it until it
+        # is found stalled; then it dies.
+        killed.send_signal(signal.SIGSTOP)
+        wait_while_running(master, 'worker 2 (%s, pid %d) stalled' % (
+            socket.gethostname(), killed.pid))
+        killed.kill()
+        support.wait_exit(killed, 30)
+        restarted_at = time.time()
+        again = workers(2, pair[0], pair[1], '--concurrency', '8')
+        ran = finish(master)
+    finally:
+        support.stop_process(master)
+    assert ran.status == 0, ran
+    replaced = [line[line.index('WARNING:'):] for line in
+                ran.err.splitlines() if 'replaced by a new connection' in line]
+    head = ('WARNING:worker 2 (%s, pid %d) replaced by a new connection of '
+            'worker 2 (%s, pid %d): ' % (socket.gethostname(), killed.pid,
+                                         socket.gethostname(), again.pid))
+    assert len(replaced) == 1 and replaced[0].startswith(head) and \
+        replaced[0].endswith(' job(s) it had out counted as lost'), ran.err
+    held = int(replaced[0][len(head):].split()[0])
+    results = support.read_results(stats + '.gz')
+    lost = [r for r in results if r.get('exception')]
+    assert held > 0 and len(lost) == held, (held, lost[:3])
+    assert set(r['exception'] for r in lost) == set(['worker 2 lost'])
+    assert [r for r in results if r['worker_id'] == 2 and
+            not r.get('exception') and r['completed_at'] > restarted_at]
+    schedule = schedule_record(stats + '.gz')
+    answered = len(results) - len(lost)
+    assert answered + len(lost) + schedule.get('unsent', 0) == \
+        schedule['intended'] == RESTART_OPS
+    assert 'Traceback' not in ran.err
+
+
+def schedule_record(stats_path):
+    """The --rate run's schedule control record of a stats file."""
+    from ssbench.load.schedule import SCHEDULE_RECORD
+    from ssbench.results.statsreader import open_stats
+    for batch in open_stats(stats_path).iter_batches():
+        for record in batch:
+            if isinstance(record, dict) and \
+                    record.get('kind') == SCHEDULE_RECORD:
+                return record
+    raise AssertionError('no schedule record in %s' % stats_path)

@@ -52,6 +52,8 @@ def test_a_stalled_holder_gives_its_id_to_a_new_connection():
     new, reason = admission.heartbeat(b'b', beat(3), STALL_SECONDS + 0.5)
     assert reason is None and admission.by_id[3] is new
     assert b'a' not in admission.by_peer and old is not new
+    # The registry counts the jobs of the earlier one as lost.
+    assert new.replaces is old and old.replaces is None
 
 
 def test_at_most_a_bounded_number_of_workers_are_admitted():

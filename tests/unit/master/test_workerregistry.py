@@ -2,13 +2,15 @@
 configuration and tokens, jobs lost with a worker, the no-worker hint."""
 from __future__ import absolute_import, division, print_function
 
+import collections
+
 import pytest
 
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
 from tests.clocks import FakeClock
-from tests.masterwire import peer_of
+from tests.masterwire import admitting, peer_of
 from tests.unit.master.test_dispatch import (FakeTransport, answer, configures,
                                              jobs, token_master)
 
@@ -111,7 +113,7 @@ def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
     assert sorted(r['name'] for r in lost) == to_one
     assert all(r['exception'] == 'worker 1 lost' and r['worker_id'] == 1
                for r in lost)
-    assert master.tracker.lost_ids == set([1])
+    assert set(master.tracker.lost_ids) == set([1])
 
 
 def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
@@ -174,3 +176,83 @@ def test_no_worker_hint_without_curve():
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(3)
     assert 'start workers (or use --workers N)' in str(info.value)
+
+
+class Restarting(object):
+    """Worker 1 on connection b'a' (pid 10) holds every job it is sent
+    and beats each second until `killed_at`; from `back_at` on, worker 1
+    on connection b'b' (pid 11) beats and answers every job at once."""
+
+    def __init__(self, clock, killed_at, back_at):
+        self.clock = clock
+        self.killed_at = killed_at
+        self.back_at = back_at
+        self.inbox = collections.deque()
+        self.queued = []            # (routing id, message) not taken yet
+        self.sent = []              # (routing id, job ids)
+        self.held = []
+        self.beat_at = 0.0
+
+    def controls(self):
+        self._beat()
+        taken, self.queued = self.queued, []
+        return taken
+
+    def send_to(self, peer, data, timeout=0):
+        jobs_sent = protocol.unpack(data)
+        self.sent.append((peer, [job['job_id'] for job in jobs_sent]))
+        if peer == b'a':
+            self.held.extend(job['job_id'] for job in jobs_sent)
+        else:
+            self.inbox.append(protocol.pack([answer(job, 1)
+                                             for job in jobs_sent]))
+        return True
+
+    def recv(self, timeout):
+        if self.inbox:
+            return self.inbox.popleft()
+        self.clock.advance(timeout)
+        return None
+
+    def recv_nowait(self):
+        return self.inbox.popleft() if self.inbox else None
+
+    def _beat(self):
+        now = self.clock()
+        if now < self.beat_at:
+            return
+        self.beat_at = now + 1.0
+        if now < self.killed_at:
+            self.queued.append((b'a', protocol.pack([admitting(
+                1, concurrency=4, pid=10, in_flight=list(self.held))])))
+        elif now >= self.back_at:
+            self.queued.append((b'b', protocol.pack([admitting(
+                1, concurrency=4, pid=11)])))
+
+
+def test_a_worker_started_again_under_its_id_takes_over_at_once():
+    """Its earlier process held 4 jobs when it was killed: they count as
+    lost once, as soon as the new process took the id over (2 s of
+    silence later), not after 3 x worker_timeout; the new one gets the
+    rest of the jobs."""
+    clock = FakeClock(1000.0)
+    transport = Restarting(clock, killed_at=1001.5, back_at=1004.0)
+    stored = []
+    master = Master(transport, user_count=4, worker_timeout=10,
+                    clock=clock)
+    stats = master.run_jobs(
+        jobs(10), on_raw=lambda data, results: stored.extend(results))
+    held = set(transport.held)
+    assert len(held) == 4 and stats.received == 10 and stats.errors == 4
+    lost = [r for r in stored if 'exception' in r]
+    assert set(r['job_id'] for r in lost) == held and len(lost) == 4
+    assert all(r['exception'] == 'worker 1 lost' and 'replaced by a new '
+               'process of that id (pid 11)' in r['traceback']
+               for r in lost)
+    answered = [job_id for peer, ids in transport.sent if peer == b'b'
+                for job_id in ids]
+    assert sorted(answered) == sorted(r['job_id'] for r in stored
+                                      if 'exception' not in r)
+    assert len(answered) == 6 and not held & set(answered)
+    assert clock.now - 1000.0 < 10
+    assert not master.tracker.lost_ids and not master.tracker.outstanding

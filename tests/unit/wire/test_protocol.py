@@ -173,3 +173,37 @@ def test_pack_records_leaves_out_what_cannot_be_packed_again():
     data, kept = protocol.pack_records([good, odd], faults)
     assert protocol.unpack(data) == [good] and kept == [good]
     assert faults.counts == {'record msgpack cannot encode': 1}
+
+
+def test_pack_prefix_packs_what_fits_and_says_what_it_covers():
+    faults = Faults('here')
+    records = [noop_result(job_id=n) for n in range(1, 11)]
+    whole = protocol.pack(records)
+    assert protocol.pack_prefix(records, len(whole), faults) == \
+        (whole, 10)
+    one = len(protocol.pack(records[0]))
+    # Room for three records and the array header: three.
+    data, used = protocol.pack_prefix(records, 5 + 3 * one + 1, faults)
+    assert (protocol.unpack(data), used) == (records[:3], 3)
+    assert len(data) <= 5 + 3 * one + 1 and faults.total == 0
+    # Past 15 items the array header grows: still one message that
+    # msgpack reads as the list.
+    many = [noop_result(job_id=n) for n in range(1, 101)]
+    data, used = protocol.pack_prefix(many, 60 * one, faults)
+    assert protocol.unpack(data) == many[:used] and 50 < used < 60
+
+
+def test_pack_prefix_leaves_out_a_record_too_large_or_not_packable():
+    faults = Faults('here')
+    small = [noop_result(job_id=1), noop_result(job_id=3)]
+    huge = noop_result(job_id=2, name='x' * 1000)
+    odd = noop_result(job_id=4, extra=object())
+    limit = 5 + 2 * len(protocol.pack(small[0])) + 10
+    data, used = protocol.pack_prefix(small[:1] + [huge, odd] + small[1:],
+                                      limit, faults)
+    assert (protocol.unpack(data), used) == (small, 4)
+    assert faults.counts == {'record too large to send': 1,
+                             'record msgpack cannot encode': 1}
+    # Nothing left to send: no message, the record still covered.
+    assert protocol.pack_prefix([huge], limit, faults) == (None, 1)
+    assert faults.counts['record too large to send'] == 2

@@ -11,7 +11,10 @@ import zmq
 
 from ssbench.errors import TransportError
 from ssbench.wire.curve.keys import CurveError, CurveKeys, create_curve_keys
-from ssbench.wire.transport import (CONTROL_WAIT_MS, MasterSockets,
+from ssbench.wire import protocol
+from ssbench.wire.transport import (CONTROL_RCVHWM, CONTROL_WAIT_MS,
+                                    MAX_CONTROL_MESSAGE, MAX_RESULTS_MESSAGE,
+                                    RESULTS_RCVHWM, MasterSockets,
                                     WorkerSockets, resolve)
 from tests.waiting import wait_for
 
@@ -569,3 +572,45 @@ def test_one_port_for_both_sockets_is_refused_clearly():
                        'both %d: choose another --zmq-results-port' % port)
     # Both free again: nothing was left bound.
     MasterSockets('127.0.0.1', port, 0, green=False).close()
+
+
+def test_master_queues_little_and_takes_no_frame_beyond_the_largest():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    context = zmq.Context()
+    pushes = []
+    try:
+        assert (master._in.getsockopt(zmq.RCVHWM),
+                master._work.getsockopt(zmq.RCVHWM)) == (RESULTS_RCVHWM,
+                                                         CONTROL_RCVHWM)
+        assert master._work.getsockopt(zmq.MAXMSGSIZE) == \
+            MAX_CONTROL_MESSAGE
+        for _ in range(2):
+            push = context.socket(zmq.PUSH)
+            push.setsockopt(zmq.LINGER, 0)
+            push.connect('tcp://127.0.0.1:%d' % master.results_port)
+            pushes.append(push)
+        largest = b'x' * MAX_RESULTS_MESSAGE
+        # The peer of the frame one byte too long is cut off before it
+        # is read; the other's frame of the largest size arrives.
+        pushes[0].send(largest + b'x')
+        pushes[1].send(largest)
+        assert recv_result(master, 5) == largest
+        assert recv_result(master, 0.5) is None
+    finally:
+        for push in pushes:
+            push.close()
+        context.term()
+        master.close()
+
+
+def test_the_longest_heartbeat_fits_the_master_s_largest_frame():
+    from ssbench.load.scenario import MAX_USER_COUNT
+    # Every job of the largest run held, twice over (after a stall), by
+    # a worker that says the most of itself.
+    beat = protocol.heartbeat(protocol.INT64 - 1, [protocol.INT64 - 1] * (
+        2 * MAX_USER_COUNT), True, protocol.INT64 - 1, True)
+    beat.update(protocol.identity(MAX_USER_COUNT), host='h' * 255,
+                version='v' * 64, pid=protocol.INT64 - 1)
+    beat.update(dict.fromkeys(protocol.HEALTH_KEYS + protocol.HOST_KEYS,
+                              1e9 - 1), clock_probe=[1e300, 1e9 - 1])
+    assert len(protocol.pack([beat])) <= MAX_CONTROL_MESSAGE

@@ -332,3 +332,68 @@ def test_heartbeats_say_who_the_worker_is():
     assert beat['host'] == socket.gethostname()
     assert beat['pid'] == os.getpid() and beat['concurrency'] == 4
     assert beat['version'] == ssbench_version
+
+
+def noop_results(first, count):
+    return [protocol.result_ok(job(READ_OBJECT, noop=True, job_id=n), 7,
+                               0.0, 0.0, None, 0)
+            for n in range(first, first + count)]
+
+
+class RefusingTransport(FakeTransport):
+    """Takes the first `room` messages, then refuses until given more."""
+
+    def __init__(self, room):
+        FakeTransport.__init__(self)
+        self.room = room
+
+    def send(self, data, timeout=None):
+        if self.room <= 0:
+            return False
+        self.room -= 1
+        return FakeTransport.send(self, data, timeout)
+
+
+def test_a_batch_larger_than_the_master_takes_leaves_in_parts(monkeypatch):
+    from ssbench.worker import outbox
+    results = noop_results(1, 40)
+    one = len(protocol.pack(results[0]))
+    monkeypatch.setattr(outbox, 'MAX_RESULTS_MESSAGE', 5 + 15 * one)
+    # The master's socket takes two messages, then is full a while.
+    transport = RefusingTransport(2)
+    worker = make(transport, batch_size=40)
+    worker.outbox.extend(results[:39])
+    worker.pending = 39
+    assert worker._flush(0)             # 39 < batch size: not yet
+    assert transport.sent == []
+    worker.outbox.append(results[39])
+    worker.pending = 40
+    assert not worker._flush(0)
+    assert [len(m) for m in messages_of(transport)] == [15, 15]
+    assert len(worker.outbox) == 10 and worker.pending == 10
+    # The rest of the batch goes as soon as the socket takes it, though
+    # fewer than batch_size results are left; nothing is lost.
+    transport.room = 5
+    assert worker._flush(0) and worker.outbox == [] and worker.pending == 0
+    assert [len(m) for m in messages_of(transport)] == [15, 15, 10]
+    assert results_of(transport) == results
+    assert all(len(data) <= outbox.MAX_RESULTS_MESSAGE
+               for data in transport.sent)
+    assert worker.faults.total == 0
+
+
+def test_a_result_larger_than_the_master_takes_costs_only_itself(
+        monkeypatch):
+    from ssbench.worker import outbox
+    transport = FakeTransport()
+    worker = make(transport)
+    good = noop_results(1, 2)
+    huge = noop_results(3, 1)[0]
+    huge['name'] = 'x' * 4096
+    monkeypatch.setattr(outbox, 'MAX_RESULTS_MESSAGE', 4096)
+    worker.outbox.extend([good[0], huge, good[1]])
+    worker.pending = 3
+    assert worker._flush(0, force=True) and worker.outbox == []
+    assert worker.pending == 0
+    assert results_of(transport) == good
+    assert worker.faults.counts == {'record too large to send': 1}
