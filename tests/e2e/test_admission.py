@@ -38,11 +38,17 @@ def port_args(pair):
 def start_master(tmpdir, pair, *args):
     """`ssbench-master run-scenario --noop ARGS` in the background, its
     standard error in tmpdir/master.err (its .err_path)."""
+    return start_run(tmpdir, pair, '--noop', *args)
+
+
+def start_run(tmpdir, pair, *args):
+    """`ssbench-master run-scenario ARGS` in the background, as
+    start_master."""
     err_path = os.path.join(str(tmpdir), 'master.err')
     with open(err_path, 'ab') as err:
         proc = subprocess.Popen(
             support.python_module('ssbench.cli.master') +
-            ['run-scenario', '--noop'] + list(args) + port_args(pair),
+            ['run-scenario'] + list(args) + port_args(pair),
             stdout=subprocess.PIPE, stderr=err, cwd=support.ROOT,
             close_fds=True, preexec_fn=support.die_with_parent)
     proc.err_path = err_path
@@ -315,6 +321,8 @@ STOPPED = 5.0       # seconds one worker is kept stopped
 # Seconds after the stop not counted (STALL_SECONDS of silence, less the
 # second since the last heartbeat, before the other takes over).
 SETTLE = 1.0
+USERS = 4
+SERVICE = 0.05      # seconds each request takes at the fake Swift
 
 
 def test_a_stopped_worker_does_not_stop_the_run(tmpdir, workers):
@@ -323,15 +331,28 @@ def test_a_stopped_worker_does_not_stop_the_run(tmpdir, workers):
     as both did before (with PUSH, which handed jobs round-robin, the
     stopped one came to hold every job and the rate fell to about 0;
     with jobs sent where there is room, it holds about half of them
-    until the master finds it stalled and counts them no more)."""
+    until the master finds it stalled and counts them no more).
+
+    Every request takes SERVICE seconds at a fake Swift, so the rate is
+    the latency's (user_count / SERVICE, a little CPU), not what share of
+    a busy machine's CPU the processes get: with --noop the two windows
+    followed the machine's other load, and differed twofold on a shared
+    2-core host whichever tree ran."""
+    from tests.fakes import FakeSwift
+    swift = FakeSwift()
+    swift.limit(4 * USERS, SERVICE)
     pair = ports()
-    users = 4
-    path, _ = support.write_scenario(tmpdir, user_count=users)
+    path, _ = support.write_scenario(
+        tmpdir, user_count=USERS, crud_profile=[100, 0, 0, 0],
+        sizes=[{'name': 'tiny', 'size_min': 100, 'size_max': 200}],
+        initial_files={'tiny': 2})
     stats = os.path.join(str(tmpdir), 'run.stat')
     procs = [workers(worker_id, pair[0], pair[1], '--concurrency',
-                     str(users)) for worker_id in (1, 2)]
-    master = start_master(tmpdir, pair, '-f', path, '-s', stats, '-r', '25',
-                          '--expect-workers', '2')
+                     str(USERS)) for worker_id in (1, 2)]
+    master = start_run(tmpdir, pair, '-f', path, '-s', stats, '-r', '25',
+                       '--expect-workers', '2', '--keep-objects',
+                       '-A', swift.auth_url, '-U', swift.user,
+                       '-K', swift.key)
     stopped = procs[1]
     try:
         support.wait_for_results_of(stats, master, [1, 2])
@@ -349,6 +370,7 @@ def test_a_stopped_worker_does_not_stop_the_run(tmpdir, workers):
         if stopped.poll() is None:
             stopped.send_signal(signal.SIGCONT)
         support.stop_process(master)
+        swift.stop()
     assert ran.status == 0, ran
     done = [r['completed_at'] for r in support.read_results(stats + '.gz')]
     before = sum(1 for at in done
