@@ -103,7 +103,8 @@ class Admission(object):
         self.by_peer[peer] = admitted
         self.by_id[admitted.worker_id] = admitted
         self._told.pop(peer, None)
-        self.events('worker_joined', admitted.worker_id, '%s' % admitted)
+        self.events('worker_joined', admitted.worker_id, 'pid %s on %s' % (
+            admitted.pid, admitted.host))
         return admitted, None
 
     def _why_not(self, record, now):
