@@ -58,6 +58,12 @@ def build_parser():
     run.add_argument('-f', '--scenario-file', required=True,
                      help='Scenario file (JSON) to run')
     add_run_arguments(run)
+    run.add_argument(
+        '--mark-file', metavar='PATH',
+        help='Each line appended to PATH during the benchmark phase is '
+        'stored as an operator\'s mark with that text, shown on the '
+        'report\'s timeline (SIGUSR1 to the master stores "mark N"); the '
+        'file need not exist yet')
     run.set_defaults(func=cmd_run_scenario)
 
     from ssbench.cli.suiteopts import add_suite_parser

@@ -1,8 +1,10 @@
 """What run-scenario checks before anything touches Swift: that its
 --warmup leaves something to report, that its output paths replace
 nothing they must not, and that its connections fit under the open-file
-limit."""
+limit, and that a --mark-file can be one."""
 from __future__ import absolute_import, division, print_function
+
+import os
 
 from ssbench.errors import UsageError
 
@@ -59,3 +61,10 @@ def check_run_outputs(args, scenario):
     if profile_path:
         safefiles.check_output(profile_path, 'profile', args.force)
     return stats_paths, profile_path
+
+
+def check_mark_file(path):
+    """A --mark-file must be a file (to be), not a directory."""
+    if path and os.path.isdir(path):
+        raise UsageError('--mark-file %s is a directory, not a file' %
+                         (path,))

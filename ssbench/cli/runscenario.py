@@ -10,8 +10,8 @@ import ssbench
 from ssbench.cli import loadopts
 from ssbench.cli import report as report_cli
 from ssbench.cli.masterzmq import check_ports, curve_keys, worker_host
-from ssbench.cli.runchecks import (check_open_files, check_run_outputs,
-                                   check_warmup)
+from ssbench.cli.runchecks import (check_mark_file, check_open_files,
+                                   check_run_outputs, check_warmup)
 
 log = logging.getLogger('ssbench')
 
@@ -51,6 +51,7 @@ def cmd_run_scenario(args):
                  ('stats file', stats_paths.final),
                  ('profile', profile_path)])
     check_open_files(args, scenario)
+    check_mark_file(args.mark_file)
     if args.metrics is not None:
         from ssbench.master.metrics import require_client
         require_client()
@@ -76,7 +77,9 @@ def cmd_run_scenario(args):
                           swift=swift, worker_config=worker_config)
         # From here on a first Ctrl-C (or SIGTERM) stops the run at the
         # next step of whatever phase it is in, keeping every result.
-        with stop_on_signals(run):
+        if args.mark_file:
+            run.master.events.watch_file(args.mark_file)
+        with stop_on_signals(run), marks_on_signal(run.master.events):
             local = local_workers(args, scenario.user_count, sockets,
                                   curve, batch_size)
             try:
@@ -207,4 +210,28 @@ class stop_on_signals(object):
         import signal
         for signum, handler in self.saved.items():
             signal.signal(signum, handler)
+        return False
+
+
+class marks_on_signal(object):
+    """SIGUSR1 stores an operator's mark ("mark N") in `events` (a
+    ssbench.master.runevents.RunEvents); the handler is restored on
+    exit."""
+
+    def __init__(self, events):
+        self.events = events
+        self.saved = None
+
+    def _handle(self, signum, frame):
+        self.events.mark()
+
+    def __enter__(self):
+        import signal
+        self.saved = signal.signal(signal.SIGUSR1, self._handle)
+        signal.siginterrupt(signal.SIGUSR1, False)
+        return self
+
+    def __exit__(self, *exc_info):
+        import signal
+        signal.signal(signal.SIGUSR1, self.saved)
         return False

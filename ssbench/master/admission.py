@@ -58,8 +58,17 @@ class Peer(object):
             'unknown' if self.pid is None else self.pid)
 
 
+def _no_event(event, worker_id=None, text=None):
+    """The event sink of an Admission given none."""
+
+
 class Admission(object):
-    """The admitted worker connections, and the refused ones lately."""
+    """The admitted worker connections, and the refused ones lately.
+
+    `events` (a ssbench.master.runevents.RunEvents) hears of each
+    connection admitted."""
+
+    events = staticmethod(_no_event)
 
     def __init__(self, limit=MAX_WORKERS, stall=STALL_SECONDS,
                  repeat=REFUSAL_REPEAT, remember=MAX_REFUSALS):
@@ -100,6 +109,8 @@ class Admission(object):
         self.by_peer[peer] = admitted
         self.by_id[admitted.worker_id] = admitted
         self._told.pop(peer, None)
+        self.events('worker_joined', admitted.worker_id, 'pid %s on %s' % (
+            admitted.pid, admitted.host))
         return admitted, None
 
     def _why_not(self, record, now):

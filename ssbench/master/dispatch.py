@@ -158,6 +158,7 @@ class Master(WorkerRegistry):
                         self.configuration.renew_if_due():
                     self._broadcast(0)
                 self._check_liveness(now, phase.deliver)
+                self.events.flush()
                 if self.on_heartbeat is not None and health.due(now):
                     self.on_heartbeat(health.sample(now, sum(
                         len(batch) for batch in phase.pending)))

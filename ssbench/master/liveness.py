@@ -44,8 +44,17 @@ class _Worker(object):
         self.holds = frozenset()
 
 
+def _no_event(event, worker_id=None, text=None):
+    """The event sink of a LivenessTracker given none."""
+
+
 class LivenessTracker(object):
-    """Pure bookkeeping (clock values are passed in) for Master."""
+    """Pure bookkeeping (clock values are passed in) for Master.
+
+    `events` (a ssbench.master.runevents.RunEvents) hears of each worker
+    lost, and of each one back after being lost."""
+
+    events = staticmethod(_no_event)
 
     def __init__(self, timeout):
         self.timeout = timeout
@@ -70,6 +79,7 @@ class LivenessTracker(object):
                 log.warning('worker %s is back after being declared lost',
                             worker_id)
                 self.lost_ids.discard(worker_id)
+                self.events('worker_back', worker_id, None)
             worker = self.workers[worker_id] = _Worker(worker_id, now)
         worker.last_seen = now
         return worker
@@ -101,6 +111,7 @@ class LivenessTracker(object):
             self._last_lost = worker.worker_id
             log.error('worker %s lost: nothing heard from it for %.0f s',
                       worker.worker_id, now - worker.last_seen)
+            self.events('worker_lost', worker.worker_id, None)
             for job_id in sorted(worker.holds):
                 entry = self.outstanding.pop(job_id, None)
                 if entry is not None:

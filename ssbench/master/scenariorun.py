@@ -179,6 +179,8 @@ class ScenarioRun(object):
         else:
             master.resize(scenario.user_count, options.batch_size)
         self.master = master
+        if worker_config is not None:
+            worker_config.events = master.events
 
     def _live(self, name, total=None, on_results=None, on_idle=None,
               on_heartbeat=None, on_raw=None):
@@ -316,6 +318,7 @@ class ScenarioRun(object):
         header = self._bench_header()
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
+        self.master.events.attach(writer)
         on_results, on_idle, self.master.on_heartbeat, on_raw = self._live(
             'benchmark', scenario.operation_count, on_results, on_idle,
             healthrecords.store_health(writer), store_raw(writer))
@@ -329,6 +332,7 @@ class ScenarioRun(object):
             self.store_controls(schedule, writer)
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.
+            self.master.events.detach()
             writer.close()
             log.warning('Interrupted again: results so far are in %s (not '
                         'compressed)', paths.plain)
@@ -408,6 +412,7 @@ class ScenarioRun(object):
         True when a profile was saved."""
         self.master.schedule = None
         self.master.on_heartbeat = None
+        self.master.events.detach()
         saved = profiler is not None and _save_profile(
             profiler, self.options.profile_path)
         if progress is not None:

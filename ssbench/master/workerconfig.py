@@ -17,6 +17,10 @@ log = logging.getLogger(__name__)
 BROADCAST_INTERVAL = 1.0
 
 
+def _no_event(event, worker_id=None, text=None):
+    """The event sink of a WorkerConfig given none."""
+
+
 class WorkerConfig(object):
     """The master's side: what its workers get, kept fresh.
 
@@ -26,7 +30,11 @@ class WorkerConfig(object):
     workers' clients.
     wanted() and renew_if_due() return True when the master should send
     broadcast() to every live worker now.
+    `events` (a ssbench.master.runevents.RunEvents) hears of each token
+    renewed.
     """
+
+    events = staticmethod(_no_event)
 
     def __init__(self, credentials=None, connect_timeout=None,
                  network_timeout=None, block_size=None, clock=monotonic,
@@ -80,6 +88,8 @@ class WorkerConfig(object):
             return False
         log.info('new Swift token (generation %d) sent to the workers',
                  self.credentials.grant.generation)
+        self.events('token_renewed', None, 'generation %d, near its expiry'
+                    % self.credentials.grant.generation)
         return True
 
     def _broadcast_due(self):
@@ -101,4 +111,6 @@ class WorkerConfig(object):
         self._retry_at = None
         log.info('new Swift token (generation %d) sent to the workers',
                  credentials.grant.generation)
+        self.events('token_renewed', None, 'generation %d: %s' % (
+            credentials.grant.generation, reason))
         return True

@@ -21,6 +21,7 @@ from ssbench.wire.faultlog import Faults
 from ssbench.master.admission import Admission
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
 from ssbench.master.recentids import RecentIds
+from ssbench.master.runevents import RunEvents
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
 
@@ -48,6 +49,10 @@ class WorkerRegistry(object):
         self.clock = clock
         self.tracker = LivenessTracker(worker_timeout)
         self.admission = Admission()
+        # Run events (workers joined, lost, back; marks), kept in the
+        # stats file while one is attached (the benchmark phase).
+        self.events = self.admission.events = self.tracker.events = \
+            RunEvents()
         self.configuration = None
         # Set (by a signal handler) to stop: the wait for workers ends at
         # once, and a phase sends no more work (ssbench.master.dispatch).

@@ -97,7 +97,7 @@ def cause(sample):
         else 'stall'
 
 
-def _sample(rec):
+def sample_of(rec):
     """The figures of a record as floats (host figures when there), or
     None for a record without usable health keys."""
     try:
@@ -119,7 +119,7 @@ def judge(records):
     (the host figures None when its records have none)."""
     workers = {}
     for rec in records:
-        sample = _sample(rec)
+        sample = sample_of(rec)
         if sample is None:
             continue
         entry = workers.setdefault(rec.get('worker_id'), {

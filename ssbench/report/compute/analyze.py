@@ -11,7 +11,7 @@ import numbers
 
 from ssbench.results import (clockrecords, healthrecords, sortedruns,
                              workerlist)
-from ssbench.report.compute import document, openloop, popularity
+from ssbench.report.compute import document, openloop, popularity, timeline
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.results.statscheck import HEADER_KEY
@@ -101,6 +101,7 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     workers = workerlist.section(stats_file.header, clock)
     if workers is not None:
         doc['workers'] = workers
+    doc['events'] = timeline.section(view.controls, doc)
     return doc
 
 

@@ -1,8 +1,11 @@
 """The error breakdown as text, for `report-scenario --errors`: failed
-requests by operation and cause, printed after the (unchanged) report."""
+requests by operation and cause, then the run's events (workers lost,
+marks, first failures...: ssbench.report.compute.timeline), printed
+after the (unchanged) report."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import write_text
+from ssbench.report.compute.timeline import describe
 from ssbench.report.render.classic import format_time
 
 _ROW = '%-9s %-24s %7s %6s  %-23s  %-23s  %s'
@@ -38,6 +41,23 @@ def error_lines(doc):
     return lines
 
 
+def event_lines(doc):
+    """The run's events of an analysis document as a list of lines
+    (none when it has none)."""
+    events = doc.get('events') or []
+    if not events:
+        return []
+    lines = ['', 'Run events',
+             '       %9s  %-23s  %s' % ('Time', 'At', 'Event')]
+    for event in events:
+        offset = event.get('time')
+        lines.append('       %9s  %-23s  %s' % (
+            'N/A' if offset is None else '%+.1f s' % offset,
+            format_time(event.get('at')), describe(event)))
+    return lines
+
+
 def render_error_table(doc, stream):
-    """Write the breakdown to a text stream."""
-    write_text(stream, '\n'.join(error_lines(doc)) + '\n')
+    """Write the breakdown, then the run's events, to a text stream."""
+    write_text(stream, '\n'.join(error_lines(doc) + event_lines(doc)) +
+               '\n')

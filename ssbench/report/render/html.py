@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import json
 
+from ssbench.report.compute import timeline
 from ssbench.report.render import htmlcharts
 from ssbench.report.render.htmltables import (chart_esc, client_html,
                                               errors_html, esc, facts_html,
@@ -52,10 +53,16 @@ def chart_specs(doc):
         return []
     timeseries = doc.get('timeseries') or {}
     sections = []
-    throughput = htmlcharts.throughput_figure(timeseries, chart_esc)
+    events = doc.get('events')
+    throughput = htmlcharts.add_events(
+        htmlcharts.throughput_figure(timeseries, chart_esc), events,
+        timeline.describe, chart_esc)
     if throughput:
         sections.append(('throughput', [('chart-throughput', throughput)]))
-    over_time = htmlcharts.latency_time_figures(timeseries, chart_esc)
+    over_time = [(op, htmlcharts.add_events(fig, events, timeline.describe,
+                                            chart_esc))
+                 for op, fig in htmlcharts.latency_time_figures(
+                     timeseries, chart_esc)]
     if over_time:
         sections.append(('latency-time', [
             ('chart-latency-%d' % i, fig)

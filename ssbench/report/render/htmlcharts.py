@@ -18,6 +18,13 @@ LATENCY_TRACES = (('last_byte_p50', 'last byte p50', 'solid', '#1f77b4'),
                   ('last_byte_p99', 'last byte p99', 'solid', '#d62728'),
                   ('first_byte_p50', 'first byte p50', 'dot', '#17becf'),
                   ('first_byte_p99', 'first byte p99', 'dot', '#ff7f0e'))
+# The line color of each kind of run event (ssbench.report.compute.
+# timeline); others are gray.
+EVENT_COLORS = {'mark': '#d62728', 'worker_lost': '#8c564b',
+                'first_failure': '#9467bd', 'saturation_began': '#ff7f0e',
+                'saturation_ended': '#ff7f0e', 'token_renewed': '#2ca02c'}
+# Events labelled on a chart at most (all get their line; marks first).
+EVENT_LABELS = 40
 # Below this many points a line also gets markers, so that a short run
 # (even a single bucket) still draws something.
 MARKERS_UP_TO = 100
@@ -270,3 +277,30 @@ def distribution_figures(operations, esc):
         _log_axis(layout['xaxis'], [x for t in traces for x in t['x']])
         figures.append((op, {'data': traces, 'layout': layout}))
     return figures
+
+
+def add_events(figure, events, describe, esc):
+    """Draw each run event (the document's "events") on a time `figure`
+    as a dashed vertical line with its label (describe(event)) at the
+    top; operators' marks get their labels first."""
+    if not figure or not events:
+        return figure
+    layout = figure['layout']
+    shapes = layout.setdefault('shapes', [])
+    notes = layout.setdefault('annotations', [])
+    ranked = sorted(events, key=lambda e: e.get('kind') != 'mark')
+    labelled = set(id(e) for e in ranked[:EVENT_LABELS])
+    for event in events:
+        stamp = utc_stamp(event['at'])
+        color = EVENT_COLORS.get(event.get('kind'), '#7f7f7f')
+        shapes.append({'type': 'line', 'xref': 'x', 'yref': 'paper',
+                       'x0': stamp, 'x1': stamp, 'y0': 0, 'y1': 1,
+                       'line': {'color': color, 'width': 1,
+                                'dash': 'dash'}})
+        if id(event) in labelled:
+            notes.append({'x': stamp, 'xref': 'x', 'y': 1, 'yref': 'paper',
+                          'text': esc(describe(event)), 'textangle': -90,
+                          'xanchor': 'right', 'yanchor': 'top',
+                          'showarrow': False,
+                          'font': {'size': 10, 'color': color}})
+    return figure

@@ -81,3 +81,12 @@ def test_an_existing_profile_needs_force(tmpdir):
     runchecks.check_run_outputs(
         args(stats_file=path, profile=True, force=True), scenario())
     assert os.path.getsize(path + '.prof') == 3
+
+
+def test_a_mark_file_may_be_missing_but_not_a_directory(tmpdir):
+    runchecks.check_mark_file(None)
+    runchecks.check_mark_file(os.path.join(str(tmpdir), 'not yet'))
+    with pytest.raises(UsageError) as caught:
+        runchecks.check_mark_file(str(tmpdir))
+    assert str(caught.value) == '--mark-file %s is a directory, not a ' \
+        'file' % (tmpdir,)

@@ -104,3 +104,18 @@ def test_renewal_before_expiry():
     assert worker_config.broadcast()['token'] == 'tk2'
     assert len(calls) == 2
     assert not worker_config.renew_if_due()
+
+
+def test_each_renewal_is_a_run_event():
+    clock = FakeClock()
+    worker_config, calls = config(clock, lifetime=40.0)
+    told = []
+    worker_config.events = lambda *event: told.append(event)
+    worker_config.broadcast()
+    clock.now += 30.0
+    assert worker_config.renew_if_due()
+    assert worker_config.wanted(protocol.heartbeat(1, [], True, 2, True))
+    assert told == [
+        ('token_renewed', None, 'generation 2, near its expiry'),
+        ('token_renewed', None, "generation 3: a worker's Swift token was "
+         "rejected (401)")]

@@ -1,7 +1,8 @@
 """The text error breakdown of report-scenario --errors."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.report.render.errortable import error_lines
+from ssbench.report.render.errortable import (error_lines, event_lines,
+                                              render_error_table)
 
 
 def doc(total, causes, recorded=True):
@@ -44,3 +45,26 @@ def test_long_causes_are_clipped_and_old_files_say_not_recorded():
                             recorded=False))
     assert 'not recorded' in lines[2]
     assert 'X' * 21 + '...' in lines[5] and 'X' * 22 not in lines[5]
+
+
+def test_events_follow_the_causes():
+    document = doc(0, [])
+    assert event_lines(document) == []
+    document['events'] = [
+        {'time': 12.5, 'at': 1700000012.5, 'kind': 'mark', 'worker': None,
+         'text': 'pulled disk 3'},
+        {'time': None, 'at': 1700000020.0, 'kind': 'worker_lost',
+         'worker': 2, 'text': None}]
+    assert event_lines(document) == [
+        '', 'Run events',
+        '            Time  At                       Event',
+        '         +12.5 s  2023-11-14 22:13:32 UTC  mark: pulled disk 3',
+        '             N/A  2023-11-14 22:13:40 UTC  worker 2 lost']
+    written = []
+
+    class Out(object):
+        write = written.append
+
+    render_error_table(document, Out())
+    assert ''.join(written).endswith('worker 2 lost\n')
+    assert 'No errors.' in ''.join(written)

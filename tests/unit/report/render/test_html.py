@@ -97,6 +97,45 @@ def test_every_chart_div_has_a_valid_figure():
 
 
 @needs_plotly
+def test_events_are_dashed_lines_with_labels_on_the_time_charts():
+    doc = analysis_docs.sample_doc()
+    start = doc['timeseries']['start']
+    doc['events'] = [
+        {'time': 3.0, 'at': start + 3.0, 'kind': 'mark', 'worker': None,
+         'text': HOSTILE},
+        {'time': 5.0, 'at': start + 5.0, 'kind': 'worker_lost', 'worker': 2,
+         'text': None}]
+    page = render(doc)
+    charts = figures(page)
+    timed = [c for c in charts if c['id'] in (
+        'chart-throughput', 'chart-latency-0', 'chart-latency-1')]
+    assert len(timed) == 3
+    for chart in timed:
+        layout = chart['layout']
+        assert [s['x0'] for s in layout['shapes']] == [
+            htmlcharts.utc_stamp(start + 3.0),
+            htmlcharts.utc_stamp(start + 5.0)]
+        assert [a['text'] for a in layout['annotations']] == [
+            htmltables.chart_esc('mark: ' + HOSTILE), 'worker 2 lost']
+        graph_objects.Figure({'data': chart['data'], 'layout': layout})
+    others = [c for c in charts if c not in timed]
+    assert others and not any('shapes' in c['layout'] for c in others)
+    assert HOSTILE not in outside_plotly(page)
+
+
+def test_marks_get_their_labels_first(monkeypatch):
+    monkeypatch.setattr(htmlcharts, 'EVENT_LABELS', 1)
+    figure = {'layout': {}}
+    events = [{'at': 0.0, 'kind': 'worker_lost', 'worker': 1},
+              {'at': 1.0, 'kind': 'mark', 'text': 'm'}]
+    htmlcharts.add_events(figure, events, lambda e: e['kind'],
+                          lambda text: text)
+    assert len(figure['layout']['shapes']) == 2
+    assert [a['text'] for a in figure['layout']['annotations']] == ['mark']
+    assert htmlcharts.add_events(None, events, str, str) is None
+
+
+@needs_plotly
 def test_throughput_is_requests_per_second_of_the_buckets():
     doc = analysis_docs.sample_doc()
     doc['timeseries']['bucket_seconds'] = 2

@@ -84,7 +84,8 @@ def check_schema(doc):
     """Keys and types of the JSON document, format_version 1."""
     check_keys(doc, ['format_version', 'generator', 'stats_file', 'header',
                      'scenario', 'run', 'percentiles', 'operations',
-                     'timeseries', 'errors', 'bandwidth', 'popularity'])
+                     'timeseries', 'errors', 'bandwidth', 'popularity',
+                     'events'])
     assert doc['format_version'] == 1
     assert doc['generator'].startswith('ssbench ')
     assert is_text(doc['stats_file'])
@@ -124,6 +125,11 @@ def check_schema(doc):
         assert is_number(cause['last_seen'])
         assert is_text(cause['example_trans_id'], nullable=True)
         assert is_text(cause['example_message'])
+    for event in doc['events']:
+        check_keys(event, ['time', 'at', 'kind', 'worker', 'text'])
+        assert is_number(event['time'], nullable=True)
+        assert is_number(event['at']) and is_text(event['kind'])
+        assert is_text(event['text'], nullable=True)
 
 
 def check_operation(op, pctile_keys):
