@@ -41,6 +41,7 @@ read_response() returns, as it would have been had the body gone out.
 from __future__ import absolute_import, division, print_function
 
 import errno
+import re
 import socket
 import ssl
 from select import POLLIN
@@ -53,6 +54,12 @@ from ssbench.compat import PY2, monotonic
 # The system's poll(), even where gevent patched select: an idle socket is
 # only ever polled with a zero timeout, which must not go through the hub.
 _poll = get_original('select', 'poll')
+# One header line, from its CRLF on: a name without white space, and the
+# value without the white space around it (what str.strip() takes off).
+# A line it does not take (folded, bad, with a lone CR or LF) leaves
+# fewer matches than lines: then they are parsed one by one.
+_FIELD = re.compile(r'\r\n([^\s:]+):[^\S\r\n]*((?:[^\r\n]*\S)?)[^\S\r\n]*'
+                    r'(?=\r\n|$)')
 # What a non-blocking receive or send says when it would have to wait.
 _WOULD_BLOCK = (errno.EAGAIN, errno.EWOULDBLOCK)
 # What wakes a greenlet waiting in _GreenIO.wait_readable().
@@ -90,6 +97,44 @@ class StaleConnection(HTTPError):
     def __init__(self, message, cause=None):
         HTTPError.__init__(self, message)
         self.cause = cause
+
+
+def _fields(head, eol):
+    """{lower-case name: value} of the header lines of a response head
+    whose status line ends at `eol` (-1: no header line)."""
+    if eol < 0:
+        return {}
+    # Plain "Name: value" lines, each name once, as nearly every head has
+    # them: one C call for the lot.
+    fields = _FIELD.findall(head, eol)
+    if len(fields) == head.count('\r\n'):
+        headers = dict([(name.lower(), value) for name, value in fields])
+        if len(headers) == len(fields):
+            return headers
+    return _fields_by_line(head[eol + 2:].split('\r\n'))
+
+
+def _fields_by_line(lines):
+    """_fields() of header lines, line by line: folded lines continue a
+    value, repeated names join theirs with ', '; ProtocolError for a line
+    that is no header."""
+    headers = {}
+    name = None
+    for line in lines:
+        if line[:1] in (' ', '\t') and name is not None:
+            # obsolete line folding: continues the previous value
+            headers[name] += ' ' + line.strip()
+            continue
+        name, colon, value = line.partition(':')
+        name = name.strip().lower()
+        if not colon or not name:
+            raise ProtocolError('bad header line %r' % line[:100])
+        value = value.strip()
+        if name in headers:
+            headers[name] += ', ' + value
+        else:
+            headers[name] = value
+    return headers
 
 
 class Response(object):
@@ -479,8 +524,9 @@ class HTTPConnection(object):
         else:
             head = str(self._view[self._start:end], 'latin-1')
         self._start = end + 4
-        lines = head.split('\r\n')
-        parts = lines[0].split(None, 2)
+        eol = head.find('\r\n')
+        status_line = head if eol < 0 else head[:eol]
+        parts = status_line.split(None, 2)
         try:
             if len(parts) < 2 or not parts[0].startswith('HTTP/1.'):
                 raise ValueError
@@ -489,24 +535,12 @@ class HTTPConnection(object):
                 raise ValueError
         except ValueError:
             self.close()
-            raise ProtocolError('bad status line %r' % lines[0][:100])
-        headers = {}
-        name = None
-        for line in lines[1:]:
-            if line[:1] in (' ', '\t') and name is not None:
-                # obsolete line folding: continues the previous value
-                headers[name] += ' ' + line.strip()
-                continue
-            name, colon, value = line.partition(':')
-            name = name.strip().lower()
-            if not colon or not name:
-                self.close()
-                raise ProtocolError('bad header line %r' % line[:100])
-            value = value.strip()
-            if name in headers:
-                headers[name] += ', ' + value
-            else:
-                headers[name] = value
+            raise ProtocolError('bad status line %r' % status_line[:100])
+        try:
+            headers = _fields(head, eol)
+        except ProtocolError:
+            self.close()
+            raise
         return Response(status, parts[2] if len(parts) > 2 else '',
                         parts[0], headers)
 

@@ -808,3 +808,27 @@ def test_under_gevent_an_answer_is_waited_for_then_read_once(
     assert exchange(conn)[1] == b'two'
     unwrap()
     assert len(calls) == 1 and calls[0] > 0
+
+
+def test_header_lines_in_one_go_as_line_by_line():
+    """The one-call parse of plain header lines gives what the line by
+    line parse gives, or leaves the head to it."""
+    import random
+    draw = random.Random(7)
+    pieces = ['X-Trans-Id', 'etag', 'Content-Length', ':', ' ', '\t',
+              '\x0b', '\x1c', '\xa0', '\xe9', 'a', '1', '\r', '\n',
+              '\r\n', '\r\n ', '\r\nX-A: ', '\r\nx-a:', ': b', ', ']
+    for _ in range(20000):
+        head = 'HTTP/1.1 200 OK' + ''.join(
+            draw.choice(pieces) for _ in range(draw.randint(0, 12)))
+        eol = head.find('\r\n')
+        try:
+            expected = httpconn._fields_by_line(
+                head.split('\r\n')[1:]) if eol >= 0 else {}
+        except ProtocolError:
+            expected = ProtocolError
+        try:
+            got = httpconn._fields(head, eol)
+        except ProtocolError:
+            got = ProtocolError
+        assert got == expected, repr(head)
