@@ -187,9 +187,10 @@ class _GreenIO(object):
 
     @staticmethod
     def of(sock, timeout):
-        """A _GreenIO for gevent's socket `sock` (not TLS), else None."""
+        """A _GreenIO for gevent's plain socket `sock`, else None."""
         if type(sock).__module__.startswith('gevent.') and \
-                hasattr(sock, '_sock') and not isinstance(sock, ssl.SSLSocket):
+                hasattr(sock, '_sock') and \
+                not isinstance(sock, ssl.SSLSocket):
             return _GreenIO(sock, timeout)
         return None
 
@@ -282,7 +283,8 @@ class HTTPConnection(object):
             raise
         self.sock = sock
         self._poller = poller
-        self._green = _GreenIO.of(sock, self.network_timeout)
+        if self.ssl_context is None:      # TLS reads go through ssl
+            self._green = _GreenIO.of(sock, self.network_timeout)
 
     def close(self):
         sock, self.sock = self.sock, None
