@@ -40,17 +40,31 @@ read_response() returns, as it would have been had the body gone out.
 """
 from __future__ import absolute_import, division, print_function
 
+import errno
+import re
 import socket
 import ssl
 from select import POLLIN
 
 from gevent.monkey import get_original
+from greenlet import getcurrent
 
 from ssbench.compat import PY2, monotonic
 
 # The system's poll(), even where gevent patched select: an idle socket is
 # only ever polled with a zero timeout, which must not go through the hub.
 _poll = get_original('select', 'poll')
+# One header line, from its CRLF on: a name without white space, and the
+# value without the white space around it (what str.strip() takes off).
+# A line it does not take (folded, bad, with a lone CR or LF) leaves
+# fewer matches than lines: then they are parsed one by one.
+_FIELD = re.compile(r'\r\n([^\s:]+):[^\S\r\n]*((?:[^\r\n]*\S)?)[^\S\r\n]*'
+                    r'(?=\r\n|$)')
+# What a non-blocking receive or send says when it would have to wait.
+_WOULD_BLOCK = (errno.EAGAIN, errno.EWOULDBLOCK)
+# What wakes a greenlet waiting in _GreenIO.wait_readable().
+_READY = 'ready'
+_TIMED_OUT = 'timed out'
 
 BUFFER_SIZE = 65536
 MAX_HEAD = 1024 * 1024     # response head larger than this: not Swift
@@ -85,6 +99,44 @@ class StaleConnection(HTTPError):
         self.cause = cause
 
 
+def _fields(head, eol):
+    """{lower-case name: value} of the header lines of a response head
+    whose status line ends at `eol` (-1: no header line)."""
+    if eol < 0:
+        return {}
+    # Plain "Name: value" lines, each name once, as nearly every head has
+    # them: one C call for the lot.
+    fields = _FIELD.findall(head, eol)
+    if len(fields) == head.count('\r\n'):
+        headers = dict([(name.lower(), value) for name, value in fields])
+        if len(headers) == len(fields):
+            return headers
+    return _fields_by_line(head[eol + 2:].split('\r\n'))
+
+
+def _fields_by_line(lines):
+    """_fields() of header lines, line by line: folded lines continue a
+    value, repeated names join theirs with ', '; ProtocolError for a line
+    that is no header."""
+    headers = {}
+    name = None
+    for line in lines:
+        if line[:1] in (' ', '\t') and name is not None:
+            # obsolete line folding: continues the previous value
+            headers[name] += ' ' + line.strip()
+            continue
+        name, colon, value = line.partition(':')
+        name = name.strip().lower()
+        if not colon or not name:
+            raise ProtocolError('bad header line %r' % line[:100])
+        value = value.strip()
+        if name in headers:
+            headers[name] += ', ' + value
+        else:
+            headers[name] = value
+    return headers
+
+
 class Response(object):
     """Status line, headers and body framing of one response."""
 
@@ -113,6 +165,70 @@ def ssl_context(cacert=None, insecure=False):
 
 def _is_timeout(exc):
     return isinstance(exc, socket.timeout)
+
+
+class _GreenIO(object):
+    """Sends and receives of a plain TCP socket under gevent, without
+    gevent's socket wrapper on the way: its receive tries first (a
+    receive that fails, and an exception, when the answer is not there
+    yet) and then waits through a new timer, Timeout and Waiter per call.
+    Here the one socket below it is called directly, and a wait uses an
+    I/O watcher and a timer made once per connection."""
+
+    __slots__ = ('raw', 'hub', 'io', 'timer')
+
+    def __init__(self, sock, timeout):
+        import gevent
+        self.raw = sock._sock
+        self.hub = gevent.get_hub()
+        loop = self.hub.loop
+        self.io = loop.io(sock.fileno(), 1)
+        self.timer = loop.timer(timeout) if timeout else None
+
+    @staticmethod
+    def of(sock, timeout):
+        """A _GreenIO for gevent's plain socket `sock`, else None."""
+        if type(sock).__module__.startswith('gevent.') and \
+                hasattr(sock, '_sock') and \
+                not isinstance(sock, ssl.SSLSocket):
+            return _GreenIO(sock, timeout)
+        return None
+
+    def wait_readable(self):
+        """Let other greenlets run until the socket is readable;
+        socket.timeout after the connection's network_timeout."""
+        switch = getcurrent().switch
+        io, timer = self.io, self.timer
+        io.start(switch, _READY)
+        if timer is not None:
+            timer.start(switch, _TIMED_OUT)
+        try:
+            woke = self.hub.switch()
+        finally:
+            io.stop()
+            if timer is not None:
+                timer.stop()
+        if woke is _TIMED_OUT:
+            raise socket.timeout('timed out')
+
+    def recv_into(self, view, want, wait_first):
+        """recv_into() on the socket, waiting as long as it would block;
+        `wait_first` when the answer cannot be there yet."""
+        if wait_first:
+            self.wait_readable()
+        raw = self.raw
+        while True:
+            try:
+                return raw.recv_into(view, want)
+            except socket.error as exc:
+                if exc.args[0] not in _WOULD_BLOCK:
+                    raise
+            self.wait_readable()
+
+    def close(self):
+        self.io.close()
+        if self.timer is not None:
+            self.timer.close()
 
 
 class HTTPConnection(object):
@@ -147,6 +263,8 @@ class HTTPConnection(object):
         self._early = None    # a response that came while sending failed
         self._clock = clock
         self._bounded = False  # the socket waits less than network_timeout
+        self._green = None     # a _GreenIO under gevent, for plain TCP
+        self._sent = False     # a request went out, no byte received yet
 
     def connect(self):
         sock = socket.create_connection((self.host, self.port),
@@ -165,10 +283,16 @@ class HTTPConnection(object):
             raise
         self.sock = sock
         self._poller = poller
+        if self.ssl_context is None:      # TLS reads go through ssl
+            self._green = _GreenIO.of(sock, self.network_timeout)
 
     def close(self):
         sock, self.sock = self.sock, None
         self._poller = None
+        green, self._green = self._green, None
+        if green is not None:
+            green.close()
+        self._sent = False
         self._start = self._end = 0
         self._resp = None
         self._early = None
@@ -228,16 +352,21 @@ class HTTPConnection(object):
         """sendall(data), at the cost of one send() when the socket takes
         it all, as it does a request head: gevent's sendall() costs a
         getsockopt() and a deadline per call on top."""
+        green = self._green
+        self._sent = True
         try:
-            sent = self.sock.send(data)
+            sent = self.sock.send(data) if green is None \
+                else green.raw.send(data)
         except socket.error as exc:
-            if self.reused and not _is_timeout(exc):
-                # Not a byte of the request left: the connection had been
-                # reset while idle, after it was polled.
-                self.close()
-                raise StaleConnection('kept-alive connection closed: %s'
-                                      % (exc,), exc)
-            raise
+            if green is None or exc.args[0] not in _WOULD_BLOCK:
+                if self.reused and not _is_timeout(exc):
+                    # Not a byte of the request left: the connection had
+                    # been reset while idle, after it was polled.
+                    self.close()
+                    raise StaleConnection('kept-alive connection closed: '
+                                          '%s' % (exc,), exc)
+                raise
+            sent = 0                  # sendall() below waits for room
         if sent < len(data):
             self.sock.sendall(memoryview(data)[sent:])
 
@@ -279,6 +408,16 @@ class HTTPConnection(object):
                 pass
         raise socket.timeout(what % self.network_timeout)
 
+    def _recv_into(self, view, want):
+        """sock.recv_into(view, want), bounded by network_timeout."""
+        green = self._green
+        if green is None:
+            return self.sock.recv_into(view, want)
+        # Right after a request the answer cannot be there yet: wait for
+        # it rather than try a receive that would fail.
+        sent, self._sent = self._sent, False
+        return green.recv_into(view, want, sent)
+
     def _unbound(self):
         """Back to the per-receive timeout after a bounded read."""
         if self.sock is not None:
@@ -305,7 +444,7 @@ class HTTPConnection(object):
                 self._buf, self._view = buf, memoryview(buf)
             self._start, self._end = 0, left
         if deadline is None:
-            got = self.sock.recv_into(self._view[self._end:])
+            got = self._recv_into(self._view[self._end:], 0)
         else:
             got = self._recv_by(deadline, what, self._view[self._end:])
         self._end += got
@@ -387,8 +526,9 @@ class HTTPConnection(object):
         else:
             head = str(self._view[self._start:end], 'latin-1')
         self._start = end + 4
-        lines = head.split('\r\n')
-        parts = lines[0].split(None, 2)
+        eol = head.find('\r\n')
+        status_line = head if eol < 0 else head[:eol]
+        parts = status_line.split(None, 2)
         try:
             if len(parts) < 2 or not parts[0].startswith('HTTP/1.'):
                 raise ValueError
@@ -397,24 +537,12 @@ class HTTPConnection(object):
                 raise ValueError
         except ValueError:
             self.close()
-            raise ProtocolError('bad status line %r' % lines[0][:100])
-        headers = {}
-        name = None
-        for line in lines[1:]:
-            if line[:1] in (' ', '\t') and name is not None:
-                # obsolete line folding: continues the previous value
-                headers[name] += ' ' + line.strip()
-                continue
-            name, colon, value = line.partition(':')
-            name = name.strip().lower()
-            if not colon or not name:
-                self.close()
-                raise ProtocolError('bad header line %r' % line[:100])
-            value = value.strip()
-            if name in headers:
-                headers[name] += ', ' + value
-            else:
-                headers[name] = value
+            raise ProtocolError('bad status line %r' % status_line[:100])
+        try:
+            headers = _fields(head, eol)
+        except ProtocolError:
+            self.close()
+            raise
         return Response(status, parts[2] if len(parts) > 2 else '',
                         parts[0], headers)
 
@@ -471,7 +599,7 @@ class HTTPConnection(object):
         if left == 0:
             return size
         self._start = self._end = 0
-        recv_into = self.sock.recv_into
+        recv_into = self._recv_into
         view = self._view
         while True:
             want = chunk if left is None or left > chunk else left

@@ -11,11 +11,14 @@ from __future__ import absolute_import, division, print_function
 import sys
 
 import zmq
+from greenlet import getcurrent
 
 from ssbench.compat import monotonic
 
 POLLIN = int(zmq.POLLIN)
 POLLOUT = int(zmq.POLLOUT)
+# What the watchers of HubPoller._wait() wake its greenlet with.
+_TIMED_OUT = 'timed out'
 
 
 def gevent_patched():
@@ -31,7 +34,6 @@ class HubPoller(object):
 
     def __init__(self, sock):
         import gevent
-        self._timeout = gevent.Timeout
         self._hub = gevent.get_hub()
         self._sock = sock
         self._fd = sock.getsockopt(zmq.FD)
@@ -50,10 +52,28 @@ class HubPoller(object):
             left = None if deadline is None else deadline - monotonic()
             if left is not None and left <= 0:
                 return 0
-            watcher = self._io
-            if watcher.active:     # another greenlet waits on this socket
-                watcher = self._hub.loop.io(self._fd, 1)
+            self._wait(left)
+
+    def _wait(self, left):
+        """Sleep in the hub until ZMQ_FD signals or `left` seconds (None:
+        no limit) have passed.  A gevent.Timeout and hub.wait() would make
+        a Timeout, a timer and a Waiter per call: here the watchers
+        switch back to this greenlet themselves."""
+        hub = self._hub
+        watcher = self._io
+        if watcher.active:     # another greenlet waits on this socket
+            watcher = hub.loop.io(self._fd, 1)
+        switch = getcurrent().switch
+        watcher.start(switch)
+        timer = None
+        if left is not None:
             # The hub's clock may lag (it is updated once per loop turn), so
-            # the timeout can fire early: the loop checks the real deadline.
-            with self._timeout(left, False):
-                self._hub.wait(watcher)
+            # the timer can fire early: poll() checks the real deadline.
+            timer = hub.loop.timer(left)
+            timer.start(switch, _TIMED_OUT)
+        try:
+            hub.switch()
+        finally:
+            watcher.stop()
+            if timer is not None:
+                timer.stop()

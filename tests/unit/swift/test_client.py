@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from ssbench.swift import httpconn, client as swift
+from ssbench.compat import PY2
 from ssbench.errors import SwiftError
 from ssbench.swift.client import SwiftClient
 from ssbench.swift.outcome import SwiftRequestError
@@ -747,3 +748,16 @@ def test_an_early_401_to_a_put_renews_the_token_once(heads):
     tokens = [line for head in heads.heads for line in head.split(b'\r\n')
               if line.startswith(b'X-Auth-Token')]
     assert tokens == [b'X-Auth-Token: tk1', b'X-Auth-Token: tk2']
+
+
+def test_quote_leaves_plain_names_and_quotes_the_others_as_urllib():
+    if PY2:
+        from urllib import quote as urllib_quote
+    else:
+        from urllib.parse import quote as urllib_quote
+    for name in [u'small_000123', u'a/b.c-d', u'', u'sp ace', u'caf\xe9',
+                 u'til~de', u'per%cent', u'q?x#y', b'bytes name']:
+        raw = name if isinstance(name, bytes) else name.encode('utf-8')
+        got = swift.quote(name)
+        assert got == urllib_quote(raw, safe='/')
+        assert type(got) is str

@@ -21,6 +21,18 @@ from tests.waiting import wait_for
 pytestmark = pytest.mark.timeout(60)
 
 
+@pytest.fixture(autouse=True, params=['threads', 'gevent'])
+def sockets(request, monkeypatch):
+    """Every test runs on the standard library's sockets, and on gevent's
+    as in a worker (monkey-patched), where a plain TCP connection waits
+    through watchers of its own (httpconn._GreenIO)."""
+    if request.param == 'gevent':
+        import gevent.socket
+        monkeypatch.setattr(socket, 'create_connection',
+                            gevent.socket.create_connection)
+    return request.param
+
+
 @pytest.fixture
 def server():
     srv = CannedServer()
@@ -38,6 +50,34 @@ def conn(server):
 def ok(body=b'', extra=b''):
     return (b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n'
             % (len(body), extra)) + body
+
+
+class Wrapped(object):
+    """A socket's stand-in: what a subclass does not define is the
+    wrapped socket's."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def wrap(conn, kind):
+    """Put kind(socket) in place of the connection's socket and, under
+    gevent, of the socket below gevent's, which the connection calls
+    directly; returns a function that puts them back."""
+    real, green = conn.sock, conn._green
+    conn.sock = kind(real)
+    if green is not None:
+        raw = green.raw
+        green.raw = kind(raw)
+
+    def unwrap():
+        conn.sock = real
+        if green is not None:
+            green.raw = raw
+    return unwrap
 
 
 def exchange(conn, method='GET', path='/x', headers=(), keep=True):
@@ -337,13 +377,10 @@ def test_reset_between_poll_and_send_is_stale(server, conn):
     assert exchange(conn)[1] == b'one'
     real = conn.sock
 
-    class Reset(object):
+    class Reset(Wrapped):
         def send(self, data):
             raise socket.error(errno.ECONNRESET, 'reset')
-
-        def __getattr__(self, name):
-            return getattr(real, name)
-    conn.sock = Reset()
+    wrap(conn, Reset)
     try:
         with pytest.raises(StaleConnection) as info:
             conn.send('GET', '/')
@@ -425,20 +462,16 @@ def test_large_bodies_and_split_head(server, conn):
         ok(big), ok(b'end')])
     assert exchange(conn)[1] == big
     sizes = []
-    real = conn.sock
 
-    class Spy(object):
+    class Spy(Wrapped):
         def recv_into(self, buf, nbytes=0):
             sizes.append(nbytes or len(buf))
-            return real.recv_into(buf, nbytes)
-
-        def __getattr__(self, name):
-            return getattr(real, name)
-    conn.sock = Spy()
+            return self.real.recv_into(buf, nbytes)
+    unwrap = wrap(conn, Spy)
     resp, body = exchange(conn, keep=False)     # 1000-byte receives
     assert body == len(big) and len(sizes) > 100
     assert max(sizes[1:]) <= 1000
-    conn.sock = real
+    unwrap()
     assert exchange(conn)[1] == b'end'
     assert server.connections == 1
 
@@ -461,25 +494,21 @@ def test_request_bodies(server, conn):
     sent = []
     server.replies.extend([ok(), ok(), ok()])
     conn.connect()
-    real = conn.sock
 
-    class Spy(object):
+    class Spy(Wrapped):
         def send(self, data):
             sent.append(data)
-            return real.send(data)
+            return self.real.send(data)
 
         def sendall(self, data):
             sent.append(data)
-            return real.sendall(data)
-
-        def __getattr__(self, name):
-            return getattr(real, name)
-    conn.sock = Spy()
+            return self.real.sendall(data)
+    unwrap = wrap(conn, Spy)
     for size in (10, 1000, 3500):
         conn.send('PUT', '/o', [('Content-Length', str(size))], size, block)
         conn.read_response()
         conn.discard_body()
-    conn.sock = real
+    unwrap()
     assert [b for _, _, b in server.requests] == [
         b'B' * 10, b'B' * 1000, b'B' * 3500]
     assert len(sent) == 1 + 1 + 5    # header and body together when small
@@ -492,24 +521,20 @@ def test_request_bodies(server, conn):
 def test_a_partial_send_sends_the_rest(server, conn):
     server.replies.append(ok())
     conn.connect()
-    real = conn.sock
     rest = []
 
-    class Short(object):
+    class Short(Wrapped):
         """A socket whose send() takes 7 bytes."""
 
         def send(self, data):
-            return real.send(data[:7])
+            return self.real.send(data[:7])
 
         def sendall(self, data):
             rest.append(bytes(bytearray(data)))
-            return real.sendall(data)
-
-        def __getattr__(self, name):
-            return getattr(real, name)
-    conn.sock = Short()
+            return self.real.sendall(data)
+    unwrap = wrap(conn, Short)
     conn.send('PUT', '/o', [('Content-Length', '3')], 3, b'xyz')
-    conn.sock = real
+    unwrap()
     assert conn.read_response().status == 200
     head, body = server.requests[0][1:]
     assert head.startswith(b'PUT /o HTTP/1.1\r\n') and body == b'xyz'
@@ -757,3 +782,53 @@ def test_a_discarded_body_is_bounded_per_receive_only():
     conn.network_timeout = 5
     assert conn.discard_body() == 50
     assert clock.now - 100.0 > 50
+
+
+def test_under_gevent_an_answer_is_waited_for_then_read_once(
+        server, conn, sockets):
+    """No receive is tried before the answer can be there: one receive
+    for a small answer, none that fails."""
+    server.replies.extend([ok(b'one'), ok(b'two')])
+    assert exchange(conn)[1] == b'one'
+    if sockets == 'threads':
+        assert conn._green is None
+        return
+    calls = []
+
+    class Spy(Wrapped):
+        def recv_into(self, buf, nbytes=0):
+            try:
+                got = self.real.recv_into(buf, nbytes)
+            except socket.error as exc:
+                calls.append(exc.args[0])
+                raise
+            calls.append(got)
+            return got
+    unwrap = wrap(conn, Spy)
+    assert exchange(conn)[1] == b'two'
+    unwrap()
+    assert len(calls) == 1 and calls[0] > 0
+
+
+def test_header_lines_in_one_go_as_line_by_line():
+    """The one-call parse of plain header lines gives what the line by
+    line parse gives, or leaves the head to it."""
+    import random
+    draw = random.Random(7)
+    pieces = ['X-Trans-Id', 'etag', 'Content-Length', ':', ' ', '\t',
+              '\x0b', '\x1c', '\xa0', '\xe9', 'a', '1', '\r', '\n',
+              '\r\n', '\r\n ', '\r\nX-A: ', '\r\nx-a:', ': b', ', ']
+    for _ in range(20000):
+        head = 'HTTP/1.1 200 OK' + ''.join(
+            draw.choice(pieces) for _ in range(draw.randint(0, 12)))
+        eol = head.find('\r\n')
+        try:
+            expected = httpconn._fields_by_line(
+                head.split('\r\n')[1:]) if eol >= 0 else {}
+        except ProtocolError:
+            expected = ProtocolError
+        try:
+            got = httpconn._fields(head, eol)
+        except ProtocolError:
+            got = ProtocolError
+        assert got == expected, repr(head)

@@ -1,0 +1,183 @@
+#!/usr/bin/env python
+"""Marginal client CPU per request, of trees side by side (and of wrk).
+
+    python bench/request_cost.py [--runs 3] [--ops 10000,30000]
+        [--cases swift,noop1,noop8] [--root TREE]... [--extra FLAGS]
+        [--no-wrk]
+
+Each case runs `run-scenario -f scenarios/very_small.scenario` at the two
+operation counts, and a figure is the difference between them:
+
+    CPU/req = (CPU of the larger run - CPU of the smaller) / (extra ops)
+
+so that start-up (imports, spawning workers, auth, the population, gzip)
+cancels; req/s is the TOTAL "Average requests per second" of the larger
+run's report (rendered apart, its CPU not counted).  CPU is the user +
+sys CPU of the whole client process tree (master and local workers, from
+wait4).  Cases:
+
+- swift: `-u 64 --workers 2 -k` against bench/cannedswift.py (nginx),
+  started for the run and stopped at the end; wrk -t2 -c64 GETs of a
+  4 KiB object take their turn too (wrk's CPU over its requests);
+- noop1, noop8: `--noop -u 24 --workers 2` at --batch-size 1 and 8.
+
+Every --root (default: this tree) takes its turn in each round, so that a
+busy machine weighs on all alike; a line per tree and case gives the
+medians over --runs, and the ratio of CPU/req to the first tree's:
+
+    swift  /work/main: 16,100 req/s, 125.3 us CPU/req (3 runs)
+"""
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import cannedswift
+from benchlib import Failed, free_ports, measure, median
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
+RATE = re.compile(r'Average requests per second:\s*([0-9.]+)')
+WRK_COUNT = re.compile(r'(\d+) requests in')
+WRK_RATE = re.compile(r'Requests/sec:\s*([0-9.]+)')
+
+
+def which(name):
+    for directory in os.environ.get('PATH', '').split(os.pathsep):
+        path = os.path.join(directory, name)
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def case_flags(case, port):
+    if case == 'swift':
+        return ['-u', '64', '--workers', '2', '-k', '-A',
+                cannedswift.auth_url(port), '-U', cannedswift.USER,
+                '-K', cannedswift.KEY]
+    if case in ('noop1', 'noop8'):
+        return ['-u', '24', '--workers', '2', '--noop', '--batch-size',
+                case[4:]]
+    raise Failed('unknown case %r' % (case,))
+
+
+def one_run(args, root, flags, ops, tmp, rate=False):
+    """CPU seconds of one run-scenario of `ops` ops, and with `rate` its
+    TOTAL requests per second (from a report rendered afterwards, whose
+    CPU is not counted)."""
+    work, results = free_ports(2)
+    stats = os.path.join(tmp, 'run.stat')
+    argv = [args.python, '-m', 'ssbench.cli.master', '-q', 'run-scenario',
+            '-f', SCENARIO, '-o', str(ops), '-R', '--zmq-bind-ip',
+            '127.0.0.1', '--zmq-work-port', str(work),
+            '--zmq-results-port', str(results), '-s', stats] + flags
+    env = dict(os.environ, PYTHONPATH=root)
+    try:
+        cpu, _ = measure(argv, cwd=root, env=env, timeout=args.timeout)
+        if not rate:
+            return cpu, None
+        _, out = measure([args.python, '-m', 'ssbench.cli.master', '-q',
+                          'report-scenario', '-s', stats + '.gz'], cwd=root,
+                         env=env, timeout=args.timeout)
+        match = RATE.search(out)      # the first one is TOTAL's
+        if match is None:
+            raise Failed('no rate in the report:\n%s' % out[-2000:])
+        return cpu, float(match.group(1))
+    finally:
+        for name in os.listdir(tmp):
+            if name.startswith('run.stat'):
+                os.remove(os.path.join(tmp, name))
+
+
+def marginal(args, root, flags, tmp):
+    """(req/s of the larger run, us of CPU per request between the two
+    operation counts)."""
+    small, large = args.ops
+    cpu_s, _ = one_run(args, root, flags, small, tmp)
+    cpu_l, rate = one_run(args, root, flags, large, tmp, rate=True)
+    return rate, (cpu_l - cpu_s) / (large - small) * 1e6
+
+
+def wrk_run(args, port):
+    url = 'http://127.0.0.1:%d/v1/%s/c/o' % (port, cannedswift.ACCOUNT)
+    cpu, out = measure([args.wrk, '-t2', '-c64', '-d%ds' % args.wrk_seconds,
+                        '-H', 'X-Auth-Token: %s' % cannedswift.TOKEN, url],
+                       timeout=args.timeout)
+    rate, count = WRK_RATE.search(out), WRK_COUNT.search(out)
+    if rate is None or count is None:
+        raise Failed('wrk said:\n%s' % out[-1000:])
+    return float(rate.group(1)), cpu / int(count.group(1)) * 1e6
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--ops', default='10000,30000',
+                        help='the two operation counts')
+    parser.add_argument('--cases', default='swift,noop1,noop8')
+    parser.add_argument('--root', action='append', default=[],
+                        help='a tree to run (repeat; default: this one)')
+    parser.add_argument('--python', default=sys.executable)
+    parser.add_argument('--extra', default='',
+                        help='more run-scenario flags for every case')
+    parser.add_argument('--no-wrk', action='store_true')
+    parser.add_argument('--wrk-seconds', type=int, default=5)
+    parser.add_argument('--timeout', type=float, default=300.0)
+    args = parser.parse_args(argv)
+    try:
+        args.ops = sorted(int(n) for n in args.ops.split(','))
+        if len(args.ops) != 2 or args.ops[0] >= args.ops[1]:
+            raise ValueError
+    except ValueError:
+        parser.error('--ops takes two different counts, like 10000,30000')
+    roots = [os.path.abspath(r) for r in args.root] or [ROOT]
+    cases = [c.strip() for c in args.cases.split(',') if c.strip()]
+    args.wrk = None if args.no_wrk else which('wrk')
+    tmp = tempfile.mkdtemp(prefix='ssbench-reqcost-')
+    canned = os.path.join(tmp, 'canned')
+    figures = {}
+    try:
+        port = cannedswift.start(canned) if 'swift' in cases else None
+        for _ in range(args.runs):
+            for case in cases:
+                flags = case_flags(case, port) + args.extra.split()
+                for root in roots:
+                    figures.setdefault((case, root), []).append(
+                        marginal(args, root, flags, tmp))
+                if case == 'swift' and args.wrk:
+                    figures.setdefault((case, 'wrk -t2 -c64'), []).append(
+                        wrk_run(args, port))
+    except (Failed, cannedswift.CannedError) as exc:
+        print('request_cost: %s' % (exc,), file=sys.stderr)
+        return 1
+    finally:
+        if port is not None:
+            cannedswift.stop(canned)
+        shutil.rmtree(tmp, ignore_errors=True)
+    for case in cases:
+        first = None
+        for (kind, who), runs in sorted(figures.items()):
+            if kind != case:
+                continue
+            rate = median([r for r, _ in runs])
+            cpu = median([c for _, c in runs])
+            text = '%-6s %s: %s req/s, %.1f us CPU/req (%d runs: %s)' % (
+                case, who, '{:,.0f}'.format(rate), cpu, len(runs),
+                ' '.join('%.1f' % c for _, c in runs))
+            if who == roots[0]:
+                first = cpu
+            print(text)
+        for root in roots[1:]:
+            runs = figures[(case, root)]
+            print('%-6s %s / %s: CPU/req %.2f' % (
+                case, root, roots[0], median([c for _, c in runs]) / first))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
