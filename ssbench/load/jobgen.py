@@ -132,11 +132,11 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     numbered from max(initial counts) + 1; a CREATE is named after its
     number and goes to a random container, as does a LIST (a page of
     `scenario.listing`'s limit and prefix).  READ/UPDATE/DELETE/HEAD take
-    their
-    object from `ring` now; when the class has none the draw is skipped and
-    redrawn (counted in `ring.skipped`), so exactly `operation_count` jobs
-    come out.  With `noop`, such jobs use a placeholder object instead
-    (`<size>_000000` in the first container).  In run_seconds mode,
+    their object from `ring` now; when the class has none the draw is
+    skipped and redrawn (counted in `ring.skipped`), so exactly
+    `operation_count` jobs come out.  With `noop`, such jobs use a
+    placeholder object instead (`<size>_000000` in the first container).
+    In run_seconds mode,
     generation stops once `clock()` (default: monotonic) reports that many
     seconds since the first job.  If no job can ever be produced again (no
     objects left and no class can CREATE) generation ends early with a
