@@ -8,6 +8,12 @@ CREATE_OBJECT = 'upload_object'
 READ_OBJECT = 'get_object'
 UPDATE_OBJECT = 'update_object'
 DELETE_OBJECT = 'delete_object'
+HEAD_OBJECT = 'head_object'
+LIST_CONTAINER = 'list_container'
 
 # CRUD order used by crud_profile lists.
 CRUD_TYPES = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
+# Every job type a crud_profile may weigh, in the order of
+# ssbench.measure.profile.PROFILE_KEYS: CRUD, then HEAD and LIST (only
+# the object form of a profile gives these two a weight).
+OPERATION_TYPES = CRUD_TYPES + (HEAD_OBJECT, LIST_CONTAINER)

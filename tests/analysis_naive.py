@@ -68,12 +68,13 @@ def timeouts_run(timeouts, with_time=True):
     return results
 
 
-def random_results(rng, n, new_keys=True, span=300.0):
+def random_results(rng, n, new_keys=True, span=300.0, types=CRUD_TYPES):
     """Results of a made-up run: ties, zeros, Nones, unknown types and
-    sizes, out-of-order completions, failures with and without causes."""
+    sizes, out-of-order completions, failures with and without causes;
+    `types` are the known job types drawn."""
     results = []
     for i in range(n):
-        type_ = rng.choice(list(CRUD_TYPES) * 5 + ['copy_object'])
+        type_ = rng.choice(list(types) * 5 + ['copy_object'])
         size = rng.choice(['tiny', 'tiny', 'big', 'huge'])
         at = 1000.0 + span * i / n + rng.uniform(-3, 3)
         extra = {}

@@ -365,6 +365,12 @@ class FakeClient(object):
     def delete_object(self, *args):
         return self._op('delete_object', *args)
 
+    def stat_object(self, *args):
+        return self._op('stat_object', *args)
+
+    def list_page(self, *args):
+        return self._op('list_page', *args)
+
     def head_object(self, container, name, missing_ok=False):
         self.calls.append(('head_object', container, name))
         if name in self.missing:

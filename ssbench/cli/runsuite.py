@@ -350,8 +350,8 @@ class SuiteRunner(object):
         to_stdout = STDOUT in (args.json_file, args.html_file)
         if not args.no_default_report and not to_stdout:
             from ssbench.report.render.suitetable import render_table
-            operations = ('total', 'create', 'read', 'update', 'delete') \
-                if args.per_operation else ('total',)
+            from ssbench.report.compute.metricnames import OPERATIONS
+            operations = OPERATIONS if args.per_operation else ('total',)
             outputs.append((STDOUT, 'table', 'w',
                             lambda out: render_table(doc, out, operations)))
         write_outputs(outputs)

@@ -4,9 +4,12 @@ A job is the map the master sends to a worker (the worker echoes its keys
 into the result):
 
     type         upload_object | get_object | update_object | delete_object
-    size_str     size class name
+                 | head_object | list_container
+    size_str     size class name (of the class whose profile drew a LIST)
     container    container name
-    name         object name
+    name         object name ('' for a LIST)
+    limit        names a LIST asks for (the scenario's "listing")
+    prefix       the prefix a LIST asks for, when the scenario gives one
     size         bytes to upload (create and update only)
     block_size   chunk size for uploads and reads
     delete_after X-Delete-After seconds (benchmark create/update, when set)
@@ -22,8 +25,10 @@ How the pieces fit (master side), with an ssbench.load.objectring.ObjectRing:
 
 - `initial_jobs()` populates; feed the results to `ring.on_results()` so
   the ring holds exactly the initial objects that are confirmed present.
-- `bench_jobs()` takes READ/UPDATE/DELETE objects from the ring when the
-  job is generated; a CREATE's object joins it when its result is back.
+- `bench_jobs()` takes READ/UPDATE/DELETE/HEAD objects from the ring when
+  the job is generated; a CREATE's object joins it when its result is
+  back.  A LIST takes a container of the scenario at random, as a CREATE
+  does.
 - `cleanup_jobs()` deletes what the run created and left behind.
 """
 from __future__ import absolute_import, division, print_function
@@ -32,7 +37,8 @@ import logging
 import random as _random
 from bisect import bisect_right
 
-from ssbench import CREATE_OBJECT, UPDATE_OBJECT, DELETE_OBJECT, CRUD_TYPES
+from ssbench import (CREATE_OBJECT, CRUD_TYPES, DELETE_OBJECT,
+                     LIST_CONTAINER, OPERATION_TYPES, UPDATE_OBJECT)
 from ssbench.compat import monotonic
 
 log = logging.getLogger(__name__)
@@ -122,13 +128,15 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     """Generate the benchmark jobs.
 
     Each job picks a size class with probability proportional to its
-    initial count, then a CRUD type from that class's profile.  Jobs are
+    initial count, then a job type from that class's profile.  Jobs are
     numbered from max(initial counts) + 1; a CREATE is named after its
-    number and goes to a random container.  READ/UPDATE/DELETE take their
-    object from `ring` now; when the class has none the draw is skipped and
-    redrawn (counted in `ring.skipped`), so exactly `operation_count` jobs
-    come out.  With `noop`, such jobs use a placeholder object instead
-    (`<size>_000000` in the first container).  In run_seconds mode,
+    number and goes to a random container, as does a LIST (a page of
+    `scenario.listing`'s limit and prefix).  READ/UPDATE/DELETE/HEAD take
+    their object from `ring` now; when the class has none the draw is
+    skipped and redrawn (counted in `ring.skipped`), so exactly
+    `operation_count` jobs come out.  With `noop`, such jobs use a
+    placeholder object instead (`<size>_000000` in the first container).
+    In run_seconds mode,
     generation stops once `clock()` (default: monotonic) reports that many
     seconds since the first job.  If no job can ever be produced again (no
     objects left and no class can CREATE) generation ends early with a
@@ -138,15 +146,15 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     if clock is None:
         clock = monotonic
     used = scenario.used_sizes
-    # One draw picks the (size class, CRUD type) pair: the class's share of
+    # One draw picks the (size class, job type) pair: the class's share of
     # the initial files times the type's share of the class's profile.
     pairs = []
     weights = []
     for size in used:
         profile = size.crud_profile
         profile_total = float(sum(profile))
-        for kind, job_type in enumerate(CRUD_TYPES):
-            weight = size.initial_count * profile[kind] / profile_total
+        for job_type, share in zip(OPERATION_TYPES, profile):
+            weight = size.initial_count * share / profile_total
             if weight > 0:
                 pairs.append((size.name, size.size_min,
                               size.size_max - size.size_min + 1, job_type))
@@ -169,6 +177,11 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
     random = rng.random
     take = ring.take
     segmented = segment_keys(scenario)
+    crud_types = frozenset(CRUD_TYPES)
+    limit, prefix = scenario.listing
+    listing = {'limit': limit}
+    if prefix is not None:
+        listing['prefix'] = prefix
 
     produced = 0
     start = None
@@ -192,6 +205,10 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
             if job_type == CREATE_OBJECT:
                 container = containers[int(random() * container_count)]
                 name = None
+                break
+            if job_type == LIST_CONTAINER:
+                container = containers[int(random() * container_count)]
+                name = ''
                 break
             found = take(size_str, job_type, force)
             if found:
@@ -227,7 +244,10 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
             job['size'] = size
             if delete_after:
                 job['delete_after'] = delete_after
-        if segmented and size_str in segmented:
+        elif job_type == LIST_CONTAINER:
+            job.update(listing)
+        # A HEAD of a large object is a HEAD of its manifest: one request.
+        if segmented and size_str in segmented and job_type in crud_types:
             job.update(segmented[size_str])
         if noop:
             job['noop'] = True

@@ -15,6 +15,7 @@ order: what READ, UPDATE and DELETE jobs may name (see ssbench.load.jobgen).
   passed over (to the back, at most PASS_OVER_MAX of them); when no
   object is found that way, the draw is skipped.  In segmented classes
   (`guard_updates()`) READ and UPDATE pass over objects the same way.
+- A HEAD takes its object as a READ does, under the same rules.
 - `pop_created()` gives what the run created and may have left behind.
 - A class given a rank picker (`rank_by()`, from the scenario's
   `popularity`, ssbench.load.popularity) keeps its objects in a fixed
@@ -31,7 +32,8 @@ from __future__ import absolute_import, division, print_function
 from array import array
 from bisect import bisect_left, bisect_right
 
-from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT, READ_OBJECT,
+                     UPDATE_OBJECT)
 from ssbench.compat import range
 
 # Ring entries are ints, 8 bytes each in an array: a long run creates
@@ -318,8 +320,8 @@ class ObjectRing(object):
         self._guarded = frozenset(size_names)
 
     def take(self, size_str, job_type, force=False):
-        """(container, name) for a READ/UPDATE/DELETE job; None when the
-        class has no object.
+        """(container, name) for a READ/UPDATE/DELETE job (a HEAD takes
+        its object as a READ does); None when the class has no object.
 
         READ and UPDATE use the head object and rotate it to the back;
         DELETE removes the head.  An object that may not be used yet (see
@@ -424,15 +426,16 @@ class ObjectRing(object):
 
         A successful CREATE adds its object (as initial when the job was a
         population job, `head_first`); a DELETE of a run-created object that
-        failed is kept for cleanup; a READ or UPDATE, answered either way,
-        frees its object for the jobs that waited for it.  Other results
+        failed is kept for cleanup; a READ, UPDATE or HEAD, answered either
+        way, frees its object for the jobs that waited for it.  Other results
         change nothing.
         """
         in_use = self._in_use
         updating = self._updating
         for result in results:
             job_type = result.get('type')
-            if job_type == READ_OBJECT or job_type == UPDATE_OBJECT:
+            if (job_type == READ_OBJECT or job_type == UPDATE_OBJECT or
+                    job_type == HEAD_OBJECT):
                 name = result.get('name')
                 left = in_use.pop(name, 1) - 1
                 if left > 0:

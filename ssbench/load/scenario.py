@@ -44,6 +44,10 @@ MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
 MAX_SIZE_CLASSES = 1000
 MAX_SCENARIO_BYTES = 1024 * 1024
 MAX_RATE = 10 ** 7                   # jobs per second, in all
+# A LIST job's page: Swift's default container_listing_limit bounds it.
+DEFAULT_LISTING_LIMIT = 100
+MAX_LISTING_LIMIT = 10000
+LISTING_KEYS = ('limit', 'prefix')
 
 # Keys an `overrides` dict may carry (None values mean "not given").
 OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
@@ -123,13 +127,35 @@ def _segments(check, entry, where, size_min, size_max, override):
     return segment_size, large_object
 
 
+def _listing(check, value):
+    """(limit, prefix or None) of the scenario's `listing` key (absent
+    or null: DEFAULT_LISTING_LIMIT names, no prefix)."""
+    if value is None:
+        return DEFAULT_LISTING_LIMIT, None
+    if not isinstance(value, dict):
+        check.fail('"listing" must be an object such as {"limit": 100, '
+                   '"prefix": "tiny_"}, not %s' % show(value))
+    for key in sorted(value, key=show):
+        if key not in LISTING_KEYS:
+            check.fail('"listing" has no key %s; it takes "limit" and '
+                       '"prefix"' % show(key))
+    limit = DEFAULT_LISTING_LIMIT
+    if value.get('limit') is not None:
+        limit = check.int_at_least(value['limit'], 1, '"listing": "limit"',
+                                   MAX_LISTING_LIMIT)
+    prefix = check.text(value.get('prefix'), '"listing": "prefix"',
+                        allow_none=True)
+    return limit, prefix
+
+
 # -- the scenario --------------------------------------------------------
 
 class Scenario(object):
     """A validated scenario with command-line overrides applied.
 
     Attributes: source, data (raw parsed JSON), name, sizes (SizeClass list
-    in file order), crud_profile (top-level tuple or None), user_count,
+    in file order), crud_profile (top-level tuple or None), listing
+    ((limit, prefix or None) of LIST jobs), user_count,
     operation_count and run_seconds (exactly one is not None),
     container_base, container_count, container_concurrency, delete_after
     (None when off), policy (None = default), block_size.
@@ -162,6 +188,7 @@ class Scenario(object):
 
         self.name = check.text(data['name'], _key('name'))
         self._load_sizes(check, data, overrides.get('segment_size'))
+        self.listing = _listing(check, data.get('listing'))
         self._load_counts(check, data, overrides)
 
     # -- construction helpers --

@@ -12,6 +12,7 @@ import re
 
 from ssbench.compat import PY2, string_types
 from ssbench.errors import ScenarioError
+from ssbench.measure import profile
 
 
 def read_json(path, max_bytes):
@@ -173,12 +174,30 @@ class Checker(object):
         return value
 
     def crud_profile(self, value, what, maximum):
-        if (not isinstance(value, list) or len(value) != 4 or
-                not all(_is_number(w) and w >= 0 for w in value)):
-            self.fail('%s must be a list of 4 non-negative numbers '
-                      '[C, R, U, D], not %s' % (what, show(value)))
-        if max(value) > maximum:
+        """A profile (ssbench.measure.profile): the list [C, R, U, D] as
+        a 4-tuple, an object as the 6-tuple of its PROFILE_KEYS."""
+        if isinstance(value, dict):
+            found = self._profile_object(value, what)
+        else:
+            found = profile.weights(value)
+            if found is None:
+                self.fail('%s must be a list of 4 non-negative numbers '
+                          '[C, R, U, D], not %s (or an object of weights '
+                          'such as {"READ": 9, "HEAD": 1})' % (
+                              what, show(value)))
+            found = found[:profile.CRUD_COUNT]
+        if max(found) > maximum:
             self.fail('%s: each weight must be at most %d (only their '
                       'ratios matter), not %s' % (
-                          what, maximum, show(max(value))))
-        return tuple(value)
+                          what, maximum, show(max(found))))
+        return found
+
+    def _profile_object(self, value, what):
+        for key in sorted(value, key=show):
+            if key not in profile.PROFILE_KEYS:
+                self.fail('%s has no operation %s; it weighs %s' % (
+                    what, show(key), ', '.join(profile.PROFILE_KEYS)))
+            if not profile.is_weight(value[key]):
+                self.fail('%s: %s must be a non-negative number, not %s' % (
+                    what, show(key), show(value[key])))
+        return profile.weights(value)

@@ -61,7 +61,12 @@ WORKER = Kind(INTEGERS | TEXT)
 WORDS = Kind(TEXT)
 
 # (key, kind, required on the wire, may be None) of every plain value a
-# result may carry, in the order the wire check reads them.  A success
+# result may carry, in the order the wire check reads them.  `type` is the
+# job type (ssbench.OPERATION_TYPES: upload_object, get_object,
+# update_object, delete_object, head_object, list_container); a
+# list_container result has the `name` '' and the page's `limit` and
+# `prefix` (when the scenario gives one).  A scenario that weighs neither
+# HEAD nor LIST makes no such result, so its files are 0.3.9's.  A success
 # has a last_byte_latency, a failure an `exception`; the maps of
 # RETRY_CAUSES and SEGMENTS have rules of their own (problem()).
 FIELDS = tuple((text_type(key), kind, required, nullable) for (
@@ -87,7 +92,9 @@ FIELDS = tuple((text_type(key), kind, required, nullable) for (
         ('worker_time', SECONDS, False, True),
         ('segment_size', BYTES, False, True),
         ('large_object', WORDS, False, True),
-        ('time_to_failure', SECONDS, False, True)))
+        ('time_to_failure', SECONDS, False, True),
+        ('limit', COUNT, False, True),
+        ('prefix', WORDS, False, True)))
 KINDS = dict((key, kind) for key, kind, _, _ in FIELDS)
 # The allowed types of each key, None included where it may be None.
 TYPES = dict((key, kind.types | NONE if nullable else kind.types)

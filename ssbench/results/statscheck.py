@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 import time
 
 from ssbench.measure import record as spec
+from ssbench.measure.profile import weights
 from ssbench.results import clockrecords, timewindow
 
 HEADER_KEY = u'_scenario_data'
@@ -372,6 +373,10 @@ def header_problem(header):
     scenario = header.get(HEADER_KEY) or {}
 
     def profile(value):
+        # A list of numbers (0.3.9's), or the object form of
+        # ssbench.measure.profile.
+        if isinstance(value, dict):
+            return weights(value) is not None
         return isinstance(value, list) and all(number(n) for n in value)
 
     sizes = scenario.get('sizes')

@@ -76,6 +76,10 @@ def quote(text):
     return _quote(text, safe='/')
 
 
+# Requests whose first byte is timed (when their body is discarded): a
+# READ's, a benchmark HEAD's (its response head) and a listing page's.
+_FIRST_BYTE = ('GET', 'HEAD')
+
 # Failures that mean "the request did not get through": retried.
 _NETWORK_ERRORS = (socket.error, IOError, HTTPError)
 _STALE_LIMIT = 3
@@ -273,7 +277,8 @@ class SwiftClient(object):
             if 200 <= status < 300 or (status == 404 and missing_ok):
                 # `body` is None unless kept, the headers kept on request.
                 return Timing(status, first - start if read == 'discard'
-                              and method == 'GET' else None, last - start,
+                              and method in _FIRST_BYTE else None,
+                              last - start,
                               resp.headers.get('x-trans-id'), retries,
                               reconnects, got, resp.headers
                               if read == 'headers' else None, body, causes)
@@ -406,6 +411,22 @@ class SwiftClient(object):
     def head_object(self, container, name, missing_ok=False):
         return self.request('HEAD', container, name, read='headers',
                             missing_ok=missing_ok)
+
+    def stat_object(self, container, name):
+        """A benchmark HEAD, timed as a READ: its first byte is the
+        response head's, and a 404 is retried as a READ's is."""
+        return self.request('HEAD', container, name, retry_404=True)
+
+    def list_page(self, container, limit, prefix=None,
+                  block_size=DEFAULT_BLOCK_SIZE):
+        """One page of `container`'s listing in JSON (at most `limit`
+        names, of `prefix` when given), read in `block_size` chunks and
+        discarded; timed as a READ."""
+        query = 'format=json&limit=%d' % limit
+        if prefix:
+            query += '&prefix=' + quote(prefix).replace('/', '%2F')
+        return self.request('GET', container, query=query,
+                            block_size=block_size)
 
     def delete_object(self, container, name):
         return self.request('DELETE', container, name, retry_404=True)

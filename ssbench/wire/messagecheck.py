@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 import operator
 
-from ssbench import CRUD_TYPES
+from ssbench import OPERATION_TYPES
 from ssbench.compat import text_type
 from ssbench.measure import record as spec
 from ssbench.measure.record import (MAX_EPOCH, MAX_SECONDS, MAX_SIZE,
@@ -217,7 +217,8 @@ def _check_token_keys(get, more):
 _JOB_SPEC = tuple(zip([_key(k) for k in JOB_KEYS], (
     _TEXT, _TEXT_OR_NONE, _TEXT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
     _INT_OR_NONE, _INT_OR_NONE, _FLAG, _INT_OR_NONE, _FLAG,
-    _NUM_OR_NONE, _NUM_OR_NONE, _INT_OR_NONE, _TEXT_OR_NONE)))
+    _NUM_OR_NONE, _NUM_OR_NONE, _INT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
+    _TEXT_OR_NONE)))
 _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
 _K_JOB_ID = _key('job_id')
@@ -226,11 +227,12 @@ _K_BLOCK_SIZE = _key('block_size')
 # which the record spec bounds.
 _JOB_COUNTS = tuple((_key(k), bound) for k, bound in (
     ('size', MAX_SIZE), ('job_id', INT64), ('delete_after', INT64),
-    ('block_size', INT64), ('segment_size', MAX_SIZE)))
+    ('block_size', INT64), ('segment_size', MAX_SIZE),
+    ('limit', spec.MAX_COUNT)))
 _K_SEGMENT_SIZE = _key('segment_size')
 _K_LARGE_OBJECT = _key('large_object')
 _LARGE_OBJECT_KINDS = frozenset(_key(k) for k in LARGE_OBJECT_KINDS)
-_OBJECT_JOBS = frozenset(_key(k) for k in CRUD_TYPES)
+_OBJECT_JOBS = frozenset(_key(k) for k in OPERATION_TYPES)
 _JOB_KEY_SET = frozenset(_JOB_TYPES)
 
 

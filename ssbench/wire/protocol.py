@@ -59,7 +59,7 @@ HOST_KEYS = ('host_cpu', 'cores', 'run_delay')
 # (ssbench.worker.largeobject.Operation.segment_stats()).
 JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
             'delete_after', 'noop', 'job_id', 'head_first', 'intended_start',
-            'send_lag', 'segment_size', 'large_object')
+            'send_lag', 'segment_size', 'large_object', 'limit', 'prefix')
 LARGE_OBJECT_KINDS = ('slo', 'dlo')
 SEGMENTS_KEYS = ('count', 'retries', 'seconds', 'slowest')
 SEGMENTS_SUFFIX = '_segments'

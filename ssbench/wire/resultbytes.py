@@ -13,7 +13,7 @@ A shape's pattern accepts a subset of what check_from_worker() accepts:
 text of printable ASCII (always valid UTF-8), numbers within the limits
 of the record spec (ssbench.measure.record; the byte ranges are derived
 from it, exact at each limit: floats where it allows floats, integers of
-at least 0), a CRUD type by name, and no key of a failure (`exception`)
+at least 0), a job type by name, and no key of a failure (`exception`)
 or of retry accounting.  So a
 message scan() takes is one the full check would take whole, and anything
 else (an error, a heartbeat, an odd value) goes the full way.  Our workers
@@ -27,7 +27,7 @@ import struct
 import sys
 import threading
 
-from ssbench import CRUD_TYPES
+from ssbench import OPERATION_TYPES
 from ssbench.compat import PY_VERSION, text_type
 from ssbench.measure import record as spec
 from ssbench.wire import protocol
@@ -140,14 +140,14 @@ def _maybe(pattern):
     return b'(?:' + _NIL + b'|' + pattern + b')'
 
 
-_CRUD = b'(?:' + b'|'.join(_packed(text_type(kind))
-                           for kind in CRUD_TYPES) + b')'
+_OPERATION = b'(?:' + b'|'.join(_packed(text_type(kind))
+                                for kind in OPERATION_TYPES) + b')'
 _WORKER_ID = b'(?:' + _UINT + b'|' + _TEXT + b')'
 # Each key a fast shape may have, and the values it accepts there.
 _RULES = dict((text_type(key), rule) for key, rule in (
     ('job_id', _UINT),
     ('worker_id', _WORKER_ID),
-    ('type', _CRUD),
+    ('type', _OPERATION),
     ('size_str', _TEXT),
     ('container', _TEXT),
     ('name', _TEXT),
@@ -166,6 +166,8 @@ _RULES = dict((text_type(key), rule) for key, rule in (
     ('large_object', _maybe(_TEXT)),
     ('block_size', _maybe(_UINT)),
     ('delete_after', _maybe(_UINT)),
+    ('limit', _maybe(_COUNT)),
+    ('prefix', _maybe(_TEXT)),
     ('noop', _maybe(_BOOL)),
     ('head_first', _maybe(_BOOL))))
 # What the full check requires of a success.

@@ -24,7 +24,8 @@ import gevent.event
 import gevent.pool
 import gevent.queue
 
-from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
+                     LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
@@ -36,6 +37,10 @@ from ssbench.worker.largeobject import LargeObjects
 
 # The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
+
+# Names a LIST job without a `limit` asks for (the master always sends
+# one; this is the scenario's default).
+LISTING_PAGE = 100
 
 # How long a Swift job waits for CONFIGURE, or for a new token after 401.
 CONFIGURE_WAIT = 30.0
@@ -158,6 +163,8 @@ class SwiftJobs(object):
             READ_OBJECT: self.handle_get_object,
             UPDATE_OBJECT: self.handle_update_object,
             DELETE_OBJECT: self.handle_delete_object,
+            HEAD_OBJECT: self.handle_head_object,
+            LIST_CONTAINER: self.handle_list_container,
         }
 
     def handles(self, kind):
@@ -346,3 +353,11 @@ class SwiftJobs(object):
 
     def handle_delete_object(self, job):
         return self.get_swift().delete_object(job['container'], job['name'])
+
+    def handle_head_object(self, job):
+        return self.get_swift().stat_object(job['container'], job['name'])
+
+    def handle_list_container(self, job):
+        return self.get_swift().list_page(
+            job['container'], job.get('limit') or LISTING_PAGE,
+            job.get('prefix'), self._block_size(job))

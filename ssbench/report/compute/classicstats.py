@@ -24,6 +24,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import math
 
+from ssbench.measure import profile
 from ssbench.measure.rank import percentile_of_sorted
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
 from ssbench.report.compute.scan import scan_file
@@ -181,21 +182,27 @@ def _series(scanner, cells, last, pctile):
 
 
 def _size_table(scenario):
-    """Rows of the size table and the CRUD weighted average."""
+    """Rows of the size table and the weighted average of the mix: four
+    percentages (CRUD), or six (with HEAD and LIST) when a profile of the
+    scenario weighs HEAD or LIST."""
     sizes = scenario.get('sizes') or []
     initial = scenario.get('initial_files') or {}
     default_profile = scenario.get('crud_profile')
     total = sum(initial.get(size.get('name'), 0) or 0 for size in sizes)
+    none = (0,) * len(profile.PROFILE_KEYS)
+    mixes = [profile.weights(size.get('crud_profile') or default_profile)
+             or none for size in sizes]
+    width = len(none) if any(any(mix[profile.CRUD_COUNT:])
+                             for mix in mixes) else profile.CRUD_COUNT
     rows = []
-    weighted = [0.0, 0.0, 0.0, 0.0]
-    for size in sizes:
+    weighted = [0.0] * width
+    for size, mix in zip(sizes, mixes):
         name = size.get('name')
         share = (initial.get(name, 0) or 0) / total if total else 0.0
-        profile = size.get('crud_profile') or default_profile or [0, 0, 0, 0]
-        profile_total = sum(profile)
+        profile_total = sum(mix)
         pcts = [(c / profile_total * 100 if profile_total else 0.0)
-                for c in profile]
-        for i, pct in enumerate(pcts[:4]):
+                for c in mix[:width]]
+        for i, pct in enumerate(pcts):
             weighted[i] += share * pct
         rows.append(SizeRow(name, size.get('size_min'), size.get('size_max'),
                             share * 100, pcts))

@@ -1,7 +1,7 @@
 """The names of a run's figures, as --fail-if and --slo rules write them.
 
     NAME   = [OP "."] [KIND "."] METRIC
-    OP     = total (default) | create | read | update | delete
+    OP     = total (default) | create | read | update | delete | head | list
     KIND   = last_byte (default) | first_byte     (latency metrics only)
     METRIC = rps | pN (a percentile above 0 and at most 100: p50, p99.9
              or p99_9) | max | avg | errors
@@ -14,11 +14,12 @@ from __future__ import absolute_import, division, print_function
 import collections
 import re
 
-OPERATIONS = ('total', 'create', 'read', 'update', 'delete')
+OPERATIONS = ('total', 'create', 'read', 'update', 'delete', 'head',
+              'list')
 KINDS = ('last_byte', 'first_byte')
 LATENCY_METRICS = ('max', 'avg')
 
-_OPERATION_RE = re.compile(r'(total|create|read|update|delete)\.')
+_OPERATION_RE = re.compile(r'(%s)\.' % '|'.join(OPERATIONS))
 _KIND_RE = re.compile(r'(first_byte|last_byte)\.')
 # [0-9], not \d: Python 3's \d takes any Unicode digit, so a full-width
 # "p\uff19\uff19" would pass for p99.

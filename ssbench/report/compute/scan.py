@@ -6,8 +6,8 @@ latencies themselves in sortedruns.LatencyBuffers (exact statistics in
 bounded memory, as ssbench.report.compute.classicstats); with detail, the
 failures' times to failure too (``time_to_failure``: from the job's first
 send to giving up; failures without one, as in 0.3.x files, are counted in
-``untimed``).  Per operation *slot*
-(CRUD order, then OTHER for unknown job types): results and failures per second
+``untimed``).  Per operation *slot* (ssbench.OPERATION_TYPES order, then
+OTHER for unknown job types): results and failures per second
 (seconds.SecondCounts), and per adaptive time bucket the bytes and LogHists of
 both latencies (timebuckets.TimeBuckets).  Failures also go to a
 causes.CauseTable.  With detail, successful READs are counted per object
@@ -35,7 +35,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import math
 
-from ssbench import CRUD_TYPES, READ_OBJECT
+from ssbench import OPERATION_TYPES, READ_OBJECT
 from ssbench.measure import record as spec
 from ssbench.results import sortedruns
 from ssbench.measure import loghist
@@ -57,12 +57,13 @@ KEYS = ('type', 'size_str', 'exception', 'completed_at',
 TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
 RAW_KEYS = tuple(key.encode('ascii') for key in KEYS)
 
-# Slots: one per CRUD type in CRUD order, then every other job type.
-OTHER = len(CRUD_TYPES)
+# Slots: one per job type of OPERATION_TYPES in its order, then every
+# other job type.
+OTHER = len(OPERATION_TYPES)
 SLOTS = OTHER + 1
-# The operation name of each CRUD slot, as the reports spell it.
+# The operation name of each slot but OTHER, as the reports spell it.
 OPERATIONS = tuple(dict((job, key) for _, key, job in GROUPS)[job]
-                   for job in CRUD_TYPES)
+                   for job in OPERATION_TYPES)
 
 # Latency values buffered in memory before the largest buffer is spilled.
 BUFFER_BUDGET = 1 << 18
@@ -90,8 +91,8 @@ class Cell(object):
         self.type = as_text(type_)
         self.size = as_text(size)
         self.first_seen = first_seen
-        self.slot = (CRUD_TYPES.index(self.type) if self.type in CRUD_TYPES
-                     else OTHER)
+        self.slot = (OPERATION_TYPES.index(self.type)
+                     if self.type in OPERATION_TYPES else OTHER)
 
 
 class Scan(object):
@@ -316,7 +317,7 @@ class Scan(object):
         reads = self.reads
         reads_get = reads.get if reads is not None else None
         # No slot is -1: without a count, nothing is counted.
-        read_slot = CRUD_TYPES.index(READ_OBJECT) if reads is not None \
+        read_slot = OPERATION_TYPES.index(READ_OBJECT) if reads is not None \
             else -1
         skip = self.skip
         moving = bool(skip) and not self.fixed_threshold

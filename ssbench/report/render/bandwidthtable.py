@@ -4,7 +4,7 @@ and size class (ssbench.report.compute.bandwidth), printed after the
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import write_text
-from ssbench.report.compute.cells import GROUPS
+from ssbench.report.compute.cells import GROUPS, NO_OBJECT_BYTES
 
 _ROW = '%-9s %-20s %16s %10s %10s'
 
@@ -48,8 +48,9 @@ def bandwidth_lines(doc):
             nbytes = figures.get('bytes')
             lines.append('       ' + _ROW % (
                 label, size, nbytes if nbytes is not None else
-                # A DELETE moves no object bytes; 0.3.x reads record none.
-                'N/A' if key == 'delete' else 'not recorded',
+                # A DELETE, HEAD or LIST moves no object bytes; 0.3.x
+                # reads record none.
+                'N/A' if key in NO_OBJECT_BYTES else 'not recorded',
                 _rate(figures.get('MB_per_second')),
                 _rate(figures.get('MiB_per_second'))))
             label = ''

@@ -92,6 +92,25 @@ def _latency_line(kind, series, where):
         _worst_text(series))
 
 
+def _mix_lines(rs):
+    """The size table: 0.3.9's CRUD columns, and HEAD and LIST columns
+    after them when the scenario weighs either."""
+    width = max(4, len(rs.crud_weighted))
+    extra = width - 4
+    lines = ['% Ops    C   R   U   D' + '   H   L'[:4 * extra] +
+             '       Size Range       Size Name']
+    for row in rs.size_rows:
+        pcts = (list(row.crud_pcts) + [0.0] * width)[:width]
+        lines.append('%3.0f%%   %%' % row.share_pct + ''.join(
+            ' %2.0f ' % pct for pct in pcts) + '     %s  %s' % (
+                _size_range(row), row.name))
+    lines.append('-' * (69 + 4 * extra))
+    lines.append('       ' + ''.join(' %3.0f' % pct
+                                     for pct in rs.crud_weighted) +
+                 '      %s weighted average' % ('CRUD' + 'HL'[:extra]))
+    return lines
+
+
 def text_lines(run_stats):
     """The text report as a list of lines (without newlines)."""
     rs = run_stats
@@ -104,16 +123,8 @@ def text_lines(run_stats):
     ] + list(getattr(rs, 'notes', ())) + [
         'Object expiration (X-Delete-After): %s (sec)' % (rs.delete_after,),
         '',
-        '% Ops    C   R   U   D       Size Range       Size Name',
     ]
-    for row in rs.size_rows:
-        pcts = (list(row.crud_pcts) + [0.0] * 4)[:4]
-        lines.append('%3.0f%%   %% %2.0f  %2.0f  %2.0f  %2.0f      %s  %s' % (
-            row.share_pct, pcts[0], pcts[1], pcts[2], pcts[3],
-            _size_range(row), row.name))
-    lines.append('-' * 69)
-    lines.append('        %3.0f %3.0f %3.0f %3.0f      CRUD weighted average'
-                 % tuple(rs.crud_weighted))
+    lines.extend(_mix_lines(rs))
     lines.append('')
     for group in rs.groups:
         lines.append(group.label)

@@ -9,9 +9,10 @@ import itertools
 import math
 import time
 
-CRUD_ORDER = ('total', 'create', 'read', 'update', 'delete')
+CRUD_ORDER = ('total', 'create', 'read', 'update', 'delete', 'head', 'list')
 OP_COLORS = {'total': '#333333', 'create': '#1f77b4', 'read': '#2ca02c',
-             'update': '#ff7f0e', 'delete': '#9467bd'}
+             'update': '#ff7f0e', 'delete': '#9467bd', 'head': '#8c564b',
+             'list': '#e377c2'}
 SIZE_COLORS = ('#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
                '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf')
 LATENCY_TRACES = (('last_byte_p50', 'last byte p50', 'solid', '#1f77b4'),

@@ -6,6 +6,8 @@ Every text taken from the document is escaped: a stats file is untrusted
 input."""
 from __future__ import absolute_import, division, print_function
 
+from ssbench.measure import profile
+from ssbench.report.compute.cells import NO_OBJECT_BYTES
 from ssbench.report.compute.series import percentile_key
 from ssbench.compat import text_type
 from ssbench.results import workerlist
@@ -115,7 +117,8 @@ def _percentages(weights):
 
 def sizes_html(scenario):
     """The scenario's size classes: range, initial files, share of the
-    operations and CRUD mix ('' when the scenario has no usable sizes)."""
+    operations and CRUD mix, with HEAD and LIST when a profile weighs them
+    ('' when the scenario has no usable sizes)."""
     sizes = scenario.get('sizes') if isinstance(scenario, dict) else None
     if not isinstance(sizes, list):
         return ''
@@ -128,13 +131,23 @@ def sizes_html(scenario):
     except (TypeError, ValueError):
         return ''
     rows = []
+    mixes = []
+    for size in sizes:
+        if isinstance(size, dict):
+            mixes.append(profile.weights(size.get('crud_profile') or
+                                         scenario.get('crud_profile')))
+    if None in mixes:
+        return ''
+    width = len(profile.PROFILE_KEYS) if any(
+        any(mix[profile.CRUD_COUNT:]) for mix in mixes) else \
+        profile.CRUD_COUNT
+    mixes = iter(mixes)
     for size, count, share in zip(sizes, counts, shares):
         if not isinstance(size, dict):
             continue
-        profile = size.get('crud_profile') or scenario.get('crud_profile')
         try:
             mix = ['%.0f' % p for p in _percentages(
-                [float(w) for w in profile])]
+                [float(w) for w in next(mixes)])][:width]
             low, high = int(size['size_min']), int(size['size_max'])
         except (TypeError, ValueError, KeyError):
             return ''
@@ -143,15 +156,17 @@ def sizes_html(scenario):
             span += ' - ' + format_bytes(high).strip()
         rows.append([esc(size.get('name')), esc(span), fmt_int(count),
                      '%.0f%%' % share] + mix)
-    return table(['Size', 'Range', 'Initial files', 'Share of ops', 'C %',
-                  'R %', 'U %', 'D %'], rows, numeric=range(2, 8))
+    return table(['Size', 'Range', 'Initial files', 'Share of ops'] +
+                 ['%s %%' % key[0] for key in profile.PROFILE_KEYS[:width]],
+                 rows, numeric=range(2, 4 + width))
 
 
 def _bytes(operation, count):
     if count is not None:
         return esc(format_bytes(count).strip())
-    # A DELETE moves no object bytes; others lack sizes in 0.3.x files.
-    return NA if operation == 'delete' else NOT_RECORDED
+    # A DELETE, HEAD or LIST moves no object bytes; others lack sizes in
+    # 0.3.x files.
+    return NA if operation in NO_OBJECT_BYTES else NOT_RECORDED
 
 
 def summary_html(operations, bandwidth=None):

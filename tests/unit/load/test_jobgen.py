@@ -12,7 +12,7 @@ import pytest
 
 from ssbench.load import seeds
 from ssbench import (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT,
-                     DELETE_OBJECT, CRUD_TYPES)
+                     DELETE_OBJECT, CRUD_TYPES, HEAD_OBJECT, LIST_CONTAINER)
 from ssbench.load.jobgen import (FORCE, WAIT, WAIT_AFTER_BUSY, bench_jobs,
                                  cleanup_jobs, initial_jobs, initial_objects,
                                  object_name)
@@ -33,7 +33,9 @@ def make(sizes=None, initial=None, crud=(1, 1, 1, 1), **extra):
     """A scenario from a compact description; sizes: name -> (min, max[,
     own crud profile])."""
     sizes = sizes or collections.OrderedDict([('a', (1, 1))])
-    data = {'name': 'Jobs test', 'sizes': [], 'crud_profile': list(crud),
+    if not isinstance(crud, dict):
+        crud = list(crud)
+    data = {'name': 'Jobs test', 'sizes': [], 'crud_profile': crud,
             'initial_files': initial or dict((n, 1) for n in sizes),
             'operation_count': 100, 'user_count': 4, 'container_count': 5}
     for name, spec in sizes.items():
@@ -560,3 +562,63 @@ def test_generation_waits_while_every_object_is_in_use_then_can_force():
     assert forced['type'] == UPDATE_OBJECT and forced['name'] in (
         'a_000001', 'a_000002')
     assert next(gen) is WAIT           # the next job waits again
+
+
+# -- HEAD and LIST ---------------------------------------------------------
+
+def test_head_and_list_follow_the_object_profile():
+    scenario = make(crud={'READ': 2, 'HEAD': 1, 'LIST': 1},
+                    operation_count=8000, listing={'limit': 5})
+    jobs = list(bench_jobs(scenario, random.Random(11), populated(scenario),
+                           noop=True))
+    types = collections.Counter(j['type'] for j in jobs)
+    assert set(types) == set([R, HEAD_OBJECT, LIST_CONTAINER])
+    # Expected 2000 each of HEAD and LIST; sigma about 39.
+    assert 1800 <= types[HEAD_OBJECT] <= 2200
+    assert 1800 <= types[LIST_CONTAINER] <= 2200
+    containers = set()
+    for job in jobs:
+        if job['type'] == LIST_CONTAINER:
+            assert job['name'] == '' and job['limit'] == 5
+            assert 'prefix' not in job and 'size' not in job
+            containers.add(job['container'])
+        else:
+            assert 'limit' not in job
+    assert containers == set(scenario.containers)
+
+
+def test_a_list_carries_the_scenario_prefix():
+    scenario = make(crud={'LIST': 1}, operation_count=3,
+                    listing={'prefix': 'a_00'})
+    jobs = list(bench_jobs(scenario, random.Random(1), ObjectRing()))
+    assert [(j['limit'], j['prefix']) for j in jobs] == [(100, 'a_00')] * 3
+
+
+def test_a_head_takes_its_object_as_a_read_does():
+    scenario = make(crud={'HEAD': 1}, operation_count=2, initial={'a': 2})
+    ring = populated(scenario)
+    heads = list(bench_jobs(scenario, random.Random(2), ring))
+    # Rotated through the class as READs are, and in use until answered:
+    # no DELETE may take either object meanwhile.
+    assert [j['name'] for j in heads] == ['a_000001', 'a_000002']
+    assert ring.take('a', D) is False
+    ring.on_results([succeed(heads[1])])
+    assert ring.take('a', D) == (heads[1]['container'], 'a_000002')
+    ring.on_results([fail(heads[0])])
+    assert ring._in_use == {}
+
+
+def test_head_and_list_of_a_segmented_class_are_single_requests():
+    data = {'name': 'seg', 'user_count': 1, 'operation_count': 40,
+            'sizes': [{'name': 'big', 'size_min': 10, 'size_max': 20,
+                       'segment_size': 4}],
+            'initial_files': {'big': 3},
+            'crud_profile': {'READ': 1, 'HEAD': 1, 'LIST': 1}}
+    scenario = Scenario(data)
+    jobs = list(bench_jobs(scenario, random.Random(3), populated(scenario),
+                           noop=True))
+    kinds = set()
+    for job in jobs:
+        kinds.add(job['type'])
+        assert ('segment_size' in job) == (job['type'] == R)
+    assert kinds == set([R, HEAD_OBJECT, LIST_CONTAINER])

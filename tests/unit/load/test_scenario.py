@@ -350,3 +350,59 @@ CANNED = sorted(glob.glob(os.path.join(SCENARIOS, '*.scenario')) +
 def test_canned_scenario_loads(path):
     scenario = load_scenario(path)
     assert (scenario.operation_count is None) != (scenario.run_seconds is None)
+
+
+# -- the object form of crud_profile and the listing key -------------------
+
+def test_object_profile_weighs_head_and_list_beside_crud():
+    data = minimal(crud_profile={'CREATE': 10, 'READ': 60, 'UPDATE': 5,
+                                 'DELETE': 5, 'HEAD': 15, 'LIST': 5})
+    data['sizes'][0]['crud_profile'] = {'HEAD': 1}
+    scenario = Scenario(data)
+    assert scenario.crud_profile == (10, 60, 5, 5, 15, 5)
+    assert scenario.size('tiny').crud_profile == (10, 60, 5, 5, 15, 5)
+    assert scenario.size('zero').crud_profile == (0, 0, 0, 0, 1, 0)
+
+
+def test_list_profile_stays_four_weights():
+    assert Scenario(minimal()).crud_profile == (10, 75, 15, 0)
+
+
+@pytest.mark.parametrize('profile, fragment', [
+    ({'READ': 1, 'GET': 1}, '"crud_profile" has no operation "GET"; it '
+     'weighs CREATE, READ, UPDATE, DELETE, HEAD, LIST'),
+    ({'HEAD': -1}, '"crud_profile": "HEAD" must be a non-negative number, '
+     'not -1'),
+    ({'LIST': True}, '"LIST" must be a non-negative number, not true'),
+    ({'HEAD': 2 * 10 ** 9}, 'each weight must be at most 1000000000'),
+    ({'HEAD': 0}, '"crud_profile" is all zero but size "tiny" uses it'),
+    ([1, 2, 3], 'not [1, 2, 3] (or an object of weights'),
+])
+def test_bad_object_profiles_fail_in_one_line(profile, fragment):
+    with pytest.raises(ScenarioError) as info:
+        Scenario(minimal(crud_profile=profile), source='s.scenario')
+    assert fragment in str(info.value)
+    assert '\n' not in str(info.value)
+
+
+def test_listing_defaults_and_values():
+    assert Scenario(minimal()).listing == (100, None)
+    assert Scenario(minimal(listing={'limit': 7, 'prefix': 'tiny_0000'})
+                    ).listing == (7, 'tiny_0000')
+    assert Scenario(minimal(listing={'limit': 10000})).listing == (
+        10000, None)
+
+
+@pytest.mark.parametrize('listing, fragment', [
+    ([100], '"listing" must be an object such as {"limit": 100, '),
+    ({'limit': 0}, '"listing": "limit" must be an integer >= 1, not 0'),
+    ({'limit': 10001}, '"listing": "limit" must be at most 10000'),
+    ({'prefix': ''}, '"listing": "prefix" must be a non-empty string or '
+     'null, not ""'),
+    ({'marker': 'x'}, '"listing" has no key "marker"; it takes "limit" '
+     'and "prefix"'),
+])
+def test_bad_listing_fails_in_one_line(listing, fragment):
+    with pytest.raises(ScenarioError) as info:
+        Scenario(minimal(listing=listing), source='s.scenario')
+    assert fragment in str(info.value)

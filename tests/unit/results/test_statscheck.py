@@ -187,6 +187,11 @@ def scenario_with(**values):
      "crud_profile 'abc'"),
     ({'_scenario_data': scenario_with(crud_profile=[1, True, 1, 1])},
      'crud_profile [1, True, 1, 1]'),
+    # (Keys that are no text: shown alike on Python 2 and 3.)
+    ({'_scenario_data': scenario_with(crud_profile={1: 1})},
+     'crud_profile {1: 1}'),
+    ({'_scenario_data': scenario_with(sizes=[{'name': 'a', 'crud_profile': {
+        2: 0}}])}, 'sizes: crud_profile {2: 0}'),
 ])
 def test_a_bad_header_value_refuses_the_file(tmp_path, changes, shown):
     path = str(tmp_path / 'bad.stat')
@@ -197,6 +202,15 @@ def test_a_bad_header_value_refuses_the_file(tmp_path, changes, shown):
     assert str(info.value) == (
         '%s: not a valid ssbench stats file: the header has a bad value '
         '(%s)' % (path, shown))
+
+
+def test_a_profile_of_head_and_list_passes(tmp_path):
+    mix = {'READ': 5, 'HEAD': 3, 'LIST': 2}
+    header = dict(HEADER, _scenario_data=scenario_with(
+        crud_profile=mix, sizes=[{'name': 'a', 'crud_profile': mix}]))
+    path = str(tmp_path / 'mixed.stat')
+    write_bytes(path, protocol.pack(header) + protocol.pack([ok(1)]))
+    assert results(path) == [ok(1)]
 
 
 def test_header_values_0_3_x_may_leave_out_pass(tmp_path):

@@ -379,6 +379,26 @@ def test_containers_and_listings(fake, client):
     assert client.delete_container('pol', missing_ok=True).status == 404
 
 
+def test_a_benchmark_head_and_a_listing_page_are_timed_as_reads(fake,
+                                                                client):
+    for name in ('tiny_000001', 'tiny_000002', 'small_000001'):
+        client.put_object('c', name, 10)
+    head = client.stat_object('c', 'tiny_000001')
+    assert head.status == 200 and head.size == 0
+    assert 0 <= head.first_byte_latency <= head.last_byte_latency
+    fake.script.extend([404])
+    assert client.stat_object('c', 'tiny_000002').retries == 1
+    page = client.list_page('c', 1, prefix='tiny_', block_size=7)
+    assert page.status == 200 and page.size > 0
+    assert 0 <= page.first_byte_latency <= page.last_byte_latency
+    assert fake.requests[-1]['path'].endswith('/c')
+    assert fake.requests[-1]['query'] == 'format=json&limit=1&prefix=tiny_'
+    client.list_page('c', 50, prefix='a/b')
+    assert fake.requests[-1]['query'] == 'format=json&limit=50&prefix=a%2Fb'
+    client.list_page('c', 2)
+    assert fake.requests[-1]['query'] == 'format=json&limit=2'
+
+
 def test_unicode_names(fake, client):
     name = u'\u00e9t\u00e9 \u2603/x'
     client.put_object('c', name, 3)

@@ -46,6 +46,17 @@ def test_a_message_of_a_known_shape_is_taken_on_its_bytes():
     assert shapes().scan(data) == ([1, 300, 70000, 2 ** 40], 2)
 
 
+def test_head_and_listing_results_are_taken_on_their_bytes():
+    head = record(type=u'head_object')
+    listing = record(type=u'list_container', name=u'', limit=100,
+                     prefix=u'tiny_')
+    known = shapes(tuple(head), tuple(listing))
+    assert known.scan(message(head, listing)) == ([7, 7], 2)
+    # A limit beyond the record spec's counts goes the full way.
+    assert known.scan(message(record(type=u'list_container', name=u'',
+                                     limit=10 ** 6, prefix=u'x'))) is None
+
+
 def test_sixteen_records_and_more_and_text_worker_ids():
     data = message(*[record(job_id=n, worker_id='host-a.3')
                      for n in range(40)])

@@ -4,12 +4,14 @@ collaborators (a list as result sink, fake or real Swift clients, a fixed
 clock)."""
 from __future__ import absolute_import, division, print_function
 
+import json
 
 import gevent
 import gevent.event
 import pytest
 
-from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
+                     LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
 from ssbench.swift.auth import AuthOptions, Grant
 from ssbench.swift.client import SwiftClient
 from ssbench.swift.outcome import SwiftRequestError, Timing
@@ -17,7 +19,7 @@ from ssbench.swift.tokens import HandedTokens
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire.protocol import configure_job
-from ssbench.worker.execution import Runners, SwiftJobs
+from ssbench.worker.execution import LISTING_PAGE, Runners, SwiftJobs
 from tests.clocks import FakeClock
 from tests.fakes import FakeClient, FakeSwift
 from tests.waiting import wait_for
@@ -159,6 +161,52 @@ def test_each_job_type_goes_to_its_request_and_comes_back_a_result():
     assert (read['first_byte_latency'], read['size']) == (0.01, 321)
     assert created['first_byte_latency'] is None
     assert updated['size'] == 20 and harness.asked == 0
+
+
+def test_head_and_list_jobs_go_to_their_requests():
+    FakeClient.instances = []
+    harness = Harness(block_size=4096)
+    head, page, plain = harness.run(
+        job(HEAD_OBJECT), job(LIST_CONTAINER, name='', limit=5,
+                              prefix='tiny_'),
+        job(LIST_CONTAINER, name='', block_size=100))
+    (client,) = FakeClient.instances
+    assert client.calls == [('stat_object', 'c', 'tiny_000001'),
+                            ('list_page', 'c', 5, 'tiny_', 4096),
+                            ('list_page', 'c', LISTING_PAGE, None, 100)]
+    assert page['limit'] == 5 and page['prefix'] == 'tiny_'
+    for result in (head, page, plain):
+        assert result['status'] == 200 and 'exception' not in result
+
+
+def test_head_and_list_over_http_time_their_first_byte():
+    server = FakeSwift()
+    try:
+        server.containers['c'] = {}
+        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
+                           key='testing')
+        harness = Harness(own_auth=auth, retries=2,
+                          client_factory=SwiftClient)
+        harness.run(*[job(CREATE_OBJECT, name=name, size=300)
+                      for name in ('tiny_000001', 'tiny_000002', 'other')])
+        head, missing, page = harness.run(
+            job(HEAD_OBJECT), job(HEAD_OBJECT, name='gone'),
+            job(LIST_CONTAINER, name='', limit=1, prefix='tiny_'))
+        for result in (head, page):
+            assert result['status'] == 200 and 'exception' not in result
+            assert 0 <= result['first_byte_latency'] <= \
+                result['last_byte_latency']
+        # A 404 counts as a READ's: retried, then a failure.
+        assert (missing['status'], missing['retries']) == (404, 2)
+        assert '404' in missing['exception']
+        listed = harness.jobs.get_swift().request(
+            'GET', 'c', query='format=json&limit=1&prefix=tiny_',
+            read='keep')
+        assert [item['name'] for item in json.loads(
+            listed.body.decode('utf-8'))] == ['tiny_000001']
+        harness.jobs.close()
+    finally:
+        server.stop()
 
 
 def test_a_failure_is_a_result_stamped_by_the_clock():

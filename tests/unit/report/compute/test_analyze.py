@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from ssbench import OPERATION_TYPES
 from ssbench.results import sortedruns
 from ssbench.report.compute import cells, classicstats
 from ssbench.report.compute.analyze import analyze
@@ -136,6 +137,22 @@ def check_errors(doc, results):
 def test_document_equals_naive(seed):
     results = naive.random_run(seed)
     check_document(run(results), results)
+
+
+@pytest.mark.parametrize('seed', range(2))
+def test_head_and_list_make_operations_of_their_own(seed):
+    results = naive.random_run(seed, types=OPERATION_TYPES)
+    doc = run(results)
+    check_document(doc, results)
+    keys = [op['operation'] for op in doc['operations']]
+    assert keys == ['total', 'create', 'read', 'update', 'delete', 'head',
+                    'list']
+    assert set(doc['timeseries']['operations']) == set(keys)
+    causes = set(cause['operation'] for cause in doc['errors']['causes'])
+    assert set(['head', 'list']) <= causes
+    # They move no object bytes.
+    for key in ('head', 'list'):
+        assert doc['bandwidth']['operations'][key]['bytes'] is None
 
 
 @pytest.mark.parametrize('budget, block', [(7, 2), (100, 3), (1000, 512)])

@@ -276,6 +276,26 @@ def test_size_table():
         'Crafted', '9.9', 7, 30)
 
 
+def test_size_table_of_head_and_list():
+    scenario = dict(SCENARIO, crud_profile={'CREATE': 1, 'HEAD': 2,
+                                            'LIST': 1})
+    header = dict(HEADER, _scenario_data=scenario)
+    rs = compute(FakeStatsFile([[res()]], header))
+    tiny, big = rs.size_rows
+    assert tiny.crud_pcts == [60.0, 0.0, 30.0, 10.0, 0.0, 0.0]
+    assert big.crud_pcts == [25.0, 0.0, 0.0, 0.0, 50.0, 25.0]
+    assert rs.crud_weighted == pytest.approx([51.25, 0, 22.5, 7.5, 12.5,
+                                              6.25])
+
+
+def test_head_and_list_groups_follow_delete():
+    rs = run([res('list_container'), res('head_object'),
+              res('delete_object'), res()])
+    assert [g.label for g in rs.groups] == ['TOTAL', 'READ', 'DELETE',
+                                            'HEAD', 'LIST']
+    assert [g.key for g in rs.groups][-2:] == ['head', 'list']
+
+
 # --- the streaming computation equals the naive one --------------------------
 
 def naive(results, pctile):

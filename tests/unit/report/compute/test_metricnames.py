@@ -13,6 +13,9 @@ def test_names_parse_to_operation_kind_and_metric():
     assert parse('delete.max') == ('delete', 'last_byte', 'max')
     assert parse('rps') == ('total', None, 'rps')
     assert parse('create.errors') == ('create', None, 'errors')
+    assert parse('head.p99') == ('head', 'last_byte', 'p99')
+    assert parse('LIST.first_byte.max') == ('list', 'first_byte', 'max')
+    assert parse('list.rps') == ('list', None, 'rps')
     assert parse('p99.9').percentile() == 99.9
     assert parse('p50').percentile() == 50
     assert parse('avg').percentile() is None

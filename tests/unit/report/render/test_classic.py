@@ -10,7 +10,8 @@ from ssbench.report.render import classic
 from ssbench.compat import PY2
 from ssbench.report.compute.classicstats import compute
 
-from tests.unit.report.compute.test_classicstats import FakeStatsFile, err, res
+from tests.unit.report.compute.test_classicstats import (
+    HEADER, FakeStatsFile, err, res)
 
 
 def render(func, run_stats):
@@ -193,3 +194,51 @@ def test_the_rps_histogram_is_written_a_block_at_a_time(monkeypatch):
     assert len(stats.rps_counts) > 7
     assert render(classic.render_rps_histogram, stats) == expected(
         'swift_u8_o2000_c10', 'rps_histogram.csv')
+
+
+# --- HEAD and LIST -----------------------------------------------------------
+
+MIXED = dict(HEADER, _scenario_data={
+    'name': 'Mixed', 'user_count': 3,
+    'sizes': [{'name': 'tiny', 'size_min': 4096, 'size_max': 8192,
+               'crud_profile': [6, 0, 3, 1]},
+              {'name': 'big', 'size_min': 10 ** 6, 'size_max': 10 ** 6}],
+    'initial_files': {'tiny': 30, 'big': 10},
+    'crud_profile': {'READ': 50, 'HEAD': 30, 'LIST': 20}})
+MIXED_RESULTS = RESULTS + [
+    res('head_object', 'big', at=101.0, first=0.001, last=0.002, txid='h1'),
+    res('list_container', 'big', at=101.75, first=0.03, last=0.05,
+        txid='l1', name=''),
+    err('list_container', 'big', at=102.25),
+]
+
+
+def test_text_report_of_head_and_list():
+    lines = render(classic.render_text,
+                   crafted(MIXED_RESULTS, header=MIXED)).split('\n')
+    assert lines[5:10] == [
+        '% Ops    C   R   U   D   H   L       Size Range       Size Name',
+        ' 75%   % 60   0  30  10   0   0        4 kB -   8 kB  tiny',
+        ' 25%   %  0  50   0   0  30  20        1 MB           big',
+        '-' * 77,
+        '         45  12  22   8   8   5      CRUDHL weighted average',
+    ]
+    assert [line for line in lines if line.isupper()] == [
+        'TOTAL', 'CREATE', 'READ', 'HEAD', 'LIST']
+    head = lines.index('HEAD')
+    assert lines[head + 1].startswith('       Count:     1 (    0 error;')
+    assert ('       Last-byte  latency:  0.002 -   0.002    0.002  (  0.000)'
+            '    0.002  (     big objs)  h1') in lines[head:]
+    listing = lines.index('LIST')
+    assert lines[listing + 1].startswith('       Count:     1 (    1 error;')
+
+
+def test_csv_of_head_and_list_has_their_blocks_after_delete():
+    names, values = classic.csv_rows(crafted(MIXED_RESULTS, header=MIXED))
+    row = dict(zip(names, values))
+    assert names.index('head_count') > names.index('read_count')
+    assert names.index('list_count') > names.index('head_count')
+    assert (row['head_count'], row['head_errors']) == (1, 0)
+    assert (row['list_count'], row['list_errors']) == (1, 1)
+    assert row['head_first_big_max'] == 0.001
+    assert row['list_last_all_worst_txid'] == 'l1'

@@ -456,3 +456,18 @@ def test_popularity_section_only_with_reads():
     assert ('<td>Hottest 1%</td><td class="num">10</td>'
             '<td class="num">56.9%</td>') in section
     assert '<td>Hottest 10%</td><td class="num">100</td>' in section
+
+
+def test_size_table_has_head_and_list_columns_only_when_weighed():
+    scenario = {'sizes': [{'name': 'tiny', 'size_min': 1, 'size_max': 9,
+                           'crud_profile': [1, 1, 1, 1]},
+                          {'name': 'big', 'size_min': 10, 'size_max': 99}],
+                'initial_files': {'tiny': 1, 'big': 3},
+                'crud_profile': {'READ': 6, 'HEAD': 3, 'LIST': 1}}
+    page = htmltables.sizes_html(scenario).replace(' class="num"', '')
+    assert '<th>D %</th><th>H %</th><th>L %</th>' in page
+    assert '<td>0</td><td>60</td><td>0</td><td>0</td><td>30</td>' \
+        '<td>10</td>' in page
+    plain = htmltables.sizes_html(dict(scenario, crud_profile=[1, 2, 3, 4]))
+    assert 'H %' not in plain and 'D %</th></tr>' in plain
+    assert htmltables.sizes_html(dict(scenario, crud_profile={'X': 1})) == ''
