@@ -24,8 +24,7 @@ pytestmark = pytest.mark.timeout(60)
 @pytest.fixture(autouse=True, params=['threads', 'gevent'])
 def sockets(request, monkeypatch):
     """Every test runs on the standard library's sockets, and on gevent's
-    as in a worker (monkey-patched), where a plain TCP connection waits
-    through watchers of its own (httpconn._GreenIO)."""
+    as in a worker (monkey-patched)."""
     if request.param == 'gevent':
         import gevent.socket
         monkeypatch.setattr(socket, 'create_connection',
@@ -64,19 +63,13 @@ class Wrapped(object):
 
 
 def wrap(conn, kind):
-    """Put kind(socket) in place of the connection's socket and, under
-    gevent, of the socket below gevent's, which the connection calls
-    directly; returns a function that puts them back."""
-    real, green = conn.sock, conn._green
+    """Put kind(socket) in place of the connection's socket; returns a
+    function that puts it back."""
+    real = conn.sock
     conn.sock = kind(real)
-    if green is not None:
-        raw = green.raw
-        green.raw = kind(raw)
 
     def unwrap():
         conn.sock = real
-        if green is not None:
-            green.raw = raw
     return unwrap
 
 
@@ -782,32 +775,6 @@ def test_a_discarded_body_is_bounded_per_receive_only():
     conn.network_timeout = 5
     assert conn.discard_body() == 50
     assert clock.now - 100.0 > 50
-
-
-def test_under_gevent_an_answer_is_waited_for_then_read_once(
-        server, conn, sockets):
-    """No receive is tried before the answer can be there: one receive
-    for a small answer, none that fails."""
-    server.replies.extend([ok(b'one'), ok(b'two')])
-    assert exchange(conn)[1] == b'one'
-    if sockets == 'threads':
-        assert conn._green is None
-        return
-    calls = []
-
-    class Spy(Wrapped):
-        def recv_into(self, buf, nbytes=0):
-            try:
-                got = self.real.recv_into(buf, nbytes)
-            except socket.error as exc:
-                calls.append(exc.args[0])
-                raise
-            calls.append(got)
-            return got
-    unwrap = wrap(conn, Spy)
-    assert exchange(conn)[1] == b'two'
-    unwrap()
-    assert len(calls) == 1 and calls[0] > 0
 
 
 def test_header_lines_in_one_go_as_line_by_line():
