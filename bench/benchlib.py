@@ -3,6 +3,7 @@ so this directory is on sys.path)."""
 from __future__ import absolute_import, division, print_function
 
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -67,3 +68,28 @@ def measure(argv, cwd=None, env=None, timeout=300.0):
     if status != 0:
         raise Failed('exit status %d:\n%s' % (status, text[-3000:]))
     return usage.ru_utime + usage.ru_stime, text
+
+
+WRK_RATE = re.compile(r'Requests/sec:\s*([0-9.]+)')
+WRK_COUNT = re.compile(r'(\d+) requests in')
+
+
+def which(name):
+    """The path of executable `name` on PATH, or None."""
+    for directory in os.environ.get('PATH', '').split(os.pathsep):
+        path = os.path.join(directory, name)
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def wrk_run(wrk, seconds, url, token, timeout):
+    """(requests per second, CPU us per request) of `wrk -t2 -c64`
+    GETting `url` with an X-Auth-Token for `seconds`."""
+    cpu, out = measure([wrk, '-t2', '-c64', '-d%ds' % seconds,
+                        '-H', 'X-Auth-Token: %s' % token, url],
+                       timeout=timeout)
+    rate, count = WRK_RATE.search(out), WRK_COUNT.search(out)
+    if rate is None or count is None:
+        raise Failed('wrk said:\n%s' % out[-1000:])
+    return float(rate.group(1)), cpu / int(count.group(1)) * 1e6

@@ -39,29 +39,21 @@ import sys
 import tempfile
 import time
 
+import benchlib
 import cannedswift
-from benchlib import Failed, free_ports, measure, median
+from benchlib import (Failed, free_ports, measure, median,
+                      which)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 RATE = re.compile(r'Average requests per second:\s*([0-9.]+)')
-WRK_RATE = re.compile(r'Requests/sec:\s*([0-9.]+)')
-WRK_COUNT = re.compile(r'(\d+) requests in')
 # Issue 12's figures for 0.3.9 (same machine, same case), shown when no
 # installed 0.3.9 is given.
 RECORDED_ORIGINAL = ('swift 0.3.9 u64 w2 b1 (recorded in issue 12): '
                      '1,900 - 2,600 req/s, 925 - 944 us CPU/req')
 LARGE_USERS = 4
 GIB = 1 << 30
-
-
-def which(name):
-    for directory in os.environ.get('PATH', '').split(os.pathsep):
-        path = os.path.join(directory, name)
-        if os.access(path, os.X_OK):
-            return path
-    return None
 
 
 class Client(object):
@@ -102,13 +94,8 @@ def clients(args):
 
 def wrk_run(args, port):
     url = 'http://127.0.0.1:%d/v1/%s/c/o' % (port, cannedswift.ACCOUNT)
-    argv = [args.wrk, '-t2', '-c64', '-d%ds' % args.wrk_seconds,
-            '-H', 'X-Auth-Token: %s' % cannedswift.TOKEN, url]
-    cpu, out = measure(argv, timeout=args.timeout)
-    rate, count = WRK_RATE.search(out), WRK_COUNT.search(out)
-    if rate is None or count is None:
-        raise Failed('wrk said:\n%s' % out[-1000:])
-    return float(rate.group(1)), cpu / int(count.group(1)) * 1e6
+    return benchlib.wrk_run(args.wrk, args.wrk_seconds, url,
+                            cannedswift.TOKEN, args.timeout)
 
 
 def line(label, runs, ratio_to=None):

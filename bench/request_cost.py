@@ -36,23 +36,15 @@ import shutil
 import sys
 import tempfile
 
+import benchlib
 import cannedswift
-from benchlib import Failed, free_ports, measure, median
+from benchlib import (Failed, free_ports, measure, median,
+                      which)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 RATE = re.compile(r'Average requests per second:\s*([0-9.]+)')
-WRK_COUNT = re.compile(r'(\d+) requests in')
-WRK_RATE = re.compile(r'Requests/sec:\s*([0-9.]+)')
-
-
-def which(name):
-    for directory in os.environ.get('PATH', '').split(os.pathsep):
-        path = os.path.join(directory, name)
-        if os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def case_flags(case, port):
@@ -105,13 +97,8 @@ def marginal(args, root, flags, tmp):
 
 def wrk_run(args, port):
     url = 'http://127.0.0.1:%d/v1/%s/c/o' % (port, cannedswift.ACCOUNT)
-    cpu, out = measure([args.wrk, '-t2', '-c64', '-d%ds' % args.wrk_seconds,
-                        '-H', 'X-Auth-Token: %s' % cannedswift.TOKEN, url],
-                       timeout=args.timeout)
-    rate, count = WRK_RATE.search(out), WRK_COUNT.search(out)
-    if rate is None or count is None:
-        raise Failed('wrk said:\n%s' % out[-1000:])
-    return float(rate.group(1)), cpu / int(count.group(1)) * 1e6
+    return benchlib.wrk_run(args.wrk, args.wrk_seconds, url,
+                            cannedswift.TOKEN, args.timeout)
 
 
 def main(argv=None):
