@@ -179,14 +179,18 @@ def test_head_and_list_jobs_go_to_their_requests():
         assert result['status'] == 200 and 'exception' not in result
 
 
+def http_harness(server):
+    """A Harness whose worker reaches the FakeSwift `server` (its own
+    auth, two retries), container 'c' there."""
+    server.containers['c'] = {}
+    return Harness(own_auth=server.v1_auth(), retries=2,
+                   client_factory=SwiftClient)
+
+
 def test_head_and_list_over_http_time_their_first_byte():
     server = FakeSwift()
     try:
-        server.containers['c'] = {}
-        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
-                           key='testing')
-        harness = Harness(own_auth=auth, retries=2,
-                          client_factory=SwiftClient)
+        harness = http_harness(server)
         harness.run(*[job(CREATE_OBJECT, name=name, size=300)
                       for name in ('tiny_000001', 'tiny_000002', 'other')])
         head, missing, page = harness.run(
@@ -312,11 +316,7 @@ def served_connections(server):
 def test_results_over_http_carry_their_cause():
     server = FakeSwift()
     try:
-        server.containers['c'] = {}
-        auth = AuthOptions(auth_url=server.auth_url, user='test:tester',
-                           key='testing')
-        harness = Harness(own_auth=auth, retries=2,
-                          client_factory=SwiftClient)
+        harness = http_harness(server)
         created, read, missing = harness.run(
             job(CREATE_OBJECT, size=5000, block_size=1000),
             job(READ_OBJECT, block_size=1000),
