@@ -1,12 +1,14 @@
 """The client-health verdict against the local Swift: the quick start's
 run (very_small.scenario, two local workers) with the workers' core kept
-busy by another process says "host busy", never "client saturated"."""
+busy by another process through its benchmark phase says "host busy",
+never "client saturated"."""
 from __future__ import absolute_import, division, print_function
 
 import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -29,26 +31,21 @@ def test_the_quick_start_on_a_busy_core_is_no_client_saturation(tmpdir):
     json_path = str(tmpdir.join('quick.json'))
     # The spinning process runs first-in-first-out (chrt -f): the run's
     # loops wait for the core whenever they wake, within the kernel's
-    # real-time throttling (5% of each second left to the others), so the
-    # run does 100 operations, not the scenario's 500, after its 410
-    # uploads: that is still many seconds of lagged loops.  At
+    # real-time throttling (5% of each second left to the others).  At
     # the same priority the scheduler lets a waking, mostly idle worker
-    # in at once, and on a quiet machine its loop never lagged.
-    hog = subprocess.Popen(
-        [CHRT, '-f', '1', TASKSET, '-c', '0', sys.executable, '-c',
-         'import time\nend = time.time() + 240\n'
-         'while time.time() < end:\n    pass\n'],
-        preexec_fn=support.die_with_parent)
-    try:
-        ran = support.run(
-            [TASKSET, '-c', '0', sys.executable, '-m', 'ssbench.cli.master',
-             'run-scenario', '-f',
-             os.path.join(support.ROOT, 'scenarios', 'very_small.scenario'),
-             '--workers', '2', '-o', '100', '-s', stats, '--json',
-             json_path] +
-            support.auth_args() + support.zmq_args(), 240)
-    finally:
-        support.stop_process(hog)
+    # in at once, and on a quiet machine its loop never lagged.  It spins
+    # through the benchmark phase only: at 5% of a core the processes'
+    # start and the 410 uploads alone took over a minute, and the verdict
+    # is the benchmark's.
+    hog = [CHRT, '-f', '1', TASKSET, '-c', '0', sys.executable, '-c',
+           'import time\nend = time.time() + 120\n'
+           'while time.time() < end:\n    pass\n']
+    ran = run_with_a_hog(
+        [TASKSET, '-c', '0', sys.executable, '-m', 'ssbench.cli.master',
+         'run-scenario', '-f',
+         os.path.join(support.ROOT, 'scenarios', 'very_small.scenario'),
+         '--workers', '2', '-o', '100', '-s', stats, '--json', json_path] +
+        support.auth_args() + support.zmq_args(), hog, str(tmpdir), 240)
     assert ran.status == 0, ran
     assert 'client saturated' not in ran.err, ran
     with open(json_path) as fp:
@@ -70,3 +67,37 @@ def test_the_quick_start_on_a_busy_core_is_no_client_saturation(tmpdir):
         (line,) = [line for line in ran.err.splitlines()
                    if 'host busy:' in line]
         assert 'not the client\'s limit' in line
+
+
+def run_with_a_hog(argv, hog_argv, directory, timeout):
+    """Run the master's argv (killed after `timeout` s), with hog_argv
+    running from the benchmark phase's first line to its last; Ran."""
+    out_path = os.path.join(directory, 'master.out')
+    err = []
+    hog = None
+    with open(out_path, 'wb') as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE,
+                                cwd=support.ROOT,
+                                preexec_fn=support.die_with_parent)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            for raw in iter(proc.stderr.readline, b''):
+                line = raw.decode('utf-8', 'replace')
+                err.append(line)
+                if 'Starting benchmark run' in line and hog is None:
+                    hog = subprocess.Popen(
+                        hog_argv, preexec_fn=support.die_with_parent)
+                elif 'Deleting population objects' in line and hog:
+                    support.stop_process(hog)
+            proc.wait()
+        finally:
+            timer.cancel()
+            if hog is not None:
+                support.stop_process(hog)
+            if proc.poll() is None:
+                support.stop_process(proc)
+    with open(out_path, 'rb') as out:
+        return support.Ran(proc.returncode,
+                           out.read().decode('utf-8', 'replace'),
+                           ''.join(err))
