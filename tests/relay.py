@@ -1,19 +1,22 @@
 """A tiny TCP relay for e2e tests: forwards a local port to a target, can
 record every byte, and can be stalled (nothing forwarded, every
 connection kept open) or cut (connections reset, port closed) for a while
-to simulate an outage."""
+to simulate an outage, or slowed (`delay` seconds before each piece of
+the target's answer goes on) to simulate a slow server."""
 from __future__ import absolute_import, division, print_function
 
 import select
 import socket
 import struct
 import threading
+import time
 
 
 class Relay(object):
-    def __init__(self, target, record=False):
+    def __init__(self, target, record=False, delay=0.0):
         self.target = target
         self.record = record
+        self.delay = delay
         self.captured = []
         self.port = None
         self._lock = threading.Lock()
@@ -73,6 +76,8 @@ class Relay(object):
                     if self.record:
                         with self._lock:
                             self.captured.append(data)
+                    if self.delay and sock is upstream:
+                        time.sleep(self.delay)
                     peers[sock].sendall(data)
         except (OSError, socket.error, ValueError):
             return

@@ -12,6 +12,7 @@ from ssbench.load import jobgen
 from ssbench.results import (clockrecords, healthrecords, safefiles,
                              workerlist)
 from ssbench.load import popularity, seeds
+from ssbench.measure import record
 from ssbench.swift import hints
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
@@ -382,16 +383,25 @@ class ScenarioRun(object):
         return on_results, on_idle
 
     def _bench_header(self):
-        """The stats file's header: the scenario's, the seed, the warmup
-        and the workers taking part."""
+        """The stats file's header: the scenario's, the seed, the warmup,
+        the storage URLs when several and the workers taking part."""
         header = self.scenario.stats_header(ssbench.version)
         header['seed'] = self.seed
         if self.options.warmup:
             header['warmup'] = self.options.warmup
+        urls = self.endpoints()
+        if urls:
+            header[record.ENDPOINTS] = urls
         header[workerlist.HEADER_KEY] = workerlist.entries(
             self.master.identities, self.master.tracker.live())
         header.update(self.options.header_extra or {})
         return header
+
+    def endpoints(self):
+        """The storage URLs the workers were handed, when several (a
+        result's `endpoint` is an index into them), else None."""
+        urls = self.swift.storage_urls() if self.swift is not None else []
+        return list(urls) if len(urls) > 1 else None
 
     def _bench_failed(self, exc, schedule, writer):
         """Whatever ended the phase (every worker lost, a bug): the

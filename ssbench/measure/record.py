@@ -68,7 +68,10 @@ WORDS = Kind(TEXT)
 # `prefix` (when the scenario gives one).  A scenario that weighs neither
 # HEAD nor LIST makes no such result, so its files are 0.3.9's.  A success
 # has a last_byte_latency, a failure an `exception`; the maps of
-# RETRY_CAUSES and SEGMENTS have rules of their own (problem()).
+# RETRY_CAUSES and SEGMENTS have rules of their own (problem()).  With
+# several storage URLs, `endpoint` is the index, in the stats header's
+# ENDPOINTS list, of the one the job's (last) request went to; with one,
+# a result has no such key, as in 0.3.9.
 FIELDS = tuple((text_type(key), kind, required, nullable) for (
     key, kind, required, nullable) in (
         ('job_id', ID, True, False),
@@ -94,7 +97,8 @@ FIELDS = tuple((text_type(key), kind, required, nullable) for (
         ('large_object', WORDS, False, True),
         ('time_to_failure', SECONDS, False, True),
         ('limit', COUNT, False, True),
-        ('prefix', WORDS, False, True)))
+        ('prefix', WORDS, False, True),
+        ('endpoint', COUNT, False, True)))
 KINDS = dict((key, kind) for key, kind, _, _ in FIELDS)
 # The allowed types of each key, None included where it may be None.
 TYPES = dict((key, kind.types | NONE if nullable else kind.types)
@@ -104,6 +108,9 @@ EXCEPTION = text_type('exception')
 LAST_BYTE_LATENCY = text_type('last_byte_latency')
 TIME_TO_FAILURE = text_type('time_to_failure')
 RETRIES = text_type('retries')
+ENDPOINT = text_type('endpoint')
+# The stats header's list of the run's storage URLs, when several.
+ENDPOINTS = text_type('endpoints')
 # {cause: count} of a request's retries, the counts adding up to
 # `retries`; a cause is 1 to MAX_CAUSE characters.
 RETRY_CAUSES = text_type('retry_causes')

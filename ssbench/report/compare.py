@@ -16,7 +16,8 @@ import collections
 from ssbench.compat import write_text
 from ssbench.errors import StatsFileError
 from ssbench.report.compute.metricnames import (
-    KINDS, OPERATIONS, all_sizes, error_rate, operations_of, percentile_key)
+    ENDPOINT, KINDS, OPERATIONS, all_sizes, endpoints_of, error_rate,
+    operations_of, percentile_key)
 from ssbench.report.render.classic import format_time
 
 KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
@@ -67,7 +68,8 @@ def compare(base_doc, doc):
         (each {'base': ..., 'this': ...}; the per-second throughput block
         and throughput_spread() of it) and 'rows', a list of
         {'metric', 'label', 'unit', 'base', 'this', 'change',
-        'change_unit'}.
+        'change_unit'}; then one per endpoint of a run of several storage
+        URLs ('operation' endpoint[N], matched by index, and its 'url').
     metric is 'rps', 'count', 'errors', 'error_rate' or KIND.STAT (e.g.
     'last_byte.p99_9', 'first_byte.max'), latencies for all sizes.  unit
     is 'req/s', 'count', 'percent' or 'seconds'.  change is in percent
@@ -80,13 +82,23 @@ def compare(base_doc, doc):
     base_ops = operations_of(base_doc)
     this_ops = operations_of(doc)
     operations = []
-    for name in OPERATIONS:
+    for name in OPERATIONS + _endpoint_names(base_doc, doc):
         if name in base_ops or name in this_ops:
             operations.append(_compare_operation(
                 name, base_ops.get(name), this_ops.get(name), keys))
+            url = (this_ops.get(name) or base_ops[name]).get('url')
+            if url:
+                operations[-1]['url'] = url
     return {'base': _describe_run(base_doc), 'this': _describe_run(doc),
             'scenario_differences': scenario_differences(base_doc, doc),
             'operations': operations}
+
+
+def _endpoint_names(*docs):
+    """endpoint[N] of every endpoint of either run, by index: a run of
+    several storage URLs compares them one by one, in -S order."""
+    count = max(len(endpoints_of(doc)) for doc in docs)
+    return tuple(ENDPOINT % index for index in range(count))
 
 
 def _check_version(doc):
@@ -268,6 +280,8 @@ def _run_lines(title, run):
 
 def _operation_lines(op):
     title = op['operation'].upper()
+    if op.get('url'):
+        title += '  ' + op['url']
     if not op['in_base']:
         title += ' (no results in the base run)'
     elif not op['in_this']:

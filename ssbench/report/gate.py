@@ -4,7 +4,9 @@ ssbench.report.compare), for CI pipelines.
 --fail-if rules, comma-separated::
 
     RULE   = [OP "."] [KIND "."] METRIC CMP CHANGE
-    OP     = total (default) | create | read | update | delete
+    OP     = total (default) | create | read | update | delete | head |
+             list | endpoint[N] (the N-th storage URL, from 0, of runs of
+             several; matched by index)
     KIND   = last_byte (default) | first_byte     (latency metrics only)
     METRIC = rps | pN (a percentile above 0 and at most 100: p50, p99.9 or
              p99_9, p99.99...; those beyond the analysis's own are

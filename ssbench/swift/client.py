@@ -152,6 +152,7 @@ class SwiftClient(object):
         self.pools = []
         self._ssl_context = None
         self._blocks = {}
+        self._turn = -1
 
     # -- auth -------------------------------------------------------------
 
@@ -238,12 +239,27 @@ class SwiftClient(object):
             block = body
         else:
             block = self._block(fill, block_size) if size else None
-        return self._attempts(method, path_tail, send_headers, size, block,
-                              read, block_size, retry_404, missing_ok,
-                              retry_timeouts)
+        # The storage URLs in turn, one per request with its retries, so
+        # that each URL's figures are its own (docs/usage.rst).
+        turn = self._turn = self._turn + 1
+        try:
+            timing = self._attempts(turn, method, path_tail, send_headers,
+                                    size, block, read, block_size, retry_404,
+                                    missing_ok, retry_timeouts)
+        except SwiftRequestError as exc:
+            exc.endpoint = self._endpoint(turn)
+            raise
+        timing.endpoint = self._endpoint(turn)
+        return timing
 
-    def _attempts(self, method, path_tail, send_headers, size, block, read,
-                  block_size, retry_404, missing_ok, retry_timeouts):
+    def _endpoint(self, turn):
+        """The index of the storage URL of request number `turn`, None
+        with only one."""
+        count = len(self.pools)
+        return turn % count if count > 1 else None
+
+    def _attempts(self, turn, method, path_tail, send_headers, size, block,
+                  read, block_size, retry_404, missing_ok, retry_timeouts):
         """Attempts of a request until one succeeds (its Timing) or fails
         for good (SwiftRequestError); see request()."""
         retries = reconnects = stale = 0
@@ -254,7 +270,7 @@ class SwiftClient(object):
             if grant is not self.grant:
                 self._use(grant)
             pools = self.pools
-            pool = pools[0] if len(pools) == 1 else random.choice(pools)
+            pool = pools[0] if len(pools) == 1 else pools[turn % len(pools)]
             send_headers[0] = ('X-Auth-Token', grant.token)
             conn = pool.get() if stale == 0 else pool.new()
             if start is None:
@@ -393,7 +409,7 @@ class SwiftClient(object):
             return timing
         if code != 200 and not (code == 404 and
                                 not outcome.get('Errors')):
-            raise SwiftRequestError(
+            exc = SwiftRequestError(
                 'DELETE', '%s/%s?multipart-manifest=delete' % (
                     container, name), code,
                 '%s %s' % (outcome.get('Response Status'),
@@ -401,6 +417,8 @@ class SwiftClient(object):
                 timing.trans_id, timing.retries, timing.reconnects,
                 time_to_failure=timing.last_byte_latency,
                 retry_causes=timing.retry_causes)
+            exc.endpoint = timing.endpoint
+            raise exc
         return timing
 
     def get_object(self, container, name, block_size=DEFAULT_BLOCK_SIZE):

@@ -19,8 +19,8 @@ class SwiftRequestError(SwiftError):
     """A request that failed for good: carries the HTTP status (None for a
     socket-level failure, whose error_class() is in `error_class`), the
     transaction id, the retries (and `retry_causes`, {cause: count} or
-    None) and the reconnects spent, and `time_to_failure`: seconds from
-    its first send to giving up."""
+    None) and the reconnects spent, `time_to_failure`: seconds from its
+    first send to giving up, and `endpoint` (as Timing's)."""
 
     def __init__(self, method, path, http_status, reason, trans_id=None,
                  retries=0, reconnects=0, error_class=None,
@@ -35,6 +35,7 @@ class SwiftRequestError(SwiftError):
         self.error_class = error_class
         self.time_to_failure = time_to_failure
         self.retry_causes = retry_causes
+        self.endpoint = None
         SwiftError.__init__(self, str(self))
 
     def __str__(self):
@@ -59,12 +60,13 @@ class Timing(object):
     `retry_causes`: {cause: count} of the retries (None without any);
     `size`: bytes of the response body read (None when not known);
     `segments`: what a large object's segment requests add up to (see
-    ssbench.worker.largeobject), else None.
+    ssbench.worker.largeobject), else None; `endpoint`: the index of the
+    storage URL it went to when the client has several, else None.
     """
 
     __slots__ = ('status', 'first_byte_latency', 'last_byte_latency',
                  'trans_id', 'retries', 'reconnects', 'size', 'headers',
-                 'body', 'retry_causes', 'segments')
+                 'body', 'retry_causes', 'segments', 'endpoint')
 
     def __init__(self, status, first_byte_latency, last_byte_latency,
                  trans_id, retries, reconnects=0, size=None, headers=None,
@@ -80,6 +82,7 @@ class Timing(object):
         self.body = body
         self.retry_causes = retry_causes
         self.segments = None
+        self.endpoint = None
 
     def __repr__(self):
         return ('Timing(status=%r, first_byte_latency=%r, '

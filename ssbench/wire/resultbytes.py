@@ -168,6 +168,7 @@ _RULES = dict((text_type(key), rule) for key, rule in (
     ('delete_after', _maybe(_UINT)),
     ('limit', _maybe(_COUNT)),
     ('prefix', _maybe(_TEXT)),
+    ('endpoint', _maybe(_COUNT)),
     ('noop', _maybe(_BOOL)),
     ('head_first', _maybe(_BOOL))))
 # What the full check requires of a success.

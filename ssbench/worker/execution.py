@@ -305,9 +305,11 @@ class SwiftJobs(object):
                 reconnects=exc.reconnects,
                 time_to_failure=exc.time_to_failure,
                 retry_causes=exc.retry_causes)
+            endpoint = exc.endpoint
         except Exception as exc:  # a failed job is data, never raised
             # No request went out (no token, no configuration...): its
-            # time is the job's own.
+            # time is the job's own, and it has no endpoint.
+            endpoint = None
             result = protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(exc).__name__, exc),
                 traceback.format_exc(), 0, completed_at=self.now(),
@@ -323,6 +325,9 @@ class SwiftJobs(object):
                 retry_causes=timing.retry_causes)
             if timing.segments is not None:
                 result['segments'] = timing.segments
+            endpoint = timing.endpoint
+        if endpoint is not None:
+            result['endpoint'] = endpoint
         self._add(result, received)
 
     def _block_size(self, job):

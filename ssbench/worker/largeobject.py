@@ -116,10 +116,11 @@ class Operation(object):
 
     def timing(self, last, size=None):
         """The operation's Timing, `last` (the final request's Timing)
-        giving its status and transaction id."""
+        giving its status, transaction id and endpoint."""
         timing = Timing(last.status, self.first, monotonic() - self.start,
                         last.trans_id, self.retries, self.reconnects, size,
                         retry_causes=self.causes)
+        timing.endpoint = last.endpoint
         timing.segments = self.segment_stats()
         return timing
 

@@ -11,7 +11,8 @@ import numbers
 
 from ssbench.results import (clockrecords, healthrecords, sortedruns,
                              workerlist)
-from ssbench.report.compute import document, openloop, popularity, timeline
+from ssbench.report.compute import (document, endpoints, openloop,
+                                    popularity, timeline)
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.results.statscheck import HEADER_KEY
@@ -47,16 +48,16 @@ def _check_skip(skip):
 
 def _scan(stats_file, store, skip, skip_until):
     count_reads = popularity.skewed(stats_file.header.get(HEADER_KEY))
-    if getattr(stats_file, 'raw_strings', False):
-        # Undecoded strings make msgpack ~40% faster; only a handful
-        # (names, trans ids, messages) are ever decoded.
-        scan = Scan(store, RAW_KEYS, skip, skip_until,
-                    count_reads=count_reads)
-        scan.scan(stats_file.iter_batches(raw=True))
-    else:
-        scan = Scan(store, TEXT_KEYS, skip, skip_until,
-                    count_reads=count_reads)
-        scan.scan(stats_file.iter_batches())
+    # Undecoded strings make msgpack ~40% faster; only a handful (names,
+    # trans ids, messages) are ever decoded.
+    raw = getattr(stats_file, 'raw_strings', False)
+    keys = RAW_KEYS if raw else TEXT_KEYS
+    urls = endpoints.urls_of(stats_file.header)
+    table = endpoints.EndpointTable(urls, store, keys) if urls else None
+    scan = Scan(store, keys, skip, skip_until, count_reads=count_reads,
+                endpoints=table)
+    scan.scan(stats_file.iter_batches(raw=True) if raw
+              else stats_file.iter_batches())
     return scan
 
 

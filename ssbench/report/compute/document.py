@@ -54,6 +54,9 @@ def build(header, scan, pctiles, stats_path, skip):
             'causes': scan.causes.summary(),
         },
     }
+    if scan.endpoints is not None:
+        # Only a run of several storage URLs has the section.
+        doc['endpoints'] = scan.endpoints.section(pctiles)
     return jsonable(doc)
 
 

@@ -2,6 +2,8 @@
 
     NAME   = [OP "."] [KIND "."] METRIC
     OP     = total (default) | create | read | update | delete | head | list
+             | endpoint[N] (all requests to the N-th storage URL, from 0,
+             of a run of several: the JSON's "endpoints")
     KIND   = last_byte (default) | first_byte     (latency metrics only)
     METRIC = rps | pN (a percentile above 0 and at most 100: p50, p99.9
              or p99_9) | max | avg | errors
@@ -20,6 +22,9 @@ KINDS = ('last_byte', 'first_byte')
 LATENCY_METRICS = ('max', 'avg')
 
 _OPERATION_RE = re.compile(r'(%s)\.' % '|'.join(OPERATIONS))
+_ENDPOINT_RE = re.compile(r'endpoint\[([0-9]+)\]\.')
+# An endpoint's name, from its index (ssbench.report.compute.endpoints).
+ENDPOINT = 'endpoint[%d]'
 _KIND_RE = re.compile(r'(first_byte|last_byte)\.')
 # [0-9], not \d: Python 3's \d takes any Unicode digit, so a full-width
 # "p\uff19\uff19" would pass for p99.
@@ -60,6 +65,11 @@ def parse_metric(text):
     if match:
         operation = match.group(1)
         left = left[match.end():]
+    else:
+        match = _ENDPOINT_RE.match(left)
+        if match:
+            operation = ENDPOINT % int(match.group(1))
+            left = left[match.end():]
     kind = None
     match = _KIND_RE.match(left)
     if match:
@@ -69,8 +79,8 @@ def parse_metric(text):
     if not match:
         raise ValueError(
             "unknown metric '%s'; write [OP.][first_byte.]METRIC, OP one "
-            "of %s, METRIC one of rps/pN/max/avg/errors (pN: p50, p99.9, "
-            "...)" % (_cut(left), '/'.join(OPERATIONS)))
+            "of %s/endpoint[N], METRIC one of rps/pN/max/avg/errors (pN: "
+            "p50, p99.9, ...)" % (_cut(left), '/'.join(OPERATIONS)))
     metric = match.group(1)
     if match.group(2) is not None:
         number = float(match.group(2).replace('_', '.'))
@@ -99,8 +109,15 @@ def percentiles_of(names):
 
 
 def operations_of(doc):
-    """{operation: its map} of an analysis document."""
-    return dict((op['operation'], op) for op in doc.get('operations') or [])
+    """{operation: its map} of an analysis document, its endpoints'
+    maps (as endpoint[N]) among them."""
+    return dict((op['operation'], op) for op in (
+        doc.get('operations') or []) + endpoints_of(doc))
+
+
+def endpoints_of(doc):
+    """The endpoints' maps of an analysis document ([] without them)."""
+    return list((doc.get('endpoints') or {}).get('endpoints') or [])
 
 
 def error_rate(op):

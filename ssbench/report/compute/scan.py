@@ -15,7 +15,9 @@ causes.CauseTable.  With detail, successful READs are counted per object
 (ssbench.report.compute.classicstats) takes the same pass with
 ``detail=False``: without what only the analysis reads (time buckets,
 bytes, reconnects, causes, reads per object), with each worker's successes
-counted.
+counted.  With detail and an ssbench.report.compute.endpoints
+EndpointTable (``endpoints``, a run of several storage URLs), each result
+is counted per endpoint too.
 
 The hot loop keeps everything in locals and handles only successes of
 known cells; anything else takes _slow().  Per-second counts accumulate
@@ -103,11 +105,14 @@ class Scan(object):
     ``detail``: False for the text report's pass (see the module
     docstring); ``buckets`` is then None.  ``count_reads``: count the
     successful READs per object (in ``reads``; else it is None).
+    ``endpoints``: an EndpointTable that takes each result too (with
+    detail), or None.
     """
 
     def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None,
-                 detail=True, count_reads=False):
+                 detail=True, count_reads=False, endpoints=None):
         self.store = store
+        self.endpoints = endpoints if detail else None
         self.keys = keys
         self.detail = detail
         self.skip = skip
@@ -235,6 +240,8 @@ class Scan(object):
         if k_status in result or k_error_class in result:
             self.cause_keys_seen = True
         spent = failure_time(result.get(k_ttf))
+        if self.endpoints is not None:
+            self.endpoints.failure(result, seq, retries, spent)
         if spent is None:
             self.untimed[cell] += 1
         else:
@@ -315,6 +322,7 @@ class Scan(object):
          k_retries, k_worker, k_reconn, k_bytes, _, _, _, k_container,
          k_name) = self.keys
         reads = self.reads
+        endpoints = self.endpoints
         reads_get = reads.get if reads is not None else None
         # No slot is -1: without a count, nothing is counted.
         read_slot = OPERATION_TYPES.index(READ_OBJECT) if reads is not None \
@@ -408,6 +416,9 @@ class Scan(object):
                     worst_first_id[cell] = (seq, result.get(k_txid))
                 if detail:
                     add_worker(worker)
+                    if endpoints is not None:
+                        endpoints.success(result, seq, completed_at, began,
+                                          first, last, retry)
                     if slot == read_slot:
                         obj = hash((result.get(k_container),
                                     result.get(k_name)))
@@ -459,6 +470,8 @@ class Scan(object):
             if seq >= check_at:
                 check_at = seq + BUDGET_CHECK
                 self.buffers.enforce_budget()
+                if endpoints is not None:
+                    endpoints.buffers.enforce_budget()
         if self.current_second is not None:
             self.seconds.add(self.current_second, sec_counts)
         self.records = seq - self.controls
@@ -485,6 +498,8 @@ class Scan(object):
         """Spill the last buffers; the runs are then readable."""
         if self.skipped:
             log.warning('Total number of results skipped: %d', self.skipped)
+        if self.endpoints is not None:
+            self.endpoints.buffers.finish()
         self.buffers.finish()
 
 

@@ -11,6 +11,7 @@ import json
 
 from ssbench.report.compute import timeline
 from ssbench.report.render import htmlcharts
+from ssbench.report.render.endpointtable import endpoints_html
 from ssbench.report.render.htmltables import (chart_esc, client_html,
                                               errors_html, esc, facts_html,
                                               open_loop_html, percentiles_html,
@@ -147,6 +148,12 @@ def page_body(doc, charts, js_version):
                              'the most-read 1% and 10% of the objects the '
                              'run could read (its initial population and '
                              'what it created).'))
+    if doc.get('endpoints'):
+        body.append(_section('endpoints', 'Endpoints', endpoints_html(
+            doc['endpoints'], doc.get('percentiles') or []),
+            'The run\'s storage URLs (-S), which took the requests in '
+            'turn: per URL its requests, errors and last-byte latencies in '
+            'seconds (successful requests).'))
     if doc.get('open_loop'):
         body.append(_section('open-loop', 'Open loop: service time',
                              open_loop_html(doc['open_loop'],

@@ -31,9 +31,10 @@ class Status(object):
 
 class FakeSwift(object):
     """HEAD says 404 for every container; PUT records it.  `on_head` runs
-    on each HEAD (it may raise)."""
+    on each HEAD (it may raise).  `urls`: its storage URLs."""
 
-    def __init__(self, on_head=None):
+    def __init__(self, on_head=None, urls=(u'http://s/v1/AUTH_a',)):
+        self.urls = list(urls)
         self.heads = []
         self.puts = []
         self.running = 0
@@ -54,6 +55,9 @@ class FakeSwift(object):
 
     def put_container(self, name, policy=None):
         self.puts.append(name)
+
+    def storage_urls(self):
+        return self.urls
 
 
 def test_containers_are_created_a_pool_at_a_time():
@@ -88,10 +92,11 @@ def respond_ok(job):
                  last_byte_latency=0.0, trans_id=None, retries=0)]
 
 
-def make_run(tmpdir, scenario_, respond=respond_ok, **options):
+def make_run(tmpdir, scenario_, respond=respond_ok, swift=None,
+             **options):
     paths = StatsPaths(str(tmpdir.join('run.stat'))).check()
     run = ScenarioRun(scenario_, FakeTransport(respond, beating=[1]), paths,
-                      RunOptions(**options), swift=FakeSwift())
+                      RunOptions(**options), swift=swift or FakeSwift())
     return run
 
 
@@ -141,6 +146,15 @@ def test_results_of_the_run_are_kept(tmpdir):
     results = list(open_stats(outcome.stats_path).iter_results())
     assert len(results) == 20
     assert all(r['worker_id'] == 1 for r in results)
+
+
+def test_the_header_lists_the_storage_urls_only_when_several(tmpdir):
+    from ssbench.results.statsreader import open_stats
+    urls = [u'http://a:8080/v1/AUTH_t', u'http://b:8090/v1/AUTH_t']
+    for given, listed in ((urls, urls), (urls[:1], None)):
+        run = make_run(tmpdir, scenario(), swift=FakeSwift(urls=given))
+        header = open_stats(run.run().stats_path).header
+        assert header.get(u'endpoints') == listed
 
 
 def test_jobs_held_back_for_objects_in_use_are_said(caplog):

@@ -39,7 +39,7 @@ def success(i):
         ('job_id', i), ('worker_id', 1), ('type', u'get_object'),
         ('size_str', u'tiny'), ('container', u'c'), ('name', u'n%d' % i),
         ('intended_start', START + i - 0.1), ('send_lag', 0.001),
-        ('segment_size', None), ('limit', None),
+        ('segment_size', None), ('limit', None), ('endpoint', None),
         ('first_byte_latency', 0.01),
         ('last_byte_latency', 0.02), ('trans_id', u'tx%d' % i),
         ('retries', 0), ('status', 200), ('size', 5), ('reconnects', 0),

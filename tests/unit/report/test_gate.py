@@ -233,3 +233,25 @@ def test_a_value_missing_in_both_runs_fails():
                   [operation('total', first=no_max)], 'first_byte.max>+1%')
     assert lines == ['first_byte.max>+1%: total first-byte max is missing '
                      'in both runs']
+
+
+def test_a_rule_can_name_an_endpoint():
+    from ssbench.report import compare as cmp
+    from tests.unit.report.test_compare import document
+
+    def doc(slow, stats_file):
+        endpoints = [dict(operation('endpoint[%d]' % i, last=latency(
+            scale)), index=i, url='http://p%d/v1/AUTH_t' % i)
+            for i, scale in enumerate((1.0, slow))]
+        out = document([operation('total')], stats_file=stats_file)
+        out['endpoints'] = {'unattributed': 0, 'endpoints': endpoints}
+        return out
+    result = cmp.compare(doc(1.0, '/tmp/b'), doc(1.5, '/tmp/t'))
+    lines = gate.failed_checks(result, gate.parse_fail_if(
+        'endpoint[0].p99>+10%,endpoint[1].p99>+10%,endpoint[2].p99>+10%'))
+    assert lines == [
+        'endpoint[1].p99>+10%: endpoint[1] last-byte p99 changed +50.0% '
+        '(400.00 ms -> 600.00 ms)',
+        'endpoint[2].p99>+10%: endpoint[2] has no results in either run']
+    text = cmp.compare_lines(result)
+    assert 'ENDPOINT[1]  http://p1/v1/AUTH_t' in text

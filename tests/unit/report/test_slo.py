@@ -89,3 +89,14 @@ def test_latencies_read_per_operation_and_kind():
     objectives = slo.parse_slo('read.first_byte.p99<1ms')
     assert slo.judge(doc(operation('total'), read), objectives[0]) == (
         pytest.approx(0.0004), None)
+
+
+def test_an_objective_can_name_an_endpoint():
+    slow = dict(operation('endpoint[1]', last=latency(2.0)), index=1,
+                url='http://p1/v1/AUTH_t')
+    fast = dict(operation('endpoint[0]'), index=0, url='http://p0/v1/AUTH_t')
+    run = doc()
+    run['endpoints'] = {'unattributed': 0, 'endpoints': [fast, slow]}
+    objectives = slo.parse_slo('endpoint[0].p99<500ms,endpoint[1].p99<500ms')
+    lines = slo.missed(run, objectives)
+    assert len(lines) == 1 and lines[0].startswith('endpoint[1].p99<500ms')

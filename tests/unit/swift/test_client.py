@@ -342,19 +342,39 @@ def test_closed_keep_alive_replaced_without_retry(fake, client):
     assert len([r for r in fake.requests if r['method'] == 'GET']) == 1
 
 
-def test_random_storage_url(fake):
+def test_requests_go_to_the_storage_urls_in_turn(fake):
     token = fake.issue_token()
     fake.containers['c'] = {}
     urls = [fake.storage_url, fake.storage_url.replace('127.0.0.1',
                                                        'localhost')]
-    client = SwiftClient(AuthOptions(storage_urls=urls, token=token))
+    client = SwiftClient(AuthOptions(storage_urls=urls, token=token),
+                         retries=3)
+    hosts = [url.split('/')[2] for url in urls]
     try:
-        for _ in range(30):
-            client.put_object('c', 'o', 1)
-        assert sorted(p.url for p in client.pools) == sorted(urls)
+        timings = [client.put_object('c', 'o', 1) for _ in range(4)]
+        assert [t.endpoint for t in timings] == [0, 1, 0, 1]
+        assert [r['headers']['host'] for r in fake.requests] == hosts * 2
         assert all(len(p.idle) == 1 for p in client.pools)
+        # A request and its retries keep to one URL.
+        del fake.requests[:]
+        fake.script.extend([503, 503])
+        assert client.put_object('c', 'o', 1).endpoint == 0
+        assert [r['headers']['host'] for r in fake.requests] == \
+            [hosts[0]] * 3
+        fake.script.extend([503] * 4)
+        with pytest.raises(SwiftRequestError) as info:
+            client.put_object('c', 'o', 1)
+        assert info.value.endpoint == 1
     finally:
         client.close()
+
+
+def test_one_storage_url_names_no_endpoint(fake, client):
+    assert client.put_object('c', 'o', 1).endpoint is None
+    fake.script.extend([503] * 4)
+    with pytest.raises(SwiftRequestError) as info:
+        client.put_object('c', 'o', 1)
+    assert info.value.endpoint is None
 
 
 def test_containers_and_listings(fake, client):

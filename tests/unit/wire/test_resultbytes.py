@@ -57,6 +57,14 @@ def test_head_and_listing_results_are_taken_on_their_bytes():
                                      limit=10 ** 6, prefix=u'x'))) is None
 
 
+def test_results_naming_their_endpoint_are_taken_on_their_bytes():
+    tagged = record(endpoint=1)
+    known = shapes(tuple(tagged))
+    assert known.scan(message(tagged, record(endpoint=0))) == ([7, 7], 2)
+    # An index beyond the record spec's counts goes the full way.
+    assert known.scan(message(record(endpoint=10 ** 6))) is None
+
+
 def test_sixteen_records_and_more_and_text_worker_ids():
     data = message(*[record(job_id=n, worker_id='host-a.3')
                      for n in range(40)])

@@ -213,6 +213,28 @@ def test_head_and_list_over_http_time_their_first_byte():
         server.stop()
 
 
+def test_results_name_their_endpoint_only_with_several_urls():
+    server = FakeSwift()
+    try:
+        one = http_harness(server)
+        urls = [server.storage_url,
+                server.storage_url.replace('127.0.0.1', 'localhost')]
+        several = Harness(own_auth=AuthOptions(
+            storage_urls=urls, token=server.issue_token()), retries=0,
+            client_factory=SwiftClient)
+        created, read, missing = several.run(
+            job(CREATE_OBJECT), job(READ_OBJECT),
+            job(READ_OBJECT, name='gone'))
+        assert [r['endpoint'] for r in (created, read, missing)] == [0, 1, 0]
+        assert 'exception' in missing and 'exception' not in read
+        (plain,) = one.run(job(READ_OBJECT))
+        assert plain['status'] == 200 and 'endpoint' not in plain
+        one.jobs.close()
+        several.jobs.close()
+    finally:
+        server.stop()
+
+
 def test_a_failure_is_a_result_stamped_by_the_clock():
     harness = Harness()
     client = harness.jobs.get_swift()

@@ -265,3 +265,14 @@ def test_an_update_never_overwrites_what_the_manifest_names(kind):
     # deletes come after it.
     kinds = [r[0] for r in swift.requests[before:]]
     assert kinds.index(kind.upper()) < kinds.index('DELETE')
+
+
+def test_an_operation_names_the_endpoint_of_its_last_request():
+    op = largeobject.Operation()
+    segment = Timing(201, None, 0.01, 'tx-seg', 0)
+    segment.endpoint = 0
+    manifest = Timing(201, None, 0.02, 'tx-man', 0)
+    manifest.endpoint = 1
+    op.add(segment, segment=True)
+    timing = op.timing(op.add(manifest))
+    assert (timing.endpoint, timing.trans_id) == (1, 'tx-man')
