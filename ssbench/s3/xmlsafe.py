@@ -125,7 +125,7 @@ def _local(name):
 
 def _decode(body):
     try:
-        return body.decode('utf-8')
+        return body.decode('utf-8-sig')   # a byte-order mark is no text
     except UnicodeError as exc:
         raise BadBody('body is not UTF-8: %s' % exc)
 

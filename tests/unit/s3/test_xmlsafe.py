@@ -44,6 +44,10 @@ def test_what_is_not_plain_xml_is_a_bad_body(body):
         parse(body)
 
 
+def test_a_byte_order_mark_may_lead():
+    assert parse(b'\xef\xbb\xbf<r>x</r>').text == u'x'
+
+
 def test_a_dtd_is_named_as_what_is_refused():
     with pytest.raises(BadBody) as caught:
         parse(b'<!DOCTYPE r SYSTEM "http://example.com/r.dtd"><r/>')
