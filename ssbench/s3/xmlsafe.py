@@ -26,11 +26,13 @@ MAX_DEPTH = 32
 XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/'
 _NAME = r'[A-Za-z_][-\w.]*(?::[A-Za-z_][-\w.]*)?'
 _ATTRS = r'''(?:\s+[^\s=<>/'"]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*'''
+# One piece of markup (or none) and the text after it: one match per
+# element end, half as many as a token each.
 _TOKEN = re.compile(
-    r'(<!--.*?-->|<\?.*?\?>)'                           # 1 comment, PI
-    r'|<!\[CDATA\[(.*?)\]\]>'                           # 2 CDATA text
-    r'|<(/?)(' + _NAME + r')(' + _ATTRS + r')\s*(/?)>'  # 3-6 a tag
-    r'|([^<]+)',                                        # 7 text
+    r'(?:(<!--.*?-->|<\?.*?\?>)'                          # 1 comment, PI
+    r'|<!\[CDATA\[(.*?)\]\]>'                              # 2 CDATA text
+    r'|<(/?)(' + _NAME + r')(' + _ATTRS + r')\s*(/?)>)?'  # 3-6 a tag
+    r'([^<]*)',                                           # 7 text after
     re.S | re.U)
 _REF = re.compile(r'(amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});')
 _NAMED = {'amp': u'&', 'lt': u'<', 'gt': u'>', 'quot': u'"', 'apos': u"'"}
@@ -138,44 +140,48 @@ def parse(body, expect=None):
     stack = []
     root = None
     pos, end = 0, len(text)
+    match = _TOKEN.match
     while pos < end:
-        token = _TOKEN.match(text, pos)
-        if token is None:
+        token = match(text, pos)
+        if token.end() == pos:      # a '<' that starts nothing read
             what = 'a DTD or declaration' if text.startswith('<!', pos) \
                 else 'markup'
             raise BadBody('%s not read at offset %d: %r' % (
                 what, pos, text[pos:pos + 20]))
         pos = token.end()
-        closing, tag, empty = token.group(3, 4, 6)
+        closing, tag, empty, data = token.group(3, 4, 6, 7)
         if tag:
+            if ':' in tag:
+                tag = _local(tag)
             if closing:
-                if not stack or stack[-1].tag != _local(tag) or empty:
+                if not stack or stack[-1].tag != tag or empty:
                     raise BadBody('unexpected </%s> at offset %d' % (
                         tag, token.start()))
                 stack.pop()
-                continue
-            if root is not None and not stack:
-                raise BadBody('a second root element <%s>' % tag)
-            if len(stack) >= MAX_DEPTH:
-                raise BadBody('elements nested over %d deep' % MAX_DEPTH)
-            node = Node(_local(tag))
-            if stack:
-                stack[-1].children.append(node)
             else:
-                root = node
-            if not empty:
-                stack.append(node)
-        elif token.group(1) is None:
-            data = token.group(2)
-            if data is None:
-                data = unescape(token.group(7))
-            elif '\r' in data:
-                data = data.replace(u'\r\n', u'\n').replace(u'\r', u'\n')
-            if stack:
-                stack[-1].text += data
-            elif data.strip():
-                raise BadBody('text outside the root element: %r'
-                              % data[:20])
+                if root is not None and not stack:
+                    raise BadBody('a second root element <%s>' % tag)
+                if len(stack) >= MAX_DEPTH:
+                    raise BadBody('elements nested over %d deep'
+                                  % MAX_DEPTH)
+                node = Node(tag)
+                if stack:
+                    stack[-1].children.append(node)
+                else:
+                    root = node
+                if not empty:
+                    stack.append(node)
+        elif token.group(2) is not None:   # CDATA: no reference in it
+            if not stack:
+                raise BadBody('CDATA outside the root element')
+            stack[-1].text += token.group(2).replace(
+                u'\r\n', u'\n').replace(u'\r', u'\n')
+        if not data:
+            continue
+        if stack:
+            stack[-1].text += unescape(data)
+        elif data.strip():
+            raise BadBody('text outside the root element: %r' % data[:20])
     if root is None or stack:
         raise BadBody('no root element' if root is None
                       else 'body ends inside <%s>' % stack[-1].tag)

@@ -37,7 +37,7 @@ def test_text_is_unescaped_as_an_xml_parser_reads_it():
     b'<r>&x;</r>', b'<r>a & b</r>', b'<r>&#0;</r>', b'<r>&#xD800;</r>',
     b'<r>&#1114112;</r>',
     b'', b'text', b'<r>', b'<r></s>', b'<r/><r/>', b'<r/>x', b'<r><</r>',
-    b'<r>\xff</r>', b'<r/></r>',
+    b'<r>\xff</r>', b'<r/></r>', b'<![CDATA[x]]><r/>', b'<r/><>',
 ])
 def test_what_is_not_plain_xml_is_a_bad_body(body):
     with pytest.raises(BadBody):
