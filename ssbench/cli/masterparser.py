@@ -58,6 +58,8 @@ def build_parser():
     run.add_argument('-f', '--scenario-file', required=True,
                      help='Scenario file (JSON) to run')
     add_run_arguments(run)
+    from ssbench.cli.s3opts import add_s3_options
+    add_s3_options(run)
     run.add_argument(
         '--mark-file', metavar='PATH',
         help='Each line appended to PATH during the benchmark phase is '

@@ -23,6 +23,8 @@ def cmd_run_scenario(args):
     from ssbench.master.scenariorun import RunOptions, ScenarioRun
 
     check_ports(args)
+    from ssbench.cli.s3opts import s3_from_args
+    s3 = s3_from_args(args)
     scenario = scenario_mod.load_scenario(args.scenario_file, {
         'user_count': args.user_count, 'operation_count': args.op_count,
         'run_seconds': args.run_seconds,
@@ -56,13 +58,19 @@ def cmd_run_scenario(args):
         from ssbench.master.metrics import require_client
         require_client()
     curve = curve_keys(args, local_workers=bool(args.workers))
-    swift, worker_config = connect_swift(args, [scenario])
+    header = None
+    if s3 is not None:
+        from ssbench.cli.s3run import connect_s3
+        swift, worker_config, header = connect_s3(args, scenario, s3)
+    else:
+        swift, worker_config = connect_swift(args, [scenario])
 
     shown = progress.mode(args.progress, sys.stderr, args.verbose,
                           args.quiet)
     options = RunOptions(
         batch_size=batch_size, profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,
+        header_extra=header,
         **dict(shared_run_options(args), **loadopts.run_options(args)))
 
     from ssbench.wire.transport import MasterSockets

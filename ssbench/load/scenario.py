@@ -384,8 +384,20 @@ class Scenario(object):
         return self.policy if self.policy is not None else \
             DEFAULT_POLICY_LABEL
 
+    # Another protocol's names of the containers: naming(container_base,
+    # index, policy_label), set by name_containers(); None: Swift's.
+    naming = None
+
+    def name_containers(self, naming):
+        """Name the containers `naming(container_base, index,
+        policy_label)` (S3's buckets, see ssbench.s3.buckets) from now on."""
+        self.naming = naming
+
     def container_name(self, index):
-        """`<container_base>_<6-digit index>_<policy or default_policy>`."""
+        """`<container_base>_<6-digit index>_<policy or default_policy>`,
+        or the name name_containers() gives."""
+        if self.naming is not None:
+            return self.naming(self.container_base, index, self.policy_label)
         return '%s_%06d_%s' % (self.container_base, index, self.policy_label)
 
     @property

@@ -1,6 +1,7 @@
 """What the master hands its workers in a CONFIGURE job, the Swift token
 kept fresh: the master's side of ssbench.swift.tokens (which says how
-tokens travel and when they are renewed)."""
+tokens travel and when they are renewed), or over S3 the signing keys of
+ssbench.s3.keyring (renewed before the UTC date changes)."""
 from __future__ import absolute_import, division, print_function
 
 import logging
@@ -32,18 +33,23 @@ class WorkerConfig(object):
     broadcast() to every live worker now.
     `events` (a ssbench.master.runevents.RunEvents) hears of each token
     renewed.
+    `s3` ((settings, keys), None for the Swift API) makes the workers
+    speak S3: `settings` the dict protocol.configure_job() sends of the
+    endpoint, and `keys` the ssbench.s3.keyring.KeyMaker whose
+    wire_form() goes with it (never the secret).
     """
 
     events = staticmethod(_no_event)
 
     def __init__(self, credentials=None, connect_timeout=None,
                  network_timeout=None, block_size=None, clock=monotonic,
-                 retry_backoff=None):
+                 retry_backoff=None, s3=None):
         self.credentials = credentials
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
         self.block_size = block_size
         self.retry_backoff = retry_backoff
+        self.s3 = s3
         self.clock = clock
         self._last_broadcast = None
         self._retry_at = None
@@ -60,9 +66,13 @@ class WorkerConfig(object):
             renewable = credentials.renewable
             insecure = credentials.auth.insecure
             cacert = credentials.auth.os_cacert
+        s3 = None
+        if self.s3 is not None:
+            settings, keys = self.s3
+            s3 = dict(settings, **keys.wire_form())
         return protocol.configure_job(
             self.connect_timeout, self.network_timeout, self.block_size,
-            grant, renewable, insecure, cacert, self.retry_backoff)
+            grant, renewable, insecure, cacert, self.retry_backoff, s3)
 
     def _generation(self):
         grant = self.credentials.grant if self.credentials else None
@@ -83,7 +93,17 @@ class WorkerConfig(object):
         return self._broadcast_due()
 
     def renew_if_due(self):
-        """Renew a token close to its expiry; True when renewed."""
+        """Renew a token close to its expiry, or the S3 signing keys as
+        the UTC date is about to change; True when renewed."""
+        if self.s3 is not None:
+            keys = self.s3[1]
+            if not keys.renew_due():
+                return False
+            # The keys are derived as broadcast() sends them.
+            log.info('new S3 signing keys sent to the workers')
+            self.events('token_renewed', None, 'S3 signing keys, the UTC '
+                        'date changing')
+            return True
         if self.credentials is None or not self.credentials.renew_due():
             return False
         log.info('new Swift token (generation %d) sent to the workers',

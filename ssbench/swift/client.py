@@ -76,6 +76,9 @@ def quote(text):
     return _quote(text, safe='/')
 
 
+# How a request that times its first byte reads the body: dropped (an
+# error's kept by 'errors').
+_DISCARD = ('discard', 'errors')
 # Requests whose first byte is timed (when their body is discarded): a
 # READ's, a benchmark HEAD's (its response head) and a listing page's.
 _FIRST_BYTE = ('GET', 'HEAD')
@@ -94,7 +97,8 @@ def _is_stale(exc):
 def _exchange(pool, conn, method, path, headers, size, block, read,
               block_size):
     """One attempt on `conn`: (response, first byte's and last byte's
-    monotonic time, body bytes read, the body when `read` keeps it).  The
+    monotonic time, body bytes read, the body when `read` keeps it:
+    'errors' keeps only an error's, which says its cause).  The
     connection goes back to `pool` unless the server closes it; on any
     failure it is closed."""
     try:
@@ -102,7 +106,7 @@ def _exchange(pool, conn, method, path, headers, size, block, read,
         resp = conn.read_response()
         first = monotonic()
         body = None
-        if read == 'discard':
+        if read == 'discard' or (read == 'errors' and resp.status < 300):
             got = conn.discard_body(block_size)
         else:
             body = conn.read_body()
@@ -133,6 +137,9 @@ class SwiftClient(object):
     may patch it later) and `draw` (a random number in [0, 1)) are the
     pause and the jitter, injectable for tests.
     """
+
+    # The response header naming a request for the server's logs.
+    TRANS_ID = 'x-trans-id'
 
     def __init__(self, auth, concurrency=64, retries=DEFAULT_RETRIES,
                  connect_timeout=DEFAULT_CONNECT_TIMEOUT,
@@ -214,8 +221,9 @@ class SwiftClient(object):
         A body of `size` bytes of `fill` is sent in `block_size` chunks from
         one reused buffer, or `body` (bytes) when given.  `read` is
         'discard' (read and drop the body in `block_size` chunks), 'keep'
-        (return it in Timing.body) or 'headers' (keep the response headers
-        too).  `missing_ok` returns a
+        (return it in Timing.body), 'headers' (keep the response headers
+        too) or 'errors' (discard, but keep an error's body for its
+        cause).  `missing_ok` returns a
         404 as a Timing instead of raising.  Without `retry_timeouts` an
         attempt that times out is not retried: a server that answers no
         faster than network_timeout gives up at once (for the master's
@@ -269,16 +277,15 @@ class SwiftClient(object):
             grant = self.tokens.current()
             if grant is not self.grant:
                 self._use(grant)
-            pools = self.pools
-            pool = pools[0] if len(pools) == 1 else pools[turn % len(pools)]
-            send_headers[0] = ('X-Auth-Token', grant.token)
+            pool, path, headers = self._route(grant, turn, method,
+                                              path_tail, send_headers)
             conn = pool.get() if stale == 0 else pool.new()
             if start is None:
                 start = monotonic()
             try:
                 resp, first, last, got, body = _exchange(
-                    pool, conn, method, pool.path + path_tail, send_headers,
-                    size, block, read, block_size)
+                    pool, conn, method, path, headers, size, block, read,
+                    block_size)
             except _NETWORK_ERRORS as exc:
                 if stale < _STALE_LIMIT and _is_stale(exc):
                     stale += 1
@@ -292,15 +299,30 @@ class SwiftClient(object):
             status = resp.status
             if 200 <= status < 300 or (status == 404 and missing_ok):
                 # `body` is None unless kept, the headers kept on request.
-                return Timing(status, first - start if read == 'discard'
+                return Timing(status, first - start if read in _DISCARD
                               and method in _FIRST_BYTE else None,
                               last - start,
-                              resp.headers.get('x-trans-id'), retries,
+                              resp.headers.get(self.TRANS_ID), retries,
                               reconnects, got, resp.headers
                               if read == 'headers' else None, body, causes)
             retries, causes = self._status_retry(
                 resp, grant, method, pool.url + path_tail, retry_404,
-                retries, reconnects, causes, start, last)
+                retries, reconnects, causes, start, last, body)
+
+    def _route(self, grant, turn, method, path_tail, send_headers):
+        """(pool, request path, headers) of one attempt of request number
+        `turn`: its storage URL's pool, and the token of `grant` in the
+        headers' first slot (an S3 client signs each attempt there
+        instead)."""
+        pools = self.pools
+        pool = pools[0] if len(pools) == 1 else pools[turn % len(pools)]
+        send_headers[0] = ('X-Auth-Token', grant.token)
+        return pool, pool.path + path_tail, send_headers
+
+    def _refusal(self, resp, body):
+        """(reason, error class) of a response that failed for good: its
+        reason phrase, and no class (the status says it all)."""
+        return resp.reason, None
 
     def _network_retry(self, exc, method, url, retries, reconnects, causes,
                        start, retry_timeouts=True):
@@ -322,12 +344,12 @@ class SwiftClient(object):
                                 retry_causes=causes)
 
     def _status_retry(self, resp, grant, method, url, retry_404, retries,
-                      reconnects, causes, start, last):
+                      reconnects, causes, start, last, body=None):
         """After a response that is no success: (retries, causes) for the
         next attempt (a 503, a 404 with `retry_404`, a 401 with a renewed
-        token) or SwiftRequestError."""
+        token) or SwiftRequestError (`body`: the response's, if kept)."""
         status = resp.status
-        trans_id = resp.headers.get('x-trans-id')
+        trans_id = resp.headers.get(self.TRANS_ID)
         if retries < self.retries and (
                 status == 503 or (status == 404 and retry_404)):
             retries += 1
@@ -345,8 +367,9 @@ class SwiftClient(object):
                     time_to_failure=monotonic() - start, retry_causes=causes)
             # A new token: tried at once.
             return retries + 1, add_causes(causes, {'401': 1})
-        raise SwiftRequestError(method, url, status, resp.reason, trans_id,
-                                retries, reconnects,
+        reason, cause = self._refusal(resp, body)
+        raise SwiftRequestError(method, url, status, reason, trans_id,
+                                retries, reconnects, error_class=cause,
                                 time_to_failure=last - start,
                                 retry_causes=causes)
 

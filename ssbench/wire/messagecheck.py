@@ -11,6 +11,7 @@ job, whose result the master checks.
 from __future__ import absolute_import, division, print_function
 
 import operator
+import re
 
 from ssbench import OPERATION_TYPES
 from ssbench.compat import text_type
@@ -20,7 +21,7 @@ from ssbench.measure.record import (MAX_EPOCH, MAX_SECONDS, MAX_SIZE,
                                     TEXT as _TEXT)
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
                                    INT64, JOB_KEYS, LARGE_OBJECT_KINDS, PING,
-                                   REFUSED, SUICIDE)
+                                   REFUSED, S3_ADDRESSING, S3_KEYS, SUICIDE)
 
 
 def _key(name):
@@ -317,6 +318,11 @@ def _check_configure(job):
             not all(type(v) in _NUMS and 0 < v < MAX_SECONDS
                     for v in value) or value[0] > value[1]):
         return 'bad retry_backoff', value
+    value = get(_key('s3'))
+    if value is not None:
+        fault = _check_s3(value)
+        if fault is not None:
+            return fault
     urls = get(_key('storage_urls'))
     if urls is not None and (type(urls) is not list or not urls or not all(
             type(url) in _TEXT for url in urls)):
@@ -324,6 +330,43 @@ def _check_configure(job):
     return _check_token_keys(get, (
         ('token', _TEXT_OR_NONE), ('cacert', _TEXT_OR_NONE),
         ('renewable', _FLAG), ('insecure', _FLAG)))
+
+
+# A signing key's date and the key itself in hex; the texts of an S3
+# map (an endpoint URL, an access key, a region or a service name) are at
+# most MAX_S3_TEXT characters.
+_S3_DATE = re.compile(r'[0-9]{8}\Z')
+_S3_HEX_KEY = re.compile(r'[0-9a-f]{64}\Z')
+MAX_S3_TEXT = 2000
+_S3_TEXTS = tuple(_key(k) for k in S3_KEYS[3:6]) + (_key(S3_KEYS[0]),)
+_S3_KEY_SET = frozenset(_key(k) for k in S3_KEYS)
+_S3_ADDRESSING = frozenset(_key(k) for k in S3_ADDRESSING)
+# A CONFIGURE holds the keys of the dates a request may carry: two at
+# most (ssbench.s3.keyring.key_dates).
+MAX_S3_DATES = 2
+
+
+def _check_s3(value):
+    """A CONFIGURE's `s3` map: exactly protocol.S3_KEYS, of sane values."""
+    if type(value) is not dict or set(value) != _S3_KEY_SET:
+        # Its names only: a fault is logged, and a signing key signs.
+        return 'bad s3', (sorted(value, key=repr) if type(value) is dict
+                          else type(value).__name__)
+    for key in _S3_TEXTS:
+        text = value[key]
+        if type(text) not in _TEXT or not 0 < len(text) <= MAX_S3_TEXT:
+            return 'bad s3 ' + key, text
+    if value[_key('addressing')] not in _S3_ADDRESSING:
+        return 'bad s3 addressing', value[_key('addressing')]
+    if type(value[_key('signed_payload')]) is not bool:
+        return 'bad s3 signed_payload', value[_key('signed_payload')]
+    keys = value[_key('keys')]
+    if type(keys) is not dict or not 0 < len(keys) <= MAX_S3_DATES or \
+            not all(type(date) in _TEXT and _S3_DATE.match(date) and
+                    type(key) in _TEXT and _S3_HEX_KEY.match(key)
+                    for date, key in keys.items()):
+        return 'bad s3 keys', sorted(keys) if type(keys) is dict else keys
+    return None
 
 
 def _check_nothing(job):

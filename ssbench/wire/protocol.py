@@ -61,6 +61,13 @@ JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
             'delete_after', 'noop', 'job_id', 'head_first', 'intended_start',
             'send_lag', 'segment_size', 'large_object', 'limit', 'prefix')
 LARGE_OBJECT_KINDS = ('slo', 'dlo')
+# A CONFIGURE's `s3` map (an S3 run): the endpoint URL, 'path' or
+# 'virtual' addressing, whether payloads are signed, and the signing keys
+# (ssbench.s3.keyring.KeyMaker.wire_form(): access key, region, service,
+# {YYYYMMDD: 64 hex digits}).
+S3_KEYS = ('endpoint_url', 'addressing', 'signed_payload', 'access_key',
+           'region', 'service', 'keys')
+S3_ADDRESSING = ('path', 'virtual')
 SEGMENTS_KEYS = ('count', 'retries', 'seconds', 'slowest')
 SEGMENTS_SUFFIX = '_segments'
 
@@ -228,12 +235,15 @@ def refused(reason):
 
 def configure_job(connect_timeout=None, network_timeout=None,
                   block_size=None, grant=None, renewable=False,
-                  insecure=False, cacert=None, retry_backoff=None):
+                  insecure=False, cacert=None, retry_backoff=None,
+                  s3=None):
     """A CONFIGURE job: timeouts, block size, the retry back-off ([base,
     cap] seconds, see ssbench.swift.backoff.backoff_delay) and, with a Grant
     (ssbench.swift.auth), its storage URLs, token and generation, whether
-    the master can renew it, and the TLS options to use it with.  Never a
-    key or password."""
+    the master can renew it, and the TLS options to use it with; or, with
+    `s3` (a dict of S3_KEYS), the S3 endpoint and the SigV4 signing keys
+    (ssbench.s3.keyring.KeyMaker.wire_form()).  Never a key or password:
+    a signing key signs only the requests of one day."""
     job = {'type': CONFIGURE, 'protocol': PROTOCOL_VERSION}
     for key, value in (('connect_timeout', connect_timeout),
                        ('network_timeout', network_timeout),
@@ -242,6 +252,8 @@ def configure_job(connect_timeout=None, network_timeout=None,
             job[key] = value
     if retry_backoff is not None:
         job['retry_backoff'] = list(retry_backoff)
+    if s3 is not None:
+        job['s3'] = s3
     if grant is not None:
         job['storage_urls'] = list(grant.storage_urls)
         job['token'] = grant.token

@@ -29,6 +29,7 @@ from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
+from ssbench.s3.client import S3Access
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES)
 from ssbench.swift.outcome import SwiftRequestError, add_causes, error_class
@@ -150,6 +151,8 @@ class SwiftJobs(object):
         # token it hands over.
         self.tls = AuthOptions()
         self.swift = None
+        # The master's S3 endpoint and signing keys, when it speaks S3.
+        self.s3 = S3Access()
         self.configured = gevent.event.Event()
         if own_auth is not None:
             self.configured.set()
@@ -199,8 +202,10 @@ class SwiftJobs(object):
 
     def configure(self, job):
         """Apply a CONFIGURE job; the worker's own credentials win over
-        the token it carries."""
+        the token it carries, and a master that speaks S3 over both."""
         rebuild = False
+        if job.get('s3') is not None and self.s3.update(job['s3']):
+            rebuild = True
         for key in ('connect_timeout', 'network_timeout'):
             value = job.get(key)
             if value is not None and value != getattr(self, key):
@@ -225,7 +230,8 @@ class SwiftJobs(object):
             old, self.swift = self.swift, None
             old.close()
         if not self.configured.is_set() and (
-                self.own_auth is not None or self.handed.grant is not None):
+                self.own_auth is not None or self.handed.grant is not None or
+                self.s3.settings is not None):
             log.info('worker %s configured by the master', self.worker_id)
             self.configured.set()
 
@@ -267,6 +273,12 @@ class SwiftJobs(object):
             error = self._wait_configured()
             if error is not None:
                 raise error
+            if self.swift is None and self.s3.settings is not None:
+                self.swift = self.s3.client(
+                    concurrency=self.concurrency, retries=self.retries,
+                    connect_timeout=self.connect_timeout,
+                    network_timeout=self.network_timeout,
+                    retry_backoff=self.retry_backoff)
             if self.swift is None:
                 kwargs = {}
                 auth = self.own_auth

@@ -304,6 +304,16 @@ def test_container_names_with_base_and_policy():
     assert list(scenario.containers) == ['ssbench_000000_gold']
 
 
+def test_containers_named_by_another_protocol():
+    # S3's buckets (ssbench.s3.buckets): named from the same three parts.
+    scenario = Scenario(minimal(container_base='Bench', container_count=2))
+    scenario.name_containers(
+        lambda base, index, label: '%s-%d-%s' % (base.lower(), index, label))
+    assert list(scenario.containers) == ['bench-0-default_policy',
+                                         'bench-1-default_policy']
+    assert scenario.container_name(7) == 'bench-7-default_policy'
+
+
 # -- sizes ------------------------------------------------------------
 
 def test_sizes_in_file_order_with_effective_profiles():

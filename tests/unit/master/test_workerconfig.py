@@ -119,3 +119,30 @@ def test_each_renewal_is_a_run_event():
         ('token_renewed', None, 'generation 2, near its expiry'),
         ('token_renewed', None, "generation 3: a worker's Swift token was "
          "rejected (401)")]
+
+
+def test_an_s3_run_sends_the_signing_keys_and_renews_them_at_midnight():
+    import calendar
+    from ssbench.s3.keyring import KeyMaker
+    clock = FakeClock(calendar.timegm((2024, 2, 29, 23, 0, 0, 0, 0, 0)))
+    endpoint = {'endpoint_url': 'http://127.0.0.1:8080',
+                'addressing': 'path', 'signed_payload': False}
+    config = WorkerConfig(None, 1.5, 2.5, 4096, clock, s3=(
+        endpoint, KeyMaker('test:tester', 'the-secret', 'us-east-1',
+                           clock=clock)))
+    events = []
+    config.events = lambda *event: events.append(event)
+    job = config.broadcast()
+    assert sorted(job['s3']) == sorted(protocol.S3_KEYS)
+    assert list(job['s3']['keys']) == ['20240229']
+    assert 'storage_urls' not in job and 'token' not in job
+    packed = protocol.pack([job])
+    assert b'the-secret' not in packed
+    assert config.renew_if_due() is False
+    clock.advance(45 * 60)
+    assert config.renew_if_due() is True
+    assert events and 'S3 signing keys' in events[0][2]
+    assert sorted(config.broadcast()['s3']['keys']) == ['20240229',
+                                                        '20240301']
+    assert config.renew_if_due() is False
+    assert config.wanted({'configured': True}) is False

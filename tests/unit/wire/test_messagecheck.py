@@ -289,6 +289,17 @@ def test_usual_successes_take_the_fast_check(monkeypatch, record):
 
 # -- what a worker accepts --------------------------------------------------
 
+# What a CONFIGURE of an S3 run carries (ssbench.s3.keyring.KeyMaker's
+# wire form and the endpoint).
+S3 = {'endpoint_url': 'http://127.0.0.1:8080', 'addressing': 'path',
+      'signed_payload': False, 'access_key': 'test:tester',
+      'region': 'us-east-1', 'service': 's3', 'keys': {'20240101': '0f' * 32}}
+
+
+def s3_job(**changes):
+    return protocol.configure_job(s3=dict(S3, **changes))
+
+
 VALID_FROM_MASTER = [
     ('no-op job', dict(JOB, noop=True)),
     ('read', without(JOB, 'size')),
@@ -318,6 +329,10 @@ VALID_FROM_MASTER = [
                                          block_size=4096)),
     ('CONFIGURE with a retry back-off',
      protocol.configure_job(retry_backoff=(0.05, 2))),
+    ('CONFIGURE of an S3 run', protocol.configure_job(s3=S3)),
+    ('CONFIGURE of an S3 run at midnight, with two keys',
+     protocol.configure_job(s3=dict(S3, keys={'20240101': 'ab' * 32,
+                                              '20240102': 'cd' * 32}))),
 ]
 
 
@@ -381,6 +396,32 @@ INVALID_FROM_MASTER = [
      protocol.configure_job(retry_backoff=(0, 1)), 'bad retry_backoff'),
     ('CONFIGURE with a text back-off',
      protocol.configure_job(retry_backoff=('0.1', 1)), 'bad retry_backoff'),
+    ('S3 settings that are no map', protocol.configure_job(s3=['x']),
+     'bad s3'),
+    ('S3 settings without their keys',
+     protocol.configure_job(s3=dict((k, v) for k, v in S3.items()
+                                    if k != 'keys')), 'bad s3'),
+    ('S3 settings with a secret',
+     s3_job(secret='testing'), 'bad s3'),
+    ('an S3 endpoint that is no text', s3_job(endpoint_url=8080),
+     'bad s3 endpoint_url'),
+    ('an empty access key', s3_job(access_key=''), 'bad s3 access_key'),
+    ('an S3 region of any length', s3_job(region='r' * 3000),
+     'bad s3 region'),
+    ('an unknown addressing', s3_job(addressing='dns'),
+     'bad s3 addressing'),
+    ('a signed_payload that is no flag', s3_job(signed_payload=1),
+     'bad s3 signed_payload'),
+    ('no signing key', s3_job(keys={}), 'bad s3 keys'),
+    ('three signing keys', s3_job(keys=dict(
+        ('2024010%d' % day, '00' * 32) for day in (1, 2, 3))),
+     'bad s3 keys'),
+    ('a signing key of no date', s3_job(keys={'2024-01-01': '00' * 32}),
+     'bad s3 keys'),
+    ('a signing key too short', s3_job(keys={'20240101': '00' * 16}),
+     'bad s3 keys'),
+    ('a signing key not in hex', s3_job(keys={'20240101': 'zz' * 32}),
+     'bad s3 keys'),
 ]
 
 
@@ -388,6 +429,15 @@ INVALID_FROM_MASTER = [
                          ids=[c[0] for c in INVALID_FROM_MASTER])
 def test_invalid_jobs_from_a_master(job, kind):
     assert check_from_master(decoded(job))[0] == kind
+
+
+def test_a_bad_s3_map_is_named_by_its_keys_only():
+    # The fault is logged: the signing key in it is not.
+    fault = check_from_master(decoded(s3_job(secret='testing')))
+    assert fault[0] == 'bad s3' and 'testing' not in repr(fault)
+    assert ('0f' * 32) not in repr(fault)
+    fault = check_from_master(decoded(s3_job(keys={'x': '0f' * 32})))
+    assert fault[0] == 'bad s3 keys' and ('0f' * 32) not in repr(fault)
 
 
 def test_a_no_op_job_is_only_echoed_back():

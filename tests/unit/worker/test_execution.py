@@ -512,3 +512,36 @@ def test_configure_hands_the_retry_backoff_to_the_client():
     harness.jobs.configure(protocol.unpack(protocol.pack(
         [configure_job(retry_backoff=(0.1, 1.0))]))[0])
     assert harness.jobs.get_swift() is second and not second.closed
+
+
+def s3_configure(clock, signed=False):
+    """A CONFIGURE of an S3 run, through the wire, at `clock`'s time."""
+    from ssbench.s3.keyring import KeyMaker
+    keys = KeyMaker('test:tester', 'the-secret', 'us-east-1', clock=clock)
+    return protocol.unpack(protocol.pack([configure_job(
+        network_timeout=3.0, s3=dict(
+            keys.wire_form(), endpoint_url='http://127.0.0.1:9',
+            addressing='path', signed_payload=signed))]))[0]
+
+
+def test_a_master_speaking_s3_configures_an_s3_client():
+    from ssbench.s3.client import S3Client
+    clock = FakeClock(1709208000.0)     # 2024-02-29 12:00 UTC
+    harness = Harness(own_auth=None)
+    assert not harness.jobs.configured.is_set()
+    harness.jobs.configure(s3_configure(clock))
+    assert harness.jobs.configured.is_set()
+    client = harness.jobs.get_swift()
+    assert isinstance(client, S3Client)
+    assert (client.endpoint_url, client.network_timeout) == (
+        'http://127.0.0.1:9', 3.0)
+    assert client.keys().dates == ['20240229']
+    # The next day's keys reach the same client; new settings a new one.
+    clock.advance(12 * 3600)
+    harness.jobs.configure(s3_configure(clock))
+    assert harness.jobs.get_swift() is client
+    assert client.keys().dates == ['20240229', '20240301']
+    harness.jobs.configure(s3_configure(clock, signed=True))
+    assert harness.jobs.get_swift() is not client
+    assert harness.jobs.get_swift().signed_payload is True
+    harness.jobs.close()

@@ -1,0 +1,268 @@
+"""S3Client: the SwiftClient's timed, retried requests (and its own HTTP
+connection) spoken over the S3 API.
+
+A container is a bucket (the scenario names it by S3's rules, see
+ssbench.s3.buckets) and an object an S3 object: PUT Object, GET Object
+(first and last byte timed as a Swift GET), HEAD Object, DELETE Object,
+HEAD Bucket and CreateBucket keep the SwiftClient's method names, so
+the master and the workers call them alike.  Each attempt is signed
+anew (Signature Version 4), its X-Amz-Date being that attempt's, with
+the Keyring `keys()` gives then (a worker's changes when its master
+sends the next day's keys).  An error's XML body names its S3 code
+(SlowDown, NoSuchKey, SignatureDoesNotMatch, ...), which a failed
+request carries as its error class beside the HTTP status.
+"""
+from __future__ import absolute_import, division, print_function
+
+import hashlib
+import time
+
+from ssbench.compat import PY2
+from ssbench.errors import SwiftAuthError
+from ssbench.s3 import sigv4
+from ssbench.s3.errorbody import s3_error
+from ssbench.s3.keyring import Keyring
+from ssbench.swift.auth import AuthOptions, Grant
+from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_RETRIES,
+                                  DEFAULT_CONNECT_TIMEOUT,
+                                  DEFAULT_NETWORK_TIMEOUT, USER_AGENT,
+                                  SwiftClient)
+from ssbench.swift.connpool import ConnectionPool
+
+if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
+    from urlparse import urlsplit
+else:
+    from urllib.parse import urlsplit
+
+# The region whose CreateBucket takes no LocationConstraint.
+US_EAST_1 = 'us-east-1'
+# The signed payload hashes remembered: sizes repeat within a size class.
+_HASHES_KEPT = 64
+
+
+class Endpoint(object):
+    """The S3Client's token source: the endpoint as the one storage URL,
+    and no token (each request is signed instead)."""
+
+    renewable = False
+
+    def __init__(self, url):
+        self.grant = Grant([url], None, None)
+
+    def current(self):
+        return self.grant
+
+    def renew(self, stale):
+        raise SwiftAuthError('an S3 request has no token to renew')
+
+
+def host_header(url):
+    """The Host header of a request to `url`, as the HTTP connection sends
+    it (the port only when not the scheme's own): what is signed."""
+    parts = urlsplit(url)
+    name = parts.hostname
+    if ':' in name:
+        name = '[%s]' % name
+    port = parts.port
+    if port is None or port == (443 if parts.scheme == 'https' else 80):
+        return name
+    return '%s:%d' % (name, port)
+
+
+class S3Client(SwiftClient):
+    """Timed S3 requests to `endpoint_url` (http(s)://HOST[:PORT]).
+
+    `keys()` is the ssbench.s3.keyring.Keyring to sign with now;
+    `addressing` 'path' (http://HOST/BUCKET/KEY) or 'virtual'
+    (http://BUCKET.HOST/KEY); `signed_payload` signs each body's SHA-256
+    instead of UNSIGNED-PAYLOAD; `region` is the bucket's for
+    CreateBucket.  `now()` is the wall clock of X-Amz-Date.  The other
+    arguments are the SwiftClient's.
+    """
+
+    TRANS_ID = 'x-amz-request-id'
+
+    def __init__(self, endpoint_url, keys, region=US_EAST_1,
+                 addressing='path', signed_payload=False, concurrency=64,
+                 retries=DEFAULT_RETRIES,
+                 connect_timeout=DEFAULT_CONNECT_TIMEOUT,
+                 network_timeout=DEFAULT_NETWORK_TIMEOUT,
+                 retry_backoff=None, sleep=None, now=time.time, **kwargs):
+        SwiftClient.__init__(
+            self, AuthOptions(), concurrency=concurrency, retries=retries,
+            connect_timeout=connect_timeout, network_timeout=network_timeout,
+            tokens=Endpoint(endpoint_url), retry_backoff=retry_backoff,
+            sleep=sleep, **kwargs)
+        self.endpoint_url = endpoint_url
+        self.keys = keys
+        self.region = region
+        self.virtual = addressing == 'virtual'
+        self.signed_payload = signed_payload
+        self.now = now
+        self._host = host_header(endpoint_url)
+        self._bucket_pools = {}
+        self._hashes = {}
+
+    # -- one attempt ----------------------------------------------------
+
+    def _route(self, grant, turn, method, path_tail, send_headers):
+        """(pool, request path, headers) of one attempt, signed now (one
+        endpoint: `turn` does not matter); the
+        headers' first slot holds (raw path, query pairs, payload hash)."""
+        path, params, payload = send_headers[0]
+        pool, host = self.pools[0], self._host
+        if self.virtual and len(path) > 1:
+            bucket, _, key = path[1:].partition('/')
+            pool, host = self._bucket_pool(bucket)
+            path = '/' + key
+        headers = send_headers[1:]
+        headers.extend(self.keys().sign(
+            method, path, params, host, (), sigv4.amz_date(self.now()),
+            payload))
+        target = sigv4.uri_encode(path, True)
+        if params:
+            target += '?' + sigv4.canonical_query(params)
+        return pool, target, headers
+
+    def _bucket_pool(self, bucket):
+        """(pool, Host) of a bucket's own host name (virtual addressing)."""
+        found = self._bucket_pools.get(bucket)
+        if found is None:
+            parts = urlsplit(self.endpoint_url)
+            url = '%s://%s.%s' % (parts.scheme, bucket, parts.netloc)
+            found = self._bucket_pools[bucket] = (ConnectionPool(
+                url, self.concurrency, self.connect_timeout,
+                self.network_timeout,
+                self._ssl() if parts.scheme == 'https' else None),
+                host_header(url))
+        return found
+
+    def _refusal(self, resp, body):
+        """(reason with the S3 code and message, the S3 code) of an error
+        response."""
+        code, message = s3_error(body or b'')
+        if code is None:
+            return resp.reason, None
+        return '%s %s: %s' % (resp.reason, code, message or ''), code
+
+    def _payload(self, size, block):
+        """x-amz-content-sha256 of a body of `size` bytes of `block`."""
+        if not self.signed_payload:
+            return sigv4.UNSIGNED_PAYLOAD
+        if not size:
+            return sigv4.EMPTY_PAYLOAD
+        key = (size, block[:1], len(block))
+        found = self._hashes.get(key)
+        if found is None:
+            digest = hashlib.sha256()
+            view = memoryview(block)
+            left = size
+            while left >= len(block):
+                digest.update(view)
+                left -= len(block)
+            if left:
+                digest.update(view[:left])
+            if len(self._hashes) >= _HASHES_KEPT:
+                self._hashes.clear()
+            found = self._hashes[key] = digest.hexdigest()
+        return found
+
+    # -- requests -------------------------------------------------------
+
+    def request(self, method, container=None, name=None, query=None,
+                headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
+                read='discard', retry_404=False, missing_ok=False,
+                body=None, retry_timeouts=True):
+        """SwiftClient.request() over S3: `container` is the bucket,
+        `query` a list of raw (name, value) pairs; an error's body is
+        read for its S3 code."""
+        path = '/'
+        if container is not None:
+            path += container
+            if name is not None:
+                path += '/' + name
+        params = list(query or ())
+        if body is not None:
+            size = len(body)
+            block = body
+        else:
+            block = self._block(fill, block_size) if size else None
+        send_headers = [(path, params, self._payload(size, block)),
+                        ('User-Agent', USER_AGENT)]
+        if headers:
+            send_headers.extend(headers.items())
+        if method in ('PUT', 'POST'):
+            send_headers.append(('Content-Length', str(size)))
+        shown = sigv4.uri_encode(path, True)
+        if params:
+            shown += '?' + sigv4.canonical_query(params)
+        return self._attempts(method, shown, send_headers, size, block,
+                              'errors' if read == 'discard' else read,
+                              block_size, retry_404, missing_ok,
+                              retry_timeouts)
+
+    def put_container(self, container, policy=None):
+        """CreateBucket; a region other than us-east-1 is its location
+        constraint.  (Storage policies are Swift's: run-scenario refuses
+        one with --s3.)"""
+        body = None
+        if self.region != US_EAST_1:
+            body = ('<CreateBucketConfiguration xmlns="http://s3.amazonaws'
+                    '.com/doc/2006-03-01/"><LocationConstraint>%s'
+                    '</LocationConstraint></CreateBucketConfiguration>' %
+                    self.region).encode('utf-8')
+        return self.request('PUT', container, body=body, read='keep')
+
+    def list_page(self, container, limit, prefix=None,
+                  block_size=DEFAULT_BLOCK_SIZE):
+        """One page of ListObjectsV2 (at most `limit` keys, of `prefix`
+        when given), read in `block_size` chunks and discarded."""
+        query = [('list-type', '2'), ('max-keys', str(limit))]
+        if prefix:
+            query.append(('prefix', prefix))
+        return self.request('GET', container, query=query,
+                            block_size=block_size)
+
+    def list_buckets(self):
+        """ListBuckets (GET /), not retried on a timeout: whether the
+        endpoint takes the keys (SwiftRequestError naming the S3 code,
+        such as SignatureDoesNotMatch, when not)."""
+        return self.request('GET', read='keep', retry_timeouts=False)
+
+    def close(self):
+        SwiftClient.close(self)
+        for pool, _ in self._bucket_pools.values():
+            pool.close()
+
+
+class S3Access(object):
+    """A worker's S3 side, as its master's CONFIGUREs set it: the
+    endpoint's settings and the Keyring of the signing keys last sent.
+    `settings` is None until a CONFIGURE of an S3 run came."""
+
+    def __init__(self, factory=S3Client):
+        self.factory = factory
+        self.settings = None
+        self.keyring = None
+
+    def update(self, form):
+        """Take a CONFIGURE's `s3` map (ssbench.wire.protocol.S3_KEYS);
+        True when the endpoint's settings changed (a client built before
+        is stale), ValueError when the keys are unusable."""
+        self.keyring = Keyring.from_wire(form)
+        settings = (str(form['endpoint_url']), str(form['region']),
+                    str(form['addressing']), bool(form['signed_payload']))
+        changed = settings != self.settings
+        self.settings = settings
+        return changed
+
+    def _keys(self):
+        return self.keyring
+
+    def client(self, **kwargs):
+        """The S3Client of the current settings; `kwargs` are the
+        SwiftClient's (concurrency, retries, timeouts, back-off)."""
+        endpoint_url, region, addressing, signed = self.settings
+        return self.factory(endpoint_url, self._keys, region=region,
+                            addressing=addressing, signed_payload=signed,
+                            **kwargs)

@@ -1,0 +1,277 @@
+"""ssbench.s3.client: S3 requests signed per attempt with the Keyring of
+that moment, path or virtual-host addressed, an error's S3 code carried
+as its error class beside the status, and a worker's S3Access following
+its master's CONFIGUREs."""
+from __future__ import absolute_import, division, print_function
+
+import calendar
+import collections
+import hashlib
+import threading
+
+import pytest
+
+from ssbench.compat import PY2
+from ssbench.s3 import keyring, sigv4
+from ssbench.s3.client import S3Access, S3Client, host_header
+from ssbench.swift.outcome import SwiftRequestError
+from tests.clocks import FakeClock
+
+if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
+    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
+else:
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+pytestmark = pytest.mark.timeout(30)
+
+SECRET = 'the-secret-key'
+NOON = calendar.timegm((2024, 2, 29, 12, 0, 0, 0, 0, 0))
+ERROR = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code>'
+         b'<Message>%s</Message></Error>')
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def _handle(self):
+        length = int(self.headers.get('Content-Length') or 0)
+        body = self.rfile.read(length) if length else b''
+        server = self.server
+        server.seen.append((self.command, self.path,
+                            dict((k.lower(), v)
+                                 for k, v in self.headers.items()), body))
+        status, reply = server.script.popleft() if server.script else \
+            (200, b'')
+        self.send_response(status)
+        self.send_header('Content-Length', str(len(reply)))
+        self.send_header('x-amz-request-id', 'req%d' % len(server.seen))
+        self.end_headers()
+        if self.command != 'HEAD':
+            self.wfile.write(reply)
+
+    do_GET = do_PUT = do_HEAD = do_DELETE = _handle
+
+
+@pytest.fixture
+def server():
+    httpd = HTTPServer(('127.0.0.1', 0), _Handler)
+    httpd.seen = []
+    httpd.script = collections.deque()
+    thread = threading.Thread(target=httpd.serve_forever,
+                              kwargs={'poll_interval': 0.05})
+    thread.daemon = True
+    thread.start()
+    httpd.url = 'http://127.0.0.1:%d' % httpd.server_address[1]
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(5)
+
+
+def maker(clock, region='us-east-1'):
+    return keyring.KeyMaker('AKID', SECRET, region, clock=clock)
+
+
+def client_of(server, clock, **kwargs):
+    made = maker(clock, kwargs.get('region', 'us-east-1'))
+    ring = [keyring.Keyring.from_wire(made.wire_form())]
+    client = S3Client(server.url, lambda: ring[0], now=clock, retries=2,
+                      **kwargs)
+    client.ring = ring
+    return client
+
+
+def expected_authorization(method, path, query, host, amz_date, payload,
+                           region='us-east-1'):
+    """The Authorization header of a request, from the secret itself."""
+    key = sigv4.SigningKey('AKID', amz_date[:8], region, sigv4.derive_key(
+        SECRET, amz_date[:8], region))
+    return key.authorization(method, path, query, [
+        ('host', host), ('x-amz-date', amz_date),
+        ('x-amz-content-sha256', payload)], amz_date, payload)
+
+
+def test_put_get_delete_path_style_each_signed(server):
+    clock = FakeClock(NOON)
+    client = client_of(server, clock)
+    try:
+        timing = client.put_object('bucket-000001', 'tiny_000042', 5000)
+        assert timing.status == 200 and timing.trans_id == 'req1'
+        clock.advance(2)
+        timing = client.get_object('bucket-000001', 'tiny_000042')
+        assert timing.first_byte_latency is not None
+        client.delete_object('bucket-000001', 'tiny_000042')
+    finally:
+        client.close()
+    host = host_header(server.url)
+    for (method, path, headers, body), amz in zip(server.seen, (
+            '20240229T120000Z', '20240229T120002Z', '20240229T120002Z')):
+        assert path == '/bucket-000001/tiny_000042'
+        assert headers['x-amz-date'] == amz
+        assert headers['x-amz-content-sha256'] == 'UNSIGNED-PAYLOAD'
+        assert headers['authorization'] == expected_authorization(
+            method, path, (), host, amz, 'UNSIGNED-PAYLOAD')
+        assert 'x-auth-token' not in headers
+    assert [seen[0] for seen in server.seen] == ['PUT', 'GET', 'DELETE']
+    assert server.seen[0][3] == b'A' * 5000
+
+
+def test_each_retry_is_signed_again_at_its_own_date(server):
+    # 23:59:59, then a 503 and a retry a second later: the next day's
+    # key signs the retry.
+    clock = FakeClock(NOON + 12 * 3600 - 1)
+    server.script.append((503, ERROR % (b'SlowDown', b'Reduce your rate')))
+    client = client_of(server, clock)
+    assert len(client.ring[0].dates) == 2
+    original = client._route
+
+    def route(*args):
+        found = original(*args)
+        clock.advance(1)
+        return found
+    client._route = route
+    try:
+        timing = client.get_object('b-000000', 'o')
+    finally:
+        client.close()
+    assert timing.retries == 1 and timing.retry_causes == {'503': 1}
+    dates = [seen[2]['x-amz-date'] for seen in server.seen]
+    assert dates == ['20240229T235959Z', '20240301T000000Z']
+    assert server.seen[1][2]['authorization'] == expected_authorization(
+        'GET', '/b-000000/o', (), host_header(server.url), dates[1],
+        'UNSIGNED-PAYLOAD')
+
+
+def test_an_s3_error_code_is_the_error_class_beside_the_status(server):
+    server.script.append((403, ERROR % (b'SignatureDoesNotMatch',
+                                        b'The request signature we '
+                                        b'calculated does not match')))
+    client = client_of(server, FakeClock(NOON))
+    try:
+        with pytest.raises(SwiftRequestError) as caught:
+            client.get_object('b-000000', 'o')
+    finally:
+        client.close()
+    error = caught.value
+    assert error.http_status == 403
+    assert error.error_class == 'SignatureDoesNotMatch'
+    assert 'SignatureDoesNotMatch: The request signature' in str(error)
+    assert len(str(error).splitlines()) == 1
+
+
+def test_an_error_without_an_s3_body_keeps_its_reason(server):
+    server.script.append((403, b''))
+    client = client_of(server, FakeClock(NOON))
+    try:
+        with pytest.raises(SwiftRequestError) as caught:
+            client.delete_object('b-000000', 'o')
+    finally:
+        client.close()
+    assert caught.value.error_class is None
+    assert caught.value.reason == 'Forbidden'
+
+
+def test_a_signed_payload_is_the_bodys_sha256(server):
+    client = client_of(server, FakeClock(NOON), signed_payload=True)
+    try:
+        client.put_object('b-000000', 'o', 100000, b'B', block_size=4096)
+        client.put_object('b-000000', 'empty', 0)
+        client.put_object('b-000000', 'o', 100000, b'B', block_size=4096)
+    finally:
+        client.close()
+    digest = hashlib.sha256(b'B' * 100000).hexdigest()
+    payloads = [seen[2]['x-amz-content-sha256'] for seen in server.seen]
+    assert payloads == [digest, sigv4.EMPTY_PAYLOAD, digest]
+    method, path, headers, body = server.seen[0]
+    assert headers['authorization'] == expected_authorization(
+        'PUT', path, (), host_header(server.url), headers['x-amz-date'],
+        digest)
+
+
+def test_list_page_and_a_query_that_needs_escaping(server):
+    client = client_of(server, FakeClock(NOON))
+    try:
+        client.list_page('b-000000', 100, prefix='tiny /x')
+    finally:
+        client.close()
+    method, path, headers, _ = server.seen[0]
+    assert path == '/b-000000?list-type=2&max-keys=100&prefix=tiny%20%2Fx'
+    assert headers['authorization'] == expected_authorization(
+        'GET', '/b-000000', [('list-type', '2'), ('max-keys', '100'),
+                             ('prefix', 'tiny /x')],
+        host_header(server.url), headers['x-amz-date'], 'UNSIGNED-PAYLOAD')
+
+
+def test_create_bucket_outside_us_east_1_names_its_region(server):
+    client = client_of(server, FakeClock(NOON), region='eu-west-1')
+    try:
+        client.put_container('b-000000', policy=None)
+        assert client.head_container('b-000000').status == 200
+    finally:
+        client.close()
+    (method, path, headers, body), head = server.seen
+    assert (method, path) == ('PUT', '/b-000000')
+    assert b'<LocationConstraint>eu-west-1</LocationConstraint>' in body
+    assert '/eu-west-1/s3/aws4_request' in headers['authorization']
+    assert head[:2] == ('HEAD', '/b-000000')
+
+
+def test_virtual_addressing_puts_the_bucket_in_the_host(server):
+    client = client_of(server, FakeClock(NOON), addressing='virtual')
+    route = client._route
+    try:
+        grant = client.tokens.current()
+        client._use(grant)
+        pool, path, headers = route(grant, 'GET', '', [
+            ('/b-000000/tiny 1', [], 'UNSIGNED-PAYLOAD'), ('User-Agent', 'x')])
+        assert path == '/tiny%201'
+        assert pool.url == 'http://b-000000.127.0.0.1:%d' % \
+            server.server_address[1]
+        amz = dict(headers)['x-amz-date']
+        assert dict(headers)['Authorization'] == expected_authorization(
+            'GET', '/tiny 1', (), 'b-000000.' + host_header(server.url),
+            amz, 'UNSIGNED-PAYLOAD')
+        # The service itself (ListBuckets) has no bucket in its host.
+        pool, path, _ = route(grant, 'GET', '', [
+            ('/', [], 'UNSIGNED-PAYLOAD'), ('User-Agent', 'x')])
+        assert pool.url == server.url and path == '/'
+    finally:
+        client.close()
+
+
+def test_host_header_as_the_connection_sends_it():
+    assert host_header('http://127.0.0.1:8080') == '127.0.0.1:8080'
+    assert host_header('http://s3.example.com:80') == 's3.example.com'
+    assert host_header('https://s3.example.com') == 's3.example.com'
+    assert host_header('https://[::1]:9000') == '[::1]:9000'
+
+
+def test_s3_access_follows_the_masters_configure():
+    clock = FakeClock(NOON)
+    made = maker(clock)
+    form = dict(made.wire_form(), endpoint_url=u'http://127.0.0.1:9',
+                addressing=u'path', signed_payload=False)
+    built = []
+
+    def factory(url, keys, **kwargs):
+        built.append((url, keys, kwargs))
+        return 'client'
+    access = S3Access(factory)
+    assert access.settings is None
+    assert access.update(form) is True
+    assert access.client(concurrency=3) == 'client'
+    url, keys, kwargs = built[0]
+    assert url == 'http://127.0.0.1:9' and kwargs == {
+        'region': 'us-east-1', 'addressing': 'path',
+        'signed_payload': False, 'concurrency': 3}
+    assert keys().dates == ['20240229']
+    # The next day's keys: the same client signs with them.
+    clock.advance(13 * 3600)
+    assert access.update(dict(form, **made.wire_form())) is False
+    assert keys().dates == ['20240301']
+    assert access.update(dict(form, signed_payload=True)) is True
+    with pytest.raises(ValueError):
+        access.update(dict(form, keys={}))
