@@ -196,7 +196,8 @@ class S3Client(SwiftClient):
         shown = sigv4.uri_encode(path, True)
         if params:
             shown += '?' + sigv4.canonical_query(params)
-        return self._attempts(method, shown, send_headers, size, block,
+        # One endpoint: every request is turn 0, its results name none.
+        return self._attempts(0, method, shown, send_headers, size, block,
                               'errors' if read == 'discard' else read,
                               block_size, retry_404, missing_ok,
                               retry_timeouts)

@@ -225,7 +225,7 @@ def test_virtual_addressing_puts_the_bucket_in_the_host(server):
     try:
         grant = client.tokens.current()
         client._use(grant)
-        pool, path, headers = route(grant, 'GET', '', [
+        pool, path, headers = route(grant, 0, 'GET', '', [
             ('/b-000000/tiny 1', [], 'UNSIGNED-PAYLOAD'), ('User-Agent', 'x')])
         assert path == '/tiny%201'
         assert pool.url == 'http://b-000000.127.0.0.1:%d' % \
