@@ -235,7 +235,7 @@ def test_virtual_addressing_puts_the_bucket_in_the_host(server):
             'GET', '/tiny 1', (), 'b-000000.' + host_header(server.url),
             amz, 'UNSIGNED-PAYLOAD')
         # The service itself (ListBuckets) has no bucket in its host.
-        pool, path, _ = route(grant, 'GET', '', [
+        pool, path, _ = route(grant, 0, 'GET', '', [
             ('/', [], 'UNSIGNED-PAYLOAD'), ('User-Agent', 'x')])
         assert pool.url == server.url and path == '/'
     finally:
