@@ -156,8 +156,7 @@ class Worker(Outbox):
                     if self.stopping or count >= DRAIN_MAX:
                         break
                     data = transport.recv_nowait()
-                if len(self.outbox) >= self.batch_size and \
-                        not self._flush(0):
+                if self._ready() and not self._flush(0):
                     self._wake.set()    # the writer retries
                 if count >= DRAIN_MAX:
                     # Job greenlets and the writer run whenever recv()

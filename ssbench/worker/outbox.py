@@ -2,8 +2,12 @@
 greenlet that flushes it and sends heartbeats.
 
 Results collect in the outbox; whatever is ready at the same moment goes out
-as one message once `batch_size` results are waiting, and a partial batch
-goes out after `flush_interval` (~1 s) with no new result.  The writer
+as one message once `batch_size` results are waiting.  A worker that holds
+no job any more (none running, none waiting for a slot) sends what it has
+at once: nothing would fill the batch, and the master, which sends no more
+jobs than it has room for, may be waiting for exactly these.  A worker
+with jobs in flight sends a partial batch after `flush_interval` (~1 s)
+with no new result.  The writer
 greenlet does the asynchronous flushing and sends a heartbeat (a one-element
 control batch) every `heartbeat_interval`, listing the jobs the worker holds.
 
@@ -108,6 +112,17 @@ class Outbox(object):
         self.holding.discard(result.get('job_id'))
         self._added(1)
 
+    def _idle(self):
+        """True when every job taken has its result in the outbox (or
+        sent): no job runs or waits for a slot here."""
+        return self.pending <= len(self.outbox)
+
+    def _ready(self):
+        """True when the outbox should go now: a full batch, or any
+        result of a worker that holds no job any more."""
+        return len(self.outbox) >= self.batch_size or \
+            (bool(self.outbox) and self._idle())
+
     def _added(self, count, wake=True):
         """Bookkeeping after `count` results joined the outbox."""
         self._last_result_at = self.clock()
@@ -115,8 +130,7 @@ class Outbox(object):
         if self._profiler is not None and \
                 self.jobs_done >= self.profile_count:
             self._stop_profile()
-        if wake and len(self.outbox) >= self.batch_size and \
-                not self._flush_scheduled:
+        if wake and not self._flush_scheduled and self._ready():
             # Flush once the event loop has run every greenlet that is
             # ready, so that results finishing together go as one
             # message, without a trip through the writer greenlet.
@@ -138,15 +152,15 @@ class Outbox(object):
 
     def _flush(self, timeout, force=False):
         """Send what the outbox holds (all of it, coalesced, when at least
-        batch_size results wait or `force`); False if the socket refused."""
+        batch_size results wait, the worker is idle, or `force`); False if
+        the socket refused."""
         if self._sending:
             return True       # another greenlet is sending; it loops
         outbox = self.outbox
         cap = max(self.batch_size, COALESCE_MAX)
         self._sending = True
         try:
-            while outbox and (force or self._due or
-                              len(outbox) >= self.batch_size):
+            while outbox and (force or self._due or self._ready()):
                 if not self._due:
                     self._due = min(len(outbox), cap)
                 # A no-op job is echoed back as it came: a value msgpack
@@ -197,8 +211,8 @@ class Outbox(object):
 
     def _write_loop(self):
         """The writer greenlet: a heartbeat when due and a flush of the
-        outbox (a partial batch once idle for flush_interval), until the
-        worker stops or the master is gone."""
+        outbox (a partial batch once no result came for flush_interval),
+        until the worker stops or the master is gone."""
         next_beat = self.clock()
         retry = HEARTBEAT_RETRY
         while not self.stopping:
@@ -220,11 +234,13 @@ class Outbox(object):
                     return
             delivered = True
             if self.outbox:
-                idle = now - self._last_result_at >= self.flush_interval
-                delivered = self._flush(0.5, force=idle)
+                quiet = now - self._last_result_at >= self.flush_interval
+                delivered = self._flush(0.5, force=quiet)
             wait = next_beat - self.clock()
             if self.outbox:
-                if not delivered:
+                # Left over though ready: refused, or another greenlet's
+                # send is under way; look again soon.
+                if not delivered or self._ready():
                     wait = min(wait, 0.1)
                 else:
                     wait = min(wait, self._last_result_at +

@@ -6,6 +6,7 @@ master bounded memory and log, and a stopped worker does not stop the run
 (docs/many-hosts.rst)."""
 from __future__ import absolute_import, division, print_function
 
+import json
 import os
 import signal
 import socket
@@ -396,14 +397,17 @@ def test_a_worker_killed_and_started_again_under_its_id_rejoins(tmpdir,
     results are stored; the jobs the killed one held (as many as the
     master says, which may be none: work goes where there is room, and
     the other worker may have had it all) are counted as lost once, and
-    nothing else is missing."""
+    nothing else is missing.  The JSON's workers list says when the new
+    process joined, and what each worker did."""
     pair = ports()
     path, _ = support.write_scenario(tmpdir, operation_count=RESTART_OPS)
     stats = os.path.join(str(tmpdir), 'run.stat')
+    out_json = os.path.join(str(tmpdir), 'run.json')
     procs = [workers(worker_id, pair[0], pair[1], '--concurrency', '8')
              for worker_id in (1, 2)]
     master = start_master(tmpdir, pair, '-f', path, '-s', stats, '-u', '16',
-                          '--rate', str(RATE), '--expect-workers', '2')
+                          '--rate', str(RATE), '--expect-workers', '2',
+                          '--json', out_json)
     killed = procs[1]
     try:
         support.wait_for_results_of(stats, master, [1, 2])
@@ -439,6 +443,31 @@ def test_a_worker_killed_and_started_again_under_its_id_rejoins(tmpdir,
     assert answered + len(lost) + schedule.get('unsent', 0) == \
         schedule['intended'] == RESTART_OPS
     assert 'Traceback' not in ran.err
+    check_workers_list(out_json, results, restarted_at, killed.pid)
+
+
+def check_workers_list(json_path, results, restarted_at, first_pid):
+    """Both workers were there at the start; worker 2 was started again
+    once, after restarted_at; the counts are those of the stats file."""
+    with open(json_path) as stream:
+        doc = json.load(stream)
+    start = doc['run']['start_time']
+    workers = dict((w['worker_id'], w) for w in doc['workers'])
+    assert sorted(workers) == [1, 2]
+    first, second = workers[1], workers[2]
+    assert first['at_start'] and second['at_start']
+    assert first['joined'] is None and first['rejoined'] == []
+    (rejoined,) = second['rejoined']
+    # Admitted at its first heartbeat, once its interpreter started.
+    assert restarted_at - start <= rejoined <= restarted_at - start + 60, (
+        rejoined, restarted_at - start)
+    assert second['pid'] == first_pid      # the header's: the first one
+    for worker_id, worker in workers.items():
+        mine = [r for r in results if r['worker_id'] == worker_id]
+        assert worker['results'] == len(
+            [r for r in mine if not r.get('exception')])
+        assert worker['errors'] == len(
+            [r for r in mine if r.get('exception')])
 
 
 def schedule_record(stats_path):

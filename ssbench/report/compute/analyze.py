@@ -9,9 +9,9 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
-from ssbench.results import (clockrecords, healthrecords, sortedruns,
-                             workerlist)
-from ssbench.report.compute import (document, endpoints, openloop,
+from ssbench.results import (clockrecords, eventrecords, healthrecords,
+                             sortedruns)
+from ssbench.report.compute import (document, endpoints, fleet, openloop,
                                     popularity, timeline)
 from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
 from ssbench.errors import StatsFileError, UsageError
@@ -84,8 +84,8 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     response = open_loop(stats_file.header)
     view = RecordView(stats_file, response=response)
     try:
-        doc = _document(view, pctiles, skip, path)
-        service = response and _document(stats_file, pctiles, skip, path)
+        doc, scan = _document(view, pctiles, skip, path)
+        service = response and _document(stats_file, pctiles, skip, path)[0]
     except StatsFileError as exc:
         if path and not str(exc).startswith(path):
             raise StatsFileError('%s: %s' % (path, exc))
@@ -99,7 +99,10 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     clock = clockrecords.section(view.controls)
     if clock is not None:
         doc.setdefault('client', {})['clock'] = clock
-    workers = workerlist.section(stats_file.header, clock)
+    workers = fleet.section(stats_file.header, clock,
+                            eventrecords.events(view.controls),
+                            scan.workers, scan.worker_errors,
+                            doc['run']['start_time'])
     if workers is not None:
         doc['workers'] = workers
     doc['events'] = timeline.section(view.controls, doc)
@@ -126,6 +129,7 @@ def health_section(controls):
 
 
 def _document(stats_file, pctiles, skip, path):
+    """(The document, the Scan it came from) of `stats_file`."""
     store = sortedruns.RunStore()
     try:
         scan = _scan(stats_file, store, skip, None)
@@ -142,6 +146,7 @@ def _document(stats_file, pctiles, skip, path):
             store = sortedruns.RunStore()
             scan = _scan(stats_file, store, skip, scan.skip_until)
         scan.finish()
-        return document.build(stats_file.header, scan, pctiles, path, skip)
+        return (document.build(stats_file.header, scan, pctiles, path, skip),
+                scan)
     finally:
         store.close()

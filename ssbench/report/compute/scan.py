@@ -14,10 +14,10 @@ causes.CauseTable.  With detail, successful READs are counted per object
 (``reads``, see ssbench.report.compute.popularity).  The text report
 (ssbench.report.compute.classicstats) takes the same pass with
 ``detail=False``: without what only the analysis reads (time buckets,
-bytes, reconnects, causes, reads per object), with each worker's successes
-counted.  With detail and an ssbench.report.compute.endpoints
-EndpointTable (``endpoints``, a run of several storage URLs), each result
-is counted per endpoint too.
+bytes, reconnects, causes, reads per object).  Both count each worker's
+successes and failures.  With detail and an
+ssbench.report.compute.endpoints EndpointTable (``endpoints``, a run of
+several storage URLs), each result is counted per endpoint too.
 
 The hot loop keeps everything in locals and handles only successes of
 known cells; anything else takes _slow().  Per-second counts accumulate
@@ -140,10 +140,9 @@ class Scan(object):
         self.untimed = []
         self.cell_slot = []
         self.buffers = sortedruns.LatencyBuffers(store, BUFFER_BUDGET)
-        # The worker ids seen; without detail a map of worker id ->
-        # successes (0: failures only), which would cost the analysis's
-        # loop a few percent on Python 3.
-        self.workers = set() if detail else {}
+        # Worker id -> successes (0: failures only), and -> failures.
+        self.workers = {}
+        self.worker_errors = {}
         # Slots 0..SLOTS-1 count successes, SLOTS.. failures.
         self.seconds = SecondCounts(2 * SLOTS)
         self.buckets = TimeBuckets(SLOTS) if detail else None
@@ -229,10 +228,11 @@ class Scan(object):
         self.retries[cell] += retries
         if log.isEnabledFor(logging.DEBUG):
             log.debug('exception from worker %s: %s', worker, result[k_exc])
+        self.workers.setdefault(worker, 0)
+        errors = self.worker_errors
+        errors[worker] = errors.get(worker, 0) + 1
         if not self.detail:
-            self.workers.setdefault(worker, 0)
             return
-        self.workers.add(worker)
         reconnects = result.get(k_reconn)
         if reconnects is not None:
             self.reconnects_recorded = True
@@ -307,7 +307,6 @@ class Scan(object):
         cell_slot = self.cell_slot
         detail = self.detail
         workers = self.workers
-        add_worker = workers.add if detail else None
         sec_counts = self.sec_counts
         slow = self._slow
         failure = self._failure
@@ -414,8 +413,11 @@ class Scan(object):
                 elif first is not None and first > worst_first[cell]:
                     worst_first[cell] = first
                     worst_first_id[cell] = (seq, result.get(k_txid))
+                try:
+                    workers[worker] += 1
+                except KeyError:
+                    workers[worker] = 1
                 if detail:
-                    add_worker(worker)
                     if endpoints is not None:
                         endpoints.success(result, seq, completed_at, began,
                                           first, last, retry)
@@ -453,11 +455,6 @@ class Scan(object):
                             hist.counts[i] += 1
                         except Exception:
                             add_value(row_hists, slots + slot, first)
-                else:
-                    try:
-                        workers[worker] += 1
-                    except KeyError:
-                        workers[worker] = 1
                 if began < start[cell]:
                     start[cell] = began
                 if completed_at > stop[cell]:

@@ -175,9 +175,11 @@ def page_body(doc, charts, js_version):
     if doc.get('workers'):
         body.append(_section('workers', 'Workers',
                              workers_html(doc['workers']),
-                             'The workers connected when the benchmark '
-                             'began, as they said of themselves, and each '
-                             'one\'s clock offset to the master.'))
+                             'Every worker that took part: as it said of '
+                             'itself, its clock offset to the master, '
+                             'when it joined, was started again, was lost '
+                             'and came back (seconds from the run\'s '
+                             'start), and its results and errors.'))
     body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
     body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
                 'plotly.js %s, included in this file.</footer>\n' % (

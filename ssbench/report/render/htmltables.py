@@ -373,7 +373,34 @@ def workers_html(workers):
         len(workers), workerlist.host_count(workers)) +
             table(['Worker', 'Host', 'Pid', 'Version', 'Protocol',
                    'Concurrency', 'Clock offset (s)'], rows,
-                  numeric=(2, 4, 5, 6)))
+                  numeric=(2, 4, 5, 6)) + comings_html(workers))
+
+
+def _times(times):
+    if times is None:
+        return NOT_RECORDED
+    return ', '.join(NA if t is None else '%.1f' % t for t in times)
+
+
+def _joined(worker):
+    if worker.get('at_start'):
+        return 'at start'
+    if worker.get('joined') is not None:
+        return '%.1f' % worker['joined']
+    return NOT_RECORDED if worker.get('at_start') is None else NA
+
+
+def comings_html(workers):
+    """When each worker joined, was started again, was lost and came
+    back (seconds from the run's start), and its results and errors
+    (see ssbench.report.compute.fleet)."""
+    rows = [[esc(w.get('worker_id')), _joined(w),
+             _times(w.get('rejoined')), _times(w.get('lost')),
+             _times(w.get('back')), fmt_int(w.get('results')),
+             fmt_int(w.get('errors'))]
+            for w in workers]
+    return table(['Worker', 'Joined (s)', 'Started again (s)', 'Lost (s)',
+                  'Back (s)', 'Results', 'Errors'], rows, numeric=(5, 6))
 
 
 def errors_html(errors):

@@ -4,6 +4,7 @@ from __future__ import absolute_import, division, print_function
 
 
 import gevent
+import gevent.event
 import pytest
 
 from ssbench import READ_OBJECT
@@ -46,13 +47,60 @@ def test_a_clock_probe_comes_back_in_the_next_heartbeat_only():
     assert runner.ready()
 
 
-def test_partial_batch_flushed_after_idle_interval():
+class GatedClient(FakeClient):
+    """A GET of an object named slow_* runs until the test opens `gate`;
+    any other request ends at once."""
+
+    gate = None
+
+    def get_object(self, container, name, *args):
+        if name.startswith('slow_'):
+            GatedClient.gate.wait()
+        return self._op('get_object', container, name, *args)
+
+
+def gated_worker(transport, clock, **kwargs):
+    """A worker whose slow_* GETs stay in flight until the gate opens."""
+    GatedClient.gate = gevent.event.Event()
+    return make(transport, swift_factory=GatedClient, clock=clock, **kwargs)
+
+
+def swift_job(job_id, slow=False):
+    return job(READ_OBJECT, job_id=job_id,
+               name='%s_%06d' % ('slow' if slow else 'tiny', job_id))
+
+
+def test_a_worker_that_holds_no_job_sends_its_results_at_once():
     transport = FakeTransport()
     clock = FakeClock(1000.0)
-    worker = make(transport, batch_size=3, flush_interval=5.0, clock=clock)
+    worker = gated_worker(transport, clock, batch_size=3,
+                          flush_interval=5.0)
     runner = gevent.spawn(worker.run, 0.01)
     try:
+        # The clock stands still: neither batch is full, nor is it
+        # flush_interval since the last result; nothing else is held.
         transport.inbox.append(protocol.pack([job(READ_OBJECT, noop=True)]))
+        wait_for(lambda: len(messages_of(transport)) == 1, 5,
+                 'the no-op result sent', sleep=gevent.sleep)
+        transport.inbox.append(protocol.pack([swift_job(1)]))
+        wait_for(lambda: len(messages_of(transport)) == 2, 5,
+                 'the last Swift result sent', sleep=gevent.sleep)
+        assert [len(m) for m in messages_of(transport)] == [1, 1]
+        assert worker.outbox == [] and worker.pending == 0
+    finally:
+        transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
+        runner.join(5)
+
+
+def test_a_worker_with_jobs_in_flight_batches_its_results():
+    transport = FakeTransport()
+    clock = FakeClock(1000.0)
+    worker = gated_worker(transport, clock, batch_size=3,
+                          flush_interval=5.0)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        transport.inbox.append(protocol.pack([swift_job(1, slow=True)]))
+        transport.inbox.append(protocol.pack([swift_job(2)]))
         wait_for(lambda: len(worker.outbox) == 1, 5, 'one result held',
                  sleep=gevent.sleep)
         advance(worker, clock, 3.0)
@@ -60,19 +108,25 @@ def test_partial_batch_flushed_after_idle_interval():
         wait_for(lambda: len(worker.outbox) == 2, 5, 'two results held',
                  sleep=gevent.sleep)
         advance(worker, clock, 4.9)
-        assert results_of(transport) == []     # 2 < batch size, not idle
+        assert results_of(transport) == []     # 2 < batch size, job 1 out
         advance(worker, clock, 0.2)            # 5.1 s after the last one
-        wait_for(lambda: results_of(transport), 5, 'the idle batch sent',
+        wait_for(lambda: results_of(transport), 5, 'the partial batch sent',
                  sleep=gevent.sleep)
         assert [len(m) for m in messages_of(transport)] == [2]
         # A full batch goes out at once, the clock standing still.
-        del transport.sent[:]
-        transport.inbox.append(protocol.pack(
-            [job(READ_OBJECT, noop=True)] * 3))
-        wait_for(lambda: messages_of(transport), 5, 'the full batch sent',
-                 sleep=gevent.sleep)
-        assert [len(m) for m in messages_of(transport)] == [3]
+        transport.inbox.append(protocol.pack([swift_job(3), swift_job(4),
+                                              swift_job(5)]))
+        wait_for(lambda: len(messages_of(transport)) == 2, 5,
+                 'the full batch sent', sleep=gevent.sleep)
+        assert [len(m) for m in messages_of(transport)] == [2, 3]
+        # The last job ends: nothing held any more, its result goes alone.
+        GatedClient.gate.set()
+        wait_for(lambda: len(messages_of(transport)) == 3, 5,
+                 'the last result sent', sleep=gevent.sleep)
+        assert [r['job_id'] for r in messages_of(transport)[-1]] == [1]
+        assert worker.outbox == [] and worker.pending == 0
     finally:
+        GatedClient.gate.set()
         transport.inbox.append(protocol.pack([{'type': SUICIDE}]))
         runner.join(5)
 
@@ -153,8 +207,8 @@ def test_master_timeout_kept_alive_by_delivery():
 def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
     transport = FakeTransport()
     clock = FakeClock(1000.0)
-    worker = make(transport, batch_size=3, heartbeat_interval=10,
-                  flush_interval=100, clock=clock)
+    worker = gated_worker(transport, clock, batch_size=3,
+                          heartbeat_interval=10, flush_interval=100)
     runner = gevent.spawn(worker.run, 0.01)
 
     def last_beat(count):
@@ -169,20 +223,26 @@ def test_heartbeats_list_held_job_ids_until_their_results_are_sent():
         last_beat(1)
         first = len(beats())
         transport.inbox.append(protocol.pack(
-            [job(READ_OBJECT, noop=True, job_id=i) for i in (4, 5)]))
+            [swift_job(3, slow=True), swift_job(4), swift_job(5)]))
         wait_for(lambda: len(worker.outbox) == 2, 5, 'two results held',
                  sleep=gevent.sleep)
         advance(worker, clock, 10)
-        # The batch of 3 is not full yet.
-        assert last_beat(first + 1)['in_flight'] == [4, 5]
-        transport.inbox.append(protocol.pack(
-            [job(READ_OBJECT, noop=True, job_id=6)]))
+        # Job 3 runs; the batch of 3 is not full yet.
+        assert last_beat(first + 1)['in_flight'] == [3, 4, 5]
+        transport.inbox.append(protocol.pack([swift_job(6)]))
         wait_for(lambda: len(results_of(transport)) == 3, 5,
                  'the full batch of 3 sent', sleep=gevent.sleep)
         advance(worker, clock, 10)
-        assert last_beat(first + 2)['in_flight'] == []
-        assert sorted(r['job_id'] for r in results_of(transport)) == [4, 5, 6]
+        assert last_beat(first + 2)['in_flight'] == [3]
+        GatedClient.gate.set()
+        wait_for(lambda: len(results_of(transport)) == 4, 5,
+                 'the last result sent', sleep=gevent.sleep)
+        advance(worker, clock, 10)
+        assert last_beat(first + 3)['in_flight'] == []
+        assert sorted(r['job_id'] for r in results_of(transport)) == \
+            [3, 4, 5, 6]
     finally:
+        GatedClient.gate.set()
         worker.stopping = True
         runner.join(2)
 
@@ -362,19 +422,20 @@ def test_a_batch_larger_than_the_master_takes_leaves_in_parts(monkeypatch):
     # The master's socket takes two messages, then is full a while.
     transport = RefusingTransport(2)
     worker = make(transport, batch_size=40)
+    # One more job runs: the worker is not idle, so it batches.
     worker.outbox.extend(results[:39])
-    worker.pending = 39
+    worker.pending = 40
     assert worker._flush(0)             # 39 < batch size: not yet
     assert transport.sent == []
     worker.outbox.append(results[39])
-    worker.pending = 40
+    worker.pending = 41
     assert not worker._flush(0)
     assert [len(m) for m in messages_of(transport)] == [15, 15]
-    assert len(worker.outbox) == 10 and worker.pending == 10
+    assert len(worker.outbox) == 10 and worker.pending == 11
     # The rest of the batch goes as soon as the socket takes it, though
     # fewer than batch_size results are left; nothing is lost.
     transport.room = 5
-    assert worker._flush(0) and worker.outbox == [] and worker.pending == 0
+    assert worker._flush(0) and worker.outbox == [] and worker.pending == 1
     assert [len(m) for m in messages_of(transport)] == [15, 15, 10]
     assert results_of(transport) == results
     assert all(len(data) <= outbox.MAX_RESULTS_MESSAGE

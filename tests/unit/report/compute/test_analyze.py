@@ -509,6 +509,35 @@ def test_golden_files_match_the_text_report(name):
     assert doc['errors'] == {'recorded': False, 'total': 0, 'causes': []}
 
 
+def test_golden_workers_are_listed_by_their_results_alone():
+    doc = analyze(os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz'))
+    text = classicstats.compute(
+        os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz'), 95)
+    workers = doc['workers']
+    assert len(workers) == text.worker_count
+    assert sum(w['results'] for w in workers) == doc['operations'][0][
+        'count']
+    # 0.3.9 recorded neither who was there nor when workers came and went.
+    assert all(w['at_start'] is None and w['lost'] is None and
+               w['host'] is None for w in workers)
+
+
+def test_the_workers_list_has_who_joined_late_and_their_results(tmp_path):
+    from ssbench.results import eventrecords
+    from ssbench.results.statswriter import StatsWriter
+    header = dict(naive.HEADER, workers=[{'worker_id': 0, 'host': 'a'}])
+    writer = StatsWriter(str(tmp_path / 'run.stat'), header)
+    writer.write_batch([res(at=100.5, worker=0), res(at=101.5, worker=0)])
+    writer.write_batch([eventrecords.record(
+        eventrecords.WORKER_JOINED, 1, 'pid 5 on b', now=101.0)])
+    writer.write_batch([res(at=101.6, worker=1), err(at=101.7, worker=1)])
+    doc = analyze(writer.finalize())
+    start = doc['run']['start_time']
+    assert [(w['worker_id'], w['host'], w['at_start'], w['joined'],
+             w['results'], w['errors']) for w in doc['workers']] == [
+        (0, 'a', True, None, 2, 0), (1, 'b', False, 101.0 - start, 1, 1)]
+
+
 def test_golden_bytes_where_the_file_has_them():
     doc = analyze(os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz'))
     bytes_of = dict((op['operation'], op['bytes'])

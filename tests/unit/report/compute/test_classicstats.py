@@ -437,8 +437,8 @@ def test_the_text_reports_pass_is_the_analysis_pass_without_detail():
                    'worst_first', 'worst_last', 'worst_last_id'):
         assert getattr(plain, column) == getattr(full, column), column
     assert list(plain.successes_per_second()) == [(100, 2), (101, 1)]
-    assert plain.workers == {0: 2, 1: 0, 2: 1}
-    assert full.workers == set([0, 1, 2])
+    assert plain.workers == full.workers == {0: 2, 1: 0, 2: 1}
+    assert plain.worker_errors == full.worker_errors == {1: 1}
     # Left out: time buckets, causes of failures.
     assert plain.buckets is None and full.buckets is not None
     assert plain.causes.summary() == [] and full.causes.summary() != []

@@ -437,6 +437,32 @@ def test_workers_table_lists_who_took_part_escaped():
     assert HOSTILE not in workers and '&lt;/script&gt;' in workers
 
 
+def test_workers_table_says_when_each_joined_left_and_came_back():
+    doc = analysis_docs.sample_doc()
+    doc['workers'] = [
+        {'worker_id': 1, 'host': 'a', 'at_start': True, 'joined': None,
+         'rejoined': [60.04], 'lost': [30.0], 'back': [41.46],
+         'results': 12345, 'errors': 3},
+        {'worker_id': 2, 'host': 'a', 'at_start': False, 'joined': 0.25,
+         'rejoined': [], 'lost': [], 'back': [], 'results': 7,
+         'errors': 0},
+        {'worker_id': 3, 'at_start': None, 'joined': None,
+         'rejoined': None, 'lost': None, 'back': None, 'results': 1,
+         'errors': 0}]
+    page = render(doc)
+    workers = page[page.index('<section id="workers">'):]
+    workers = workers[:workers.index('</section>')]
+    assert '<th>Joined (s)</th><th>Started again (s)</th><th>Lost (s)</th>' \
+        '<th>Back (s)</th>' in workers
+    assert '<td>1</td><td>at start</td><td>60.0</td><td>30.0</td>' \
+        '<td>41.5</td><td class="num">12,345</td><td class="num">3</td>' \
+        in workers
+    assert '<td>2</td><td>0.2</td><td></td><td></td><td></td>' \
+        '<td class="num">7</td>' in workers
+    assert '<td>3</td><td>not recorded</td><td>not recorded</td>' \
+        in workers
+
+
 def test_no_workers_section_without_a_list():
     assert '<section id="workers">' not in render(analysis_docs.sample_doc())
 

@@ -85,7 +85,7 @@ def check_schema(doc):
     check_keys(doc, ['format_version', 'generator', 'stats_file', 'header',
                      'scenario', 'run', 'percentiles', 'operations',
                      'timeseries', 'errors', 'bandwidth', 'popularity',
-                     'events'])
+                     'events'] + (['workers'] if 'workers' in doc else []))
     assert doc['format_version'] == 1
     assert doc['generator'].startswith('ssbench ')
     assert is_text(doc['stats_file'])
@@ -130,6 +130,21 @@ def check_schema(doc):
         assert is_number(event['time'], nullable=True)
         assert is_number(event['at']) and is_text(event['kind'])
         assert is_text(event['text'], nullable=True)
+    for worker in doc.get('workers', []):
+        check_worker(worker)
+
+
+def check_worker(worker):
+    check_keys(worker, ['worker_id', 'host', 'pid', 'version', 'protocol',
+                        'concurrency', 'clock_offset', 'at_start', 'joined',
+                        'rejoined', 'lost', 'back', 'results', 'errors'])
+    assert is_int(worker['worker_id']) or is_text(worker['worker_id'])
+    assert worker['at_start'] in (True, False, None)
+    assert is_number(worker['joined'], nullable=True)
+    for key in ('rejoined', 'lost', 'back'):
+        assert worker[key] is None or all(
+            is_number(t, nullable=True) for t in worker[key])
+    assert is_int(worker['results']) and is_int(worker['errors'])
 
 
 def check_operation(op, pctile_keys):
