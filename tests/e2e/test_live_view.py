@@ -196,7 +196,11 @@ def test_prometheus_sees_the_rate_and_the_errors_of_the_report(
         '{phase="benchmark"}[10m]))')
     assert seen_count == pytest.approx(count, rel=0.05)
     assert seen_errors == pytest.approx(errors, rel=0.05)
-    assert seen_rate == pytest.approx(rate, rel=0.05)
+    # The report's rate is over the span of the results; the gauge is the
+    # phase's wall time, which also holds the phase's start and end around
+    # them: a few tenths of a second here when the machine is quiet, over
+    # half a second of the 12 when it is busy (9.1 against 9.6 req/s).
+    assert rate * 0.8 <= seen_rate <= rate * 1.05, (seen_rate, rate)
 
 
 BLOCK_CLIENT = ("import sys; sys.modules['prometheus_client'] = None; "
