@@ -3,7 +3,8 @@
 Current Keystone no longer serves identity v2.0, so the e2e tests run this
 stub instead: `POST /v2.0/tokens` with password credentials for one known
 tenant/user/password answers with a token and a service catalog holding
-one object-store endpoint; anything else is 401 or 404.  The token and
+one object-store endpoint (or the (region, url) endpoints given); anything
+else is 401 or 404.  The token and
 the endpoint are whatever the test gives it, e.g. a real tempauth token
 and storage URL, so the Swift requests that follow are real.
 
@@ -32,11 +33,12 @@ class _Server(ThreadingMixIn, HTTPServer):
     allow_reuse_address = True
 
 
-def _catalog_entry(url):
+def _catalog_entry(endpoints):
     return {'type': 'object-store', 'name': 'swift',
-            'endpoints': [{'region': 'RegionOne', 'id': 'e1',
+            'endpoints': [{'region': region, 'id': 'e%d' % i,
                            'publicURL': url, 'internalURL': url,
-                           'adminURL': url}],
+                           'adminURL': url}
+                          for i, (region, url) in enumerate(endpoints, 1)],
             'endpoints_links': []}
 
 
@@ -88,7 +90,7 @@ class _Handler(BaseHTTPRequestHandler):
                       'issued_at': '2020-01-01T00:00:00.000000Z',
                       'tenant': {'id': 'tenant-id', 'name': stub.tenant,
                                  'enabled': True}},
-            'serviceCatalog': [_catalog_entry(stub.storage_url)],
+            'serviceCatalog': [_catalog_entry(stub.endpoints)],
             'user': {'id': 'user-id', 'name': stub.user, 'username':
                      stub.user, 'roles': [{'name': 'member'}],
                      'roles_links': []},
@@ -97,11 +99,15 @@ class _Handler(BaseHTTPRequestHandler):
 
 class V2Stub(object):
     """The stub server; `requests` lists (path, (tenant, user, password))
-    of every POST received (None when the body was not v2.0 JSON)."""
+    of every POST received (None when the body was not v2.0 JSON).
+    `endpoints`: the catalog's object-store endpoints as (region, url),
+    by default storage_url's alone in RegionOne."""
 
-    def __init__(self, tenant, user, password, storage_url, token):
+    def __init__(self, tenant, user, password, storage_url, token,
+                 endpoints=None):
         self.tenant, self.user, self.password = tenant, user, password
         self.storage_url, self.token = storage_url, token
+        self.endpoints = endpoints or [('RegionOne', storage_url)]
         self.requests = []
         self.lock = threading.Lock()
         self.server = None

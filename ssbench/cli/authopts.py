@@ -69,12 +69,17 @@ def add_auth_options(parser):
                        default=argparse.SUPPRESS,
                        help='do not verify the server\'s TLS certificate '
                             '[SWIFTCLIENT_INSECURE]')
+    group.add_argument('--os-all-endpoints', dest='os_all_endpoints',
+                       action='store_true', default=argparse.SUPPRESS,
+                       help='Keystone: spread requests over every endpoint '
+                            'of the catalog that --os-endpoint-type and '
+                            '--os-region-name match, not just the first')
     group.add_argument('-S', '--storage-url', dest='storage_urls',
                        action='append', default=argparse.SUPPRESS,
                        metavar='STORAGE_URL',
                        help='storage URL overriding the one auth returns; '
                             'repeat it to spread requests over several '
-                            'URLs at random')
+                            'URLs in turn')
     group.add_argument('-T', '--token', dest='token',
                        default=argparse.SUPPRESS,
                        help='auth token; with -S, skips authentication')
@@ -102,6 +107,8 @@ def auth_from_args(args, env=None):
     if insecure is None:
         insecure = env.get('SWIFTCLIENT_INSECURE', '').lower() in _TRUE
     values['insecure'] = insecure
+    values['os_all_endpoints'] = bool(getattr(args, 'os_all_endpoints',
+                                              False))
     values['storage_urls'] = list(getattr(args, 'storage_urls', None) or [])
     values['token'] = getattr(args, 'token', None)
     return AuthOptions(**values)

@@ -40,7 +40,9 @@ class AuthOptions(object):
 
     Field names follow the `swift` client's options.  `storage_urls` (from
     repeatable -S) override the storage URL auth returns; with `token` (-T)
-    they skip auth altogether.  repr() masks every secret.
+    they skip auth altogether.  `os_all_endpoints`: Keystone's storage
+    URLs are every matching endpoint of the catalog, not the first one.
+    repr() masks every secret.
     """
 
     FIELDS = ('auth_version', 'auth_url', 'user', 'key',
@@ -50,7 +52,8 @@ class AuthOptions(object):
               'os_project_domain_name', 'os_project_domain_id',
               'os_auth_url', 'os_auth_token', 'os_storage_url',
               'os_region_name', 'os_service_type', 'os_endpoint_type',
-              'os_cacert', 'insecure', 'storage_urls', 'token')
+              'os_cacert', 'insecure', 'storage_urls', 'token',
+              'os_all_endpoints')
     SECRETS = ('key', 'os_password', 'os_auth_token', 'token')
 
     def __init__(self, **kwargs):
@@ -62,6 +65,7 @@ class AuthOptions(object):
             setattr(self, field, kwargs.get(field))
         self.auth_version = str(self.auth_version or '1.0')
         self.insecure = bool(self.insecure)
+        self.os_all_endpoints = bool(self.os_all_endpoints)
         self.storage_urls = [u for u in (self.storage_urls or []) if u]
 
     def to_dict(self):
@@ -165,8 +169,10 @@ def authenticate(auth, timeout=None):
 
     `lifetime` is the seconds from the token's issue to its expiry as
     Keystone gives them, None when not known (v1.0, and -S with -T, which
-    skips auth).  Failures raise SwiftAuthError with one line that names
-    the auth URL (never a key, password or token).
+    skips auth).  With auth.os_all_endpoints and Keystone, `storage_url`
+    is the sorted list of every matching endpoint's URL (v1.0 has only
+    one).  Failures raise SwiftAuthError with one line that names the
+    auth URL (never a key, password or token).
     """
     auth.check()
     preset = auth.preset()
@@ -299,7 +305,8 @@ class Credentials(object):
                     log.info('%s: authenticating again', reason)
                 url, token, lifetime = self.authenticator(
                     auth, timeout=self.timeout)
-                urls = self.auth.storage_urls or [url]
+                urls = self.auth.storage_urls or (
+                    list(url) if isinstance(url, list) else [url])
             self.grant = Grant(urls, token,
                                1 if grant is None else grant.generation + 1)
             self.renew_at = (self.clock() + lifetime * self.RENEW_AT

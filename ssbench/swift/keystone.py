@@ -83,7 +83,8 @@ def _guard_keystone_answer(resp, **kwargs):
 
 def keystone_token(version, auth_url, user, key, os_options, auth, timeout):
     """(storage_url, token, lifetime) from Keystone identity v2.0 or v3,
-    within `timeout` seconds in all."""
+    within `timeout` seconds in all; with auth.os_all_endpoints,
+    storage_url is the sorted list of every matching endpoint's URL."""
     timeout = timeout or DEFAULT_TIMEOUT
     deadline = gevent.Timeout(timeout, SwiftAuthError(
         'no complete answer within %g s' % timeout))
@@ -96,7 +97,6 @@ def _keystone_answer(version, auth_url, user, key, os_options, auth,
                      timeout):
     import requests
     from keystoneauth1 import session as ks_session
-    from keystoneauth1.exceptions import EndpointNotFound
     from keystoneauth1.identity import v2, v3
     user, project_name, project_id = _scope(user, os_options)
     url = keystone_url(auth_url, version)
@@ -122,19 +122,35 @@ def _keystone_answer(version, auth_url, user, key, os_options, auth,
                                  verify=verify, timeout=timeout)
     access = plugin.get_access(session)
     service_type = os_options.get('service_type') or 'object-store'
+    storage_url = storage_endpoints(
+        access.service_catalog, service_type,
+        os_options.get('endpoint_type') or 'public',
+        os_options.get('region_name'), auth.os_all_endpoints)
+    return storage_url, access.auth_token, _lifetime(access)
+
+
+def storage_endpoints(catalog, service_type, interface, region, every):
+    """The storage URL of a keystoneauth1 service catalog: the first
+    endpoint of `service_type` for `interface` (and `region`, when not
+    None); with `every`, the sorted list of all of them, so that
+    endpoint[N] names the same URL from one run to the next."""
+    from keystoneauth1.exceptions import EndpointNotFound
     try:
-        storage_url = access.service_catalog.url_for(
-            service_type=service_type,
-            interface=os_options.get('endpoint_type') or 'public',
-            region_name=os_options.get('region_name'))
+        if every:
+            found = sorted(set(url for url in catalog.get_urls(
+                service_type=service_type, interface=interface,
+                region_name=region) if url))
+        else:
+            found = catalog.url_for(service_type=service_type,
+                                    interface=interface, region_name=region)
     except EndpointNotFound:
-        storage_url = None
-    if not storage_url:
+        found = None
+    if not found:
         raise SwiftAuthError(
             'no %s endpoint in the service catalog (check the project or '
             'tenant, --os-region-name and --os-endpoint-type)'
             % service_type)
-    return storage_url, access.auth_token, _lifetime(access)
+    return found
 
 
 def _lifetime(access):
