@@ -19,10 +19,15 @@ one.  Answers:
 - containers: PUT 201, HEAD, GET (an empty listing) and DELETE 204;
   the account: HEAD and GET 204;
 
-each with an X-Trans-Id.  `start` prints the auth URL; it is a no-op when
-the server in DIR already runs.  `stop` stops exactly the nginx whose pid
-file DIR holds (and its worker), `status` exits 0 when it answers, `env`
-prints ST_AUTH/ST_USER/ST_KEY exports.
+each with an X-Trans-Id; and as an S3 store with path-style addressing
+(requests are not checked, so any keys do): objects (/BUCKET/KEY) PUT 200,
+DELETE 204, GET and HEAD the 4 KiB body; buckets 200; GET / an empty
+ListBuckets answer; each with an x-amz-request-id.
+
+`start` prints the auth URL; it is a no-op when the server in DIR already
+runs.  `stop` stops exactly the nginx whose pid file DIR holds (and its
+worker), `status` exits 0 when it answers, `env` prints ST_AUTH/ST_USER/
+ST_KEY exports.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -42,6 +47,12 @@ LARGE_PREFIX = 'large_'
 ACCOUNT = 'AUTH_canned'
 TOKEN = 'AUTH_tkcanned'
 USER, KEY = 'canned:canned', 'canned'
+# What GET / answers over S3: no bucket (a run's buckets are made anew).
+LIST_BUCKETS = ('<?xml version="1.0" encoding="UTF-8"?><ListAllMyBucketsResult'
+                ' xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Owner><ID>'
+                'canned</ID></Owner><Buckets></Buckets>'
+                '</ListAllMyBucketsResult>')
+S3_ACCESS, S3_SECRET = 'canned', 'canned-secret'
 
 CONFIG = """\
 %(user)sworker_processes 1;
@@ -91,6 +102,21 @@ http {
             if ($request_method = PUT) { return 201 ""; }
             return 204;
         }
+        location = / {
+            add_header x-amz-request-id tx$request_id always;
+            default_type application/xml;
+            return 200 '%(list_buckets)s';
+        }
+        location ~ ^/(?!v1/)[^/]+/. {
+            add_header x-amz-request-id tx$request_id always;
+            if ($request_method = PUT) { return 200 ""; }
+            if ($request_method = DELETE) { return 204; }
+            rewrite ^ /object break;
+        }
+        location ~ ^/(?!v1/)[^/]+/?$ {
+            add_header x-amz-request-id tx$request_id always;
+            return 200 "";
+        }
         location / {
             add_header X-Trans-Id tx$request_id always;
             return 204;
@@ -137,6 +163,10 @@ def auth_url(port):
     return 'http://127.0.0.1:%d/auth/v1.0' % port
 
 
+def s3_endpoint(port):
+    return 'http://127.0.0.1:%d' % port
+
+
 def _paths(directory):
     return {'conf': os.path.join(directory, 'nginx.conf'),
             'pid': os.path.join(directory, 'nginx.pid'),
@@ -160,7 +190,8 @@ def _write_files(directory, port):
             'user': 'user root;\n' if os.geteuid() == 0 else '',
             'dir': directory, 'port': port, 'token': TOKEN,
             'large': LARGE_PREFIX,
-            'storage_url': 'http://127.0.0.1:%d/v1/%s' % (port, ACCOUNT)})
+            'storage_url': 'http://127.0.0.1:%d/v1/%s' % (port, ACCOUNT),
+            'list_buckets': LIST_BUCKETS})
     with open(paths['port'], 'w') as handle:
         handle.write('%d\n' % port)
 

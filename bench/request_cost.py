@@ -19,6 +19,10 @@ wait4).  Cases:
 - swift: `-u 64 --workers 2 -k` against bench/cannedswift.py (nginx),
   started for the run and stopped at the end; wrk -t2 -c64 GETs of a
   4 KiB object take their turn too (wrk's CPU over its requests);
+- s3: the swift case's run over S3 (`--s3`, path-style, unsigned
+  payloads) against the same canned server's S3 answers: what signing
+  (SigV4) adds to a request; the line "s3 / swift" gives the ratio of
+  their CPU per request, tree by tree;
 - noop1, noop8: `--noop -u 24 --workers 2` at --batch-size 1 and 8.
 
 Every --root (default: this tree) takes its turn in each round, so that a
@@ -52,6 +56,10 @@ def case_flags(case, port):
         return ['-u', '64', '--workers', '2', '-k', '-A',
                 cannedswift.auth_url(port), '-U', cannedswift.USER,
                 '-K', cannedswift.KEY]
+    if case == 's3':
+        # The swift case's run, over the canned server's S3 answers.
+        return ['--s3', '-u', '64', '--workers', '2', '-k',
+                '--endpoint-url', cannedswift.s3_endpoint(port)]
     if case in ('noop1', 'noop8'):
         return ['-u', '24', '--workers', '2', '--noop', '--batch-size',
                 case[4:]]
@@ -68,7 +76,10 @@ def one_run(args, root, flags, ops, tmp, rate=False):
             '-f', SCENARIO, '-o', str(ops), '-R', '--zmq-bind-ip',
             '127.0.0.1', '--zmq-work-port', str(work),
             '--zmq-results-port', str(results), '-s', stats] + flags
-    env = dict(os.environ, PYTHONPATH=root)
+    env = dict(os.environ, PYTHONPATH=root,
+               AWS_ACCESS_KEY_ID=cannedswift.S3_ACCESS,
+               AWS_SECRET_ACCESS_KEY=cannedswift.S3_SECRET,
+               AWS_REGION='us-east-1')
     try:
         cpu, _ = measure(argv, cwd=root, env=env, timeout=args.timeout)
         if not rate:
@@ -106,7 +117,8 @@ def main(argv=None):
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--ops', default='10000,30000',
                         help='the two operation counts')
-    parser.add_argument('--cases', default='swift,noop1,noop8')
+    parser.add_argument('--cases', default='swift,noop1,noop8',
+                        help='of swift, s3, noop1, noop8')
     parser.add_argument('--root', action='append', default=[],
                         help='a tree to run (repeat; default: this one)')
     parser.add_argument('--python', default=sys.executable)
@@ -129,7 +141,8 @@ def main(argv=None):
     canned = os.path.join(tmp, 'canned')
     figures = {}
     try:
-        port = cannedswift.start(canned) if 'swift' in cases else None
+        port = cannedswift.start(canned) \
+            if set(cases) & set(['swift', 's3']) else None
         for _ in range(args.runs):
             for case in cases:
                 flags = case_flags(case, port) + args.extra.split()
@@ -163,6 +176,11 @@ def main(argv=None):
             runs = figures[(case, root)]
             print('%-6s %s / %s: CPU/req %.2f' % (
                 case, root, roots[0], median([c for _, c in runs]) / first))
+    if 'swift' in cases and 's3' in cases:
+        for root in roots:
+            s3_cpu = median([c for _, c in figures[('s3', root)]])
+            swift_cpu = median([c for _, c in figures[('swift', root)]])
+            print('s3 / swift %s: CPU/req %.2f' % (root, s3_cpu / swift_cpu))
     return 0
 
 
