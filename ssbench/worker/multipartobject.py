@@ -8,8 +8,8 @@ CompleteMultipartUpload of the parts' ETags.  When a request fails for
 good (or Complete's 200 carries an <Error>), the upload is aborted
 (AbortMultipartUpload) so that its parts are not left stored, and the job
 fails with the first failure.  The abort is clean-up, not part of the
-job's figures; an abort that fails too is logged (cleanup-containers
---s3 aborts what is left).  READ is a plain GET of the whole object,
+job's figures; an abort that fails too is logged, and the upload left
+for a cleanup to abort.  READ is a plain GET of the whole object,
 DELETE a plain DELETE Object (S3 deletes the parts with it).
 
 The job is timed as the Swift path times a large object (its Operation):
@@ -149,5 +149,5 @@ class MultipartObjects(object):
                   key, missing_ok=True)
         except SwiftRequestError as exc:
             log.warning('multipart upload %s of %s/%s not aborted (%s): '
-                        'cleanup-containers --s3 aborts it', upload_id,
-                        bucket, key, exc)
+                        'its parts stay stored until a cleanup aborts it',
+                        upload_id, bucket, key, exc)

@@ -43,7 +43,8 @@ class _S3(BaseHTTPRequestHandler):
     """Objects and multipart uploads in memory (server.objects,
     server.uploads); server.fail_parts maps a part number to the status
     its UploadPart answers, server.complete_error the S3 code of an
-    <Error> that Complete's 200 carries."""
+    <Error> that Complete's 200 carries, server.abort_status the status
+    of a refused AbortMultipartUpload."""
 
     protocol_version = 'HTTP/1.1'
 
@@ -113,6 +114,9 @@ class _S3(BaseHTTPRequestHandler):
         self._reply(404 if found is None else 200)
 
     def _delete(self, key, query, body):
+        if 'uploadId' in query and self.server.abort_status:
+            return self._reply(self.server.abort_status,
+                               ERROR % (b'AccessDenied', b'no'))
         if 'uploadId' in query:
             self.server.uploads.pop(query['uploadId'], None)
             self.server.aborted.append(query['uploadId'])
@@ -133,6 +137,7 @@ def s3():
     httpd.lock = threading.Lock()
     httpd.seen, httpd.objects, httpd.uploads = [], {}, {}
     httpd.aborted, httpd.fail_parts, httpd.complete_error = [], {}, None
+    httpd.abort_status = None
     thread = threading.Thread(target=httpd.serve_forever,
                               kwargs={'poll_interval': 0.05})
     thread.daemon = True
@@ -208,6 +213,18 @@ def test_a_failed_part_aborts_the_upload(s3):
     assert ('POST', ['uploadId']) not in [
         (method, sorted(query)) for method, _, query, _ in server.seen]
     assert KEY not in server.objects
+
+
+def test_a_failed_abort_is_logged_and_the_parts_failure_raised(s3, caplog):
+    s3.server.fail_parts[1] = 500
+    s3.server.abort_status = 403
+    with pytest.raises(SwiftRequestError) as caught:
+        MultipartObjects(s3, 256).run(job(CREATE_OBJECT, 1500))
+    assert caught.value.http_status == 500
+    assert len(s3.server.uploads) == 1
+    upload_id = list(s3.server.uploads)[0]
+    assert 'multipart upload %s of ' % upload_id in caplog.text
+    assert 'AccessDenied' in caplog.text
 
 
 def test_an_error_in_completes_200_fails_with_its_code_and_aborts(s3):
