@@ -3,14 +3,17 @@ master checks the endpoint takes its keys, and the workers get the
 endpoint and the signing keys (never the secret) in CONFIGURE.
 
 What the S3 API has no counterpart for is refused in one line before
-anything starts: storage policies, X-Delete-After (delete_after) and
-large objects (segment_size; multipart uploads are not run yet).
+anything starts: storage policies and X-Delete-After (delete_after).
+Large objects (segment_size) are multipart uploads: the store's part
+limits (its /info when it has one, as Swift's s3api does, else S3's own)
+are checked against each size class before the run, in one line naming
+the limit.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.errors import UsageError
+from ssbench.errors import ScenarioError, SwiftError, UsageError
 
 log = logging.getLogger('ssbench')
 
@@ -27,9 +30,45 @@ def check_scenario(scenario):
     if scenario.delete_after:
         raise UsageError('--s3: delete_after (X-Delete-After) is the Swift '
                          'API\'s; run without it')
-    if scenario.segmented:
-        raise UsageError('--s3: large objects (segment_size) are not run '
-                         'over S3 yet')
+
+
+def check_parts(scenario, info):
+    """UsageError naming the first size class whose objects the store
+    described by `info` (its /info, a dict; None: a store without one,
+    which gets S3's limits) cannot take as multipart uploads of
+    segment_size bytes a part."""
+    from ssbench.s3 import multipart
+    info = info or {}
+    s3api = info.get('s3api')
+    if isinstance(s3api, dict) and \
+            s3api.get('allow_multipart_uploads') is False:
+        raise UsageError('--s3: the store allows no multipart upload (its '
+                         '/info: s3api allow_multipart_uploads false); run '
+                         'without segment_size')
+    limits = multipart.limits_from_info(info)
+    for size in scenario.sizes:
+        if size.segment_size:
+            try:
+                multipart.part_plan(size.size_max, size.segment_size,
+                                    limits)
+            except ScenarioError as exc:
+                raise UsageError('--s3: size class %s: %s'
+                                 % (size.name, exc))
+
+
+def store_info(client):
+    """The store's /info (None when it has none, or cannot be read:
+    then S3's own limits are assumed, with a warning)."""
+    try:
+        info = client.cluster_info()
+    except SwiftError as exc:
+        log.warning('cannot read the store\'s /info (%s): S3\'s own part '
+                    'limits are assumed', exc)
+        return None
+    if info is None:
+        log.info('the store has no /info: S3\'s own part limits are '
+                 'assumed')
+    return info
 
 
 def name_buckets(scenario):
@@ -88,6 +127,8 @@ def connect_s3(args, scenario, settings):
         retry_backoff=args.retry_backoff)
     try:
         client.list_buckets()
+        if scenario.segmented:
+            check_parts(scenario, store_info(client))
     except BaseException:
         client.close()
         raise

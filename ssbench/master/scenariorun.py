@@ -106,7 +106,9 @@ def ensure_containers(client, scenario, pool_size, stop_requested=None):
             failures.append(exc)
 
     names = scenario.containers
-    if scenario.segmented:
+    # Swift's segments go to containers of their own; S3's buckets (named
+    # by their own rules) keep the parts of a multipart upload.
+    if scenario.segmented and scenario.naming is None:
         names = _with_segments(names)
     pool = gevent.pool.Pool(pool_size)
     try:

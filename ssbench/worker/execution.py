@@ -29,12 +29,13 @@ from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
-from ssbench.s3.client import S3Access
+from ssbench.s3.client import S3Access, S3Client
 from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES)
 from ssbench.swift.outcome import SwiftRequestError, add_causes, error_class
 from ssbench.swift.auth import AuthOptions
 from ssbench.worker.largeobject import LargeObjects
+from ssbench.worker.multipartobject import MultipartObjects
 
 # The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
@@ -305,8 +306,11 @@ class SwiftJobs(object):
         start = monotonic()
         try:
             if job.get('segment_size'):
-                timing = LargeObjects(self.get_swift(),
-                                      self._block_size(job)).run(job)
+                client = self.get_swift()
+                # Over S3 a large object is a multipart upload.
+                kind_of = MultipartObjects if isinstance(
+                    client, S3Client) else LargeObjects
+                timing = kind_of(client, self._block_size(job)).run(job)
             else:
                 timing = self._handlers[kind](job)
         except SwiftRequestError as exc:

@@ -66,6 +66,26 @@ def test_containers_are_created_a_pool_at_a_time():
     assert len(swift.puts) == 50 and swift.most_running <= 4
 
 
+def test_segments_containers_are_swifts_only():
+    large = [{'name': 'big', 'size_min': 10, 'size_max': 20,
+              'segment_size': 8}]
+    swift = FakeSwift()
+    ensure_containers(swift, scenario(sizes=large, initial_files={'big': 1},
+                                      container_count=2), 4)
+    assert sorted(swift.puts) == [
+        'ssbench_000000_default_policy',
+        'ssbench_000000_default_policy_segments',
+        'ssbench_000001_default_policy',
+        'ssbench_000001_default_policy_segments']
+    # Buckets: a multipart upload keeps its parts in the object's own.
+    s3 = FakeSwift()
+    buckets = scenario(sizes=large, initial_files={'big': 1},
+                       container_count=2)
+    buckets.name_containers(lambda base, index, label: 'b-%d' % index)
+    ensure_containers(s3, buckets, 4)
+    assert sorted(s3.puts) == ['b-0', 'b-1']
+
+
 def test_a_stop_request_ends_container_creation():
     asked = []
     swift = FakeSwift(on_head=asked.append)
