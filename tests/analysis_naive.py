@@ -82,6 +82,9 @@ def random_results(rng, n, new_keys=True, span=300.0, types=CRUD_TYPES):
             if new_keys and rng.random() < 0.8:
                 if rng.random() < 0.6:
                     extra['status'] = rng.choice([503, 404, 500])
+                    if rng.random() < 0.3:  # an S3 run's code
+                        extra['error_class'] = rng.choice(
+                            ['SlowDown', 'NoSuchKey', 'InternalError'])
                 else:
                     extra['error_class'] = rng.choice(
                         ['timeout', 'ConnectionRefusedError'])
@@ -332,7 +335,9 @@ def causes(results):
         if 'exception' not in r:
             continue
         op = OPERATION_OF.get(r['type'], r['type'])
-        if r.get('status') is not None:
+        if r.get('status') is not None and r.get('error_class'):
+            cause = 'HTTP %d %s' % (r['status'], r['error_class'])
+        elif r.get('status') is not None:
             cause = 'HTTP %d' % r['status']
         elif r.get('error_class'):
             cause = r['error_class']

@@ -89,6 +89,7 @@ def build_parser():
         help='Storage policy part of the container names')
     add_network_timeout(cleanup)
     add_auth_options(cleanup)
+    add_s3_options(cleanup)
     cleanup.set_defaults(func=cmd_cleanup_containers)
     return parser
 

@@ -145,10 +145,14 @@ class S3Client(SwiftClient):
             return resp.reason, None
         return '%s %s: %s' % (resp.reason, code, message or ''), code
 
-    def _payload(self, size, block):
-        """x-amz-content-sha256 of a body of `size` bytes of `block`."""
+    def _payload(self, size, block, whole=False):
+        """x-amz-content-sha256 of a body of `size` bytes of `block` (or,
+        `whole`, of `block` itself: a body is hashed anew, since two
+        bodies of a size may differ)."""
         if not self.signed_payload:
             return sigv4.UNSIGNED_PAYLOAD
+        if whole:
+            return sigv4.payload_hash(block)
         if not size:
             return sigv4.EMPTY_PAYLOAD
         key = (size, block[:1], len(block))
@@ -187,7 +191,8 @@ class S3Client(SwiftClient):
             block = body
         else:
             block = self._block(fill, block_size) if size else None
-        send_headers = [(path, params, self._payload(size, block)),
+        send_headers = [(path, params,
+                         self._payload(size, block, body is not None)),
                         ('User-Agent', USER_AGENT)]
         if headers:
             send_headers.extend(headers.items())
@@ -229,6 +234,21 @@ class S3Client(SwiftClient):
         endpoint takes the keys (SwiftRequestError naming the S3 code,
         such as SignatureDoesNotMatch, when not)."""
         return self.request('GET', read='keep', retry_timeouts=False)
+
+    def perform(self, operation, missing_ok=False, retry_timeouts=True):
+        """Send an ssbench.s3.operation.Operation (a listing, a
+        DeleteObjects, an abort, ...) as request() does: the answer's body
+        (bytes; None for a 404 with `missing_ok`)."""
+        bucket, _, key = operation.path[1:].partition(u'/')
+        # request() sets the Content-Length of a body itself.
+        headers = dict(item for item in operation.headers
+                       if item[0].lower() != 'content-length')
+        timing = self.request(operation.method, bucket or None, key or None,
+                              query=operation.params, headers=headers,
+                              body=operation.body or None, read='keep',
+                              missing_ok=missing_ok,
+                              retry_timeouts=retry_timeouts)
+        return None if timing.status == 404 else timing.body
 
     def close(self):
         SwiftClient.close(self)

@@ -1,9 +1,11 @@
 """Failed results grouped by operation and cause.
 
-The cause is the HTTP status of the final response ("HTTP 503"), else the
-exception class that ended the job without one (``error_class``), else
-"not recorded": stats files from ssbench 0.3.x and other workers that did
-not write those keys.
+The cause is the HTTP status of the final response ("HTTP 503"), with
+the S3 error code beside it when the result names one ("HTTP 403
+AccessDenied": an S3 run's ``error_class``; a Swift run's failure with a
+status has none), else the exception class that ended the job without a
+response (``error_class``), else "not recorded": stats files from ssbench
+0.3.x and other workers that did not write those keys.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -20,9 +22,12 @@ except NameError:
 
 def cause_of(status, error_class):
     """(cause, status or None, error_class or None) of a failed result."""
-    if isinstance(status, _INTS) and not isinstance(status, bool):
-        return 'HTTP %d' % status, status, None
     error_class = as_text(error_class)
+    if isinstance(status, _INTS) and not isinstance(status, bool):
+        if error_class:
+            return u'HTTP %d %s' % (status, error_class), status, \
+                u'%s' % (error_class,)
+        return 'HTTP %d' % status, status, None
     if error_class:
         error_class = u'%s' % (error_class,)
         return error_class, None, error_class

@@ -8,7 +8,8 @@ from ssbench.compat import write_text
 from ssbench.report.compute.timeline import describe
 from ssbench.report.render.classic import format_time
 
-_ROW = '%-9s %-24s %7s %6s  %-23s  %-23s  %s'
+_ROW = '%%-9s %%-%ds %%7s %%6s  %%-23s  %%-23s  %%s'
+_CAUSE_WIDTH = 24
 
 
 def _clip(text, width):
@@ -26,13 +27,20 @@ def error_lines(doc):
     if not errors.get('recorded'):
         lines.append('       (this stats file does not record the HTTP '
                      'status or exception class: causes not recorded)')
-    lines.append('       ' + _ROW % ('Operation', 'Cause', 'Count', 'Share',
-                                     'First seen', 'Last seen',
-                                     'Example TX ID'))
-    for cause in errors.get('causes') or []:
+    causes = errors.get('causes') or []
+    # An S3 code beside its status ("HTTP 403 SignatureDoesNotMatch") is
+    # shown whole; a Swift run has none and keeps the columns it had.
+    width = max([_CAUSE_WIDTH] + [
+        len('%s' % (cause.get('cause'),)) for cause in causes
+        if cause.get('status') is not None and cause.get('error_class')])
+    row = _ROW % width
+    lines.append('       ' + row % ('Operation', 'Cause', 'Count', 'Share',
+                                    'First seen', 'Last seen',
+                                    'Example TX ID'))
+    for cause in causes:
         count = cause.get('count') or 0
-        lines.append('       ' + (_ROW % (
-            cause.get('operation'), _clip(cause.get('cause'), 24), count,
+        lines.append('       ' + (row % (
+            cause.get('operation'), _clip(cause.get('cause'), width), count,
             '%.1f%%' % (100.0 * count / total),
             format_time(cause.get('first_seen')),
             format_time(cause.get('last_seen')),

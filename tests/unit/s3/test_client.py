@@ -12,8 +12,9 @@ import threading
 import pytest
 
 from ssbench.compat import PY2
-from ssbench.s3 import keyring, sigv4
+from ssbench.s3 import batchdelete, keyring, multipart, sigv4
 from ssbench.s3.client import S3Access, S3Client, host_header
+from ssbench.s3.operation import content_md5
 from ssbench.swift.outcome import SwiftRequestError
 from tests.clocks import FakeClock
 
@@ -52,7 +53,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != 'HEAD':
             self.wfile.write(reply)
 
-    do_GET = do_PUT = do_HEAD = do_DELETE = _handle
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
 
 
 @pytest.fixture
@@ -189,6 +190,35 @@ def test_a_signed_payload_is_the_bodys_sha256(server):
     assert headers['authorization'] == expected_authorization(
         'PUT', path, (), host_header(server.url), headers['x-amz-date'],
         digest)
+
+
+def test_perform_sends_an_operation_and_returns_the_body(server):
+    # Two DeleteObjects bodies of one size: each signed with its own hash.
+    server.script.extend([(200, b'<DeleteResult/>'), (200, b'<x/>'),
+                          (404, ERROR % (b'NoSuchUpload', b'gone'))])
+    client = client_of(server, FakeClock(NOON), signed_payload=True)
+    try:
+        assert client.perform(batchdelete.delete_objects(
+            'b-000000', [u'k1', u'caf\xe9'])) == b'<DeleteResult/>'
+        assert client.perform(batchdelete.delete_objects(
+            'b-000000', [u'k2', u'caf\xe9'])) == b'<x/>'
+        assert client.perform(multipart.abort('b-000000', u'a b/c', 'u1'),
+                              missing_ok=True) is None
+    finally:
+        client.close()
+    (method, path, headers, body), second, third = server.seen
+    assert (method, path) == ('POST', '/b-000000?delete=')
+    assert body == batchdelete.delete_body([u'k1', u'caf\xe9'])
+    assert headers['content-md5'] == content_md5(body)
+    assert headers['content-length'] == str(len(body))
+    assert headers['x-amz-content-sha256'] == sigv4.payload_hash(body)
+    assert second[2]['x-amz-content-sha256'] == sigv4.payload_hash(
+        second[3]) != sigv4.payload_hash(body)
+    assert third[:2] == ('DELETE', '/b-000000/a%20b/c?uploadId=u1')
+    assert third[2]['authorization'] == expected_authorization(
+        'DELETE', '/b-000000/a b/c', [('uploadId', 'u1')],
+        host_header(server.url), third[2]['x-amz-date'],
+        sigv4.EMPTY_PAYLOAD)
 
 
 def test_list_page_and_a_query_that_needs_escaping(server):

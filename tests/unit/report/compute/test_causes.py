@@ -5,7 +5,12 @@ from ssbench.report.compute.causes import CauseTable, cause_of, first_line
 
 def test_cause_of():
     assert cause_of(503, None) == ('HTTP 503', 503, None)
-    assert cause_of(404, 'ignored') == ('HTTP 404', 404, None)
+    # An S3 run's error code beside the status it came with.
+    assert cause_of(403, b'AccessDenied') == (
+        u'HTTP 403 AccessDenied', 403, u'AccessDenied')
+    assert cause_of(503, u'SlowDown') == (u'HTTP 503 SlowDown', 503,
+                                          u'SlowDown')
+    assert cause_of(404, '') == ('HTTP 404', 404, None)
     assert cause_of(None, b'timeout') == (u'timeout', None, u'timeout')
     assert cause_of(None, None) == ('not recorded', None, None)
     assert cause_of(True, None) == ('not recorded', None, None)

@@ -47,6 +47,22 @@ def test_long_causes_are_clipped_and_old_files_say_not_recorded():
     assert 'X' * 21 + '...' in lines[5] and 'X' * 22 not in lines[5]
 
 
+def test_an_s3_code_beside_its_status_is_shown_whole():
+    swift = error_lines(doc(2, [cause('read', 'HTTP 403', 1),
+                                cause('read', 'X' * 40, 1)]))
+    s3 = dict(cause('read', 'HTTP 403 SignatureDoesNotMatch', 1),
+              status=403, error_class='SignatureDoesNotMatch')
+    lines = error_lines(doc(2, [s3, dict(cause('create', 'HTTP 503', 1),
+                                         status=503)]))
+    assert lines[3].split()[:5] == ['read', 'HTTP', '403',
+                                    'SignatureDoesNotMatch', '1']
+    # The column widens from 24 to its 30 characters; rows line up.
+    assert lines[3].index('50.0%') == lines[4].index('50.0%') == \
+        swift[3].index('50.0%') + 6
+    # Without one, the Swift run's columns and clipping as ever.
+    assert 'X' * 21 + '...' in swift[4]
+
+
 def test_events_follow_the_causes():
     document = doc(0, [])
     assert event_lines(document) == []
