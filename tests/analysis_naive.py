@@ -113,7 +113,29 @@ def random_results(rng, n, new_keys=True, span=300.0, types=CRUD_TYPES):
             extra['size'] = rng.randrange(0, 5000)
         results.append(res(type_, size, at, first, last, rng.randrange(4),
                            'tx%d' % i, rng.choice([0, 0, 1]), **extra))
+    if new_keys:
+        add_retry_causes(results)
     return results
+
+
+# Retry causes of a result by its index (no random draw, so that the
+# other keys stay those of the seeds): none, a token that expired, the
+# cluster's, a mixture.
+RETRY_CAUSES = (None, {'401': 1}, {'503': 1},
+                {'401': 1, '503': 1, 'ConnectionResetError': 1})
+
+
+def add_retry_causes(results):
+    """Give results with retries a `retry_causes` adding up to them
+    (or none, as a result without them counts as not recorded)."""
+    for i, result in enumerate(results):
+        retries = result['retries']
+        causes = RETRY_CAUSES[i % len(RETRY_CAUSES)]
+        if not retries or causes is None:
+            continue
+        if sum(causes.values()) != retries:
+            causes = {'timeout' if retries == 1 else '401': retries}
+        result['retry_causes'] = dict(causes)
 
 
 def random_run(seed, n=600, **kwargs):
@@ -251,15 +273,56 @@ def histogram(values):
             for b in sorted(counts)]
 
 
+def retry_split(result):
+    """[(cause, count)] of a result's retries, causes named as the
+    failure causes are ('HTTP 401'), in name order: 'not recorded' for
+    them all when the causes are missing or do not add up."""
+    retries = result.get('retries') or 0
+    if not retries:
+        return []
+    causes = result.get('retry_causes')
+    good = (isinstance(causes, dict) and
+            sum(n for n in causes.values()
+                if type(n) is int and n > 0) == retries and
+            all(type(n) is int and n > 0 for n in causes.values()))
+    if not good:
+        return [('not recorded', retries)]
+    named = [(u'HTTP ' + c if c.isdigit() else c, n)
+             for c, n in causes.items()]
+    return sorted(named)
+
+
+def retries(results):
+    """(total, auth, {(operation, cause): count}, the keys in order of
+    first appearance) of the results' retries."""
+    table = {}
+    order = []
+    for r in results:
+        op = OPERATION_OF.get(r['type'], r['type'])
+        for cause, count in retry_split(r):
+            if (op, cause) not in table:
+                order.append((op, cause))
+                table[op, cause] = 0
+            table[op, cause] += count
+    auth = sum(n for (_, cause), n in table.items() if cause == 'HTTP 401')
+    return sum(table.values()), auth, table, order
+
+
 def operation(results, key):
     """Counters of one operation, as in the document."""
     members = _members(results, key)
+    by_cause = {}
+    for r in members:
+        for cause, count in retry_split(r):
+            by_cause[cause] = by_cause.get(cause, 0) + count
     ok = [r for r in members if 'exception' not in r]
     failed = [r for r in members if 'exception' in r]
     sized = [r['size'] for r in ok if r.get('size') is not None]
     any_reconnects = any(r.get('reconnects') is not None for r in results)
     out = {'count': len(ok), 'errors': len(failed),
            'retries': sum(r.get('retries') or 0 for r in members),
+           'retries_by_cause': by_cause,
+           'auth_retries': by_cause.get('HTTP 401', 0),
            'reconnects': (sum(r.get('reconnects') or 0 for r in members)
                           if any_reconnects else None),
            'bytes': sum(sized) if sized else None,

@@ -5,6 +5,7 @@ from ssbench import CREATE_OBJECT, version
 from ssbench.measure import loghist
 from ssbench.report.compute import bandwidth, popularity, throughput
 from ssbench.report.compute.jsonsafe import jsonable
+from ssbench.report.compute.retrycauses import AUTH_CAUSE
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
 from ssbench.results.statscheck import HEADER_KEY
 from ssbench.report.compute.series import latency_entry
@@ -53,6 +54,7 @@ def build(header, scan, pctiles, stats_path, skip):
             'total': sum(scan.errors),
             'causes': scan.causes.summary(),
         },
+        'retries': scan.retry_causes.summary(),
     }
     if scan.endpoints is not None:
         # Only a run of several storage URLs has the section.
@@ -96,11 +98,14 @@ def _operation(key, cells, scan, scenario, pctiles):
     stop = max(scan.stop[c] for c in ok_cells) if ok_cells else None
     sized = [scan.bytes[c] for c in cells if scan.bytes[c] is not None]
     slots = _slots(key)
+    by_cause = scan.retry_causes.by_cause(None if key == 'total' else key)
     return {
         'operation': key,
         'count': count,
         'errors': sum(scan.errors[c] for c in cells),
         'retries': sum(scan.retries[c] for c in cells),
+        'retries_by_cause': by_cause,
+        'auth_retries': by_cause.get(AUTH_CAUSE, 0),
         'reconnects': (sum(scan.reconnects[c] for c in cells)
                        if scan.reconnects_recorded else None),
         'bytes': sum(sized) if sized else None,

@@ -10,12 +10,14 @@ send to giving up; failures without one, as in 0.3.x files, are counted in
 OTHER for unknown job types): results and failures per second
 (seconds.SecondCounts), and per adaptive time bucket the bytes and LogHists of
 both latencies (timebuckets.TimeBuckets).  Failures also go to a
-causes.CauseTable.  With detail, successful READs are counted per object
-(``reads``, see ssbench.report.compute.popularity).  The text report
+causes.CauseTable.  With detail, the causes of retries go to a
+retrycauses.RetryTable (results without retries never reach it), and
+successful READs are counted per object (``reads``, see
+ssbench.report.compute.popularity).  The text report
 (ssbench.report.compute.classicstats) takes the same pass with
 ``detail=False``: without what only the analysis reads (time buckets,
-bytes, reconnects, causes, reads per object).  Both count each worker's
-successes and failures.  With detail and an
+bytes, reconnects, causes of failures and retries, reads per object).
+Both count each worker's successes and failures.  With detail and an
 ssbench.report.compute.endpoints EndpointTable (``endpoints``, a run of
 several storage URLs), each result is counted per endpoint too.
 
@@ -42,6 +44,7 @@ from ssbench.measure import record as spec
 from ssbench.results import sortedruns
 from ssbench.measure import loghist
 from ssbench.report.compute.causes import CauseTable
+from ssbench.report.compute.retrycauses import RetryTable
 from ssbench.report.compute.seconds import SecondCounts
 from ssbench.report.compute.timebuckets import TimeBuckets
 from ssbench.errors import StatsFileError
@@ -53,7 +56,7 @@ log = logging.getLogger(__name__)
 KEYS = ('type', 'size_str', 'exception', 'completed_at',
         'first_byte_latency', 'last_byte_latency', 'trans_id', 'retries',
         'worker_id', 'reconnects', 'size', 'status', 'error_class',
-        'time_to_failure', 'container', 'name')
+        'time_to_failure', 'container', 'name', 'retry_causes')
 # Decoded maps have text keys (unicode on Python 2, where a native-str key
 # would take a slow compare); raw decoding (faster) leaves them bytes.
 TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
@@ -147,6 +150,7 @@ class Scan(object):
         self.seconds = SecondCounts(2 * SLOTS)
         self.buckets = TimeBuckets(SLOTS) if detail else None
         self.causes = CauseTable()
+        self.retry_causes = RetryTable()
         # hash((container, name)) -> successful READs: ~100 bytes per
         # object read, where the names would take twice that.
         self.reads = {} if count_reads and detail else None
@@ -223,9 +227,11 @@ class Scan(object):
 
     def _failure(self, cell, result, completed_at, retries, worker, seq):
         (_, _, k_exc, _, _, _, k_txid, _, _, k_reconn, _, k_status,
-         k_error_class, k_ttf, _, _) = self.keys
+         k_error_class, k_ttf, _, _, _) = self.keys
         self.errors[cell] += 1
         self.retries[cell] += retries
+        if retries and self.detail:
+            self._retried(cell, result, retries)
         if log.isEnabledFor(logging.DEBUG):
             log.debug('exception from worker %s: %s', worker, result[k_exc])
         self.workers.setdefault(worker, 0)
@@ -249,12 +255,20 @@ class Scan(object):
             if spent > self.worst_failed[cell]:
                 self.worst_failed[cell] = spent
                 self.worst_failed_id[cell] = (seq, result.get(k_txid))
-        cell_obj = self.cells[cell]
-        operation = (cell_obj.type if cell_obj.slot == OTHER
-                     else OPERATIONS[cell_obj.slot])
-        self.causes.add(operation, result.get(k_status),
+        self.causes.add(self._operation(cell), result.get(k_status),
                         result.get(k_error_class), completed_at,
                         result.get(k_txid), result.get(k_exc))
+
+    def _operation(self, cell):
+        """The operation name of a cell, as the reports spell it."""
+        cell_obj = self.cells[cell]
+        return (cell_obj.type if cell_obj.slot == OTHER
+                else OPERATIONS[cell_obj.slot])
+
+    def _retried(self, cell, result, retries):
+        """Count the causes of a result's retries (a positive number)."""
+        self.retry_causes.add(self._operation(cell),
+                              result.get(self.keys[-1]), retries)
 
     def _note_size(self, cell, size):
         """The first ``size`` of a cell (its bytes were None)."""
@@ -310,6 +324,7 @@ class Scan(object):
         sec_counts = self.sec_counts
         slow = self._slow
         failure = self._failure
+        retried = self._retried
         note_size = self._note_size
         switch = self._switch
         add_value = loghist.add_value
@@ -319,7 +334,7 @@ class Scan(object):
         slots = SLOTS
         (k_type, k_size, k_exc, k_completed, k_first, k_last, k_txid,
          k_retries, k_worker, k_reconn, k_bytes, _, _, _, k_container,
-         k_name) = self.keys
+         k_name, _) = self.keys
         reads = self.reads
         endpoints = self.endpoints
         reads_get = reads.get if reads is not None else None
@@ -390,6 +405,8 @@ class Scan(object):
                 count[cell] += 1
                 if retry:
                     retries[cell] += retry
+                    if detail:
+                        retried(cell, result, retry)
                 slot = cell_slot[cell]
                 if not sec_lo <= completed_at < sec_hi:
                     sec_lo, sec_hi, row_bytes, row_hists = switch(

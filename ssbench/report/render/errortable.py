@@ -1,7 +1,8 @@
 """The error breakdown as text, for `report-scenario --errors`: failed
-requests by operation and cause, then the run's events (workers lost,
-marks, first failures...: ssbench.report.compute.timeline), printed
-after the (unchanged) report."""
+requests by operation and cause, the retries by operation and cause
+(those that met an expired token said apart), then the run's events
+(workers lost, marks, first failures...:
+ssbench.report.compute.timeline), printed after the (unchanged) report."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import write_text
@@ -10,6 +11,7 @@ from ssbench.report.render.classic import format_time
 
 _ROW = '%%-9s %%-%ds %%7s %%6s  %%-23s  %%-23s  %%s'
 _CAUSE_WIDTH = 24
+_RETRY_ROW = '%-9s %-24s %7s %6s'
 
 
 def _clip(text, width):
@@ -49,6 +51,30 @@ def error_lines(doc):
     return lines
 
 
+def retry_lines(doc):
+    """The retries of an analysis document by operation and cause as a
+    list of lines (none when it has no retries)."""
+    retries = doc.get('retries') or {}
+    total = retries.get('total') or 0
+    if not total:
+        return []
+    lines = ['', 'Retries by cause',
+             '       ' + _RETRY_ROW % ('Operation', 'Cause', 'Count',
+                                       'Share')]
+    for cause in retries.get('causes') or []:
+        count = cause.get('count') or 0
+        lines.append('       ' + _RETRY_ROW % (
+            cause.get('operation'), _clip(cause.get('cause'), _CAUSE_WIDTH),
+            count,
+            '%.1f%%' % (100.0 * count / total)))
+    lines.append('       %d retries' % (total,))
+    auth = retries.get('auth')
+    if auth:
+        lines.append("       %d retries met an expired token (not the "
+                     "cluster's errors)" % (auth,))
+    return lines
+
+
 def event_lines(doc):
     """The run's events of an analysis document as a list of lines
     (none when it has none)."""
@@ -66,6 +92,7 @@ def event_lines(doc):
 
 
 def render_error_table(doc, stream):
-    """Write the breakdown, then the run's events, to a text stream."""
-    write_text(stream, '\n'.join(error_lines(doc) + event_lines(doc)) +
-               '\n')
+    """Write the breakdown, the retries, then the run's events, to a
+    text stream."""
+    lines = error_lines(doc) + retry_lines(doc) + event_lines(doc)
+    write_text(stream, '\n'.join(lines) + '\n')

@@ -15,8 +15,9 @@ from ssbench.report.render.endpointtable import endpoints_html
 from ssbench.report.render.htmltables import (chart_esc, client_html,
                                               errors_html, esc, facts_html,
                                               open_loop_html, percentiles_html,
-                                              popularity_html, sizes_html,
-                                              summary_html, workers_html)
+                                              popularity_html, retries_html,
+                                              sizes_html, summary_html,
+                                              workers_html)
 from ssbench.compat import text_type, write_text
 from ssbench.errors import UsageError
 
@@ -181,6 +182,12 @@ def page_body(doc, charts, js_version):
                              'and came back (seconds from the run\'s '
                              'start), and its results and errors.'))
     body.append(_section('errors', 'Errors', errors_html(doc.get('errors'))))
+    if (doc.get('retries') or {}).get('total'):
+        body.append(_section('retries', 'Retries',
+                             retries_html(doc['retries']),
+                             'Requests sent again, by why: an HTTP status, '
+                             'an exception class, or "not recorded" for '
+                             'results that do not say.'))
     body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
                 'plotly.js %s, included in this file.</footer>\n' % (
                     esc(doc.get('generator')), esc(doc.get('stats_file')),

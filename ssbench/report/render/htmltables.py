@@ -1,5 +1,6 @@
 """The HTML report's tables, one per section (run facts, sizes, summary,
-percentiles, open loop, client health, errors), and the escaping and
+percentiles, open loop, client health, errors, retries), and the
+escaping and
 number formats they share with the page (ssbench.report.render.html).
 
 Every text taken from the document is escaped: a stats file is untrusted
@@ -429,6 +430,27 @@ def errors_html(errors):
     parts.append(table(['Operation', 'Cause', 'Count', 'Share',
                         'First seen', 'Last seen', 'Example trans id',
                         'Example message'], rows, numeric=(2, 3)))
+    return ''.join(parts)
+
+
+def retries_html(retries):
+    """The retries by operation and cause, those that met an expired
+    token (see ssbench.report.compute.retrycauses) said apart."""
+    total = retries.get('total') or 0
+    rows = []
+    for cause in retries.get('causes') or []:
+        count = cause.get('count') or 0
+        rows.append([esc(cause.get('operation')), esc(cause.get('cause')),
+                     fmt_int(count), '%.1f%%' % (100.0 * count / total)])
+    parts = ['<p>%s retries.</p>' % fmt_int(total)]
+    auth = retries.get('auth')
+    if auth:
+        parts.append('<p>%s retries met an expired token (not the '
+                     'cluster\'s errors): Swift answered 401, the master '
+                     'renewed the token and the requests went again with '
+                     'the new one.</p>' % fmt_int(auth))
+    parts.append(table(['Operation', 'Cause', 'Count', 'Share'], rows,
+                       numeric=(2, 3)))
     return ''.join(parts)
 
 

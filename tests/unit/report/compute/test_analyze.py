@@ -38,8 +38,9 @@ def check_document(doc, results, pctiles=PCTILES):
     assert [op['operation'] for op in doc['operations']] == keys
     for op in doc['operations']:
         want = naive.operation(results, op['operation'])
-        for name in ('count', 'errors', 'retries', 'reconnects', 'bytes',
-                     'start', 'stop', 'throughput'):
+        for name in ('count', 'errors', 'retries', 'retries_by_cause',
+                     'auth_retries', 'reconnects', 'bytes', 'start', 'stop',
+                     'throughput'):
             assert op[name] == want[name], name
         if want['req_per_s'] is None:
             assert op['req_per_s'] is None
@@ -71,6 +72,7 @@ def check_document(doc, results, pctiles=PCTILES):
         check_all_requests(op, members, pctiles)
     check_timeseries(doc, results, keys)
     check_errors(doc, results)
+    check_retries(doc, results)
 
 
 def check_all_requests(op, members, pctiles):
@@ -134,6 +136,16 @@ def check_errors(doc, results):
             # An S3 run's code beside the status.
             assert cause['cause'] == ' '.join(
                 ['HTTP %d' % status] + ([error_class] if error_class else []))
+
+
+def check_retries(doc, results):
+    total, auth, table, order = naive.retries(results)
+    order.sort(key=lambda key: -table[key])  # stable: ties as seen
+    assert doc['retries'] == {
+        'total': total, 'auth': auth,
+        'causes': [{'operation': op, 'cause': cause,
+                    'count': table[op, cause], 'auth': cause == 'HTTP 401'}
+                   for op, cause in order]}
 
 
 @pytest.mark.parametrize('seed', range(4))
@@ -217,6 +229,27 @@ def test_new_keys():
             for c in doc['errors']['causes'][1:]] == [
         ('timeout', 'timeout', None),
         ('ConnectionRefusedError', 'ConnectionRefusedError', None)]
+
+
+def test_retries_that_met_an_expired_token_are_no_cluster_error():
+    # A token expired under a run: the requests that met it got a 401,
+    # the master renewed the token, and they succeeded with the new one.
+    results = [res(at=10.0 + i, retries=1, retry_causes={'401': 1},
+                   status=200) for i in range(3)]
+    results += [res(at=20.0, retries=2, retry_causes={'503': 2},
+                    status=200),
+                res('upload_object', at=21.0, first=None, retries=1,
+                    retry_causes={'ConnectionResetError': 1}, status=201)]
+    doc = run(results)
+    check_document(doc, results)
+    assert doc['errors']['total'] == 0
+    assert doc['retries']['auth'] == 3
+    total = operation(doc, 'total')
+    assert (total['retries'], total['auth_retries']) == (6, 3)
+    assert operation(doc, 'read')['retries_by_cause'] == {
+        'HTTP 401': 3, 'HTTP 503': 2}
+    assert operation(doc, 'create')['retries_by_cause'] == {
+        'ConnectionResetError': 1}
 
 
 def test_a_run_without_failures_records_causes_when_it_has_reconnects():
@@ -403,6 +436,17 @@ def test_warm_up_covers_failures():
     doc = analyze(FakeStatsFile(results), PCTILES, 6)
     assert doc['errors']['total'] == 1
     assert operation(doc, 'total')['count'] == 1
+
+
+def test_warm_up_leaves_their_retries_out_too():
+    results = [res(at=50.0, retries=1, retry_causes={'401': 1}),
+               err(at=51.0, retries=1, retry_causes={'503': 1}),
+               res(at=70.0, last=1.0, retries=2,
+                   retry_causes={'401': 1, '503': 1})]
+    doc = analyze(FakeStatsFile(results), PCTILES, 6)
+    assert doc['retries']['total'] == 2
+    assert operation(doc, 'read')['retries_by_cause'] == {
+        'HTTP 401': 1, 'HTTP 503': 1}
 
 
 # --- arguments ---------------------------------------------------------------

@@ -424,9 +424,11 @@ def test_raw_decoded_results():
 
 
 def test_the_text_reports_pass_is_the_analysis_pass_without_detail():
-    results = [res(worker=0, last=0.5), res('upload_object', worker=0,
-                                            first=None, size='big'),
-               err(worker=1), res(at=101.5, last=0.04, worker=2)]
+    results = [res(worker=0, last=0.5, retries=1,
+                   retry_causes={'401': 1}),
+               res('upload_object', worker=0, first=None, size='big'),
+               dict(err(worker=1), retry_causes={'503': 2}),
+               res(at=101.5, last=0.04, worker=2)]
     store = sortedruns.RunStore()
     try:
         plain = scan.scan_file(FakeStatsFile([results]), store, detail=False)
@@ -439,6 +441,8 @@ def test_the_text_reports_pass_is_the_analysis_pass_without_detail():
     assert list(plain.successes_per_second()) == [(100, 2), (101, 1)]
     assert plain.workers == full.workers == {0: 2, 1: 0, 2: 1}
     assert plain.worker_errors == full.worker_errors == {1: 1}
-    # Left out: time buckets, causes of failures.
+    # Left out: time buckets, causes of failures and of retries.
     assert plain.buckets is None and full.buckets is not None
     assert plain.causes.summary() == [] and full.causes.summary() != []
+    assert plain.retry_causes.summary()['total'] == 0
+    assert full.retry_causes.summary()['total'] == 3

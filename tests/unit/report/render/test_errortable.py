@@ -2,7 +2,8 @@
 from __future__ import absolute_import, division, print_function
 
 from ssbench.report.render.errortable import (error_lines, event_lines,
-                                              render_error_table)
+                                              render_error_table,
+                                              retry_lines)
 
 
 def doc(total, causes, recorded=True):
@@ -84,3 +85,38 @@ def test_events_follow_the_causes():
     render_error_table(document, Out())
     assert ''.join(written).endswith('worker 2 lost\n')
     assert 'No errors.' in ''.join(written)
+
+
+def test_retries_by_cause_with_those_that_met_an_expired_token():
+    document = doc(0, [])
+    assert retry_lines(document) == []
+    document['retries'] = {'total': 0, 'auth': 0, 'causes': []}
+    assert retry_lines(document) == []
+    document['retries'] = {'total': 4, 'auth': 3, 'causes': [
+        {'operation': 'read', 'cause': 'HTTP 401', 'count': 3,
+         'auth': True},
+        {'operation': 'create', 'cause': 'ConnectionResetError',
+         'count': 1, 'auth': False}]}
+    assert retry_lines(document) == [
+        '', 'Retries by cause',
+        '       Operation Cause                      Count  Share',
+        '       read      HTTP 401                       3  75.0%',
+        '       create    ConnectionResetError           1  25.0%',
+        '       4 retries',
+        "       3 retries met an expired token (not the cluster's errors)"]
+    written = []
+
+    class Out(object):
+        write = written.append
+
+    render_error_table(document, Out())
+    text = ''.join(written)
+    assert text.index('No errors.') < text.index('Retries by cause')
+
+
+def test_retries_of_the_cluster_alone_say_nothing_of_tokens():
+    document = doc(0, [])
+    document['retries'] = {'total': 2, 'auth': 0, 'causes': [
+        {'operation': 'read', 'cause': 'HTTP 503', 'count': 2,
+         'auth': False}]}
+    assert retry_lines(document)[-1] == '       2 retries'

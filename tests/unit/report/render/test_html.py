@@ -497,3 +497,34 @@ def test_size_table_has_head_and_list_columns_only_when_weighed():
     plain = htmltables.sizes_html(dict(scenario, crud_profile=[1, 2, 3, 4]))
     assert 'H %' not in plain and 'D %</th></tr>' in plain
     assert htmltables.sizes_html(dict(scenario, crud_profile={'X': 1})) == ''
+
+
+RETRIES = {'total': 5, 'auth': 2, 'causes': [
+    {'operation': 'read', 'cause': 'HTTP 503', 'count': 3, 'auth': False},
+    {'operation': 'read', 'cause': 'HTTP 401', 'count': 2, 'auth': True}]}
+
+
+def test_retries_say_apart_those_that_met_an_expired_token():
+    part = htmltables.retries_html(RETRIES)
+    assert part.startswith('<p>5 retries.</p><p>2 retries met an expired '
+                           'token (not the cluster\'s errors)')
+    assert ('<td>read</td><td>HTTP 503</td><td class="num">3</td>'
+            '<td class="num">60.0%</td>') in part
+    assert '<td>HTTP 401</td><td class="num">2</td>' in part
+
+
+def test_retries_of_the_cluster_alone_say_nothing_of_tokens():
+    part = htmltables.retries_html({'total': 1, 'auth': 0, 'causes': [
+        {'operation': HOSTILE, 'cause': HOSTILE, 'count': 1,
+         'auth': False}]})
+    assert 'token' not in part and '<img' not in part
+
+
+@needs_plotly
+def test_the_retries_section_only_when_there_are_retries():
+    doc = analysis_docs.sample_doc()
+    assert '<section id="retries">' not in render(doc)
+    doc['retries'] = RETRIES
+    page = render(doc)
+    section = page[page.index('<section id="retries">'):]
+    assert '2 retries met an expired token' in section

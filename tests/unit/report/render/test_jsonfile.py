@@ -84,8 +84,9 @@ def check_schema(doc):
     """Keys and types of the JSON document, format_version 1."""
     check_keys(doc, ['format_version', 'generator', 'stats_file', 'header',
                      'scenario', 'run', 'percentiles', 'operations',
-                     'timeseries', 'errors', 'bandwidth', 'popularity',
-                     'events'] + (['workers'] if 'workers' in doc else []))
+                     'timeseries', 'errors', 'retries', 'bandwidth',
+                     'popularity', 'events'] +
+               (['workers'] if 'workers' in doc else []))
     assert doc['format_version'] == 1
     assert doc['generator'].startswith('ssbench ')
     assert is_text(doc['stats_file'])
@@ -125,6 +126,7 @@ def check_schema(doc):
         assert is_number(cause['last_seen'])
         assert is_text(cause['example_trans_id'], nullable=True)
         assert is_text(cause['example_message'])
+    check_retries(doc['retries'], doc['operations'])
     for event in doc['events']:
         check_keys(event, ['time', 'at', 'kind', 'worker', 'text'])
         assert is_number(event['time'], nullable=True)
@@ -132,6 +134,21 @@ def check_schema(doc):
         assert is_text(event['text'], nullable=True)
     for worker in doc.get('workers', []):
         check_worker(worker)
+
+
+def check_retries(retries, operations):
+    check_keys(retries, ['total', 'auth', 'causes'])
+    assert is_int(retries['total']) and is_int(retries['auth'])
+    for cause in retries['causes']:
+        check_keys(cause, ['operation', 'cause', 'count', 'auth'])
+        assert is_text(cause['operation']) and is_text(cause['cause'])
+        assert is_int(cause['count']) and cause['count'] > 0
+        assert cause['auth'] is (cause['cause'] == 'HTTP 401')
+    assert sum(c['count'] for c in retries['causes']) == retries['total']
+    for op in operations:
+        if op['operation'] == 'total':
+            assert sum(op['retries_by_cause'].values()) == retries['total']
+            assert op['auth_retries'] == retries['auth']
 
 
 def check_worker(worker):
@@ -148,13 +165,18 @@ def check_worker(worker):
 
 
 def check_operation(op, pctile_keys):
-    check_keys(op, ['operation', 'count', 'errors', 'retries', 'reconnects',
+    check_keys(op, ['operation', 'count', 'errors', 'retries',
+                    'retries_by_cause', 'auth_retries', 'reconnects',
                     'bytes', 'start', 'stop', 'req_per_s', 'throughput',
                     'latency'])
     assert op['operation'] in ('total', 'create', 'read', 'update',
                                'delete')
-    for key in ('count', 'errors', 'retries'):
+    for key in ('count', 'errors', 'retries', 'auth_retries'):
         assert is_int(op[key])
+    assert all(is_text(cause) and is_int(count) and count > 0
+               for cause, count in op['retries_by_cause'].items())
+    assert sum(op['retries_by_cause'].values()) == op['retries']
+    assert op['auth_retries'] == op['retries_by_cause'].get('HTTP 401', 0)
     for key in ('reconnects', 'bytes'):
         assert op[key] is None or is_int(op[key])
     for key in ('start', 'stop', 'req_per_s'):
