@@ -125,8 +125,13 @@ def test_very_small_over_s3(tmpdir, very_small):
         'addressing': 'path', 'payload': 'UNSIGNED-PAYLOAD',
         'buckets': [prefix + '000000-default-policy',
                     prefix + '000009-default-policy']}
-    # The report rendered; the buckets exist, as S3 sees them.
+    # The report rendered, naming the API and the buckets; the buckets
+    # exist, as S3 sees them.
     assert 'CREATE' in ran.out and 'READ' in ran.out
+    assert 'S3 API at %s (region us-east-1, path addressing, ' \
+        'UNSIGNED-PAYLOAD payloads): buckets %s000000-default-policy .. ' \
+        '%s000009-default-policy' % (localswift.S3_ENDPOINT, prefix,
+                                     prefix) in ran.out
     s3 = botocore_s3()
     for name in bucket_names(prefix):
         s3.head_bucket(Bucket=name)

@@ -3,14 +3,14 @@ over a RecordView (warm-up and control records left out, response times in an
 open-loop run), with the header lines that say how to read them
 (RunStats.notes, printed under the "Ran" line).
 
-Without a warm-up, and for a closed-loop run, there are no notes and the
-report is the one ssbench 0.3.9 prints."""
+Without a warm-up, for a closed-loop run over the Swift API, there are no
+notes and the report is the one ssbench 0.3.9 prints."""
 from __future__ import absolute_import, division, print_function
 
 import logging
 
 from ssbench.results import clockrecords, healthrecords
-from ssbench.report.compute import classicstats, openloop
+from ssbench.report.compute import classicstats, openloop, protocol
 from ssbench.errors import StatsFileError
 from ssbench.results.recordview import RecordView, controls_of_kind
 
@@ -71,6 +71,9 @@ def open_loop(header):
 def notes(view):
     """The extra header lines of a report read through `view`."""
     lines = []
+    spoken = protocol.describe(view.header)
+    if spoken:
+        lines.append(spoken)
     if view.response:
         header = view.header
         lines.append('Open loop at %g jobs/s (%s arrivals): latency is '

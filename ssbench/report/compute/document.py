@@ -3,7 +3,8 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench import CREATE_OBJECT, version
 from ssbench.measure import loghist
-from ssbench.report.compute import bandwidth, popularity, throughput
+from ssbench.report.compute import (bandwidth, popularity, protocol,
+                                    throughput)
 from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.compute.retrycauses import AUTH_CAUSE
 from ssbench.report.compute.scan import OPERATIONS, SLOTS
@@ -70,7 +71,7 @@ def _run(header, scan, skip):
         duration = stop_second - start_time
     else:
         start_time = stop_time = duration = None
-    return {
+    run = {
         'name': as_text(header.get('name', '')),
         'version': as_text(header.get('version', '')),
         'worker_count': len(scan.workers),
@@ -82,6 +83,12 @@ def _run(header, scan, skip):
         'skipped': scan.skipped,
         'skip_seconds': skip,
     }
+    # Only an S3 run's has the API it spoke: a Swift run's is as it was.
+    spoken = protocol.section(header)
+    if spoken is not None:
+        run['protocol'] = spoken.pop('protocol')
+        run['s3'] = spoken
+    return run
 
 
 def _slots(key):

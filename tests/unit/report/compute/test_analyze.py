@@ -607,3 +607,23 @@ def test_a_written_stats_file_gives_the_same_document(tmp_path):
     assert doc['stats_file'] == path
     doc['stats_file'] = 'fake.stat'
     assert doc == run(results)
+
+
+def test_an_s3_run_names_its_api_in_the_json_and_the_text(tmp_path):
+    from ssbench.results.statswriter import StatsWriter
+    from ssbench.report.compute import classicnotes
+    from tests.unit.report.compute.test_protocol import S3_HEADER
+    header = dict(naive.HEADER, protocol=S3_HEADER['protocol'],
+                  s3=S3_HEADER['s3'])
+    writer = StatsWriter(str(tmp_path / 's3.stat'), header)
+    writer.write_batch(naive.random_run(5))
+    stats = writer.finalize()
+    doc = analyze(stats, PCTILES)
+    from tests.unit.report.render.test_jsonfile import check_schema
+    check_schema(doc)
+    assert doc['run']['protocol'] == 's3'
+    assert doc['run']['s3']['buckets'] == S3_HEADER['s3']['buckets']
+    assert classicnotes.compute(stats).notes[0].startswith(
+        'S3 API at http://127.0.0.1:8080 (region us-east-1, ')
+    # A Swift run's has neither.
+    assert 'protocol' not in run(naive.random_run(5))['run']

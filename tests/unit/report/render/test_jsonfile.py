@@ -96,7 +96,12 @@ def check_schema(doc):
     run = doc['run']
     check_keys(run, ['name', 'version', 'worker_count', 'concurrency',
                      'start_time', 'stop_time', 'duration', 'records',
-                     'skipped', 'skip_seconds'])
+                     'skipped', 'skip_seconds'] +
+               [key for key in ('protocol', 's3') if key in run])
+    if 'protocol' in run:
+        assert run['protocol'] == 's3'
+        check_keys(run['s3'], ['endpoint_url', 'region', 'addressing',
+                               'payload', 'buckets'])
     assert is_text(run['name']) and is_text(run['version'])
     for key in ('worker_count', 'concurrency', 'records', 'skipped'):
         assert is_int(run[key])
