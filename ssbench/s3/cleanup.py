@@ -14,11 +14,11 @@ from __future__ import absolute_import, division, print_function
 import logging
 import re
 
-from ssbench.compat import monotonic
 from ssbench.errors import SwiftError
 from ssbench.s3 import batchdelete, listing, multipart, xmlsafe
 from ssbench.s3.buckets import bucket_name
-from ssbench.swift.cleanup import CONTAINER_DELETE_TRIES, CleanupStats
+from ssbench.swift.cleanup import (CONTAINER_DELETE_TRIES, CleanupStats,
+                                   delete_each)
 
 log = logging.getLogger(__name__)
 
@@ -140,15 +140,6 @@ def _reason(exc):
     return '%s: %s' % (type(exc).__name__, exc)
 
 
-def _quietly(func, *args):
-    """(result, None) or (None, exception): a greenlet's failure is data,
-    not a traceback gevent prints."""
-    try:
-        return func(*args), None
-    except Exception as exc:
-        return None, exc
-
-
 def list_matching(client, base, policy):
     """The names of the account's buckets of base and policy, every
     ListBuckets page read; SwiftError (one line) when they cannot be
@@ -177,28 +168,13 @@ def cleanup_buckets(client, base='ssbench', policy='default_policy',
     returns CleanupStats, or raises SwiftError when anything could not
     be deleted."""
     import gevent
-    import gevent.pool
 
     names = list_matching(client, base, policy)
     head, tail = bucket_parts(base, policy)
     log.info('Deleting %d buckets (%s-*%s) and their objects; '
              'concurrency=%d', len(names), head, tail, concurrency)
     stats = CleanupStats()
-    started = monotonic()
-    pool = gevent.pool.Pool(concurrency)
-    greenlets = [pool.spawn(_quietly, _delete_bucket, client, name, stats,
-                            sleep or gevent.sleep) for name in names]
-    pool.join()
-    for name, greenlet in zip(names, greenlets):
-        exc = greenlet.value[1]
-        if exc is not None:
-            stats.failures += 1
-            log.error('could not delete bucket %s: %s', name, _reason(exc))
-    elapsed = max(monotonic() - started, 1e-9)
-    log.info('Deleted %d buckets (%.1f/s) and %d objects (%.1f/s) in '
-             '%.1f s', stats.containers, stats.containers / elapsed,
-             stats.objects, stats.objects / elapsed, elapsed)
-    if stats.failures or stats.object_failures:
-        raise SwiftError('%d bucket(s) and %d object(s) could not be '
-                         'deleted' % (stats.failures, stats.object_failures))
-    return stats
+    pause = sleep or gevent.sleep
+    return delete_each(
+        names, lambda name: _delete_bucket(client, name, stats, pause),
+        concurrency, stats, 'bucket', _reason)

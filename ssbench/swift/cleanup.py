@@ -118,8 +118,6 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     objects: `concurrency` containers at a time, and `concurrency` objects
     at a time within each.  Logs the rates; returns CleanupStats, or
     raises SwiftError when anything could not be deleted."""
-    import gevent.pool
-
     try:
         # The first request: a server too slow to answer it within the
         # network timeout ends the cleanup at once, not after every retry.
@@ -131,22 +129,35 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     log.info('Deleting %d containers (%s_*_%s) and their objects; '
              'concurrency=%d', len(names), base, policy, concurrency)
     stats = CleanupStats()
+    return delete_each(
+        names, lambda name: _delete_container(client, name, concurrency,
+                                              stats),
+        concurrency, stats, 'container')
+
+
+def delete_each(names, delete, concurrency, stats, what, reason=_reason):
+    """delete(name) for each of `names`, `concurrency` at a time (a
+    container or a bucket, `what`, with all it holds, counted in
+    `stats`): logs each failure (`reason(exc)` says why) and the rates;
+    returns `stats`, or raises SwiftError when anything could not be
+    deleted."""
+    import gevent.pool
+
     started = monotonic()
     pool = gevent.pool.Pool(concurrency)
-    greenlets = [pool.spawn(_quietly, _delete_container, client, name,
-                            concurrency, stats) for name in names]
+    greenlets = [pool.spawn(_quietly, delete, name) for name in names]
     pool.join()
     for name, greenlet in zip(names, greenlets):
         exc = greenlet.value[1]
         if exc is not None:
             stats.failures += 1
-            log.error('could not delete container %s: %s', name,
-                      _reason(exc))
+            log.error('could not delete %s %s: %s', what, name, reason(exc))
     elapsed = max(monotonic() - started, 1e-9)
-    log.info('Deleted %d containers (%.1f/s) and %d objects (%.1f/s) in '
-             '%.1f s', stats.containers, stats.containers / elapsed,
+    log.info('Deleted %d %ss (%.1f/s) and %d objects (%.1f/s) in '
+             '%.1f s', stats.containers, what, stats.containers / elapsed,
              stats.objects, stats.objects / elapsed, elapsed)
     if stats.failures or stats.object_failures:
-        raise SwiftError('%d container(s) and %d object(s) could not be '
-                         'deleted' % (stats.failures, stats.object_failures))
+        raise SwiftError('%d %s(s) and %d object(s) could not be '
+                         'deleted' % (stats.failures, what,
+                                      stats.object_failures))
     return stats
