@@ -131,7 +131,7 @@ def count_results(path, python, root):
             '        kind = result["type"]\n'
             '        net += ((kind == CREATE_OBJECT) -\n'
             '                (kind == DELETE_OBJECT))\n'
-            'print(count, net)\n')
+            'sys.stdout.write("%d %d\\n" % (count, net))\n')
     try:
         out = subprocess.check_output([python, '-c', code, path], cwd=root)
         count, net = out.decode('ascii').split()
