@@ -182,6 +182,25 @@ def test_ring_memory_follows_the_live_objects():
     assert len(ring._containers) == 7
 
 
+def test_ring_memory_follows_the_live_objects_while_creates_outpace():
+    """A class that appends faster than it pops (two CREATEs per READ
+    here, as very_small's "zero" class) still cuts its dead front: the
+    array stays near its live objects, not one code per READ ever drawn
+    more."""
+    ring = ObjectRing()
+    number = 0
+    for _ in range(60000):
+        for _ in range(2):
+            number += 1
+            ring.add('a', 'c', object_name('a', number))
+        answer(ring, R, ring.take('a', R))
+    live = ring.count('a')
+    assert live == 120000
+    assert len(ring._rings['a'].codes) <= live * 8 // 7 + 4096
+    assert set(e[1] for e in entries(ring, 'a')) == set(
+        object_name('a', n) for n in range(1, number + 1))
+
+
 def test_a_delete_passes_over_objects_a_read_or_update_still_uses():
     """A DELETE overtaking a READ of its object would make the READ fail
     with a 404, an error of the benchmark's making."""
