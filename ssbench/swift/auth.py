@@ -395,14 +395,20 @@ class Credentials(object):
 
     def _kept(self, expiry, now):
         """The server answered a renewal with the current token: ask
-        again when it may have expired; when it no longer says, or says
-        what cannot be of one expiry, keep the token until a 401."""
+        again when it may have expired; when it no longer says, says what
+        cannot be of one expiry, or hands it out GIVE_UP after it must
+        have expired, keep the token until a 401."""
         if expiry is not None and self.expiry is not None:
             expiry = self.expiry.narrowed(expiry)
             if expiry is None:
                 log.warning('the auth server moved the expiry of its Swift '
                             'token: it is now renewed only when rejected '
                             '(401)')
+        if expiry is not None and now > expiry.latest + GIVE_UP:
+            log.warning('the auth server still hands out a Swift token '
+                        'that should have expired: it is now renewed only '
+                        'when rejected (401)')
+            expiry = None
         self.expiry = expiry
         self.renew_at = None
         if expiry is not None:

@@ -262,7 +262,7 @@ def test_token_renewed_before_it_expires_during_a_phase():
     transport.respond = slow
     master.run_jobs(jobs(85))
     assert fake.calls == 1
-    master.run_jobs(jobs(10))      # crosses 90 s: a tenth of its life left
+    master.run_jobs(jobs(10))      # crosses 88 s: 2 s early, a tenth more
     assert fake.calls == 2
     sent = configures(transport)
     assert len(sent) == 2 and sent[-1]['token'] == 'tok2'

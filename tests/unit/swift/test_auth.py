@@ -320,8 +320,9 @@ def test_renewal_due_a_tenth_of_its_life_before_the_expiry():
                                           key='k'),
                               authenticator=fake, clock=clock)
     assert credentials.current().token == 'tk1'
-    assert credentials.expires_in() == 3600.0
-    clock.now += 3539.0                    # a minute at most before
+    # tempauth's tokens may be gone from memcache EARLY (2 s) before.
+    assert credentials.expires_in() == 3598.0
+    clock.now += 3537.0                    # a minute at most before
     assert not credentials.due()
     assert credentials.current().token == 'tk1'
     clock.now += 1.0
@@ -331,7 +332,7 @@ def test_renewal_due_a_tenth_of_its_life_before_the_expiry():
     assert not credentials.due()
     # A failed renewal keeps the token (still good), and is tried again
     # RETRY_INTERVAL later, not on every use.
-    clock.now += 3540.0
+    clock.now += 3538.0
     fake.fail = SwiftAuthError('down')
     assert credentials.current().token == 'tk2'
     assert credentials.current().token == 'tk2'
@@ -348,9 +349,9 @@ def test_a_short_token_is_renewed_a_tenth_of_its_life_early():
                               authenticator=Authenticator(lifetime=3.0),
                               clock=clock)
     credentials.current()
-    clock.now += 2.69
+    clock.now += 0.69
     assert not credentials.due()
-    clock.now += 0.02                       # past 2.7 s
+    clock.now += 0.02                       # past 3 - EARLY - 0.3 s
     assert credentials.due()
 
 
@@ -402,10 +403,10 @@ def test_a_kept_token_is_never_used_past_its_expiry():
     assert [t for t, _ in server.made] == ['tk%d' % n for n in range(1, 6)]
     assert credentials.grant.generation == len(server.made)
     assert sorted(set(used)) == [t for t, _ in server.made]
-    # The waits (the server asked every POLL_INTERVAL) took well under the
-    # second that rounding the seconds down leaves open.
-    assert sum(clock.slept) < 0.5 * (len(server.made) - 1), clock.slept
-    assert len(server.made) - 1 <= len(clock.slept) <= 3 * len(server.made)
+    # The waits (the server asked every POLL_INTERVAL) took no more than
+    # the EARLY and the rounding down leave open.
+    assert sum(clock.slept) < 3.1 * (len(server.made) - 1), clock.slept
+    assert len(server.made) - 1 <= len(clock.slept) <= 40 * len(server.made)
 
 
 def test_a_server_that_keeps_a_token_it_said_had_expired_gets_a_401():
@@ -419,10 +420,12 @@ def test_a_server_that_keeps_a_token_it_said_had_expired_gets_a_401():
                               sleep=clock.sleep)
     first = credentials.current()
     clock.now += 2.95
-    # Waits and asks until the server says what no one expiry allows,
+    # Waits and asks until GIVE_UP after the token must have expired,
     # then goes on with the token, to be renewed after a 401 as before.
     assert credentials.current() is first
-    assert 53.0 < clock.now < 54.2
+    assert 53.0 < clock.now <= 56.1
+    clock.now += 0.2
+    credentials.current()                  # GIVE_UP past its latest expiry
     assert credentials.expiry is None and not credentials.due()
     assert not credentials.expiring()
     assert credentials.current() is first
