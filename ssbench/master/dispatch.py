@@ -150,13 +150,16 @@ class Master(WorkerRegistry):
             if now >= controls_at:
                 controls_at = now + CONTROL_INTERVAL
                 take_controls(now)
+                # Often enough that, while the auth server still hands out
+                # a token about to expire, the next one reaches the
+                # workers soon after it comes.
+                if self.configuration is not None and \
+                        self.configuration.renew_if_due():
+                    self._broadcast(0)
             if on_idle is not None:
                 on_idle()
             if now >= next_check:
                 next_check = now + poll_interval
-                if self.configuration is not None and \
-                        self.configuration.renew_if_due():
-                    self._broadcast(0)
                 self._check_liveness(now, phase.deliver)
                 self.events.flush()
                 if self.on_heartbeat is not None and health.due(now):

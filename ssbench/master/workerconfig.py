@@ -58,11 +58,13 @@ class WorkerConfig(object):
         """The CONFIGURE job, with the current token, that the master is
         about to send to every live worker."""
         self._last_broadcast = self.clock()
-        grant = renewable = None
+        grant = renewable = expires_in = None
         insecure, cacert = False, None
         credentials = self.credentials
         if credentials is not None:
-            grant = credentials.current()
+            # Never waits: the dispatch loop calls this.
+            grant = credentials.current(wait=False)
+            expires_in = credentials.expires_in()
             renewable = credentials.renewable
             insecure = credentials.auth.insecure
             cacert = credentials.auth.os_cacert
@@ -72,7 +74,8 @@ class WorkerConfig(object):
             s3 = dict(settings, **keys.wire_form())
         return protocol.configure_job(
             self.connect_timeout, self.network_timeout, self.block_size,
-            grant, renewable, insecure, cacert, self.retry_backoff, s3)
+            grant, renewable, insecure, cacert, self.retry_backoff, s3,
+            expires_in)
 
     def _generation(self):
         grant = self.credentials.grant if self.credentials else None
@@ -94,7 +97,8 @@ class WorkerConfig(object):
 
     def renew_if_due(self):
         """Renew a token close to its expiry, or the S3 signing keys as
-        the UTC date is about to change; True when renewed."""
+        the UTC date is about to change; True when the workers should
+        hear of it: renewed, or the token's expiry known better."""
         if self.s3 is not None:
             keys = self.s3[1]
             if not keys.renew_due():
@@ -104,12 +108,18 @@ class WorkerConfig(object):
             self.events('token_renewed', None, 'S3 signing keys, the UTC '
                         'date changing')
             return True
-        if self.credentials is None or not self.credentials.renew_due():
+        credentials = self.credentials
+        if credentials is None:
             return False
+        expiry = credentials.expiry
+        if not credentials.renew_due():
+            # The auth server gave the same token again (tempauth, until
+            # it expires): the workers learn when it expires more closely.
+            return credentials.expiry is not expiry
         log.info('new Swift token (generation %d) sent to the workers',
-                 self.credentials.grant.generation)
+                 credentials.grant.generation)
         self.events('token_renewed', None, 'generation %d, near its expiry'
-                    % self.credentials.grant.generation)
+                    % credentials.grant.generation)
         return True
 
     def _broadcast_due(self):

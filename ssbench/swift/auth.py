@@ -9,7 +9,7 @@ scheme, host or port, a deadline on the whole exchange, a cap on the
 answer.
 `Credentials` holds the current token (a Grant) and renews it: after a
 401, at most once per token however many requests saw the 401, and ahead
-of its expiry when its lifetime is known.
+of its expiry when the auth server said when that is.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -21,6 +21,8 @@ from ssbench.compat import monotonic
 from ssbench.errors import AuthConfigError, SwiftAuthError
 from ssbench.swift.authrules import (V1_VERSIONS, V2_VERSIONS, V3_VERSIONS,
                                      Redirected, cut)
+from ssbench.swift.expiry import (GIVE_UP, GUARD, POLL_INTERVAL, Expiry,
+                                  renewal_margin)
 from ssbench.swift.keystone import keystone_token
 from ssbench.swift.tempauth import tempauth_token
 
@@ -167,9 +169,10 @@ def _scrub(text, secrets):
 def authenticate(auth, timeout=None):
     """Return (storage_url, token, lifetime) for `auth`.
 
-    `lifetime` is the seconds from the token's issue to its expiry as
-    Keystone gives them, None when not known (v1.0, and -S with -T, which
-    skips auth).  With auth.os_all_endpoints and Keystone, `storage_url`
+    `lifetime` is the seconds the token has left as the server counts
+    them (v1.0's X-Auth-Token-Expires, Keystone's expiry minus issue),
+    None when not known (no such header, and -S with -T, which skips
+    auth).  With auth.os_all_endpoints and Keystone, `storage_url`
     is the sorted list of every matching endpoint's URL (v1.0 has only
     one).  Failures raise SwiftAuthError with one line that names the
     auth URL (never a key, password or token).
@@ -251,32 +254,41 @@ class Credentials(object):
 
     current() authenticates the first time (-S with -T: no request);
     renew(stale) authenticates again unless a token newer than the Grant
-    `stale` exists, so that a burst of 401s costs one authentication;
-    due() is true once RENEW_AT of a token's known lifetime has passed.
-    `authenticator(auth, timeout=)` is injectable for tests.
+    `stale` exists, so that a burst of 401s costs one authentication.
+    A token whose expiry the server gave (ssbench.swift.expiry) is renewed
+    ahead of it by renew_due(), one greenlet at a time (the others go on
+    with the token they hold).  A server that answers with the token it
+    gave (tempauth keeps one until it expires) only tells more closely
+    when that token expires: from GUARD before the earliest instant it
+    may, current() waits for the new one, which the server is asked for
+    every POLL_INTERVAL, rather than send a request that would meet a 401.
+    `authenticator(auth, timeout=)`, `clock` and `sleep` are injectable
+    for tests.
     """
 
-    # Renew a token of known lifetime once this part of it has passed.
-    RENEW_AT = 0.75
-
     def __init__(self, auth, timeout=None, authenticator=authenticate,
-                 clock=monotonic):
+                 clock=monotonic, sleep=None):
         self.auth = auth.check()
         self.renewable = auth.credentials() is not None
         self.timeout = timeout
         self.authenticator = authenticator
         self.clock = clock
+        self._sleep = sleep
         self.grant = None
+        self.expiry = None      # the current token's Expiry, if known
         self.renew_at = None
         # Greenlets share a Credentials (a worker's, the master's).
         self._lock = gevent.lock.Semaphore()
 
-    def current(self):
-        """The Grant to use now: authenticates the first time, and first
-        renews a token due for renewal."""
+    def current(self, wait=True):
+        """The Grant to use now: authenticates the first time, renews a
+        token due for renewal, and (with `wait`) waits for a new token
+        once the current one may have expired."""
         if self.grant is None:
             return self.renew(None)
         self.renew_due()
+        if wait and self.expiring():
+            self._await_new()
         return self.grant
 
     def renew(self, stale, reason='the Swift token was rejected (401)'):
@@ -287,48 +299,117 @@ class Credentials(object):
             if grant is not None and (
                     stale is None or grant.generation != stale.generation):
                 return grant
-            preset = self.auth.preset()
-            if grant is None and preset is not None:
-                urls, token, lifetime = preset[0], preset[1], None
-            elif not self.renewable:
-                raise SwiftAuthError('the token was rejected (401) and '
-                                     'there are no credentials to get a '
-                                     'new one')
-            else:
-                auth = self.auth
-                if preset is not None:
-                    # -S with -T and credentials: the token given was
-                    # rejected, the credentials get the next one.
-                    auth = AuthOptions.from_dict(dict(
-                        auth.to_dict(), token=None, os_auth_token=None))
-                if grant is not None:
-                    log.info('%s: authenticating again', reason)
-                url, token, lifetime = self.authenticator(
-                    auth, timeout=self.timeout)
-                urls = self.auth.storage_urls or (
-                    list(url) if isinstance(url, list) else [url])
-            self.grant = Grant(urls, token,
-                               1 if grant is None else grant.generation + 1)
-            self.renew_at = (self.clock() + lifetime * self.RENEW_AT
-                             if lifetime else None)
+            self._authenticate(grant, reason)
             return self.grant
 
     def due(self):
         """True when the current token should be renewed before it
-        expires."""
+        expires (or, once it may have, the server asked again)."""
         return self.renew_at is not None and self.clock() >= self.renew_at
 
-    def renew_due(self):
-        """Renew a token due for renewal; True when renewed.  A failure is
-        logged and tried again RETRY_INTERVAL later: the token it would
-        have replaced is still good until then."""
-        if not self.due():
+    def expires_in(self):
+        """Seconds until the current token may expire; None when that is
+        not known, or no longer awaited."""
+        if self.expiry is None or self.renew_at is None:
+            return None
+        return self.expiry.earliest - self.clock()
+
+    def expiring(self):
+        """True from GUARD before the current token may expire until a new
+        one comes (or GIVE_UP after it must have expired)."""
+        left = self.expires_in()
+        return left is not None and left <= GUARD and \
+            self.clock() < self.expiry.latest + GIVE_UP
+
+    def renew_due(self, wait=False):
+        """Renew a token due for renewal; True when a new one came.  When
+        a renewal is already under way, returns False at once (or, with
+        `wait`, once it ended).  A failure is logged and tried again
+        RETRY_INTERVAL later: the token it would have replaced is good
+        until it expires."""
+        if not self.due() or not self._lock.acquire(wait):
             return False
         try:
-            self.renew(self.grant, 'the Swift token expires soon')
-        except SwiftAuthError as exc:
-            self.renew_at = self.clock() + RETRY_INTERVAL
-            log.warning('could not renew the Swift token (trying again in '
-                        '%.0f s): %s', RETRY_INTERVAL, exc)
-            return False
-        return True
+            stale = self.grant
+            if not self.due():
+                return False            # renewed while this one waited
+            try:
+                self._authenticate(stale, 'the Swift token expires soon',
+                                   ahead=True)
+            except SwiftAuthError as exc:
+                self.renew_at = self.clock() + RETRY_INTERVAL
+                log.warning('could not renew the Swift token (trying again '
+                            'in %.0f s): %s', RETRY_INTERVAL, exc)
+                return False
+            return self.grant is not stale
+        finally:
+            self._lock.release()
+
+    def _await_new(self):
+        """Wait (asking the server on time) until a token newer than the
+        current one comes, or the current one is no longer expiring."""
+        stale = self.grant
+        while self.grant is stale and self.expiring():
+            left = min(self.renew_at,
+                       self.expiry.latest + GIVE_UP) - self.clock()
+            if left > 0:
+                (self._sleep or gevent.sleep)(left)
+            self.renew_due(wait=True)
+
+    def _authenticate(self, grant, reason, ahead=False):
+        """Make self.grant a token newer than `grant` (None: the first);
+        `ahead` of its expiry, the server may hand out `grant`'s token
+        again, which then stays current.  Under the lock."""
+        preset = self.auth.preset()
+        if grant is None and preset is not None:
+            self.grant = Grant(preset[0], preset[1], 1)
+            return
+        if not self.renewable:
+            raise SwiftAuthError('the token was rejected (401) and there '
+                                 'are no credentials to get a new one')
+        auth = self.auth
+        if preset is not None:
+            # -S with -T and credentials: the token given was rejected,
+            # the credentials get the next one.
+            auth = AuthOptions.from_dict(dict(
+                auth.to_dict(), token=None, os_auth_token=None))
+        if grant is not None:
+            log.info('%s: authenticating again', reason)
+        sent = self.clock()
+        url, token, left = self.authenticator(auth, timeout=self.timeout)
+        received = self.clock()
+        expiry = None
+        if left is not None:
+            expiry = Expiry.of_answer(sent, received, left)
+        if ahead and token == grant.token:
+            self._kept(expiry, received)
+            return
+        urls = self.auth.storage_urls or (
+            list(url) if isinstance(url, list) else [url])
+        self.grant = Grant(urls, token,
+                           1 if grant is None else grant.generation + 1)
+        self.expiry = expiry
+        self.renew_at = None
+        if expiry is not None:
+            self.renew_at = expiry.earliest - renewal_margin(left)
+
+    def _kept(self, expiry, now):
+        """The server answered a renewal with the current token: ask
+        again when it may have expired; when it no longer says, says what
+        cannot be of one expiry, or hands it out GIVE_UP after it must
+        have expired, keep the token until a 401."""
+        if expiry is not None and self.expiry is not None:
+            expiry = self.expiry.narrowed(expiry)
+            if expiry is None:
+                log.warning('the auth server moved the expiry of its Swift '
+                            'token: it is now renewed only when rejected '
+                            '(401)')
+        if expiry is not None and now > expiry.latest + GIVE_UP:
+            log.warning('the auth server still hands out a Swift token '
+                        'that should have expired: it is now renewed only '
+                        'when rejected (401)')
+            expiry = None
+        self.expiry = expiry
+        self.renew_at = None
+        if expiry is not None:
+            self.renew_at = max(expiry.earliest, now + POLL_INTERVAL)

@@ -29,8 +29,9 @@ MAX_ANSWER = 1 << 20
 
 
 def tempauth_token(auth_url, user, key, auth, timeout, clock=monotonic):
-    """(storage_url, token, None) from a tempauth (v1.0) GET, within
-    `timeout` seconds in all."""
+    """(storage_url, token, seconds left) from a tempauth (v1.0) GET,
+    within `timeout` seconds in all; the seconds are those of the answer's
+    X-Auth-Token-Expires, None without one."""
     headers = [('X-Auth-User', user), ('X-Auth-Key', key)]
     timeout = timeout or DEFAULT_TIMEOUT
     deadline = clock() + timeout
@@ -58,7 +59,19 @@ def tempauth_token(auth_url, user, key, auth, timeout, clock=monotonic):
             raise error
         raise Redirected(url, error)
     token = answer.get('x-storage-token', answer.get('x-auth-token'))
-    return storage_url, token, None
+    return storage_url, token, seconds_left(answer.get('x-auth-token-expires'))
+
+
+def seconds_left(value):
+    """The seconds of an X-Auth-Token-Expires header, None when there is
+    none or it is no count of seconds (the token is then renewed after a
+    401, as before the header existed)."""
+    try:
+        left = float(value)
+    except (TypeError, ValueError):
+        return None
+    # 'nan' and 'inf' parse too.
+    return left if 0 <= left < 10 ** 9 else None
 
 
 def _get(url, headers, auth, bounds):

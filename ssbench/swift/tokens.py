@@ -10,7 +10,11 @@ A worker's heartbeats carry `token_generation`, the generation it holds,
 and `token_rejected: true` once Swift answered 401 to it; the first such
 heartbeat goes out at once.  The master then renews the token, once per
 generation however many workers ask, and sends the new one.  It also
-renews a token whose lifetime Keystone gave before that lifetime ends.
+renews a token ahead of its expiry when the auth server said when that is
+(ssbench.swift.auth.Credentials), and then each CONFIGURE says how many
+seconds the token has until it may expire (`token_expires_in`): from
+GUARD before that, a worker's requests wait for the next token instead
+of meeting a 401.
 
 The work socket is PUSH: a message goes to one worker, round-robin, and the
 master cannot choose which.  So the master sends one copy per live worker
@@ -24,8 +28,10 @@ import logging
 
 import gevent.event
 
+from ssbench.compat import monotonic
 from ssbench.errors import SwiftAuthError
 from ssbench.swift.auth import Grant
+from ssbench.swift.expiry import GUARD
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +43,18 @@ class HandedTokens(object):
     401 calls `ask()` once per rejected generation (the worker then sends
     a heartbeat that says so) and waits up to `wait` seconds for a newer
     token; callers that got the same 401 wait for the same answer.
+    current() waits the same way, without asking (the master knows), once
+    the token may have expired.
     """
 
-    def __init__(self, ask, wait):
+    def __init__(self, ask, wait, clock=monotonic):
         self.ask = ask
         self.wait = wait
+        self.clock = clock
         self.grant = None
         self.renewable = False
         self.rejected = None        # the generation Swift rejected
+        self.expires_at = None      # when the token may expire, our clock
         self._changed = gevent.event.Event()
 
     def update(self, job):
@@ -52,22 +62,40 @@ class HandedTokens(object):
         urls, token = job.get('storage_urls'), job.get('token')
         if not urls or not token:
             return False
+        left = job.get('token_expires_in')
+        self.expires_at = None if left is None else self.clock() + left
         generation = job.get('token_generation')
         grant = self.grant
-        if grant is not None and grant.generation == generation and \
-                grant.token == token:
-            return False
-        self.grant = Grant(urls, token, generation)
-        self.renewable = bool(job.get('renewable'))
-        self.rejected = None
+        new = grant is None or grant.generation != generation or \
+            grant.token != token
+        if new:
+            self.grant = Grant(urls, token, generation)
+            self.renewable = bool(job.get('renewable'))
+            self.rejected = None
+        # Waiters look again: a new token, or the old one good for longer.
         changed, self._changed = self._changed, gevent.event.Event()
         changed.set()
-        return True
+        return new
 
     def current(self):
+        """The token to use now; once it may have expired, the next one,
+        waited for up to `wait` seconds (then the old one: a 401 asks)."""
         if self.grant is None:
             raise SwiftAuthError('no Swift token from the master yet')
+        if self._expiring():
+            deadline = self.clock() + self.wait
+            while self._expiring():
+                left = deadline - self.clock()
+                if left <= 0 or not self._changed.wait(left):
+                    log.warning('no new Swift token from the master as '
+                                'the old one expires: going on with it')
+                    self.expires_at = None
+                    break
         return self.grant
+
+    def _expiring(self):
+        return self.renewable and self.expires_at is not None and \
+            self.clock() >= self.expires_at - GUARD
 
     def renew(self, stale, reason=None):
         """A Grant newer than `stale`, from the master."""

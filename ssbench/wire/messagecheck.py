@@ -327,6 +327,10 @@ def _check_configure(job):
     if urls is not None and (type(urls) is not list or not urls or not all(
             type(url) in _TEXT for url in urls)):
         return 'bad storage_urls', urls
+    value = get(_key('token_expires_in'))
+    if value is not None and (type(value) not in _NUMS or
+                              not -MAX_SECONDS < value < MAX_SECONDS):
+        return 'bad token_expires_in', value
     return _check_token_keys(get, (
         ('token', _TEXT_OR_NONE), ('cacert', _TEXT_OR_NONE),
         ('renewable', _FLAG), ('insecure', _FLAG)))

@@ -236,11 +236,12 @@ def refused(reason):
 def configure_job(connect_timeout=None, network_timeout=None,
                   block_size=None, grant=None, renewable=False,
                   insecure=False, cacert=None, retry_backoff=None,
-                  s3=None):
+                  s3=None, token_expires_in=None):
     """A CONFIGURE job: timeouts, block size, the retry back-off ([base,
     cap] seconds, see ssbench.swift.backoff.backoff_delay) and, with a Grant
     (ssbench.swift.auth), its storage URLs, token and generation, whether
-    the master can renew it, and the TLS options to use it with; or, with
+    the master can renew it, the seconds until it may expire (when the
+    auth server said) and the TLS options to use it with; or, with
     `s3` (a dict of S3_KEYS), the S3 endpoint and the SigV4 signing keys
     (ssbench.s3.keyring.KeyMaker.wire_form()).  Never a key or password:
     a signing key signs only the requests of one day."""
@@ -261,6 +262,8 @@ def configure_job(connect_timeout=None, network_timeout=None,
         job['renewable'] = bool(renewable)
         job['insecure'] = bool(insecure)
         job['cacert'] = cacert
+        if token_expires_in is not None:
+            job['token_expires_in'] = token_expires_in
     return job
 
 

@@ -1,13 +1,19 @@
 """A run longer than its token's life (issue 32): a proxy of our own on
 the local Swift's rings and memcache, whose tempauth hands out tokens of
-3 s, renews without an error charged to the cluster, and the reports
-count the retries that met the expiry apart."""
+5 s.  The token is renewed as tempauth said it expires, so no request
+meets a 401; a token that ends before that (dropped from memcache) is
+renewed after the 401, and the reports count the retries that met it
+apart from the cluster's errors."""
 from __future__ import absolute_import, division, print_function
 
+import hashlib
 import json
 import os
 import re
+import socket
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -16,7 +22,9 @@ from tests.e2e import support
 pytestmark = pytest.mark.e2e
 
 SAIO_DIR = os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio')
-TOKEN_LIFE = 3
+# Tokens of 5 s: tempauth says 4 (rounded down) and memcache may drop
+# them 2 s before that (ssbench.swift.expiry.EARLY).
+TOKEN_LIFE = 5
 # A user only this proxy knows: tempauth hands out the token a user
 # already holds in memcache, and one from the shared proxies lives a day.
 USER, KEY = 'tokens:tester', 'testing'
@@ -66,53 +74,158 @@ def delete_containers(auth_url, prefix):
         conn.delete_container(name)
 
 
-def test_a_run_longer_than_the_token_renews_it_without_cluster_errors(
-        tmpdir):
+@pytest.fixture(scope='module', name='proxy')
+def proxy_fixture(tmpdir_factory):
+    """The auth URL of a proxy of our own, started once for this file."""
     support.require_swift()
+    directory = tmpdir_factory.mktemp('proxy')
     port = support.free_port()
     auth_url = 'http://127.0.0.1:%d/auth/v1.0' % port
-    conf = proxy_conf(tmpdir, port)
-    with open(os.path.join(str(tmpdir), 'proxy.out'), 'wb') as out:
+    conf = proxy_conf(directory, port)
+    output = os.path.join(str(directory), 'proxy.out')
+    with open(output, 'wb') as out:
         proxy = subprocess.Popen(
             [os.path.join(SAIO_DIR, 'venv', 'bin', 'swift-proxy-server'),
              conf], stdout=out, stderr=subprocess.STDOUT,
             env=dict(os.environ, PYTHONPATH=os.path.join(SAIO_DIR, 'lib')),
             preexec_fn=support.die_with_parent)
-    path, data = support.write_scenario(
-        tmpdir, name='token expiry')
-    stats = os.path.join(str(tmpdir), 'tokens.stat')
-    report = os.path.join(str(tmpdir), 'tokens.json')
     try:
         support.wait_for(lambda: proxy.poll() is not None or
                          auth_answers(auth_url), 30, 'our proxy')
-        assert proxy.poll() is None, support.read_text(
-            os.path.join(str(tmpdir), 'proxy.out'))
+        assert proxy.poll() is None, support.read_text(output)
+        yield auth_url, os.path.join(str(directory), 'proxy.access')
+    finally:
+        support.stop_process(proxy)
+
+
+def run(tmpdir, auth_url, seconds, during=None):
+    """(the run's output, its JSON report, the run's container base) of a
+    run of `seconds` against `auth_url`; `during(base)` runs in a thread
+    meanwhile."""
+    path, data = support.write_scenario(tmpdir, name='token expiry')
+    base = data['container_base']
+    stats = os.path.join(str(tmpdir), 'tokens.stat')
+    report = os.path.join(str(tmpdir), 'tokens.json')
+    thread = None
+    if during is not None:
+        thread = threading.Thread(target=during, args=(base,))
+        thread.daemon = True
+        thread.start()
+    try:
         ran = support.master(
             'run-scenario', '-f', path, '-s', stats, '--workers', '2',
-            '-r', '8', '--json', report, '--errors',
+            '-r', str(seconds), '--json', report, '--errors',
             '-A', auth_url, '-U', USER, '-K', KEY,
             *support.zmq_args(), timeout=120)
         assert ran.status == 0, ran
         with open(report) as fp:
-            doc = json.load(fp)
-        # The tokens expired under the run, every 3 s...
-        renewals = [e for e in doc['events'] if e['kind'] == 'token_renewed']
-        assert renewals, doc['events']
-        assert all('401' in e['text'] for e in renewals), renewals
-        # ... and that is no error of the cluster's: the requests that met
-        # an expiry were sent again with the renewed token.
-        assert doc['errors']['total'] == 0, doc['errors']
-        total = [op for op in doc['operations']
-                 if op['operation'] == 'total'][0]
-        assert total['auth_retries'] >= 1, total['retries_by_cause']
-        assert doc['retries']['auth'] == total['auth_retries']
-        assert total['retries_by_cause']['HTTP 401'] == total['auth_retries']
-        assert ('%d retries met an expired token (not the cluster\'s '
-                'errors)' % total['auth_retries']) in ran.out
-        assert 'No errors.' in ran.out
+            return ran, json.load(fp), base
     finally:
-        try:
-            if auth_answers(auth_url):
-                delete_containers(auth_url, data['container_base'] + '_')
-        finally:
-            support.stop_process(proxy)
+        if thread is not None:
+            thread.join(30)
+        if auth_answers(auth_url):
+            delete_containers(auth_url, base + '_')
+
+
+def statuses(access_log, base, method=''):
+    """The statuses our proxy answered ssbench's requests of the run
+    `base` (those of `method`) with: not our cleanup's."""
+    if not os.path.exists(access_log):
+        return []
+    with open(access_log) as fp:
+        return [int(m.group(1)) for m in (re.search(
+            r' HTTP/1\.[01] (\d{3}) ', line) for line in fp
+            if method + ' /v1/' in line and base in line and
+            ' ssbench/' in line) if m]
+
+
+def total_of(doc):
+    return [op for op in doc['operations'] if op['operation'] == 'total'][0]
+
+
+def test_a_run_longer_than_the_token_renews_it_ahead_without_a_401(
+        tmpdir, proxy):
+    """tempauth says when its token expires (X-Auth-Token-Expires), and
+    hands out the same token until then: the token is renewed as it
+    expires, with no request sent with a dead one."""
+    auth_url, access_log = proxy
+    ran, doc, base = run(tmpdir, auth_url, 7)
+    # The tokens expired under the run, every few seconds...
+    renewals = [e['text'] for e in doc['events']
+                if e['kind'] == 'token_renewed']
+    assert len(renewals) >= 2, doc['events']
+    assert all('near its expiry' in text for text in renewals), (
+        renewals, ran.err[-3000:])
+    # ... and no request met the expiry: nothing retried, no error.
+    assert doc['errors']['total'] == 0, doc['errors']
+    total = total_of(doc)
+    assert total['auth_retries'] == 0, total['retries_by_cause']
+    assert 'HTTP 401' not in total['retries_by_cause']
+    assert 'No errors.' in ran.out
+    answered = statuses(access_log, base)
+    assert answered and 401 not in answered
+
+
+def delete_token_once(auth_url, access_log, deleted):
+    """`during` for run(): once the run's requests reach the proxy, drop
+    the token it hands out from memcache (tempauth's keys, as Swift's
+    memcache client hashes them) while it is fresh, before any renewal
+    is due: the token ends early without the proxy having said so."""
+    from ssbench.swift.auth import AuthOptions
+    from ssbench.swift.tempauth import tempauth_token
+
+    def during(base):
+        # Its reads: the workers' benchmark, not the master's own first
+        # requests (which renew without a run event).
+        support.wait_for(lambda: statuses(access_log, base + '_', 'GET'),
+                         60, 'the run\'s reads at our proxy')
+        while not deleted:
+            _, token, left = tempauth_token(auth_url, USER, KEY,
+                                            AuthOptions(), 5)
+            if left >= TOKEN_LIFE - 1:
+                for key in ('AUTH_/token/' + token, 'AUTH_/user/' + USER):
+                    memcache_delete(hashlib.md5(
+                        key.encode('utf-8')).hexdigest())
+                deleted.append(token)
+            else:
+                time.sleep(0.2)
+    return during
+
+
+def memcache_delete(key):
+    """Delete `key` from the memcache our proxy shares with the local
+    Swift's."""
+    with open(os.path.join(SAIO_DIR, 'etc', 'proxy-8080.conf')) as fp:
+        server = re.search(r'(?m)^memcache_servers = ([^,\s]+)',
+                           fp.read()).group(1)
+    host, port = server.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), 5)
+    try:
+        sock.sendall(('delete %s\r\n' % key).encode('ascii'))
+        assert sock.recv(100).rstrip() in (b'DELETED', b'NOT_FOUND')
+    finally:
+        sock.close()
+
+
+def test_a_token_that_ends_early_unsaid_is_renewed_after_a_401(
+        tmpdir, proxy):
+    """A token gone before the time the proxy said (dropped from
+    memcache): the requests that meet the 401 are sent again with a new
+    token, and that is no error of the cluster's."""
+    auth_url, access_log = proxy
+    deleted = []
+    ran, doc, base = run(tmpdir, auth_url, 6,
+                         delete_token_once(auth_url, access_log, deleted))
+    assert deleted
+    renewals = [e['text'] for e in doc['events']
+                if e['kind'] == 'token_renewed']
+    assert [t for t in renewals if '401' in t], renewals
+    assert doc['errors']['total'] == 0, doc['errors']
+    total = total_of(doc)
+    assert total['auth_retries'] >= 1, total['retries_by_cause']
+    assert doc['retries']['auth'] == total['auth_retries']
+    assert total['retries_by_cause']['HTTP 401'] == total['auth_retries']
+    assert ('%d retries met an expired token (not the cluster\'s '
+            'errors)' % total['auth_retries']) in ran.out
+    assert 'No errors.' in ran.out
+    assert 401 in statuses(access_log, base)

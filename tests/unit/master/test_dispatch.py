@@ -260,9 +260,9 @@ def test_token_renewed_before_it_expires_during_a_phase():
         clock.advance(1.0)
         return [answer(job, 1), protocol.heartbeat(1, [])]
     transport.respond = slow
-    master.run_jobs(jobs(70))
+    master.run_jobs(jobs(85))
     assert fake.calls == 1
-    master.run_jobs(jobs(10))      # crosses 3/4 of the token's lifetime
+    master.run_jobs(jobs(10))      # crosses 88 s: 2 s early, a tenth more
     assert fake.calls == 2
     sent = configures(transport)
     assert len(sent) == 2 and sent[-1]['token'] == 'tok2'

@@ -96,14 +96,22 @@ def _raise(exc):
 def test_renewal_before_expiry():
     clock = FakeClock()
     worker_config, calls = config(clock, lifetime=40.0)
-    assert worker_config.broadcast()['token'] == 'tk1'
-    clock.now += 29.0
+    job = worker_config.broadcast()
+    # tempauth's tokens may be gone from memcache EARLY (2 s) before.
+    assert (job['token'], job['token_expires_in']) == ('tk1', 38.0)
+    clock.now += 33.0
     assert not worker_config.renew_if_due()
-    clock.now += 1.0                       # 3/4 of 40 s
+    assert worker_config.broadcast()['token_expires_in'] == 5.0
+    clock.now += 1.0                       # a tenth of 40 s before
     assert worker_config.renew_if_due()
     assert worker_config.broadcast()['token'] == 'tk2'
     assert len(calls) == 2
     assert not worker_config.renew_if_due()
+
+
+def test_no_expiry_said_none_sent():
+    worker_config, _ = config(FakeClock())
+    assert 'token_expires_in' not in worker_config.broadcast()
 
 
 def test_each_renewal_is_a_run_event():
@@ -112,13 +120,43 @@ def test_each_renewal_is_a_run_event():
     told = []
     worker_config.events = lambda *event: told.append(event)
     worker_config.broadcast()
-    clock.now += 30.0
+    clock.now += 36.0
     assert worker_config.renew_if_due()
     assert worker_config.wanted(protocol.heartbeat(1, [], True, 2, True))
     assert told == [
         ('token_renewed', None, 'generation 2, near its expiry'),
         ('token_renewed', None, "generation 3: a worker's Swift token was "
          "rejected (401)")]
+
+
+def test_a_token_handed_out_again_is_sent_with_its_closer_expiry():
+    """tempauth answers the renewal ahead with the token it gave: no
+    renewal, no event, but the workers hear when it expires, closer."""
+    clock = FakeClock(100.0)
+    answers = [('tk1', 3.0), ('tk1', 2.0), ('tk2', 3.0)]
+
+    def authenticator(auth, timeout=None):
+        token, left = answers.pop(0)
+        return 'http://s/v1', token, left
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=authenticator, clock=clock)
+    worker_config = WorkerConfig(credentials, clock=clock)
+    told = []
+    worker_config.events = lambda *event: told.append(event)
+    assert worker_config.broadcast()['token_expires_in'] == 1.0
+    clock.now += 0.75
+    assert worker_config.renew_if_due()
+    job = worker_config.broadcast()
+    assert job['token'] == 'tk1' and job['token_generation'] == 1
+    assert job['token_expires_in'] == pytest.approx(0.25)
+    assert told == []
+    assert not worker_config.renew_if_due()    # asked again at 101.0
+    clock.now += 0.25
+    assert worker_config.renew_if_due()
+    assert worker_config.broadcast()['token'] == 'tk2'
+    assert told == [('token_renewed', None, 'generation 2, near its '
+                     'expiry')]
 
 
 def test_an_s3_run_sends_the_signing_keys_and_renews_them_at_midnight():

@@ -143,6 +143,25 @@ def test_tempauth_needs_no_swiftclient(fake, monkeypatch):
     assert url == fake.storage_url and token in fake.valid_tokens
 
 
+def test_tempauth_reads_the_seconds_its_token_has_left():
+    server, auth = canned_auth(
+        b'HTTP/1.1 200 OK\r\nX-Storage-Url: http://s/v1/AUTH_a\r\n'
+        b'X-Auth-Token: AUTH_tk\r\nX-Auth-Token-Expires: 86399\r\n'
+        b'Content-Length: 0\r\n\r\n')
+    try:
+        assert swiftauth.authenticate(auth, timeout=5) == (
+            'http://s/v1/AUTH_a', 'AUTH_tk', 86399.0)
+    finally:
+        server.stop()
+
+
+def test_an_unusable_expires_header_means_not_known():
+    assert tempauth.seconds_left('0') == 0.0
+    assert tempauth.seconds_left('12.5') == 12.5
+    for value in (None, '', 'soon', '-1', 'nan', 'inf', '1e12'):
+        assert tempauth.seconds_left(value) is None, value
+
+
 def test_tempauth_request_redirect_and_auth_token_header():
     server, auth = canned_auth(
         b'HTTP/1.1 301 Moved\r\nLocation: /auth/v1.0/\r\n'
@@ -294,14 +313,16 @@ def test_preset_token_alone_cannot_be_renewed():
     assert 'no credentials' in str(info.value)
 
 
-def test_renewal_due_at_three_quarters_of_the_lifetime():
+def test_renewal_due_a_tenth_of_its_life_before_the_expiry():
     clock = FakeClock(50.0)
     fake = Authenticator(lifetime=3600.0)
     credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
                                           key='k'),
                               authenticator=fake, clock=clock)
     assert credentials.current().token == 'tk1'
-    clock.now += 2699.0
+    # tempauth's tokens may be gone from memcache EARLY (2 s) before.
+    assert credentials.expires_in() == 3598.0
+    clock.now += 3537.0                    # a minute at most before
     assert not credentials.due()
     assert credentials.current().token == 'tk1'
     clock.now += 1.0
@@ -311,7 +332,7 @@ def test_renewal_due_at_three_quarters_of_the_lifetime():
     assert not credentials.due()
     # A failed renewal keeps the token (still good), and is tried again
     # RETRY_INTERVAL later, not on every use.
-    clock.now += 2700.0
+    clock.now += 3538.0
     fake.fail = SwiftAuthError('down')
     assert credentials.current().token == 'tk2'
     assert credentials.current().token == 'tk2'
@@ -319,6 +340,132 @@ def test_renewal_due_at_three_quarters_of_the_lifetime():
     clock.now += swiftauth.RETRY_INTERVAL
     fake.fail = None
     assert credentials.current().token == 'tk4'
+
+
+def test_a_short_token_is_renewed_a_tenth_of_its_life_early():
+    clock = FakeClock(50.0)
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=Authenticator(lifetime=3.0),
+                              clock=clock)
+    credentials.current()
+    clock.now += 0.69
+    assert not credentials.due()
+    clock.now += 0.02                       # past 3 - EARLY - 0.3 s
+    assert credentials.due()
+
+
+class KeepingTempauth(object):
+    """tempauth on `clock`: the token a user holds is handed out again
+    until it expires (`life` seconds after it was made), with the whole
+    seconds it has left (rounded down); each answer is computed
+    `latency` seconds after the request went out, and received as much
+    later."""
+
+    def __init__(self, clock, life, latency=0.001):
+        self.clock = clock
+        self.life = life
+        self.latency = latency
+        self.made = []          # (token, expires)
+
+    def __call__(self, auth, timeout=None):
+        self.clock.advance(self.latency)
+        now = self.clock()
+        if not self.made or self.made[-1][1] <= now:
+            self.made.append(('tk%d' % (len(self.made) + 1), now + self.life))
+        token, expires = self.made[-1]
+        self.clock.advance(self.latency)
+        return 'http://s/v1', token, float(int(expires - now))
+
+    def valid(self, token):
+        """Whether Swift takes `token` now."""
+        now = self.clock()
+        return any(t == token and now < expires for t, expires in self.made)
+
+
+def test_a_kept_token_is_never_used_past_its_expiry():
+    """tempauth hands out a live token again: the renewal ahead only
+    says more closely when it expires, requests wait from a little before
+    that until the new one comes, and none goes out with a dead token."""
+    clock = FakeClock(50.0)
+    server = KeepingTempauth(clock, life=3)
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=server, clock=clock,
+                              sleep=clock.sleep)
+    used = []
+    while clock.now < 62.0:
+        grant = credentials.current()
+        assert server.valid(grant.token), (clock.now, grant, server.made)
+        used.append(grant.token)
+        clock.advance(0.01)
+    # A new token every 3 s, each generation one more.
+    assert [t for t, _ in server.made] == ['tk%d' % n for n in range(1, 6)]
+    assert credentials.grant.generation == len(server.made)
+    assert sorted(set(used)) == [t for t, _ in server.made]
+    # The waits (the server asked every POLL_INTERVAL) took no more than
+    # the EARLY and the rounding down leave open.
+    assert sum(clock.slept) < 3.1 * (len(server.made) - 1), clock.slept
+    assert len(server.made) - 1 <= len(clock.slept) <= 40 * len(server.made)
+
+
+def test_a_server_that_keeps_a_token_it_said_had_expired_gets_a_401():
+    clock = FakeClock(50.0)
+
+    def server(auth, timeout=None):
+        return 'http://s/v1', 'same', float(int(max(0.0, 53.0 - clock())))
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=server, clock=clock,
+                              sleep=clock.sleep)
+    first = credentials.current()
+    clock.now += 2.95
+    # Waits and asks until GIVE_UP after the token must have expired,
+    # then goes on with the token, to be renewed after a 401 as before.
+    assert credentials.current() is first
+    assert 53.0 < clock.now <= 56.1
+    clock.now += 0.2
+    credentials.current()                  # GIVE_UP past its latest expiry
+    assert credentials.expiry is None and not credentials.due()
+    assert not credentials.expiring()
+    assert credentials.current() is first
+    assert credentials.renew(first).generation == 2
+
+
+def test_requests_wait_for_a_down_auth_server_only_so_long():
+    clock = FakeClock(50.0)
+    fake = Authenticator(lifetime=3.0)
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=fake, clock=clock,
+                              sleep=clock.sleep)
+    first = credentials.current()
+    fake.fail = SwiftAuthError('down')
+    clock.now += 2.95
+    assert credentials.current() is first
+    # GIVE_UP past the latest expiry (the answer's 3 s, and 1 for the
+    # rounding down): a 401 then asks again.
+    assert clock.now == pytest.approx(50.0 + 4.0 + swiftauth.GIVE_UP)
+    assert not credentials.expiring()
+
+
+def test_one_renewal_in_flight_the_others_keep_the_old_token():
+    import gevent
+    clock = FakeClock(50.0)
+    fake = Authenticator(lifetime=3600.0)
+    credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
+                                          key='k'),
+                              authenticator=fake, clock=clock)
+    credentials.current()
+    clock.now += 3550.0
+    users = [gevent.spawn(credentials.current) for _ in range(50)]
+    gevent.joinall(users, timeout=5)
+    tokens = [g.value.token for g in users]
+    # The first greenlet renews (its auth request yields); the 49 others
+    # went on at once with the token they had.
+    assert tokens.count('tk1') == 49 and tokens.count('tk2') == 1
+    assert len(fake.seen) == 2
+    assert credentials.current().token == 'tk2'
 
 
 def test_unknown_lifetime_is_never_due():

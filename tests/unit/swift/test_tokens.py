@@ -9,10 +9,12 @@ from ssbench.wire import protocol
 from ssbench.errors import SwiftAuthError
 from ssbench.wire.protocol import HEARTBEAT, SUICIDE, configure_job
 from ssbench.swift.client import SwiftClient
+from ssbench.swift.expiry import GUARD
 from ssbench.swift.auth import Grant
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire.messagecheck import check_from_master, check_from_worker
 from ssbench.worker.mainloop import Worker
+from tests.clocks import FakeClock
 from tests.fakes import FakeSwift, FakeTransport
 from tests.waiting import wait_for
 
@@ -20,9 +22,9 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def grant_job(generation, token='tok', urls=('http://s/v1/AUTH_a',),
-              renewable=True):
+              renewable=True, expires_in=None):
     return configure_job(grant=Grant(urls, token, generation),
-                         renewable=renewable)
+                         renewable=renewable, token_expires_in=expires_in)
 
 
 # -- what goes on the wire -----------------------------------------------
@@ -35,8 +37,12 @@ def received(record):
 def test_configure_and_heartbeat_token_keys_are_checked():
     good = grant_job(3)
     assert check_from_master(received(good)) is None
+    assert check_from_master(received(grant_job(3, expires_in=-0.5))) \
+        is None
     for key, value in (('storage_urls', []), ('storage_urls', [7]),
                        ('token', 5), ('token_generation', 0),
+                       ('token_expires_in', 'soon'),
+                       ('token_expires_in', 10 ** 12),
                        ('token_generation', 'x'), ('renewable', 'yes')):
         bad = dict(good)
         bad[key] = value
@@ -89,6 +95,45 @@ def test_handed_tokens_not_renewable_or_no_answer():
     with pytest.raises(SwiftAuthError) as info:
         handed.renew(handed.current())
     assert 'no new one within 0.05 s' in str(info.value)
+
+
+def test_handed_tokens_wait_for_the_next_as_the_old_one_expires():
+    clock = FakeClock()
+    asked = []
+    handed = HandedTokens(lambda: asked.append(1), wait=5, clock=clock)
+    handed.update(grant_job(1, 'old', expires_in=3.0))
+    assert handed.current().token == 'old'
+    clock.advance(3.0 - GUARD - 0.05)
+    assert handed.current().token == 'old'
+    clock.advance(0.1)                      # GUARD before it may expire
+    users = [gevent.spawn(handed.current) for _ in range(5)]
+    gevent.sleep(0.05)
+    assert not any(u.ready() for u in users)
+    # The master still holds the token (tempauth gave it again) and says
+    # it is good for longer: they go on with it.
+    handed.update(grant_job(1, 'old', expires_in=0.4))
+    gevent.joinall(users, timeout=5)
+    assert [u.value.token for u in users] == ['old'] * 5
+    clock.advance(0.35)
+    users = [gevent.spawn(handed.current) for _ in range(5)]
+    gevent.sleep(0.05)
+    assert not any(u.ready() for u in users)
+    assert handed.update(grant_job(2, 'new', expires_in=3.0))
+    gevent.joinall(users, timeout=5)
+    assert [u.value.token for u in users] == ['new'] * 5
+    assert asked == []                      # the master knew
+
+
+def test_handed_tokens_go_on_with_the_old_one_without_word():
+    clock = FakeClock()
+    handed = HandedTokens(lambda: None, wait=0.05, clock=clock)
+    handed.update(grant_job(1, 'old', expires_in=0.0))
+    assert handed.current().token == 'old'      # after 0.05 s
+    assert handed.expires_at is None            # and no more waits
+    # Without an expiry from the master (no header), nothing waits.
+    handed.update(grant_job(2, 'new'))
+    clock.advance(10 ** 6)
+    assert handed.current().token == 'new'
 
 
 # -- a worker whose token is rejected ----------------------------------------
