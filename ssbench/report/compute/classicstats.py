@@ -262,9 +262,12 @@ def _build(header, scanner, pctile):
         stop_second = int(max(scanner.stop))
         start_time = scanner.start_time
         first_second = int(scanner.min_second)
-        rps = dict(scanner.successes_per_second())
-        rps_counts = [rps.get(s, 0)
-                      for s in range(first_second, stop_second + 1)]
+        # Zeros, then the seconds with successes: a window of weeks is
+        # millions of seconds and most of them idle.
+        rps_counts = [0] * (stop_second + 1 - first_second)
+        for second, count in scanner.successes_per_second():
+            if first_second <= second <= stop_second:
+                rps_counts[second - first_second] = count
         duration = stop_second - start_time
     else:
         stop_second = start_time = first_second = duration = None

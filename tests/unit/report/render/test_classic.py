@@ -175,6 +175,15 @@ def test_rps_histogram_with_empty_seconds():
         '1,2\n2,1\n3,0\n4,1\n')
 
 
+def test_an_idle_block_of_the_rps_histogram_is_rows_of_zeros(monkeypatch):
+    # Blocks of 3 seconds: the second and the third have no success.
+    monkeypatch.setattr(classic, 'RPS_BLOCK', 3)
+    rs = crafted([res(at=10.5), res(at=19.2), res(at=19.7)])
+    assert render(classic.render_rps_histogram, rs) == (
+        '"Seconds Since Start","Requests Completed"\n' +
+        '1,1\n' + ''.join('%d,0\n' % s for s in range(2, 10)) + '10,2\n')
+
+
 def test_no_successes_at_all():
     rs = crafted([err(), err(worker=1)])
     text = render(classic.render_text, rs)
