@@ -8,6 +8,7 @@ import logging
 
 from ssbench.compat import monotonic
 from ssbench.errors import SwiftAuthError
+from ssbench.measure.record import MAX_SECONDS
 from ssbench.swift.auth import RETRY_INTERVAL
 from ssbench.wire import protocol
 
@@ -65,6 +66,10 @@ class WorkerConfig(object):
             # Never waits: the dispatch loop calls this.
             grant = credentials.current(wait=False)
             expires_in = credentials.expires_in()
+            if expires_in is not None and expires_in >= MAX_SECONDS:
+                # Decades away (a Keystone that says 2099): no run sees
+                # it, and the workers' check refuses a span that long.
+                expires_in = None
             renewable = credentials.renewable
             insecure = credentials.auth.insecure
             cacert = credentials.auth.os_cacert

@@ -8,6 +8,7 @@ from ssbench.errors import SwiftAuthError
 from ssbench.master.workerconfig import WorkerConfig
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.wire import protocol
+from ssbench.wire.messagecheck import check_from_master
 from ssbench.wire.protocol import CONFIGURE, PROTOCOL_VERSION, configure_job
 from tests.clocks import FakeClock
 
@@ -112,6 +113,14 @@ def test_renewal_before_expiry():
 def test_no_expiry_said_none_sent():
     worker_config, _ = config(FakeClock())
     assert 'token_expires_in' not in worker_config.broadcast()
+
+
+def test_an_expiry_decades_away_is_not_sent_and_the_job_passes():
+    # A Keystone stub's token of 2020 that expires in 2099.
+    worker_config, _ = config(FakeClock(), lifetime=2.5e9)
+    job = worker_config.broadcast()
+    assert job['token'] == 'tk1' and 'token_expires_in' not in job
+    assert check_from_master(protocol.unpack(protocol.pack(job))) is None
 
 
 def test_each_renewal_is_a_run_event():
