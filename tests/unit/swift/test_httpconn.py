@@ -24,7 +24,8 @@ pytestmark = pytest.mark.timeout(60)
 @pytest.fixture(autouse=True, params=['threads', 'gevent'])
 def sockets(request, monkeypatch):
     """Every test runs on the standard library's sockets, and on gevent's
-    as in a worker (monkey-patched)."""
+    as in a worker (monkey-patched), where a plain TCP connection waits
+    through watchers of its own (httpconn._GreenIO)."""
     if request.param == 'gevent':
         import gevent.socket
         monkeypatch.setattr(socket, 'create_connection',
@@ -63,13 +64,19 @@ class Wrapped(object):
 
 
 def wrap(conn, kind):
-    """Put kind(socket) in place of the connection's socket; returns a
-    function that puts it back."""
-    real = conn.sock
+    """Put kind(socket) in place of the connection's socket and, under
+    gevent, of the socket below gevent's, which the connection calls
+    directly; returns a function that puts them back."""
+    real, green = conn.sock, conn._green
     conn.sock = kind(real)
+    if green is not None:
+        raw = green.raw
+        green.raw = kind(raw)
 
     def unwrap():
         conn.sock = real
+        if green is not None:
+            green.raw = raw
     return unwrap
 
 
@@ -775,6 +782,107 @@ def test_a_discarded_body_is_bounded_per_receive_only():
     conn.network_timeout = 5
     assert conn.discard_body() == 50
     assert clock.now - 100.0 > 50
+
+
+def test_under_gevent_an_answer_is_waited_for_then_read_once(
+        server, conn, sockets):
+    """No receive is tried before the answer can be there: one receive
+    for a small answer, none that fails."""
+    server.replies.extend([ok(b'one'), ok(b'two')])
+    assert exchange(conn)[1] == b'one'
+    if sockets == 'threads':
+        assert conn._green is None
+        return
+    calls = []
+
+    class Spy(Wrapped):
+        def recv_into(self, buf, nbytes=0):
+            try:
+                got = self.real.recv_into(buf, nbytes)
+            except socket.error as exc:
+                calls.append(exc.args[0])
+                raise
+            calls.append(got)
+            return got
+    unwrap = wrap(conn, Spy)
+    assert exchange(conn)[1] == b'two'
+    unwrap()
+    assert len(calls) == 1 and calls[0] > 0
+
+
+def answer_when(released, reply):
+    """A HeadServer action: answer `reply` once `released` is set."""
+    def action(sock, head, rest, stopping):
+        released.wait(10)
+        released.clear()
+        sock.sendall(reply)
+        return rest
+    return action
+
+
+def block_then_release(block, released):
+    """A greenlet's work: block the whole thread (and so gevent's loop,
+    whose clock then lags) for `block` seconds, let the loop turn once
+    (a timer due by now fires in that turn), then have the server
+    answer."""
+    import gevent
+    from gevent.monkey import get_original
+    get_original('time', 'sleep')(block)
+    gevent.sleep(0)
+    gevent.sleep(0.01)
+    released.set()
+
+
+def test_every_wait_has_the_whole_network_timeout(heads, sockets):
+    """network_timeout bounds each wait for an answer, not the sum of a
+    kept-alive connection's waits: a libev timer started again after a
+    stop keeps only what was left of it (after 20 s of waiting, summed
+    over its requests, a connection of a 20 s timeout timed out at
+    once)."""
+    released = threading.Event()
+    heads.actions.extend(answer_when(released, ok(b'%d' % i))
+                         for i in range(7))
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 1.0)
+    try:
+        conn.connect()
+        if sockets == 'threads':
+            assert conn._green is None
+            return
+        import gevent
+        for i in range(7):
+            # Seven waits of 0.15 s or more outlast one timeout, however
+            # slow the machine; each stays well within its own.
+            blocker = gevent.spawn(block_then_release, 0.15, released)
+            assert exchange(conn)[1] == b'%d' % i
+            blocker.join()
+    finally:
+        released.set()        # a server thread still waiting answers
+        conn.close()
+
+
+def test_a_wait_after_a_blocked_loop_has_the_whole_timeout(heads, sockets):
+    """A wait begun outside the loop's callbacks (here the main greenlet)
+    after the loop was blocked longer than network_timeout does not
+    time out at once: libev times a timer from the loop's clock as of
+    its last turn unless told to read the clock again."""
+    import gevent
+    from gevent.monkey import get_original
+    released = threading.Event()
+    heads.actions.extend([answer(ok(b'one')),
+                          answer_when(released, ok(b'two'))])
+    conn = HTTPConnection('127.0.0.1', heads.port, 5, 0.7)
+    try:
+        assert exchange(conn)[1] == b'one'
+        if sockets == 'threads':
+            assert conn._green is None
+            return
+        get_original('time', 'sleep')(0.8)       # the loop is blocked
+        blocker = gevent.spawn(block_then_release, 0, released)
+        assert exchange(conn)[1] == b'two'
+        blocker.join()
+    finally:
+        released.set()
+        conn.close()
 
 
 def test_header_lines_in_one_go_as_line_by_line():
