@@ -308,49 +308,67 @@ def build_parser():
     parser = argparse.ArgumentParser(
         description=__doc__.split('\n')[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    add = parser.add_argument
-    add('--duration', type=float, default=3600.0,
+    parser.add_argument(
+        '--duration', type=float, default=3600.0,
         help='seconds of the benchmark phase (run-scenario -r)')
-    add('--rate', type=float, default=20.0,
+    parser.add_argument(
+        '--rate', type=float, default=20.0,
         help='jobs per second intended (run-scenario --rate)')
-    add('--users', type=int, default=16,
+    parser.add_argument(
+        '--users', type=int, default=16,
         help='cap of jobs in flight (run-scenario -u)')
-    add('--workers', type=int, default=2, help='worker processes, ids 1..N')
-    add('--fault-every', type=float, default=300.0,
+    parser.add_argument(
+        '--workers', type=int, default=2, help='worker processes, ids 1..N')
+    parser.add_argument(
+        '--fault-every', type=float, default=300.0,
         help='seconds between faults (the first that far into the run)')
-    add('--plan', default=','.join(soakfaults.PLAN),
-        help='the faults, done in turn, one every --fault-every: any of '
-             + ', '.join(soakfaults.PLAN))
-    add('--down-seconds', type=float, default=5.0,
+    parser.add_argument(
+        '--plan', default=','.join(soakfaults.PLAN),
+        help='the faults, done in turn, one every --fault-every: any of ' +
+        ', '.join(soakfaults.PLAN))
+    parser.add_argument(
+        '--down-seconds', type=float, default=5.0,
         help='how long the object server stays killed')
-    add('--stall-seconds', type=float, default=5.0,
+    parser.add_argument(
+        '--stall-seconds', type=float, default=5.0,
         help='how long the network to Swift stalls before the reset')
-    add('--worker-pause', type=float, default=2.0,
+    parser.add_argument(
+        '--worker-pause', type=float, default=2.0,
         help='seconds between killing a worker and starting it again')
-    add('--sample-every', type=float, default=5.0,
+    parser.add_argument(
+        '--sample-every', type=float, default=5.0,
         help='seconds between RSS samples')
-    add('--scenario', default=SCENARIO)
-    add('--out', default='/var/tmp/ssbench-soak-run',
+    parser.add_argument('--scenario', default=SCENARIO)
+    parser.add_argument(
+        '--out', default='/var/tmp/ssbench-soak-run',
         help='directory of the stats file, logs, marks, report and '
-             'summary.json (their earlier versions are replaced)')
-    add('--auth-url',
-        help='a v1.0 auth URL of a running tools/saio Swift (of --saio-dir) '
-             'that the soak may disturb; default: start its own')
-    add('--user', default='test:tester')
-    add('--key', default='testing')
-    add('--saio-dir', default=SAIO_DIR, help='SAIO_DIR of its Swift')
-    add('--port-offset', type=int, default=100,
+        'summary.json (their earlier versions are replaced)')
+    parser.add_argument(
+        '--auth-url',
+        help='a v1.0 auth URL of a running tools/saio Swift (of '
+        '--saio-dir) that the soak may disturb; default: start its own')
+    parser.add_argument('--user', default='test:tester')
+    parser.add_argument('--key', default='testing')
+    parser.add_argument(
+        '--saio-dir', default=SAIO_DIR, help='SAIO_DIR of its Swift')
+    parser.add_argument(
+        '--port-offset', type=int, default=100,
         help='SAIO_PORT_OFFSET of its Swift')
-    add('--saio-venv', default=SAIO_VENV,
+    parser.add_argument(
+        '--saio-venv', default=SAIO_VENV,
         help='SAIO_VENV: the Swift virtualenv to reuse')
-    add('--keep-swift', action='store_true',
+    parser.add_argument(
+        '--keep-swift', action='store_true',
         help='leave its own Swift running at the end')
-    add('--python', default=sys.executable,
+    parser.add_argument(
+        '--python', default=sys.executable,
         help='interpreter of master, workers and report')
-    add('--timeout', type=float, default=None,
+    parser.add_argument(
+        '--timeout', type=float, default=None,
         help='stop everything after this many seconds (default: '
-             'duration + 900)')
-    add('--seed', type=int, default=None, help='run-scenario --seed')
+        'duration + 900)')
+    parser.add_argument(
+        '--seed', type=int, default=None, help='run-scenario --seed')
     return parser
 
 
