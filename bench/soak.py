@@ -76,10 +76,11 @@ def start_group(argv, log_path, env=None):
     """Popen of argv in a process group of its own (so that it and
     whatever it starts can be signalled together), output to log_path."""
     with open(log_path, 'ab') as log:
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=open(os.devnull, 'rb'), cwd=ROOT,
-                                env=env, preexec_fn=os.setsid,
-                                close_fds=True)
+        with open(os.devnull, 'rb') as nothing:
+            return subprocess.Popen(argv, stdout=log,
+                                    stderr=subprocess.STDOUT, stdin=nothing,
+                                    cwd=ROOT, env=env, preexec_fn=os.setsid,
+                                    close_fds=True)
 
 
 def stop_group(proc, first=signal.SIGTERM, grace=GRACE):
@@ -434,6 +435,13 @@ class Soak(object):
             if os.path.exists(path):
                 os.remove(path)
         if self.own_swift:
+            if self.saio.up():
+                # Another soak's, most likely: stopping it at the end
+                # would pull it from under that run.
+                raise SoakError(
+                    'a Swift already runs in %s; give another --saio-dir '
+                    'and --port-offset, or --auth-url to use that one' %
+                    args.saio_dir)
             self.say('starting its Swift (SAIO_DIR=%s, ports +%d)' % (
                 args.saio_dir, args.port_offset))
             self.swift_started = True
@@ -495,10 +503,22 @@ class Soak(object):
             time.sleep(0.2)
         self.master_status = self.master.wait()
         if self.runner is not None:
+            # A fault still under way cuts its waits short.
+            self.stop_event.set()
             self.runner.join(60)
 
     def stop(self):
-        """Stop everything it started (safe to call twice)."""
+        """Stop everything it started (safe to call twice), deaf to
+        SIGINT and SIGTERM meanwhile: each step is bounded in time."""
+        handlers = [(sig, signal.signal(sig, signal.SIG_IGN))
+                    for sig in (signal.SIGINT, signal.SIGTERM)]
+        try:
+            self._stop()
+        finally:
+            for sig, handler in handlers:
+                signal.signal(sig, handler)
+
+    def _stop(self):
         self.stop_event.set()
         if self.master is not None and self.master.poll() is None:
             # SIGINT: the master keeps what it received and gzips the file.

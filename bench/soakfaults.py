@@ -34,18 +34,27 @@ class Saio(object):
         if venv:
             self.env['SAIO_VENV'] = venv
 
-    def run(self, *args, **kwargs):
-        """tools/saio ARGS...: its output; SoakError if it fails."""
+    def _saio(self, args):
         proc = subprocess.Popen([SAIO] + list(args), env=self.env,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
         out = proc.communicate()[0].decode('utf-8', 'replace')
-        if proc.returncode != 0 and not kwargs.get('check') is False:
+        return proc.returncode, out
+
+    def run(self, *args, **kwargs):
+        """tools/saio ARGS...: its output; SoakError if it fails (unless
+        check=False)."""
+        status, out = self._saio(args)
+        if status != 0 and kwargs.get('check', True):
             raise SoakError('tools/saio %s (SAIO_DIR=%s) failed: %s' % (
                 ' '.join(args), self.saio_dir,
                 out.strip().splitlines()[-1] if out.strip() else
-                'exit status %d' % proc.returncode))
+                'exit status %d' % status))
         return out
+
+    def up(self):
+        """Does `tools/saio status` say this instance runs?"""
+        return self._saio(['status'])[0] == 0
 
     def credentials(self):
         """(auth URL, user, key) that `tools/saio env` prints."""
