@@ -54,6 +54,10 @@ SAIO_VENV = '/var/tmp/ssbench-saio/venv'
 # Seconds a stopped process gets between SIGTERM (SIGINT for the master)
 # and SIGKILL.
 GRACE = 10.0
+# The master reads the mark file every half second and stamps a mark when
+# it reads it: a fault waits this long after its begin mark, so that the
+# mark comes before the fault's effects on the timeline.
+MARK_SETTLE = 0.6
 
 
 class Interrupted(Exception):
@@ -235,6 +239,7 @@ class FaultRunner(threading.Thread):
                      'end_mark': None, 'detail': None}
             self.done.append(fault)
             self.mark(fault['begin_mark'])
+            self.stop_event.wait(MARK_SETTLE)
             try:
                 fault['detail'] = getattr(self.faults, name)()
             except Exception as exc:
@@ -328,6 +333,9 @@ def build_parser():
         help='the faults, done in turn, one every --fault-every: any of ' +
         ', '.join(soakfaults.PLAN))
     parser.add_argument(
+        '--faults', type=int, default=None,
+        help='how many faults (default: as many as the run has slots for)')
+    parser.add_argument(
         '--down-seconds', type=float, default=5.0,
         help='how long the object server stays killed')
     parser.add_argument(
@@ -388,13 +396,16 @@ def check_args(parser, args):
     # The k-th fault has the k-th slot of --fault-every seconds; the last
     # slot ends by the end of the run, so that its end mark is stored.
     slots = int(args.duration // args.fault_every) - 1
-    if slots < len(plan):
+    wanted = len(plan) if args.faults is None else args.faults
+    if args.faults is not None and args.faults < 1:
+        parser.error('--faults must be at least 1')
+    if slots < wanted:
         parser.error('--duration %.0f leaves room for %d fault(s) every '
-                     '%.0f s; the plan has %d: give at least %.0f s' % (
+                     '%.0f s; %d need at least %.0f s' % (
                          args.duration, max(slots, 0), args.fault_every,
-                         len(plan), (len(plan) + 1) * args.fault_every))
+                         wanted, (wanted + 1) * args.fault_every))
     args.plan = plan
-    args.fault_count = slots
+    args.fault_count = slots if args.faults is None else args.faults
     if args.timeout is None:
         args.timeout = args.duration + 900.0
     return args
@@ -470,7 +481,7 @@ class Soak(object):
                 '--zmq-work-port', str(ports[0]),
                 '--zmq-results-port', str(ports[1]),
                 '-A', auth_url, '-U', args.user, '-K', args.key,
-                '-S', storage, '--retry-backoff', '-R',
+                '-S', storage, '--retry-backoff', '-k', '-R',
                 '--progress', 'none']
         if args.seed is not None:
             argv += ['--seed', str(args.seed)]

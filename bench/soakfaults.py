@@ -48,8 +48,7 @@ class Saio(object):
         if status != 0 and kwargs.get('check', True):
             raise SoakError('tools/saio %s (SAIO_DIR=%s) failed: %s' % (
                 ' '.join(args), self.saio_dir,
-                out.strip().splitlines()[-1] if out.strip() else
-                'exit status %d' % status))
+                last_line(out) or 'exit status %d' % status))
         return out
 
     def up(self):
@@ -96,6 +95,11 @@ def flush_memcached(address, timeout=5.0):
             address + (answer,)))
 
 
+def last_line(text):
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ''
+
+
 class Faults(object):
     """The faults of the plan, on the soak's Swift (`saio`, its proxy on
     `proxy_port`), its relay and its workers (a soak.Workers)."""
@@ -112,16 +116,17 @@ class Faults(object):
 
     def proxy(self):
         """The proxy the workers reach restarted (tools/saio restart)."""
-        name = 'proxy-%d' % self.proxy_port
-        self.saio.run('restart', name)
-        return '%s restarted' % name
+        return last_line(self.saio.run('restart',
+                                       'proxy-%d' % self.proxy_port))
 
     def object(self):
         """The object server killed, started again after a while."""
+        began = time.time()
         self.saio.run('kill', 'object')
         self.sleep(self.options.down_seconds)
         self.saio.run('start')
-        return 'object server down %.0f s' % self.options.down_seconds
+        return 'object server killed, up again %.1f s later' % (
+            time.time() - began)
 
     def network(self):
         """The relay between workers and proxy forwards nothing for a
