@@ -1,14 +1,18 @@
-"""Smoke test of the local Swift that tools/saio runs (and tools/keystone).
+"""Smoke test of the local Swift that tools/saio runs (and tools/keystone),
+and of a second instance beside it that is killed and restarted.
 
 Skipped, with the reason printed, unless `tools/saio status` says Swift is
 up (start it with `tools/saio start`, as root); the Keystone test likewise
-needs `tools/keystone status`. Every request has a timeout.
+needs `tools/keystone status`, the second instance root. Every request and
+command has a timeout.
 """
 from __future__ import absolute_import, division, print_function
 
 import hashlib
 import json
 import os
+import re
+import socket
 import uuid
 
 import pytest
@@ -34,6 +38,11 @@ AUTH_URL_2 = 'http://127.0.0.1:8090/auth/v1.0'
 USER, KEY = 'test:tester', 'testing'
 REQUEST_TIMEOUT = 10
 STATUS_TIMEOUT = 30
+SHARED_DIR = os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio')
+# One tools/saio command on the second instance (start takes ~25 s on a
+# loaded 2-core machine: ring building and the servers' imports).
+COMMAND_TIMEOUT = 120
+TOKEN_LIFE = 600
 
 
 def request(method, url, headers=None, body=None):
@@ -170,3 +179,114 @@ def test_keystone_v3_token_and_swift_through_8081(keystone):
     assert 200 <= status < 300, status
     status, _, _ = request('HEAD', urls[0], {'X-Auth-Token': 'bogus'})
     assert status == 401, status
+
+
+def listening(port):
+    sock = socket.socket()
+    sock.settimeout(2)
+    try:
+        return sock.connect_ex(('127.0.0.1', port)) == 0
+    finally:
+        sock.close()
+
+
+def free_offset():
+    """A port offset (multiple of 1000) at which no port of an instance
+    is taken: a soak may run its own instance at one of them."""
+    for offset in range(1000, 10000, 1000):
+        ports = [p + offset for p in (8080, 8090, 6200, 6201, 6202, 11311)]
+        if not any(listening(port) for port in ports):
+            return offset
+    pytest.skip('no free port offset for a second local Swift')
+
+
+def shared_proxy_pids():
+    pids = []
+    for name in ('proxy-8080', 'proxy-8090'):
+        with open(os.path.join(SHARED_DIR, 'run', name + '.pid')) as fp:
+            pids.append(fp.read().strip())
+    return pids
+
+
+@pytest.fixture
+def second_saio(saio, tmpdir):
+    """(saio(*args) -> Ran, state dir, offset) of a second instance in
+    tmpdir, on the shared instance's virtualenv; destroyed (stopped,
+    unmounted, removed) at teardown."""
+    if os.geteuid() != 0:
+        pytest.skip('a second local Swift needs root (mount, /etc/swift)')
+    state = str(tmpdir.join('saio'))
+    offset = free_offset()
+    env = {'SAIO_DIR': state, 'SAIO_PORT_OFFSET': str(offset),
+           'SAIO_VENV': os.path.join(SHARED_DIR, 'venv'),
+           'SAIO_TOKEN_LIFE': str(TOKEN_LIFE)}
+
+    def saio_command(*args):
+        return support.run([SAIO] + list(args), COMMAND_TIMEOUT, env=env)
+    try:
+        yield saio_command, state, offset
+    finally:
+        ran = saio_command('destroy')
+        assert ran.status == 0, ran
+        assert not os.path.exists(state)
+
+
+def test_second_instance_killed_and_restarted_beside_the_shared_one(
+        second_saio):
+    from swiftclient import client
+    saio_command, state, offset = second_saio
+    proxy, proxy_name = 8080 + offset, 'proxy-%d' % (8080 + offset)
+    shared_pids = shared_proxy_pids()
+    with open('/etc/swift/swift.conf', 'rb') as fp:
+        swift_conf = fp.read()
+
+    ran = saio_command('start')
+    assert ran.status == 0, ran
+    auth_url = 'http://127.0.0.1:%d/auth/v1.0' % proxy
+    ran = saio_command('env')
+    assert 'export ST_AUTH=%s ST_USER=test:tester' % auth_url in ran.out, ran
+    status, headers, _ = request(
+        'GET', auth_url, {'X-Auth-User': USER, 'X-Auth-Key': KEY})
+    assert status == 200, status
+    assert 0 < int(headers['x-auth-token-expires']) <= TOKEN_LIFE, headers
+
+    swift = client.Connection(auth_url, USER, KEY, retries=0,
+                              timeout=REQUEST_TIMEOUT)
+    container, body = 'second-saio', os.urandom(1000)
+    swift.put_container(container)
+    swift.put_object(container, 'obj', body)
+    assert swift.get_object(container, 'obj')[1] == body
+    access = os.path.join(state, 'log', 'proxy-%d.access' % proxy)
+    with open(access) as fp:
+        assert ' /v1/AUTH_test/second-saio/obj ' in fp.read()
+
+    ran = saio_command('kill', 'object')
+    assert ran.status == 0, ran
+    with pytest.raises(client.ClientException) as failed:
+        swift.get_object(container, 'obj')
+    assert failed.value.http_status == 503, failed.value
+    ran = saio_command('start')
+    assert ran.status == 0, ran
+    assert 'started: object\n' in ran.err, ran
+    assert swift.get_object(container, 'obj')[1] == body
+
+    ran = saio_command('restart', proxy_name)
+    assert ran.status == 0, ran
+    assert re.match(r'restarted %s in [0-9.]+s$' % proxy_name,
+                    ran.out.strip()), ran
+    assert swift.get_object(container, 'obj')[1] == body
+
+    ran = saio_command('kill', 'proxy-8080')
+    assert ran.status == 1, ran
+    assert ran.err.count('\n') == 1, ran
+    assert "unknown server 'proxy-8080'" in ran.err, ran
+
+    ran = saio_command('stop')
+    assert ran.status == 0, ran
+    assert not listening(proxy)
+    assert shared_proxy_pids() == shared_pids
+    with open('/etc/swift/swift.conf', 'rb') as fp:
+        assert fp.read() == swift_conf
+    token, url = authenticate()
+    status, _, _ = request('HEAD', url, {'X-Auth-Token': token})
+    assert 200 <= status < 300, status

@@ -14,16 +14,14 @@ import pytest
 
 from ssbench.compat import PY2
 from ssbench.errors import ScenarioError, SwiftError
-from ssbench.s3 import cleanup, keyring
-from ssbench.s3.client import S3Client
+from ssbench.s3 import cleanup
+from tests import s3fake
 from tests.clocks import FakeClock
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
     from urllib import quote, unquote
     from urlparse import parse_qsl, urlsplit
 else:
-    from http.server import BaseHTTPRequestHandler, HTTPServer
     from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 pytestmark = pytest.mark.timeout(30)
@@ -150,15 +148,10 @@ class FakeS3(object):
         return _xml('DeleteResult', errors)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
+class _Stateful(s3fake.Handler):
+    """Hands each request to server.fake (a FakeS3)."""
 
-    def log_message(self, *args):
-        pass
-
-    def _handle(self):
-        length = int(self.headers.get('Content-Length') or 0)
-        body = self.rfile.read(length) if length else b''
+    def respond(self, body):
         parts = urlsplit(self.path)
         path = unquote(parts.path)
         if PY2:  # pragma: no cover - exercised by the 2.7 run
@@ -168,33 +161,16 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             fake.requests.append((self.command, path, dict(query)))
             status, reply = fake.answer(self.command, path, query, body)
-        self.send_response(status)
-        self.send_header('Content-Length', str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    do_GET = do_PUT = do_POST = do_DELETE = _handle
+        self.reply(status, reply)
 
 
 @pytest.fixture
 def fake():
-    httpd = HTTPServer(('127.0.0.1', 0), _Handler)
-    httpd.fake = FakeS3()
-    thread = threading.Thread(target=httpd.serve_forever,
-                              kwargs={'poll_interval': 0.05})
-    thread.daemon = True
-    thread.start()
-    clock = FakeClock(NOON)
-    made = keyring.KeyMaker('AKID', 'secret', 'us-east-1', clock=clock)
-    ring = keyring.Keyring.from_wire(made.wire_form())
-    httpd.fake.client = S3Client(
-        'http://127.0.0.1:%d' % httpd.server_address[1], lambda: ring,
-        now=clock, retries=0)
-    yield httpd.fake
-    httpd.fake.client.close()
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(5)
+    with s3fake.serving(_Stateful, fake=FakeS3()) as httpd:
+        httpd.fake.client = s3fake.client_of(httpd.url, FakeClock(NOON),
+                                             'secret', 0)
+        yield httpd.fake
+        httpd.fake.client.close()
 
 
 def test_bucket_names_match_as_the_swift_path_matches_containers():

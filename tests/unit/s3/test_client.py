@@ -7,21 +7,15 @@ from __future__ import absolute_import, division, print_function
 import calendar
 import collections
 import hashlib
-import threading
 
 import pytest
 
-from ssbench.compat import PY2
 from ssbench.s3 import batchdelete, keyring, multipart, sigv4
-from ssbench.s3.client import S3Access, S3Client, host_header
+from ssbench.s3.client import S3Access, host_header
 from ssbench.s3.operation import content_md5
 from ssbench.swift.outcome import SwiftRequestError
+from tests import s3fake
 from tests.clocks import FakeClock
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
-else:
-    from http.server import BaseHTTPRequestHandler, HTTPServer
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -31,45 +25,29 @@ ERROR = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code>'
          b'<Message>%s</Message></Error>')
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
+class _Scripted(s3fake.Handler):
+    """Answers each request with the next (status, body) of
+    server.script (200 and nothing once it is empty), keeping
+    (method, path, headers, body) of each in server.seen."""
 
-    def log_message(self, *args):
-        pass
-
-    def _handle(self):
-        length = int(self.headers.get('Content-Length') or 0)
-        body = self.rfile.read(length) if length else b''
+    def respond(self, body):
         server = self.server
-        server.seen.append((self.command, self.path,
-                            dict((k.lower(), v)
-                                 for k, v in self.headers.items()), body))
-        status, reply = server.script.popleft() if server.script else \
-            (200, b'')
-        self.send_response(status)
-        self.send_header('Content-Length', str(len(reply)))
-        self.send_header('x-amz-request-id', 'req%d' % len(server.seen))
-        self.end_headers()
-        if self.command != 'HEAD':
-            self.wfile.write(reply)
-
-    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
+        with server.lock:
+            server.seen.append((self.command, self.path,
+                                dict((k.lower(), v)
+                                     for k, v in self.headers.items()),
+                                body))
+            status, reply = server.script.popleft() if server.script \
+                else (200, b'')
+            request_id = 'req%d' % len(server.seen)
+        self.reply(status, reply, [('x-amz-request-id', request_id)])
 
 
 @pytest.fixture
 def server():
-    httpd = HTTPServer(('127.0.0.1', 0), _Handler)
-    httpd.seen = []
-    httpd.script = collections.deque()
-    thread = threading.Thread(target=httpd.serve_forever,
-                              kwargs={'poll_interval': 0.05})
-    thread.daemon = True
-    thread.start()
-    httpd.url = 'http://127.0.0.1:%d' % httpd.server_address[1]
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(5)
+    with s3fake.serving(_Scripted, seen=[],
+                        script=collections.deque()) as httpd:
+        yield httpd
 
 
 def maker(clock, region='us-east-1'):
@@ -77,12 +55,7 @@ def maker(clock, region='us-east-1'):
 
 
 def client_of(server, clock, **kwargs):
-    made = maker(clock, kwargs.get('region', 'us-east-1'))
-    ring = [keyring.Keyring.from_wire(made.wire_form())]
-    client = S3Client(server.url, lambda: ring[0], now=clock, retries=2,
-                      **kwargs)
-    client.ring = ring
-    return client
+    return s3fake.client_of(server.url, clock, SECRET, 2, **kwargs)
 
 
 def expected_authorization(method, path, query, host, amz_date, payload,

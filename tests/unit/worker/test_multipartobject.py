@@ -6,28 +6,23 @@ from __future__ import absolute_import, division, print_function
 import calendar
 import hashlib
 import re
-import threading
 
 import pytest
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.compat import PY2
-from ssbench.s3 import keyring, multipart
-from ssbench.s3.client import S3Client
+from ssbench.s3 import multipart
 from ssbench.swift.outcome import SwiftRequestError
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.worker.execution import SwiftJobs
 from ssbench.worker.multipartobject import MultipartObjects
+from tests import s3fake
 from tests.clocks import FakeClock
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
-    from SocketServer import ThreadingMixIn
     from urlparse import parse_qsl, urlsplit
 else:
-    from http.server import BaseHTTPRequestHandler, HTTPServer
-    from socketserver import ThreadingMixIn
     from urllib.parse import parse_qsl, urlsplit
 
 pytestmark = pytest.mark.timeout(30)
@@ -39,30 +34,14 @@ ERROR = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>%s</Code>'
          b'<Message>%s</Message></Error>')
 
 
-class _S3(BaseHTTPRequestHandler):
+class _S3(s3fake.Handler):
     """Objects and multipart uploads in memory (server.objects,
     server.uploads); server.fail_parts maps a part number to the status
     its UploadPart answers, server.complete_error the S3 code of an
     <Error> that Complete's 200 carries, server.abort_status the status
     of a refused AbortMultipartUpload."""
 
-    protocol_version = 'HTTP/1.1'
-
-    def log_message(self, *args):
-        pass
-
-    def _reply(self, status, body=b'', headers=()):
-        self.send_response(status)
-        self.send_header('Content-Length', str(len(body)))
-        for name, value in headers:
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != 'HEAD':
-            self.wfile.write(body)
-
-    def _handle(self):
-        length = int(self.headers.get('Content-Length') or 0)
-        body = self.rfile.read(length) if length else b''
+    def respond(self, body):
         parts = urlsplit(self.path)
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         key = parts.path
@@ -76,20 +55,20 @@ class _S3(BaseHTTPRequestHandler):
         if 'uploads' in query:
             upload_id = 'up%d' % len(server.seen)
             server.uploads[upload_id] = {}
-            return self._reply(200, (
+            return self.reply(200, (
                 '<InitiateMultipartUploadResult><Key>%s</Key><UploadId>%s'
                 '</UploadId></InitiateMultipartUploadResult>' % (
                     key, upload_id)).encode('ascii'))
         stored = server.uploads.pop(query['uploadId'])
         if server.complete_error:
             # S3 answers at once and sends white space while it works.
-            return self._reply(200, b'\n  ' + ERROR % (
+            return self.reply(200, b'\n  ' + ERROR % (
                 server.complete_error, b'We encountered an internal error'))
         etags = re.findall(br'<ETag>"([0-9a-f]+)"</ETag>', body)
         numbers = sorted(stored)
         assert etags == [stored[n][1] for n in numbers]
         server.objects[key] = b''.join(stored[n][0] for n in numbers)
-        self._reply(200, (
+        self.reply(200, (
             '<CompleteMultipartUploadResult><Key>%s</Key><ETag>"%s"</ETag>'
             '</CompleteMultipartUploadResult>' % (
                 key, multipart.multipart_etag(
@@ -101,58 +80,40 @@ class _S3(BaseHTTPRequestHandler):
         number = int(query['partNumber'])
         status = server.fail_parts.get(number)
         if status:
-            return self._reply(status, ERROR % (b'InternalError', b'oops'))
+            return self.reply(status, ERROR % (b'InternalError', b'oops'))
         etag = hashlib.md5(body).hexdigest().encode('ascii')
         server.uploads[query['uploadId']][number] = (body, etag)
-        self._reply(200, headers=[('ETag', '"%s"' % etag.decode('ascii'))])
+        self.reply(200, headers=[('ETag', '"%s"' % etag.decode('ascii'))])
 
     def _get(self, key, query, body):
-        self._reply(200, self.server.objects[key])
+        self.reply(200, self.server.objects[key])
 
     def _head(self, key, query, body):
         found = self.server.objects.get(key)
-        self._reply(404 if found is None else 200)
+        self.reply(404 if found is None else 200)
 
     def _delete(self, key, query, body):
         if 'uploadId' in query and self.server.abort_status:
-            return self._reply(self.server.abort_status,
-                               ERROR % (b'AccessDenied', b'no'))
+            return self.reply(self.server.abort_status,
+                              ERROR % (b'AccessDenied', b'no'))
         if 'uploadId' in query:
             self.server.uploads.pop(query['uploadId'], None)
             self.server.aborted.append(query['uploadId'])
         else:
             self.server.objects.pop(key, None)
-        self._reply(204)
-
-    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
-
-
-class _Server(ThreadingMixIn, HTTPServer):
-    daemon_threads = True
+        self.reply(204)
 
 
 @pytest.fixture
 def s3():
-    httpd = _Server(('127.0.0.1', 0), _S3)
-    httpd.lock = threading.Lock()
-    httpd.seen, httpd.objects, httpd.uploads = [], {}, {}
-    httpd.aborted, httpd.fail_parts, httpd.complete_error = [], {}, None
-    httpd.abort_status = None
-    thread = threading.Thread(target=httpd.serve_forever,
-                              kwargs={'poll_interval': 0.05})
-    thread.daemon = True
-    thread.start()
-    clock = FakeClock(NOON)
-    made = keyring.KeyMaker('AKID', 'the-secret', 'us-east-1', clock=clock)
-    ring = keyring.Keyring.from_wire(made.wire_form())
-    client = S3Client('http://127.0.0.1:%d' % httpd.server_address[1],
-                      lambda: ring, now=clock, retries=1)
-    client.server = httpd
-    yield client
-    client.close()
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(5)
+    with s3fake.serving(_S3, seen=[], objects={}, uploads={}, aborted=[],
+                        fail_parts={}, complete_error=None,
+                        abort_status=None) as httpd:
+        client = s3fake.client_of(httpd.url, FakeClock(NOON), 'the-secret',
+                                  1)
+        client.server = httpd
+        yield client
+        client.close()
 
 
 def job(kind, size=None, **more):
