@@ -278,9 +278,11 @@ def run_report(python, stats, out_path, timeout):
     argv = [python, '-m', 'ssbench.cli.master', 'report-scenario',
             '-s', stats, '--json', '-']
     began = time.time()
-    with open(out_path, 'wb') as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE,
-                                cwd=ROOT, preexec_fn=os.setsid)
+    err_path = out_path + '.err'
+    with open(out_path, 'wb') as out, open(err_path, 'wb') as err:
+        # Its stderr to a file: a pipe nobody reads could fill and stall it.
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT,
+                                preexec_fn=os.setsid)
         deadline = began + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -294,8 +296,9 @@ def run_report(python, stats, out_path, timeout):
     proc.returncode = status
     seconds = time.time() - began
     if status != 0:
-        raise SoakError('report-scenario --json failed: %s' % (
-            proc.stderr.read().decode('utf-8', 'replace').strip()[-500:],))
+        with open(err_path, 'rb') as err:
+            said = err.read()[-500:].decode('utf-8', 'replace').strip()
+        raise SoakError('report-scenario --json failed: %s' % (said,))
     # ru_maxrss is in KB on Linux.
     return seconds, usage.ru_maxrss / 1024.0
 
