@@ -13,8 +13,8 @@ generation however many workers ask, and sends the new one.  It also
 renews a token ahead of its expiry when the auth server said when that is
 (ssbench.swift.auth.Credentials), and then each CONFIGURE says how many
 seconds the token has until it may expire (`token_expires_in`): from
-GUARD before that, a worker's requests wait for the next token instead
-of meeting a 401.
+HANDED_GUARD before that, a worker's requests wait for the next token
+instead of meeting a 401.
 
 The work socket is PUSH: a message goes to one worker, round-robin, and the
 master cannot choose which.  So the master sends one copy per live worker
@@ -35,6 +35,13 @@ from ssbench.swift.expiry import GUARD
 
 log = logging.getLogger(__name__)
 
+# A worker counts a handed token's life from when its CONFIGURE is read,
+# which may be late: the message waits in the master's and the worker's
+# queues, longest on a busy host (a 401 met that way in an e2e run of two
+# suites at once, load average 10-20).  So its requests wait for the next
+# token this much earlier than the master's own would.
+HANDED_GUARD = GUARD + 0.75
+
 
 class HandedTokens(object):
     """A worker's token source when its master configured it.
@@ -43,8 +50,8 @@ class HandedTokens(object):
     401 calls `ask()` once per rejected generation (the worker then sends
     a heartbeat that says so) and waits up to `wait` seconds for a newer
     token; callers that got the same 401 wait for the same answer.
-    current() waits the same way, without asking (the master knows), once
-    the token may have expired.
+    current() waits the same way, without asking (the master knows), from
+    HANDED_GUARD before the token may expire.
     """
 
     def __init__(self, ask, wait, clock=monotonic):
@@ -95,7 +102,7 @@ class HandedTokens(object):
 
     def _expiring(self):
         return self.renewable and self.expires_at is not None and \
-            self.clock() >= self.expires_at - GUARD
+            self.clock() >= self.expires_at - HANDED_GUARD
 
     def renew(self, stale, reason=None):
         """A Grant newer than `stale`, from the master."""

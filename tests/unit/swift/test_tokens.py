@@ -9,9 +9,8 @@ from ssbench.wire import protocol
 from ssbench.errors import SwiftAuthError
 from ssbench.wire.protocol import HEARTBEAT, SUICIDE, configure_job
 from ssbench.swift.client import SwiftClient
-from ssbench.swift.expiry import GUARD
 from ssbench.swift.auth import Grant
-from ssbench.swift.tokens import HandedTokens
+from ssbench.swift.tokens import HANDED_GUARD, HandedTokens
 from ssbench.wire.messagecheck import check_from_master, check_from_worker
 from ssbench.worker.mainloop import Worker
 from tests.clocks import FakeClock
@@ -103,15 +102,15 @@ def test_handed_tokens_wait_for_the_next_as_the_old_one_expires():
     handed = HandedTokens(lambda: asked.append(1), wait=5, clock=clock)
     handed.update(grant_job(1, 'old', expires_in=3.0))
     assert handed.current().token == 'old'
-    clock.advance(3.0 - GUARD - 0.05)
+    clock.advance(3.0 - HANDED_GUARD - 0.05)
     assert handed.current().token == 'old'
-    clock.advance(0.1)                      # GUARD before it may expire
+    clock.advance(0.1)              # HANDED_GUARD before it may expire
     users = [gevent.spawn(handed.current) for _ in range(5)]
     gevent.sleep(0.05)
     assert not any(u.ready() for u in users)
     # The master still holds the token (tempauth gave it again) and says
     # it is good for longer: they go on with it.
-    handed.update(grant_job(1, 'old', expires_in=0.4))
+    handed.update(grant_job(1, 'old', expires_in=HANDED_GUARD + 0.15))
     gevent.joinall(users, timeout=5)
     assert [u.value.token for u in users] == ['old'] * 5
     clock.advance(0.35)
