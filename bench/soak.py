@@ -39,6 +39,7 @@ import benchlib  # noqa: E402
 import soakfaults  # noqa: E402
 import soakfigures  # noqa: E402
 from soakfaults import SoakError  # noqa: E402
+from ssbench.master.admission import STALL_SECONDS  # noqa: E402
 from tests.relay import Relay  # noqa: E402
 
 try:
@@ -345,8 +346,10 @@ def build_parser():
         '--stall-seconds', type=float, default=5.0,
         help='how long the network to Swift stalls before the reset')
     parser.add_argument(
-        '--worker-pause', type=float, default=2.0,
-        help='seconds between killing a worker and starting it again')
+        '--worker-pause', type=float, default=3.0,
+        help='seconds between killing a worker and starting it again '
+        '(more than the master\'s %g s to see it stalled, which lets a new '
+        'process take its id over)' % STALL_SECONDS)
     parser.add_argument(
         '--sample-every', type=float, default=5.0,
         help='seconds between RSS samples')
@@ -396,6 +399,12 @@ def check_args(parser, args):
             parser.error('--%s must be above 0' % name.replace('_', '-'))
     if args.workers < 1 or args.users < 1:
         parser.error('--workers and --users must be at least 1')
+    if args.worker_pause <= STALL_SECONDS:
+        # Sooner, the old process still holds its id and the master
+        # refuses the new one.
+        parser.error('--worker-pause must be above %g s: the master lets '
+                     'a restarted worker take its id over once the killed '
+                     'one is stalled' % STALL_SECONDS)
     # The k-th fault has the k-th slot of --fault-every seconds; the last
     # slot ends by the end of the run, so that its end mark is stored.
     slots = int(args.duration // args.fault_every) - 1

@@ -52,7 +52,7 @@ def test_a_short_soak_accounts_for_every_job_and_marks_every_fault(tmpdir):
     argv = [sys.executable, SOAK, '--duration', '70', '--fault-every', '10',
             '--faults', '5',
             '--rate', '10', '--workers', '2', '--down-seconds', '2',
-            '--stall-seconds', '2', '--worker-pause', '1',
+            '--stall-seconds', '2', '--worker-pause', '3',
             '--sample-every', '1', '--saio-dir', SAIO_DIR,
             '--port-offset', PORT_OFFSET, '--out', out, '--timeout', '220']
     with open(log, 'wb') as fp:
