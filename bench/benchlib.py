@@ -15,6 +15,18 @@ class Failed(RuntimeError):
     """A measured command failed or overran its time."""
 
 
+def rss_mb(pid):
+    """VmRSS of a process in MB, or None once it is gone."""
+    try:
+        with open('/proc/%d/status' % pid) as status:
+            for line in status:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1]) / 1024.0
+    except (IOError, OSError, ValueError):
+        return None
+    return None
+
+
 def cpu_seconds():
     """User + system CPU seconds of this process so far."""
     usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -48,23 +48,13 @@ import time
 
 import msgpack
 
+import benchlib
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 CASE = re.compile(r'^u(\d+)w(\d+)b(\d+)$')
 FOLLOW_CHUNK = 1 << 20
-
-
-def rss_mb(pid):
-    """VmRSS of a process in MB, or None once it is gone."""
-    try:
-        with open('/proc/%d/status' % pid) as status:
-            for line in status:
-                if line.startswith('VmRSS:'):
-                    return int(line.split()[1]) / 1024.0
-    except (IOError, OSError):
-        return None
-    return None
 
 
 class ResultFollower(object):
@@ -186,7 +176,7 @@ def run_once(args, users, workers, batch):
             deadline = began + (args.run_seconds or 0) + args.timeout
             try:
                 while child.poll() is None and time.time() < deadline:
-                    value = rss_mb(child.pid)
+                    value = benchlib.rss_mb(child.pid)
                     stored = follower.poll() if follower else None
                     if value is not None:
                         samples.append((time.time() - began, value, stored))

@@ -65,18 +65,6 @@ class Interrupted(Exception):
     """SIGINT or SIGTERM to the soak."""
 
 
-def rss_mb(pid):
-    """VmRSS of a process in MB, or None once it is gone."""
-    try:
-        with open('/proc/%d/status' % pid) as status:
-            for line in status:
-                if line.startswith('VmRSS:'):
-                    return int(line.split()[1]) / 1024.0
-    except (IOError, OSError, ValueError):
-        return None
-    return None
-
-
 def start_group(argv, log_path, env=None):
     """Popen of argv in a process group of its own (so that it and
     whatever it starts can be signalled together), output to log_path."""
@@ -185,7 +173,7 @@ class Sampler(object):
         for name, proc in processes:
             if proc.poll() is not None:
                 continue
-            value = rss_mb(proc.pid)
+            value = benchlib.rss_mb(proc.pid)
             if value is None:
                 continue
             key = (name, proc.pid)
