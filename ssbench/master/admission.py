@@ -81,6 +81,9 @@ class Admission(object):
         # Jobs held by stalled workers: not counted against user_count.
         self.stalled_out = 0
         self._told = {}         # routing id -> when last told it is refused
+        # Routing id -> why a connection once admitted is no longer (it
+        # refused its configuration); at most `remember` of them.
+        self.barred = {}
         self.refusals = 0       # heartbeats refused, all told
 
     def heartbeat(self, peer, record, now):
@@ -98,7 +101,7 @@ class Admission(object):
                 known.stalled = False
                 self.stalled_out -= known.out
             return known, None
-        reason = self._why_not(record, now)
+        reason = self.barred.get(peer) or self._why_not(record, now)
         if reason is not None:
             return None, self._refusal(peer, now, reason)
         admitted = Peer(peer, record, now)
@@ -152,6 +155,14 @@ class Admission(object):
         if admitted.stalled:
             self.stalled_out -= admitted.out
             admitted.stalled = False
+
+    def bar(self, admitted, reason, now):
+        """`admitted` (a Peer) is refused from now on for `reason`, told
+        it at `now`."""
+        self.forget(admitted)
+        if len(self.barred) < self.remember:
+            self.barred[admitted.peer] = reason
+        self._told[admitted.peer] = now
 
     def forget_id(self, worker_id):
         """The worker of that id was declared lost."""

@@ -169,23 +169,25 @@ class Master(WorkerRegistry):
                         outstanding or phase.pending) and \
                         self._gone_after_draining(phase) and (
                             outstanding or phase.pending):
-                    raise NoWorkersError('%s; the run cannot go on' %
-                                         self._gone())
+                    raise NoWorkersError('%s%s; the run cannot go on' % (
+                        self._gone(), self._refusal_note()))
                 if tracker.workers or (phase.exhausted and
                                        not phase.pending and
                                        not outstanding):
                     quiet_since = None
                 elif tracker.lost_ids:
                     raise NoWorkersError(
-                        'all workers lost (%s); the run cannot go on' %
-                        tracker.lost_ids.describe())
+                        'all workers lost (%s)%s; the run cannot go on' % (
+                            tracker.lost_ids.describe(),
+                            self._refusal_note()))
                 elif quiet_since is None:
                     quiet_since = now
                 elif now - quiet_since > self.worker_timeout:
                     raise NoWorkersError(
                         'no worker heard from for %.0f s with %d jobs '
-                        'outstanding' % (self.worker_timeout,
-                                         len(outstanding)))
+                        'outstanding%s' % (self.worker_timeout,
+                                           len(outstanding),
+                                           self._refusal_note()))
 
     def _gone_after_draining(self, phase):
         """True when no worker can answer any more; whatever they sent

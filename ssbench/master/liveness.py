@@ -90,6 +90,14 @@ class LivenessTracker(object):
             worker.holds = frozenset(job_ids)
             worker.beat_at = now
 
+    def drop(self, worker_id, why):
+        """Declare `worker_id` lost now, for `why` (it will not work);
+        the jobs out to it are the caller's to give up."""
+        self.workers.pop(worker_id, None)
+        self.lost_ids.add(worker_id)
+        self._last_lost = worker_id
+        self.events('worker_lost', worker_id, why)
+
     def done(self, job_id):
         """A result came back; False if the job was already given up."""
         return self.outstanding.pop(job_id, None) is not None

@@ -5,7 +5,11 @@ Heartbeats come on the work connection, each with the routing id of the
 connection it came on; the first one of a connection asks to be admitted
 (ssbench.master.admission says who is).  A refused connection is told why
 (REFUSED) and never sent a job.  Heartbeats name a worker (its identity,
-whether it is configured, the jobs it holds).
+whether it is configured, the jobs it holds).  An unconfigured worker
+whose heartbeat says it refused its CONFIGURE (`config_refused`) is
+treated as a worker lost, at once: it gets no more jobs, those it has out
+count as lost, it is told (REFUSED) and exits, and the run goes on with
+the others; the line of a run left with no worker names the refusal.
 `WorkerRegistry.wait_for_workers()` is the start gate of a run, and
 configure() hands every admitted worker its configuration.  The run loop
 over the registry is ssbench.master.dispatch.
@@ -71,10 +75,13 @@ class WorkerRegistry(object):
         # Ids of jobs recorded as lost lately, so that a late result is
         # told apart from a duplicate.
         self.lost_job_ids = RecentIds(LOST_JOB_IDS)
-        # (Peer, Peer): a worker's earlier process with jobs out, and the
-        # one that took over its id; those jobs count as lost at the next
+        # (Peer, (exception, traceback)): a worker's earlier process with
+        # jobs out, replaced by a new one or dropped for refusing its
+        # configuration, and why; those jobs count as lost at the next
         # liveness check.
-        self._replaced_peers = []
+        self._dropped_peers = []
+        # The line of the latest worker that refused its configuration.
+        self.config_refusal = None
         # Malformed messages and records received: dropped and counted.
         self.faults = Faults('on the results port', clock=clock)
         self.control_faults = Faults('on the work port', clock=clock)
@@ -120,6 +127,11 @@ class WorkerRegistry(object):
             self._replaced(admitted.replaces, admitted)
             admitted.replaces = None
         worker_id = admitted.worker_id
+        refusal = record.get('config_refused')
+        if refusal is not None and self.configuration is not None and \
+                not record.get('configured'):
+            self._config_refused(admitted, refusal, now)
+            return
         self.identities[worker_id] = dict(
             (key, record.get(key)) for key in
             protocol.IDENTITY_KEYS + ('configured',))
@@ -143,24 +155,51 @@ class WorkerRegistry(object):
         log.warning('%s replaced by a new connection of %s: %d job(s) it '
                     'had out counted as lost', old, new, out)
         if out:
-            self._replaced_peers.append((old, new))
+            self._dropped_peers.append((old, (
+                'worker %s lost' % (old.worker_id,),
+                '%s was replaced by a new process of that id (pid %s) '
+                'before answering' % (old, new.pid))))
+
+    def _config_refused(self, admitted, reason, now):
+        """`admitted` (a Peer) refused its CONFIGURE for `reason` (its
+        heartbeat's config_refused) by `now`: lost, as one that died
+        before it was configured, and told so."""
+        worker_id = admitted.worker_id
+        line = '%s refused its configuration: %s' % (admitted, reason)
+        log.error('%s; it gets no more jobs', line)
+        self.config_refusal = line
+        told = 'it refused its configuration: %s' % (reason,)
+        if len(self.refused) < REFUSED_IDS:
+            self.refused[worker_id] = told
+        self.admission.bar(admitted, told, now)
+        self.identities.pop(worker_id, None)
+        self.tracker.drop(worker_id, reason)
+        self._dropped_peers.append((admitted, ('worker %s lost' % (
+            worker_id,), line)))
+        self.transport.send_to(admitted.peer, protocol.pack([
+            protocol.refused(told)]), 0)
+
+    def _refusal_note(self):
+        """The end of the line of a run left with no worker: the latest
+        configuration refused, if any."""
+        if self.config_refusal is None:
+            return ''
+        return '; ' + self.config_refusal
 
     def _replaced_jobs(self):
         """The error records of the jobs out to the earlier processes of
-        workers that came back, no longer outstanding."""
+        workers that came back, or that refused their configuration, no
+        longer outstanding."""
         records = []
         outstanding = self.tracker.outstanding
-        for old, new in self._replaced_peers:
-            why = ('worker %s lost' % (old.worker_id,),
-                   '%s was replaced by a new process of that id (pid %s) '
-                   'before answering' % (old, new.pid))
+        for old, why in self._dropped_peers:
             for job_id in [job_id for job_id, entry in outstanding.items()
                            if entry[2] is old]:
                 job = outstanding.pop(job_id)[0]
                 self.lost_job_ids.add(job_id)
                 records.append(protocol.result_error(
                     job, old.worker_id, why[0], why[1], 0))
-        self._replaced_peers = []
+        self._dropped_peers = []
         return records
 
     def results_of(self, records, now):
@@ -212,7 +251,8 @@ class WorkerRegistry(object):
                 raise Interrupted('interrupted while waiting for workers')
             gone = self._gone()
             if gone:
-                raise NoWorkersError('%s before connecting' % gone)
+                raise NoWorkersError('%s before connecting%s' % (
+                    gone, self._refusal_note()))
             left = deadline - self.clock()
             if left <= 0 and expect is not None:
                 raise NoWorkersError(self._too_few(expect, timeout))

@@ -170,7 +170,25 @@ def _check_heartbeat(record):
                 (type(value) in _INTS and not 0 <= value < INT64) or
                 (type(value) in _TEXT and len(value) > bound)):
             return 'bad ' + key, value
+    refusal = get(_K_CONFIG_REFUSED)
+    if refusal is not None and (type(refusal) not in _TEXT or
+                                not 0 < len(refusal) <= MAX_REASON):
+        return 'bad config_refused', refusal
     return _check_token_keys(get, ())
+
+
+_K_CONFIG_REFUSED = _key('config_refused')
+
+
+def refusal_reason(fault):
+    """The `config_refused` of a heartbeat (protocol.heartbeat()) for a
+    CONFIGURE that check_from_master() found at `fault` ((kind, value)):
+    one line with the fault's kind, and its value only when that is a
+    number, so that no token, signing key or key name goes back."""
+    kind, value = fault
+    if type(value) in _NUMS:
+        return '%s (%r)' % (kind, value)
+    return kind
 
 
 # What a worker says of itself (protocol.IDENTITY_KEYS): (key, types,

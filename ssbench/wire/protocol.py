@@ -167,14 +167,15 @@ def unpacker(raw=False):
 
 # -- receiving -----------------------------------------------------------
 
-def decode(data, check, faults):
+def decode(data, check, faults, dropped=None):
     """The valid records of one received message, and True when that was
     all of it (nothing dropped).
 
     `check(record)` (ssbench.wire.messagecheck.check_from_worker on the master,
     check_from_master on a worker) is None for a valid record, else (fault
     kind, offending value); each dropped frame or record is counted and
-    logged through `faults` (an ssbench.wire.faultlog.Faults).
+    logged through `faults` (an ssbench.wire.faultlog.Faults), and each
+    dropped record also given to `dropped(record, fault)` when given.
     """
     intact = True
     try:
@@ -205,6 +206,8 @@ def decode(data, check, faults):
             valid.append(record)
         else:
             faults.add(fault[0], fault[1], claimed=_claimed_id(record))
+            if dropped is not None:
+                dropped(record, fault)
     return valid, False
 
 
@@ -285,12 +288,15 @@ def identity(concurrency):
 
 
 def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
-              token_rejected=False):
+              token_rejected=False, config_refused=None):
     """A control record a worker sends periodically; never stored.
 
     A worker using its master's token gives the `token_generation` it
     holds, and `token_rejected` once Swift answered 401 to that token (see
-    ssbench.swift.tokens).  A worker that got a CLOCK record since its last
+    ssbench.swift.tokens).  A worker whose latest CONFIGURE it could not
+    take says why in `config_refused` (one line, no secret in it; see
+    ssbench.wire.messagecheck.refusal_reason); a master of before this
+    key ignores it.  A worker that got a CLOCK record since its last
     heartbeat adds `clock_probe`: [its `sent`, the seconds the worker held
     it], `completed_at` being the worker's wall clock as it goes out.
     """
@@ -303,6 +309,8 @@ def heartbeat(worker_id, in_flight, configured=None, token_generation=None,
         record['token_generation'] = token_generation
         if token_rejected:
             record['token_rejected'] = True
+    if config_refused is not None:
+        record['config_refused'] = config_refused
     return record
 
 

@@ -21,6 +21,10 @@ version (or given none) exits with one line, taking no job; its
 heartbeats say which version it speaks (protocol.identity).  A master that
 does not admit this worker (see ssbench.master.admission) sends REFUSED
 with its reason: the worker logs it and exits non-zero.
+A CONFIGURE this worker cannot take (its message check drops it, or its
+settings are unusable here) leaves it unconfigured: one line says why,
+and its heartbeats carry the reason (`config_refused`, no secret in it)
+until a CONFIGURE is taken, so that the master need not wait for it.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -42,7 +46,7 @@ from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
                                   SwiftClient)
 from ssbench.swift.tokens import HandedTokens
-from ssbench.wire.messagecheck import check_from_master
+from ssbench.wire.messagecheck import check_from_master, refusal_reason
 from ssbench.worker.execution import CONFIGURE_WAIT, SwiftJobs
 from ssbench.worker.outbox import SUICIDE_LINGER, Outbox
 
@@ -123,6 +127,9 @@ class Worker(Outbox):
         self.told_to_exit = False
         # Why the master's protocol version is not ours, once told.
         self.refused = None
+        # Why the latest CONFIGURE could not be taken (None: it was, or
+        # none came): in every heartbeat while set.
+        self.config_refused = None
         # Malformed messages received: dropped and counted.
         self.faults = Faults('from the master', clock=clock)
         self._profiler = None
@@ -191,7 +198,8 @@ class Worker(Outbox):
                             else 0)
 
     def handle_message(self, data):
-        jobs = protocol.decode(data, check_from_master, self.faults)[0]
+        jobs = protocol.decode(data, check_from_master, self.faults,
+                               self._dropped)[0]
         if not jobs:
             return
         # No-op jobs, the whole point of --noop runs, are answered here in
@@ -253,6 +261,11 @@ class Worker(Outbox):
                 self.jobs.configure(job)
             except Exception as exc:  # well-formed, yet unusable
                 self.faults.add('unusable CONFIGURE', job, exc)
+                # The exception's text may quote what it could not use.
+                self._refuse_config('unusable CONFIGURE (%s)' %
+                                    type(exc).__name__)
+            else:
+                self.config_refused = None
         elif kind == HEARTBEAT:
             pass
         elif kind == REFUSED:
@@ -268,6 +281,21 @@ class Worker(Outbox):
             self._add_result(protocol.result_error(
                 job, self.worker_id, 'unknown job type %r' % (kind,), '', 0,
                 error_class='ValueError'))
+
+    def _dropped(self, record, fault):
+        """A record the message check dropped (already counted): a
+        CONFIGURE among them leaves this worker unconfigured."""
+        if isinstance(record, dict) and record.get('type') == CONFIGURE:
+            self._refuse_config(refusal_reason(fault))
+
+    def _refuse_config(self, reason):
+        """Take no CONFIGURE for `reason`: said once per reason, and in
+        every heartbeat from the next one, which goes out now."""
+        if reason != self.config_refused:
+            log.error('worker %s refused a CONFIGURE from the master: %s',
+                      self.worker_id, reason)
+        self.config_refused = reason
+        self._ask_for_token()
 
     def _refuse(self, theirs):
         """The master speaks another protocol (a CONFIGURE without one is

@@ -46,8 +46,9 @@ class Outbox(object):
     """The sending half of ssbench.worker.mainloop.Worker, its base class.
 
     The worker provides worker_id, transport, faults, stopping,
-    told_to_exit, the Swift jobs (jobs, handed, own_auth), health,
-    identity and its profile (_profiler, profile_count, _stop_profile()).
+    told_to_exit, config_refused, the Swift jobs (jobs, handed, own_auth),
+    health, identity and its profile (_profiler, profile_count,
+    _stop_profile()).
     """
 
     def __init__(self, batch_size, flush_interval, heartbeat_interval,
@@ -196,7 +197,8 @@ class Outbox(object):
         record = protocol.heartbeat(
             self.worker_id, self.held(), self.jobs.configured.is_set(),
             grant and grant.generation,
-            grant is not None and self.handed.rejected == grant.generation)
+            grant is not None and self.handed.rejected == grant.generation,
+            self.config_refused)
         record.update(self.identity)
         record.update(self.health.sample(self.jobs.waiting()))
         probe, self._probe = self._probe, None

@@ -144,3 +144,23 @@ def test_recount_sets_each_workers_jobs_out():
     admission.heartbeat(b'b', beat(2), STALL_SECONDS + 1)
     admission.recount([({}, 0.0, one), ({}, 0.0, two), ({}, 0.0, one)])
     assert (one.out, two.out, admission.stalled_out) == (2, 1, 2)
+
+
+def test_a_barred_connection_is_refused_for_its_reason_told_already():
+    admission = Admission()
+    admitted = admission.heartbeat(b'a', beat(1), 0.0)[0]
+    admission.bar(admitted, 'it refused its configuration: x', 1.0)
+    assert not admission.by_peer and not admission.by_id
+    # Told as it was barred: not again until REFUSAL_REPEAT has passed.
+    assert admission.heartbeat(b'a', beat(1), 2.0) == (None, None)
+    assert admission.heartbeat(b'a', beat(1), 1.0 + REFUSAL_REPEAT) == (
+        None, 'it refused its configuration: x')
+    # A new process of that id, on a new connection, is admitted.
+    assert admission.heartbeat(b'b', beat(1), 12.0)[0].worker_id == 1
+
+
+def test_barred_connections_remembered_are_bounded():
+    admission = Admission(remember=2)
+    for peer in (b'a', b'b', b'c'):
+        admission.bar(admission.heartbeat(peer, beat(1), 0.0)[0], 'x', 0.0)
+    assert sorted(admission.barred) == [b'a', b'b']

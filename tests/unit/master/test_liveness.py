@@ -18,6 +18,19 @@ def test_silent_worker_is_lost_with_the_jobs_it_listed():
     assert list(t.outstanding) == [3]
 
 
+def test_a_dropped_worker_is_lost_at_once_its_jobs_left_to_the_caller():
+    t = LivenessTracker(timeout=5)
+    seen = []
+    t.events = lambda *event: seen.append(event)
+    t.sent([job(1)], 0, None)
+    t.heartbeat('a', [1], now=1)
+    t.heartbeat('b', [], now=1)
+    t.drop('a', 'it refused its configuration')
+    assert t.live() == ['b'] and set(t.lost_ids) == set(['a'])
+    assert seen == [('worker_lost', 'a', 'it refused its configuration')]
+    assert list(t.outstanding) == [1]
+
+
 def test_results_done_are_not_lost():
     t = LivenessTracker(timeout=5)
     t.sent([job(1), job(2)], 0, None)

@@ -256,3 +256,91 @@ def test_a_worker_started_again_under_its_id_takes_over_at_once():
     assert len(answered) == 6 and not held & set(answered)
     assert clock.now - 1000.0 < 10
     assert not master.tracker.lost_ids and not master.tracker.outstanding
+
+
+# -- a worker that refuses its configuration -------------------------------
+
+REFUSAL = 'bad token_expires_in (10000000000.0)'
+CONTROLS = ('CONFIGURE', 'REFUSED')
+
+
+def refusing(worker_id, in_flight=(), configured=False):
+    return protocol.heartbeat(worker_id, list(in_flight), configured,
+                              config_refused=REFUSAL)
+
+
+def refused_to(transport, worker_id):
+    """The REFUSED messages sent to `worker_id`'s connection."""
+    return [batch[0] for peer, batch in zip(transport.peers, transport.sent)
+            if peer == peer_of(worker_id) and batch[0]['type'] == 'REFUSED']
+
+
+def test_the_only_worker_refusing_its_configuration_stops_the_run():
+    """It holds the first jobs, unconfigured: they count as lost, and the
+    run stops with one line naming the worker and why, within a second of
+    the refusal, not after --worker-timeout."""
+    clock = FakeClock(1000.0)
+    master, transport, _ = token_master(clock)
+    transport.respond = lambda job: [] if job['type'] in CONTROLS else \
+        [refusing(1, [job['job_id']])]
+    stored = []
+    with pytest.raises(NoWorkersError) as info:
+        master.run_jobs(jobs(3),
+                        on_raw=lambda data, results: stored.extend(results))
+    line = str(info.value)
+    assert line.startswith('all workers lost (1); worker 1 (')
+    assert line.endswith(') refused its configuration: %s; the run cannot '
+                         'go on' % REFUSAL)
+    assert clock.now - 1000.0 < 1.0
+    assert stored and all(
+        r['exception'] == 'worker 1 lost' and
+        r['traceback'].endswith('refused its configuration: ' + REFUSAL)
+        for r in stored)
+    assert not master.tracker.outstanding
+    # Told once, and never admitted again on that connection.
+    assert refused_to(transport, 1) == [protocol.refused(
+        'it refused its configuration: ' + REFUSAL)]
+    master.take_controls(clock())
+    assert peer_of(1) not in master.admission.by_peer
+    assert master.refused == {1: 'it refused its configuration: ' + REFUSAL}
+
+
+def test_the_run_goes_on_with_the_workers_that_took_their_configuration():
+    """As when a worker dies before it is configured: worker 2 refuses,
+    its jobs count as lost, worker 1 answers the rest."""
+    clock = FakeClock(1000.0)
+    master, transport, _ = token_master(clock, workers=(1, 2))
+    master.resize(4, 1)
+
+    def respond(job):
+        if job['type'] in CONTROLS:
+            return []
+        if transport.peers[-1] == peer_of(2):
+            return [refusing(2, [job['job_id']])]
+        return [answer(job, 1), protocol.heartbeat(1, [], True)]
+    transport.respond = respond
+    stored = []
+    stats = master.run_jobs(
+        jobs(10), on_raw=lambda data, results: stored.extend(results))
+    lost = [r for r in stored if 'exception' in r]
+    assert stats.received == 10 and stats.errors == len(lost) >= 1
+    assert all(r['worker_id'] == 2 for r in lost)
+    assert len(refused_to(transport, 2)) == 1
+    assert list(master.admission.by_peer) == [peer_of(1)]
+    assert master.config_refusal.endswith(REFUSAL)
+
+
+@pytest.mark.parametrize('configured', [True, None])
+def test_a_refusal_of_a_configured_worker_is_not_a_stop(configured):
+    """Configured already (a later copy refused), or with no
+    configuration to hand out (--noop): it works on."""
+    clock = FakeClock(1000.0)
+    if configured:
+        master, transport, _ = token_master(clock)
+    else:
+        transport = FakeTransport(clock=clock)
+        master = Master(transport, 1, clock=clock)
+    hear(master, refusing(1, configured=configured))
+    assert master.run_jobs(jobs(3)).received == 3
+    assert master.config_refusal is None and not master.refused
+    assert peer_of(1) in master.admission.by_peer

@@ -82,6 +82,9 @@ VALID_FROM_WORKER = [
      noop_result(intended_start=1.6e9 - 0.5, send_lag=0.002)),
     ('heartbeat with a clock probe',
      dict(protocol.heartbeat(4, []), clock_probe=[1234.5, 0.25])),
+    ('heartbeat of a worker that refused its CONFIGURE',
+     protocol.heartbeat(4, [], False,
+                        config_refused='bad token_expires_in (1e+10)')),
     ('a --rate job with its worker time',
      swift_result(intended_start=1.6e9, send_lag=0.0, worker_time=0.25)),
     ('an error with its time to failure', error_result(time_to_failure=3.5)),
@@ -158,6 +161,14 @@ INVALID_FROM_WORKER = [
     ('text send_lag', swift_result(intended_start=1.6e9, send_lag='0'),
      'bad send_lag'),
     ('bool send_lag', noop_result(send_lag=True), 'bad send_lag'),
+    ('config_refused that is no text',
+     protocol.heartbeat(4, [], False, config_refused=5), 'bad config_refused'),
+    ('empty config_refused',
+     protocol.heartbeat(4, [], False, config_refused=''),
+     'bad config_refused'),
+    ('config_refused too long', protocol.heartbeat(
+        4, [], False, config_refused='x' * (messagecheck.MAX_REASON + 1)),
+     'bad config_refused'),
     ('clock probe that is no pair',
      dict(protocol.heartbeat(4, []), clock_probe=[1.0]), 'bad clock_probe'),
     ('clock probe held for a negative time',
@@ -450,3 +461,16 @@ def test_a_no_op_job_is_only_echoed_back():
     del odd[u'note']
     assert check_from_master(dict(odd, noop=False))[0] == 'bad size'
     assert check_from_master(decoded(dict(JOB, noop=1)))[0] == 'bad noop'
+
+
+@pytest.mark.parametrize('fault, reason', [
+    (('bad token_expires_in', 1e10), 'bad token_expires_in (10000000000.0)'),
+    (('bad block_size', 0), 'bad block_size (0)'),
+    (('missing protocol', None), 'missing protocol'),
+    # Texts and maps may be or hold a token, a signing key: never quoted.
+    (('bad token', u'AUTH_tk1'), 'bad token'),
+    (('bad s3 keys', ['20250101']), 'bad s3 keys'),
+    (('bad renewable', True), 'bad renewable')])
+def test_the_reason_of_a_refused_configure_quotes_numbers_only(fault,
+                                                               reason):
+    assert messagecheck.refusal_reason(fault) == reason

@@ -164,6 +164,18 @@ def test_decode_keeps_the_valid_records_of_a_mixed_message():
                            faults) == ([], True)
 
 
+def test_decode_hands_each_dropped_record_to_dropped():
+    good = noop_result(job_id=1)
+    bad = noop_result(retries='x')
+    dropped = []
+    records, intact = protocol.decode(
+        protocol.pack([good, 5, bad]), check_from_worker, Faults('here'),
+        lambda record, fault: dropped.append((record, fault)))
+    assert records == [good] and not intact
+    assert dropped == [(5, ('record that is not a map', 5)),
+                       (bad, ('bad retries', 'x'))]
+
+
 def test_pack_records_leaves_out_what_cannot_be_packed_again():
     faults = Faults('here')
     good = noop_result()

@@ -562,3 +562,85 @@ def test_a_configure_without_a_version_is_dropped_not_obeyed():
     finally:
         worker.stopping = True
         runner.join(5)
+
+
+# -- a CONFIGURE this worker cannot take ------------------------------------
+
+def heartbeats_of(transport):
+    return [r for r in results_of(transport, True) if r['type'] == HEARTBEAT]
+
+
+def refused_configure(caplog, configure, patch=None):
+    """Send an unconfigured worker `configure` (a CONFIGURE job), then
+    one it can take: (the first heartbeat after the first CONFIGURE, the
+    last one after the second, the ERROR lines)."""
+    transport = FakeTransport()
+    worker = make(transport, auth=None, heartbeat_interval=100)
+    if patch is not None:
+        patch(worker)
+    runner = gevent.spawn(worker.run, 0.01)
+    try:
+        wait_for(lambda: heartbeats_of(transport), 5, 'a first heartbeat',
+                 sleep=gevent.sleep)
+        # A master sends another copy each second while it is refused.
+        transport.inbox.append(protocol.pack([configure]))
+        transport.inbox.append(protocol.pack([configure]))
+        # Refused: a heartbeat says so at once, not heartbeat_interval on.
+        wait_for(lambda: len(heartbeats_of(transport)) >= 2, 5,
+                 'a heartbeat after the CONFIGURE', sleep=gevent.sleep)
+        refused = heartbeats_of(transport)[1]
+        assert worker.config_refused == refused['config_refused']
+        worker.jobs.__dict__.pop('configure', None)     # patch's undone
+        transport.inbox.append(protocol.pack([configure_job(grant=GRANT)]))
+        wait_for(lambda: worker.jobs.configured.is_set(), 5,
+                 'configured', sleep=gevent.sleep)
+        assert worker._heartbeat()
+        taken = heartbeats_of(transport)[-1]
+    finally:
+        worker.stopping = True
+        runner.join(5)
+    errors = [r.getMessage() for r in caplog.records
+              if r.levelno == logging.ERROR]
+    return refused, taken, errors
+
+
+def test_a_configure_the_check_drops_is_refused_in_the_heartbeats(caplog):
+    told = configure_job(grant=GRANT, renewable=True,
+                         token_expires_in=1e10)
+    refused, taken, errors = refused_configure(caplog, told)
+    assert refused['configured'] is False
+    assert refused['config_refused'] == \
+        'bad token_expires_in (10000000000.0)'
+    # Never the token; said once, not once per copy.
+    assert 'AUTH_tk1' not in repr(refused)
+    assert errors == ['worker 7 refused a CONFIGURE from the master: bad '
+                      'token_expires_in (10000000000.0)']
+    # A CONFIGURE it takes ends it.
+    assert taken['configured'] is True and 'config_refused' not in taken
+
+
+@pytest.mark.parametrize('value, said', [
+    (['http://127.0.0.1:1/v1/AUTH_test', 5], 'bad storage_urls'),
+    (u'AUTH_tk1', 'bad storage_urls')])
+def test_a_refusal_names_no_text_value(caplog, value, said):
+    """Whatever the field, the reason quotes numbers only: a text may
+    be (or hold) a token."""
+    told = configure_job(grant=GRANT)
+    told['storage_urls'] = value
+    refused, taken, errors = refused_configure(caplog, told)
+    assert refused['config_refused'] == said
+    assert 'AUTH_' not in repr(refused) and 'AUTH_' not in repr(errors)
+
+
+def test_an_unusable_configure_is_refused_naming_the_error_only(caplog):
+    def unusable(job):
+        raise ValueError('not a set of signing keys: AUTH_tk1')
+
+    def patch(worker):
+        worker.jobs.configure = unusable
+    refused, taken, errors = refused_configure(
+        caplog, configure_job(grant=GRANT), patch)
+    assert refused['config_refused'] == 'unusable CONFIGURE (ValueError)'
+    assert errors == ['worker 7 refused a CONFIGURE from the master: '
+                      'unusable CONFIGURE (ValueError)']
+    assert taken['configured'] is True and 'config_refused' not in taken
