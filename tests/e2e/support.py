@@ -4,6 +4,9 @@ functions, not our own client), polling, and an outage of a relay in front
 of the local Swift."""
 from __future__ import absolute_import, division, print_function
 
+import contextlib
+import errno
+import fcntl
 import os
 import subprocess
 import sys
@@ -96,6 +99,40 @@ def in_parallel(call, items, threads=DELETERS):
         thread.join()
     if failures:
         raise failures[0]
+
+
+# Where host-wide locks of the e2e tests live: both interpreters' suites
+# (and anyone's run of a single test) may run at once on one machine.
+LOCK_DIR = '/tmp'
+
+
+def try_lock(name):
+    """The open file of the host-wide lock `name` when this process got
+    it now, else None; held until that file is closed or the process
+    ends (flock(2): a crashed holder leaves no stale lock)."""
+    path = os.path.join(LOCK_DIR, 'ssbench-e2e-%s.lock' % name)
+    fp = open(path, 'a')
+    try:
+        fcntl.flock(fp.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (IOError, OSError) as exc:
+        fp.close()
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            return None
+        raise
+    return fp
+
+
+@contextlib.contextmanager
+def host_lock(name, timeout):
+    """Hold the host-wide lock `name` (waiting at most `timeout` s for
+    whoever holds it) around a test's use of something the whole machine
+    shares, as the other interpreter's suite may want it at once."""
+    held = wait_for(lambda: try_lock(name), timeout,
+                    'the host-wide lock %r' % name, interval=0.2)
+    try:
+        yield
+    finally:
+        held.close()
 
 
 def unique_base():

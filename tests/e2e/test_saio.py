@@ -191,12 +191,19 @@ def listening(port):
 
 
 def free_offset():
-    """A port offset (multiple of 1000) at which no port of an instance
-    is taken: a soak may run its own instance at one of them."""
+    """(a port offset (multiple of 1000) at which no port of an instance
+    is taken, the open file of its host-wide lock): a soak may run its
+    own instance at one of them, and the other interpreter's suite its
+    own second instance, whose ports are not taken yet while it starts;
+    the offset is this process's until that file is closed."""
     for offset in range(1000, 10000, 1000):
+        lock = support.try_lock('saio-offset-%d' % offset)
+        if lock is None:
+            continue
         ports = [p + offset for p in (8080, 8090, 6200, 6201, 6202, 11311)]
         if not any(listening(port) for port in ports):
-            return offset
+            return offset, lock
+        lock.close()
     pytest.skip('no free port offset for a second local Swift')
 
 
@@ -216,7 +223,7 @@ def second_saio(saio, tmpdir):
     if os.geteuid() != 0:
         pytest.skip('a second local Swift needs root (mount, /etc/swift)')
     state = str(tmpdir.join('saio'))
-    offset = free_offset()
+    offset, lock = free_offset()
     env = {'SAIO_DIR': state, 'SAIO_PORT_OFFSET': str(offset),
            'SAIO_VENV': os.path.join(SHARED_DIR, 'venv'),
            'SAIO_TOKEN_LIFE': str(TOKEN_LIFE)}
@@ -226,9 +233,12 @@ def second_saio(saio, tmpdir):
     try:
         yield saio_command, state, offset
     finally:
-        ran = saio_command('destroy')
-        assert ran.status == 0, ran
-        assert not os.path.exists(state)
+        try:
+            ran = saio_command('destroy')
+            assert ran.status == 0, ran
+            assert not os.path.exists(state)
+        finally:
+            lock.close()
 
 
 def test_second_instance_killed_and_restarted_beside_the_shared_one(

@@ -267,24 +267,67 @@ def test_twenty_steps_keep_the_master_memory_flat(tmpdir):
     assert rss[20] - rss[2] < 5 * 1024, rss
 
 
+# The niceness of the client-limit test's master, worker and nginx: the
+# situation it checks is a client that gets its core and is outrun.  On a
+# host loaded by anything else (the other interpreter's suite) at the
+# default niceness, the worker waits for a CPU instead, every step says
+# "host busy" (rightly), and the search never meets the client's limit.
+# The scheduler shares the CPU between sessions first (autogroups), so
+# the run and nginx get sessions of their own, niced as a whole.
+AHEAD = -15
+
+
+def _set_autogroup_nice(pid):
+    """Give the session (autogroup) of `pid` the niceness AHEAD; root
+    only, and a no-op where the kernel has no autogroups."""
+    try:
+        with open('/proc/%s/autogroup' % pid, 'w') as handle:
+            handle.write('%d' % AHEAD)
+    except (IOError, OSError):
+        if os.geteuid() == 0 and os.path.exists('/proc/%s/autogroup' % pid):
+            raise
+
+
+def _ahead_of_the_host():
+    """preexec_fn: a session of its own, niced AHEAD."""
+    os.setsid()
+    _set_autogroup_nice('self')
+    if os.geteuid() == 0:
+        os.nice(AHEAD)
+
+
 @pytest.fixture
 def canned_swift(tmpdir):
     for started in test_canned_swift.running(tmpdir):
+        directory, _ = started
+        with open(os.path.join(directory, 'nginx.pid')) as handle:
+            master = int(handle.read())
+        # nginx is a daemon: a session of its own, with its worker.
+        _set_autogroup_nice(master)
+        if os.geteuid() == 0:
+            ran = support.run(['renice', '-n', str(AHEAD), '-p', str(master)]
+                              + [str(pid) for pid in
+                                 test_canned_swift.children(master)], 30)
+            assert ran.status == 0, ran
         yield started
 
 
 def test_against_a_swift_faster_than_the_client_it_names_the_client(
         tmpdir, canned_swift):
     """nginx's canned answers outrun one worker: the search must end with
-    the client's limit, never call it the cluster's capacity."""
+    the client's limit, never call it the cluster's capacity.  The
+    master, its worker and nginx run ahead of the host's other processes
+    (AHEAD, as root)."""
     _, port = canned_swift
     folder = os.path.join(str(tmpdir), 'fast')
-    ran = support.master(
-        'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
-        '--slo', 'p99<2s', '-r', '3', '--rate', '2000', '-u', '512',
-        '--workers', '1', '--suite-dir', folder, '--max-steps', '8',
-        '-A', 'http://127.0.0.1:%d/auth/v1.0' % port, '-U',
-        'canned:canned', '-K', 'canned', *support.zmq_args(), timeout=500)
+    ran = support.run(
+        support.python_module('ssbench.cli.master') +
+        ['run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
+         '--slo', 'p99<2s', '-r', '3', '--rate', '2000', '-u', '512',
+         '--workers', '1', '--suite-dir', folder, '--max-steps', '8',
+         '-A', 'http://127.0.0.1:%d/auth/v1.0' % port, '-U',
+         'canned:canned', '-K', 'canned'] + support.zmq_args(), 500,
+        preexec_fn=_ahead_of_the_host)
     assert ran.status == 0, ran
     search = read_json(os.path.join(folder, 'suite.json'))['search']
     assert search['why'] == 'client', search

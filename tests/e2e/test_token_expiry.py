@@ -27,7 +27,11 @@ SAIO_DIR = os.environ.get('SAIO_DIR', '/var/tmp/ssbench-saio')
 TOKEN_LIFE = 5
 # A user only this proxy knows: tempauth hands out the token a user
 # already holds in memcache, and one from the shared proxies lives a day.
-USER, KEY = 'tokens:tester', 'testing'
+# Its account is this process's: the memcache is the shared Swift's, and
+# another suite's copy of these tests (the other interpreter's, run at
+# once) would be handed the token one of them drops from it.
+ACCOUNT = 'tokens%d' % os.getpid()
+USER, KEY = ACCOUNT + ':tester', 'testing'
 
 
 def proxy_conf(directory, port):
@@ -45,8 +49,8 @@ def proxy_conf(directory, port):
                               '%s = %s' % (key, value), text)
         assert count == 1, key
     text = text.replace('[filter:tempauth]\n', '[filter:tempauth]\n'
-                        'token_life = %d\nuser_tokens_tester = %s .admin\n'
-                        % (TOKEN_LIFE, KEY))
+                        'token_life = %d\nuser_%s_tester = %s .admin\n'
+                        % (TOKEN_LIFE, ACCOUNT, KEY))
     path = os.path.join(str(directory), 'proxy-tokens.conf')
     with open(path, 'w') as fp:
         fp.write(text)
