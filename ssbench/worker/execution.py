@@ -1,7 +1,7 @@
 """The worker's job execution: Swift jobs in a fixed set of greenlets.
 
 `Runners` are greenlets spawned once (on the first job) that take jobs
-from a FIFO: a gevent Pool would spawn a greenlet per job (a new greenlet,
+in turn: a gevent Pool would spawn a greenlet per job (a new greenlet,
 its frame stack and the pool's bookkeeping), which at one request per job
 is a visible part of a worker's CPU.  A job put while every runner is
 busy waits there, so putting never blocks the reader.
@@ -15,6 +15,7 @@ Worker.
 """
 from __future__ import absolute_import, division, print_function
 
+import collections
 import logging
 import time
 import traceback
@@ -22,7 +23,6 @@ import traceback
 import gevent
 import gevent.event
 import gevent.pool
-import gevent.queue
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
                      LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
@@ -51,36 +51,52 @@ CONFIGURE_WAIT = 30.0
 class Runners(object):
     """`size` greenlets calling `func(job)` for each job put(), in order.
 
-    `func` should not raise: an exception other than GreenletExit is
-    reported by gevent and ends that runner, leaving one fewer.
+    A runner without a job waits in the hub, and put() hands it the next
+    job through a callback of the loop: gevent's Queue would make a
+    Waiter and a (dummy) Timeout for every get that finds it empty, which
+    is nearly every get at one request per job.  Jobs put while every
+    runner is busy wait in a deque.  `func` should not raise: an
+    exception other than GreenletExit is reported by gevent and ends that
+    runner, leaving one fewer.
     """
 
     def __init__(self, size, func):
         self.size = max(1, int(size))
         self._func = func
-        self._queue = gevent.queue.Queue()
+        self._jobs = collections.deque()
+        self._idle = []             # runners waiting in the hub for a job
         self._greenlets = []
 
     def put(self, job):
         if not self._greenlets:
             self._greenlets = [gevent.spawn(self._run)
                                for _ in range(self.size)]
-        self._queue.put(job)
+        if self._idle:
+            gevent.get_hub().loop.run_callback(self._idle.pop().switch, job)
+        else:
+            self._jobs.append(job)
 
     def waiting(self):
         """Jobs put that no runner has taken yet."""
-        return self._queue.qsize()
+        return len(self._jobs)
 
     def _run(self):
-        get = self._queue.get
-        func = self._func
+        jobs, idle, func = self._jobs, self._idle, self._func
+        wait = gevent.get_hub().switch
+        me = gevent.getcurrent()
         while True:
-            func(get())
+            if jobs:
+                job = jobs.popleft()
+            else:
+                idle.append(me)
+                job = wait()
+            func(job)
 
     def kill(self, timeout=None):
         """Stop every runner; jobs still waiting are dropped."""
         greenlets, self._greenlets = self._greenlets, []
-        self._queue = gevent.queue.Queue()
+        self._jobs = collections.deque()
+        self._idle = []
         gevent.killall(greenlets, timeout=timeout)
 
 
