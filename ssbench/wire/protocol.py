@@ -343,7 +343,13 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
     `retry_causes` ({HTTP status or error class: count}); each is left
     out when None (no-op and PING answers stay as they were).
     """
-    result = result_head(job, worker_id)
+    # result_head() and _add_optional() written out: one per request.
+    if 'job_id' in job:
+        result = {'job_id': job['job_id'], 'worker_id': worker_id}
+    else:
+        result = {'worker_id': worker_id}
+    result.update(job)
+    result['worker_id'] = worker_id
     result['first_byte_latency'] = first_byte_latency
     result['last_byte_latency'] = last_byte_latency
     result['trans_id'] = trans_id
@@ -352,8 +358,13 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
         result['status'] = status
     if size is not None:
         result['size'] = size
-    return _add_optional(result, completed_at, reconnects, None,
-                         retry_causes)
+    result['completed_at'] = (time.time() if completed_at is None
+                              else completed_at)
+    if reconnects is not None:
+        result['reconnects'] = reconnects
+    if retry_causes:
+        result['retry_causes'] = retry_causes
+    return result
 
 
 def result_error(job, worker_id, exception, traceback_text, retries,

@@ -49,15 +49,14 @@ CONFIGURE_WAIT = 30.0
 
 
 class Runners(object):
-    """`size` greenlets calling `func(job)` for each job put(), in order.
+    """`size` greenlets calling `func(*args)` for each put(*args), in order.
 
-    A runner without a job waits in the hub, and put() hands it the next
-    job through a callback of the loop: gevent's Queue would make a
-    Waiter and a (dummy) Timeout for every get that finds it empty, which
-    is nearly every get at one request per job.  Jobs put while every
-    runner is busy wait in a deque.  `func` should not raise: an
-    exception other than GreenletExit is reported by gevent and ends that
-    runner, leaving one fewer.
+    Jobs wait in a deque; a runner that finds it empty waits in the hub,
+    and put() wakes one through a callback of the loop: gevent's Queue
+    would make a Waiter and a (dummy) Timeout for every get that finds it
+    empty, which is nearly every get at one request per job.  `func`
+    should not raise: an exception other than GreenletExit is reported by
+    gevent and ends that runner, leaving one fewer.
     """
 
     def __init__(self, size, func):
@@ -67,14 +66,13 @@ class Runners(object):
         self._idle = []             # runners waiting in the hub for a job
         self._greenlets = []
 
-    def put(self, job):
+    def put(self, *args):
         if not self._greenlets:
             self._greenlets = [gevent.spawn(self._run)
                                for _ in range(self.size)]
+        self._jobs.append(args)
         if self._idle:
-            gevent.get_hub().loop.run_callback(self._idle.pop().switch, job)
-        else:
-            self._jobs.append(job)
+            gevent.get_hub().loop.run_callback(self._idle.pop().switch)
 
     def waiting(self):
         """Jobs put that no runner has taken yet."""
@@ -86,11 +84,12 @@ class Runners(object):
         me = gevent.getcurrent()
         while True:
             if jobs:
-                job = jobs.popleft()
+                func(*jobs.popleft())
             else:
+                # Woken by put(), or by nothing else: another runner
+                # may have taken the job meanwhile, hence the loop.
                 idle.append(me)
-                job = wait()
-            func(job)
+                wait()
 
     def kill(self, timeout=None):
         """Stop every runner; jobs still waiting are dropped."""
@@ -173,7 +172,7 @@ class SwiftJobs(object):
         self.configured = gevent.event.Event()
         if own_auth is not None:
             self.configured.set()
-        self.runners = Runners(self.concurrency, self._run_item)
+        self.runners = Runners(self.concurrency, self.run_job)
         # Jobs that came before CONFIGURE wait here, outside the runners:
         # there they would hold every runner, waiting, while later jobs
         # queued behind them.
@@ -196,7 +195,7 @@ class SwiftJobs(object):
         goes to the sink, with its `worker_time` when `received` (the
         clock() time it came) is given.  Never blocks."""
         if self.configured.is_set():
-            self.runners.put((job, received))
+            self.runners.put(job, received)
         else:
             self.unconfigured.spawn(self._run_when_configured, job,
                                     received)
@@ -268,7 +267,7 @@ class SwiftJobs(object):
         start = monotonic()
         error = self._wait_configured()
         if error is None:
-            self.runners.put((job, received))
+            self.runners.put(job, received)
         else:
             self._add(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),
@@ -311,9 +310,6 @@ class SwiftJobs(object):
         return self.swift
 
     # -- jobs ---------------------------------------------------------
-
-    def _run_item(self, item):
-        self.run_job(*item)
 
     def run_job(self, job, received=None):
         """Run one job; its result, success or failure, goes to the
