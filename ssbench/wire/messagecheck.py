@@ -258,12 +258,11 @@ def check_from_master(job):
     kind = job.get(_K_TYPE)
     if type(kind) not in _TEXT:
         return 'bad type', kind
-    control = _CONTROL_CHECKS.get(kind)
-    if control is not None:
-        return control(job)
-    get = job.get
-    if get(_K_NOOP) is True:
+    if kind in _CONTROL_CHECKS:
+        return _CONTROL_CHECKS[kind](job)
+    if _K_NOOP in job and job[_K_NOOP] is True:
         return None
+    get = job.get
     # The usual job in one pass over its items, with no call per key (a
     # worker checks every job it gets); anything else, or a large
     # object's, takes the checks below, which name the fault.
@@ -275,7 +274,7 @@ def check_from_master(job):
                     not lowest <= value < bound):
                 break
         else:
-            if get(_K_SEGMENT_SIZE) is None and (
+            if _K_SEGMENT_SIZE not in job and (
                     kind not in _OBJECT_JOBS or None not in (
                         get(_K_CONTAINER), get(_K_NAME), get(_K_SIZE_STR))):
                 return None
