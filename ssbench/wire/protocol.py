@@ -343,13 +343,7 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
     `retry_causes` ({HTTP status or error class: count}); each is left
     out when None (no-op and PING answers stay as they were).
     """
-    # result_head() and _add_optional() written out: one per request.
-    if 'job_id' in job:
-        result = {'job_id': job['job_id'], 'worker_id': worker_id}
-    else:
-        result = {'worker_id': worker_id}
-    result.update(job)
-    result['worker_id'] = worker_id
+    result = result_head(job, worker_id)
     result['first_byte_latency'] = first_byte_latency
     result['last_byte_latency'] = last_byte_latency
     result['trans_id'] = trans_id
@@ -358,6 +352,8 @@ def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
         result['status'] = status
     if size is not None:
         result['size'] = size
+    # _add_optional() written out (a success has no time_to_failure): a
+    # call fewer per request.
     result['completed_at'] = (time.time() if completed_at is None
                               else completed_at)
     if reconnects is not None:
