@@ -25,9 +25,12 @@ wait4).  Cases:
   their CPU per request, tree by tree;
 - noop1, noop8: `--noop -u 24 --workers 2` at --batch-size 1 and 8.
 
-Every --root (default: this tree) takes its turn in each round, so that a
-busy machine weighs on all alike; a line per tree and case gives the
-medians over --runs, and the ratio of CPU/req to the first tree's:
+Every --root (default: this tree) takes its turn in each round, and so
+does 0.3.9 when --original names its ssbench-master (run by the Python of
+its first line, its bin directory first on PATH so that it finds its
+ssbench-worker; not in the s3 case), so that a busy machine weighs on all
+alike; a line per client and case gives the medians over --runs, and the
+ratio of CPU/req to the first tree's and, in the swift case, to wrk's:
 
     swift  /work/main: 16,100 req/s, 125.3 us CPU/req (3 runs)
 """
@@ -66,27 +69,56 @@ def case_flags(case, port):
     raise Failed('unknown case %r' % (case,))
 
 
-def one_run(args, root, flags, ops, tmp, rate=False):
+class Client(object):
+    """A client to run: a tree of this project, or 0.3.9."""
+
+    def __init__(self, label, command, results_flag, cwd, env):
+        self.label = label
+        self.command = command        # argv up to 'run-scenario'
+        self.results_flag = results_flag
+        self.cwd = cwd
+        self.env = env
+
+    @classmethod
+    def tree(cls, args, root):
+        return cls(root, [args.python, '-m', 'ssbench.cli.master', '-q'],
+                   '--zmq-results-port', root,
+                   dict(os.environ, PYTHONPATH=root,
+                        AWS_ACCESS_KEY_ID=cannedswift.S3_ACCESS,
+                        AWS_SECRET_ACCESS_KEY=cannedswift.S3_SECRET,
+                        AWS_REGION='us-east-1'))
+
+    @classmethod
+    def original(cls, path):
+        with open(path) as handle:
+            python = handle.readline()[2:].strip()
+        bin_dir = os.path.dirname(os.path.abspath(path))
+        env = dict(os.environ, PATH=bin_dir + os.pathsep +
+                   os.environ.get('PATH', ''))
+        env.pop('PYTHONPATH', None)
+        return cls('0.3.9', [python, path, '-q'], '--zmq-results_port',
+                   bin_dir, env)
+
+
+def one_run(args, client, flags, ops, tmp, rate=False):
     """CPU seconds of one run-scenario of `ops` ops, and with `rate` its
-    TOTAL requests per second (from a report rendered afterwards, whose
-    CPU is not counted)."""
+    TOTAL requests per second (from a report this tree renders
+    afterwards, whose CPU is not counted)."""
     work, results = free_ports(2)
     stats = os.path.join(tmp, 'run.stat')
-    argv = [args.python, '-m', 'ssbench.cli.master', '-q', 'run-scenario',
-            '-f', SCENARIO, '-o', str(ops), '-R', '--zmq-bind-ip',
-            '127.0.0.1', '--zmq-work-port', str(work),
-            '--zmq-results-port', str(results), '-s', stats] + flags
-    env = dict(os.environ, PYTHONPATH=root,
-               AWS_ACCESS_KEY_ID=cannedswift.S3_ACCESS,
-               AWS_SECRET_ACCESS_KEY=cannedswift.S3_SECRET,
-               AWS_REGION='us-east-1')
+    argv = client.command + [
+        'run-scenario', '-f', SCENARIO, '-o', str(ops), '-R',
+        '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', str(work),
+        client.results_flag, str(results), '-s', stats] + flags
     try:
-        cpu, _ = measure(argv, cwd=root, env=env, timeout=args.timeout)
+        cpu, _ = measure(argv, cwd=client.cwd, env=client.env,
+                         timeout=args.timeout)
         if not rate:
             return cpu, None
         _, out = measure([args.python, '-m', 'ssbench.cli.master', '-q',
-                          'report-scenario', '-s', stats + '.gz'], cwd=root,
-                         env=env, timeout=args.timeout)
+                          'report-scenario', '-s', stats + '.gz'], cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=ROOT),
+                         timeout=args.timeout)
         match = RATE.search(out)      # the first one is TOTAL's
         if match is None:
             raise Failed('no rate in the report:\n%s' % out[-2000:])
@@ -97,12 +129,12 @@ def one_run(args, root, flags, ops, tmp, rate=False):
                 os.remove(os.path.join(tmp, name))
 
 
-def marginal(args, root, flags, tmp):
+def marginal(args, client, flags, tmp):
     """(req/s of the larger run, us of CPU per request between the two
     operation counts)."""
     small, large = args.ops
-    cpu_s, _ = one_run(args, root, flags, small, tmp)
-    cpu_l, rate = one_run(args, root, flags, large, tmp, rate=True)
+    cpu_s, _ = one_run(args, client, flags, small, tmp)
+    cpu_l, rate = one_run(args, client, flags, large, tmp, rate=True)
     return rate, (cpu_l - cpu_s) / (large - small) * 1e6
 
 
@@ -122,6 +154,8 @@ def main(argv=None):
     parser.add_argument('--root', action='append', default=[],
                         help='a tree to run (repeat; default: this one)')
     parser.add_argument('--python', default=sys.executable)
+    parser.add_argument('--original', metavar='PATH',
+                        help="0.3.9's ssbench-master script")
     parser.add_argument('--extra', default='',
                         help='more run-scenario flags for every case')
     parser.add_argument('--no-wrk', action='store_true')
@@ -135,6 +169,12 @@ def main(argv=None):
     except ValueError:
         parser.error('--ops takes two different counts, like 10000,30000')
     roots = [os.path.abspath(r) for r in args.root] or [ROOT]
+    clients = [Client.tree(args, root) for root in roots]
+    if args.original:
+        try:
+            clients.append(Client.original(args.original))
+        except (IOError, OSError) as exc:
+            parser.error('--original: %s' % (exc,))
     cases = [c.strip() for c in args.cases.split(',') if c.strip()]
     args.wrk = None if args.no_wrk else which('wrk')
     tmp = tempfile.mkdtemp(prefix='ssbench-reqcost-')
@@ -146,9 +186,16 @@ def main(argv=None):
         for _ in range(args.runs):
             for case in cases:
                 flags = case_flags(case, port) + args.extra.split()
-                for root in roots:
-                    figures.setdefault((case, root), []).append(
-                        marginal(args, root, flags, tmp))
+                for client in clients:
+                    if case == 's3' and client.label == '0.3.9':
+                        continue          # 0.3.9 speaks no S3
+                    more = []
+                    if client.label == '0.3.9' and case != 'swift':
+                        # It asks for credentials even with --noop.
+                        more = ['-A', 'http://127.0.0.1:9/auth/v1.0', '-U',
+                                'noop:noop', '-K', 'noop']
+                    figures.setdefault((case, client.label), []).append(
+                        marginal(args, client, flags + more, tmp))
                 if case == 'swift' and args.wrk:
                     figures.setdefault((case, 'wrk -t2 -c64'), []).append(
                         wrk_run(args, port))
@@ -172,10 +219,23 @@ def main(argv=None):
             if who == roots[0]:
                 first = cpu
             print(text)
-        for root in roots[1:]:
-            runs = figures[(case, root)]
-            print('%-6s %s / %s: CPU/req %.2f' % (
-                case, root, roots[0], median([c for _, c in runs]) / first))
+        others = [c.label for c in clients[1:]
+                  if (case, c.label) in figures]
+        for who in others:
+            runs = figures[(case, who)]
+            print('%-6s %s / %s: CPU/req %.2f, req/s %.2f' % (
+                case, who, roots[0], median([c for _, c in runs]) / first,
+                median([r for r, _ in runs]) / median(
+                    [r for r, _ in figures[(case, roots[0])]])))
+        wrk = figures.get((case, 'wrk -t2 -c64'))
+        if wrk:
+            wrk_cpu = median([c for _, c in wrk])
+            for client in clients:
+                runs = figures.get((case, client.label))
+                if runs:
+                    print('%-6s %s / wrk: CPU/req %.1fx' % (
+                        case, client.label,
+                        median([c for _, c in runs]) / wrk_cpu))
     if 'swift' in cases and 's3' in cases:
         for root in roots:
             s3_cpu = median([c for _, c in figures[('s3', root)]])

@@ -284,8 +284,19 @@ class Credentials(object):
         """The Grant to use now: authenticates the first time, renews a
         token due for renewal, and (with `wait`) waits for a new token
         once the current one may have expired."""
-        if self.grant is None:
+        grant = self.grant
+        if grant is None:
             return self.renew(None)
+        # A token of no known expiry, or one far from it: every request
+        # asks, so one clock reading and no call decide.
+        renew_at = self.renew_at
+        if renew_at is None:
+            return grant
+        now = self.clock()
+        expiry = self.expiry
+        if now < renew_at and (expiry is None or
+                               now < expiry.earliest - GUARD):
+            return grant
         self.renew_due()
         if wait and self.expiring():
             self._await_new()

@@ -257,7 +257,8 @@ class SwiftClient(object):
         except SwiftRequestError as exc:
             exc.endpoint = self._endpoint(turn)
             raise
-        timing.endpoint = self._endpoint(turn)
+        if len(self.pools) > 1:
+            timing.endpoint = self._endpoint(turn)
         return timing
 
     def _endpoint(self, turn):

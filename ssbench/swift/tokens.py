@@ -87,17 +87,19 @@ class HandedTokens(object):
     def current(self):
         """The token to use now; once it may have expired, the next one,
         waited for up to `wait` seconds (then the old one: a 401 asks)."""
-        if self.grant is None:
+        grant = self.grant
+        if grant is None:
             raise SwiftAuthError('no Swift token from the master yet')
-        if self._expiring():
-            deadline = self.clock() + self.wait
-            while self._expiring():
-                left = deadline - self.clock()
-                if left <= 0 or not self._changed.wait(left):
-                    log.warning('no new Swift token from the master as '
-                                'the old one expires: going on with it')
-                    self.expires_at = None
-                    break
+        if self.expires_at is None or not self._expiring():
+            return grant
+        deadline = self.clock() + self.wait
+        while self._expiring():
+            left = deadline - self.clock()
+            if left <= 0 or not self._changed.wait(left):
+                log.warning('no new Swift token from the master as the old '
+                            'one expires: going on with it')
+                self.expires_at = None
+                break
         return self.grant
 
     def _expiring(self):

@@ -253,6 +253,13 @@ _K_LARGE_OBJECT = _key('large_object')
 _LARGE_OBJECT_KINDS = frozenset(_key(k) for k in LARGE_OBJECT_KINDS)
 _OBJECT_JOBS = frozenset(_key(k) for k in OPERATION_TYPES)
 _JOB_KEY_SET = frozenset(_JOB_TYPES)
+# {key: (types, lowest, bound)} of the fast pass over a job's items:
+# (None, None) for a key that is not a whole number; a block_size is
+# at least 1.
+_JOB_ITEMS = dict((key, (types, None, None)) for key, types in _JOB_SPEC)
+_JOB_ITEMS.update((key, (_JOB_TYPES[key], 1 if key == _K_BLOCK_SIZE else 0,
+                         bound)) for key, bound in _JOB_COUNTS)
+_K_SIZE_STR, _K_CONTAINER, _K_NAME = _JOB_STRINGS
 
 
 def check_from_master(job):
@@ -269,12 +276,32 @@ def check_from_master(job):
     kind = job.get(_K_TYPE)
     if type(kind) not in _TEXT:
         return 'bad type', kind
-    control = _CONTROL_CHECKS.get(kind)
-    if control is not None:
-        return control(job)
-    get = job.get
-    if get(_K_NOOP) is True:
+    if kind in _CONTROL_CHECKS:
+        return _CONTROL_CHECKS[kind](job)
+    if _K_NOOP in job and job[_K_NOOP] is True:
         return None
+    get = job.get
+    # The usual job in one pass over its items, with no call per key (a
+    # worker checks every job it gets); anything else, or a large
+    # object's, takes the checks below, which name the fault.
+    if _JOB_KEY_SET.issuperset(job):
+        for key, value in job.items():
+            types, lowest, bound = _JOB_ITEMS[key]
+            if type(value) not in types or (
+                    bound is not None and value is not None and
+                    not lowest <= value < bound):
+                break
+        else:
+            if _K_SEGMENT_SIZE not in job and (
+                    kind not in _OBJECT_JOBS or None not in (
+                        get(_K_CONTAINER), get(_K_NAME), get(_K_SIZE_STR))):
+                return None
+    return _check_job(job, kind, get)
+
+
+def _check_job(job, kind, get):
+    """check_from_master() of a job that asks for a request, key by key:
+    the first fault found."""
     if not _JOB_KEY_SET.issuperset(job):
         return 'unknown key', sorted(set(job) - _JOB_KEY_SET, key=repr)[0]
     for key, types in _JOB_SPEC:

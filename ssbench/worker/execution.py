@@ -1,7 +1,7 @@
 """The worker's job execution: Swift jobs in a fixed set of greenlets.
 
 `Runners` are greenlets spawned once (on the first job) that take jobs
-from a FIFO: a gevent Pool would spawn a greenlet per job (a new greenlet,
+in turn: a gevent Pool would spawn a greenlet per job (a new greenlet,
 its frame stack and the pool's bookkeeping), which at one request per job
 is a visible part of a worker's CPU.  A job put while every runner is
 busy waits there, so putting never blocks the reader.
@@ -15,6 +15,7 @@ Worker.
 """
 from __future__ import absolute_import, division, print_function
 
+import collections
 import logging
 import time
 import traceback
@@ -22,7 +23,6 @@ import traceback
 import gevent
 import gevent.event
 import gevent.pool
-import gevent.queue
 
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
                      LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
@@ -49,38 +49,53 @@ CONFIGURE_WAIT = 30.0
 
 
 class Runners(object):
-    """`size` greenlets calling `func(job)` for each job put(), in order.
+    """`size` greenlets calling `func(*args)` for each put(*args), in order.
 
-    `func` should not raise: an exception other than GreenletExit is
-    reported by gevent and ends that runner, leaving one fewer.
+    Jobs wait in a deque; a runner that finds it empty waits in the hub,
+    and put() wakes one through a callback of the loop: gevent's Queue
+    would make a Waiter and a (dummy) Timeout for every get that finds it
+    empty, which is nearly every get at one request per job.  `func`
+    should not raise: an exception other than GreenletExit is reported by
+    gevent and ends that runner, leaving one fewer.
     """
 
     def __init__(self, size, func):
         self.size = max(1, int(size))
         self._func = func
-        self._queue = gevent.queue.Queue()
+        self._jobs = collections.deque()
+        self._idle = []             # runners waiting in the hub for a job
         self._greenlets = []
 
-    def put(self, job):
+    def put(self, *args):
         if not self._greenlets:
             self._greenlets = [gevent.spawn(self._run)
                                for _ in range(self.size)]
-        self._queue.put(job)
+        self._jobs.append(args)
+        if self._idle:
+            gevent.get_hub().loop.run_callback(self._idle.pop().switch)
 
     def waiting(self):
         """Jobs put that no runner has taken yet."""
-        return self._queue.qsize()
+        return len(self._jobs)
 
     def _run(self):
-        get = self._queue.get
-        func = self._func
+        jobs, idle, func = self._jobs, self._idle, self._func
+        wait = gevent.get_hub().switch
+        me = gevent.getcurrent()
         while True:
-            func(get())
+            if jobs:
+                func(*jobs.popleft())
+            else:
+                # Woken by put(), or by nothing else: another runner
+                # may have taken the job meanwhile, hence the loop.
+                idle.append(me)
+                wait()
 
     def kill(self, timeout=None):
         """Stop every runner; jobs still waiting are dropped."""
         greenlets, self._greenlets = self._greenlets, []
-        self._queue = gevent.queue.Queue()
+        self._jobs = collections.deque()
+        self._idle = []
         gevent.killall(greenlets, timeout=timeout)
 
 
@@ -157,7 +172,7 @@ class SwiftJobs(object):
         self.configured = gevent.event.Event()
         if own_auth is not None:
             self.configured.set()
-        self.runners = Runners(self.concurrency, self._run_item)
+        self.runners = Runners(self.concurrency, self.run_job)
         # Jobs that came before CONFIGURE wait here, outside the runners:
         # there they would hold every runner, waiting, while later jobs
         # queued behind them.
@@ -180,7 +195,7 @@ class SwiftJobs(object):
         goes to the sink, with its `worker_time` when `received` (the
         clock() time it came) is given.  Never blocks."""
         if self.configured.is_set():
-            self.runners.put((job, received))
+            self.runners.put(job, received)
         else:
             self.unconfigured.spawn(self._run_when_configured, job,
                                     received)
@@ -252,7 +267,7 @@ class SwiftJobs(object):
         start = monotonic()
         error = self._wait_configured()
         if error is None:
-            self.runners.put((job, received))
+            self.runners.put(job, received)
         else:
             self._add(protocol.result_error(
                 job, self.worker_id, '%s: %s' % (type(error).__name__, error),
@@ -295,9 +310,6 @@ class SwiftJobs(object):
         return self.swift
 
     # -- jobs ---------------------------------------------------------
-
-    def _run_item(self, item):
-        self.run_job(*item)
 
     def run_job(self, job, received=None):
         """Run one job; its result, success or failure, goes to the

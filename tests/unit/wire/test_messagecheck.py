@@ -442,6 +442,36 @@ def test_invalid_jobs_from_a_master(job, kind):
     assert check_from_master(decoded(job))[0] == kind
 
 
+# Values a job's keys may be given in the test below: usual, odd, None.
+ODD_VALUES = [None, True, False, 0, 1, -1, 65536, BEYOND_INT64, 10 ** 6,
+              1.5, NAN, u'', u'tiny', u'slo', u'dlo', b'x', [1], {}]
+JOB_TYPES = [u'upload_object', u'get_object', u'update_object',
+             u'delete_object', u'head_object', u'list_container',
+             u'frobnicate']
+
+
+def test_the_fast_pass_over_a_job_agrees_with_the_full_check():
+    # A job whose items all pass the one-pass check is what the key-by-key
+    # check accepts, and a job it passes on is named by that check.
+    rng = random.Random(36)
+    keys = [k for k in protocol.JOB_KEYS if k not in ('type', 'noop')]
+    accepted = 0
+    for _ in range(20000):
+        job = decoded(dict(JOB, type=rng.choice(JOB_TYPES)))
+        for key in rng.sample(keys, rng.randint(0, 4)):
+            if rng.random() < 0.3:
+                job.pop(key, None)
+            else:
+                job[key] = rng.choice(ODD_VALUES)
+        if rng.random() < 0.05:
+            job[u'auth'] = u'x'
+        full = messagecheck._check_job(job, job[u'type'], job.get)
+        assert check_from_master(job) == full, job
+        accepted += full is None
+    # Both ways were taken, often.
+    assert 2000 < accepted < 18000
+
+
 def test_a_bad_s3_map_is_named_by_its_keys_only():
     # The fault is logged: the signing key in it is not.
     fault = check_from_master(decoded(s3_job(secret='testing')))

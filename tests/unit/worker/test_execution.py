@@ -69,6 +69,26 @@ def test_runs_every_job_in_order_with_at_most_size_at_once():
     runners.kill()
 
 
+def test_idle_runners_are_woken_and_take_jobs_in_order():
+    record = Recorder()
+    record.gate.set()              # each job ends as soon as it starts
+    runners = Runners(2, record)
+    runners.put(0)
+    assert wait_for(lambda: len(runners._idle) == 2, 5,
+                    'both runners idle', sleep=gevent.sleep)
+    for job in (1, 2, 3):
+        runners.put(job)
+    # Put, not taken yet: the runners are woken when the caller yields.
+    assert runners.waiting() == 3 and runners._idle == []
+    assert wait_for(lambda: len(record.done) == 4, 5,
+                    'len(record.done) == 4', sleep=gevent.sleep)
+    assert record.started == [0, 1, 2, 3]
+    assert len(record.greenlets) <= 2
+    assert wait_for(lambda: len(runners._idle) == 2, 5,
+                    'both runners idle again', sleep=gevent.sleep)
+    runners.kill()
+
+
 def test_no_greenlet_before_the_first_job():
     runners = Runners(5, Recorder())
     assert runners._greenlets == []
