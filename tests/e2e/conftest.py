@@ -6,6 +6,7 @@ import os
 import pytest
 
 from tests.e2e import netns, support
+from tests.keystone_v2_stub import V2Stub
 from tests.relay import Relay
 
 
@@ -51,3 +52,15 @@ def swift_relay(topology, tmpdir_factory):
                        ('127.0.0.1', 8080), log_path).start(support.ROOT)
     yield proc
     proc.stop()
+
+
+@pytest.fixture
+def v2_stub():
+    """A v2.0 token server handing out a real tempauth token, whose
+    expiry it says is 2099-01-01."""
+    support.require_swift()
+    swift = support.SwiftView()
+    stub = V2Stub('v2tenant', 'v2user', 'v2-secret', swift.url,
+                  swift.token).start()
+    yield stub
+    stub.stop()

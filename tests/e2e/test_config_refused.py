@@ -19,7 +19,6 @@ import sys
 import pytest
 
 from tests.e2e import support
-from tests.keystone_v2_stub import V2Stub
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -29,18 +28,6 @@ UNBOUNDED_MASTER = (
     'w.MAX_SECONDS = float("inf"); '
     'from ssbench.cli.master import main; sys.exit(main(sys.argv[1:]))')
 REFUSAL = r'refused its configuration: bad token_expires_in \(\d+\.\d+\)'
-
-
-@pytest.fixture
-def v2_stub():
-    """A v2.0 token server handing out a real tempauth token, whose
-    expiry it says is 2099-01-01."""
-    support.require_swift()
-    swift = support.SwiftView()
-    stub = V2Stub('v2tenant', 'v2user', 'v2-secret', swift.url,
-                  swift.token).start()
-    yield stub
-    stub.stop()
 
 
 def test_a_worker_refusing_its_configuration_stops_the_run(tmpdir, v2_stub):

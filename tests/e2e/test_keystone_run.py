@@ -10,7 +10,6 @@ import os
 import pytest
 
 from tests.e2e import support
-from tests.keystone_v2_stub import V2Stub
 
 pytestmark = pytest.mark.e2e
 
@@ -129,16 +128,6 @@ def test_v3_wrong_password_fails_in_one_line(tmpdir, keystone_swift):
     assert wrong not in ran.out + ran.err
     assert 'Traceback' not in ran.err
     assert keystone_swift.containers(data['container_base'] + '_') == []
-
-
-@pytest.fixture
-def v2_stub():
-    support.require_swift()
-    swift = support.SwiftView()
-    stub = V2Stub('v2tenant', 'v2user', 'v2-secret', swift.url,
-                  swift.token).start()
-    yield stub
-    stub.stop()
 
 
 def test_v2_0_options_through_a_stub_token_server(tmpdir, scenario, v2_stub):
