@@ -1,6 +1,7 @@
 """`run-suite --find-max-rate`: open-loop steps chosen one after another
 by ssbench.master.capacitysearch until the highest rate that meets the
---slo objectives is known to --resolution, or the client is the limit."""
+--slo objectives (and that the step carried: see that module) is known
+to --resolution, or the client is the limit."""
 from __future__ import absolute_import, division, print_function
 
 import collections
@@ -13,7 +14,7 @@ from ssbench.cli.runsuite import (SuiteRunner, check_steps, load_step,
 from ssbench.errors import UsageError
 from ssbench.load import suitefile
 from ssbench.load.scenario import MAX_RATE
-from ssbench.master.capacitysearch import CapacitySearch
+from ssbench.master.capacitysearch import CapacitySearch, shortfall
 
 log = logging.getLogger('ssbench')
 
@@ -129,16 +130,26 @@ class SearchRunner(SuiteRunner):
         return outcome
 
     def _record(self, step, entry):
+        """Give the search a finished step's outcome: its objectives, the
+        schedule's jobs sent and due per second, and the client's
+        health."""
         figures = entry.get('figures') or {}
-        total = (figures.get('operations') or {}).get('total') or {}
+        schedule = figures.get('schedule') or {}
         health = figures.get('health')
-        if health == 'host busy':
+        number = step.plan.number
+        outcome = self.capacity.record(
+            step.rate, not entry.get('slo'),
+            achieved=schedule.get('achieved_rate'),
+            offered=schedule.get('intended_rate'),
+            limited=health == 'saturated', busy=health == 'host busy')
+        if outcome.short:
+            log.warning('Step %d: %s (%s jobs due but not sent): not met',
+                        number, shortfall(outcome), schedule.get('unsent'))
+        if health == 'host busy' and self.capacity.client_step is not \
+                outcome:
             # Not the client's limit, but its latencies include waits for
             # the client host's CPU: said with the outcome.
-            self.busy_steps.append(step.plan.number)
-        self.capacity.record(step.rate, not entry.get('slo'),
-                             achieved=total.get('req_per_s'),
-                             limited=health == 'saturated')
+            self.busy_steps.append(number)
 
 
 def _rounded(rate):

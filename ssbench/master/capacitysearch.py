@@ -5,10 +5,31 @@ The search offers START jobs per second, then rises by FACTOR while each
 step meets the objectives; once one misses (or the first one did, then
 it falls by FACTOR until one meets), it bisects between the highest rate
 that met and the lowest that missed until they are within RESOLUTION of
-each other.  A step whose client was the limit (the health verdicts of
-ssbench.master.selfhealth) ends the search at once: what it found is the
-client's limit, not the cluster's.  At most MAX_STEPS steps are run,
-whatever happens.
+each other.  At most MAX_STEPS steps are run, whatever happens.
+
+A rate is met only if the step carried it: it sent at least 1 - SHORTFALL
+of the jobs due (the schedule's accounting: a job due by the end of -r
+and never sent counts against it), whatever its objectives say, since a
+job never sent has no latency for them to judge.  Why a step fell short
+decides what it says, by the client's health (ssbench.results
+.healthrecords):
+
+- saturated (a worker or the master at its own limit): the search ends
+  at once, short or not: what it found is the client's limit, not the
+  cluster's;
+- host busy (the client's processes waited for a CPU others kept),
+  short, and the objectives held: the search ends the same way: the
+  client host could not offer the rate, which says nothing about the
+  cluster; going on would bisect towards the host's limit and call it
+  the cluster's.  A cluster that cannot keep up makes jobs wait for a
+  free -u slot, and that wait is in their response times, so the
+  objectives miss too: a busy host's step that is short and missed them
+  (the end-to-end search has such steps past the fake's capacity) is a
+  miss, as below;
+- otherwise short: the cluster (or -u) did not take the rate, a miss.
+
+A busy host that still sent its jobs goes on counting (its latencies
+include the waits for its CPU, which the caller says).
 
 CapacitySearch is pure: it says which rate to run next and takes each
 step's outcome; the suite runs the steps.
@@ -20,8 +41,26 @@ import collections
 FACTOR = 2.0
 RESOLUTION = 0.05
 MAX_STEPS = 16
+# The share of the jobs due a step may leave unsent and still have
+# carried its rate.  Healthy steps send every job due (all those of the
+# end-to-end search, on both interpreters, on a busy host, busy steps
+# included); what one can lose is the jobs due while the master's loop
+# is held up at the very end of -r: 5% is 0.2 s of the shortest step the
+# tests run (4 s), twenty times the master's own loop-lag limit.  It is
+# also the default resolution: a shortfall below it could move the
+# answer by no more than the search's own precision.
+SHORTFALL = 0.05
 
-Outcome = collections.namedtuple('Outcome', 'rate met achieved limited')
+Outcome = collections.namedtuple(
+    'Outcome', 'rate met achieved limited offered short')
+
+
+def fell_short(achieved, offered, shortfall=SHORTFALL):
+    """Whether a step that sent `achieved` of the `offered` jobs/s due
+    did not carry that rate (False when either is unknown)."""
+    if achieved is None or not offered:
+        return False
+    return achieved < (1 - shortfall) * offered
 
 
 class CapacitySearch(object):
@@ -41,6 +80,7 @@ class CapacitySearch(object):
         self.highest_met = None
         self.lowest_missed = None
         self.client_limit = None
+        self.client_step = None     # the Outcome that ended it so
 
     def next_rate(self):
         """The rate of the next step, or None when the search is over."""
@@ -57,18 +97,27 @@ class CapacitySearch(object):
     def _capped(self, rate):
         return rate if self.ceiling is None else min(rate, self.ceiling)
 
-    def record(self, rate, met, achieved=None, limited=False):
+    def record(self, rate, met, achieved=None, limited=False,
+               offered=None, busy=False):
         """Take the outcome of the step at `rate`: whether it met the
-        objectives, the rate it achieved, and whether the client was
-        its limit."""
-        self.outcomes.append(Outcome(rate, met, achieved, limited))
-        if limited:
+        objectives, the jobs/s it sent (`achieved`) of those due
+        (`offered`, `rate` if None), whether the client was its limit
+        (saturated) and whether its host was busy (see the module
+        docstring); the Outcome."""
+        offered = rate if offered is None else offered
+        short = fell_short(achieved, offered)
+        outcome = Outcome(rate, met and not short, achieved, limited,
+                          offered, short)
+        self.outcomes.append(outcome)
+        if limited or (busy and short and met):
             self.client_limit = achieved if achieved is not None else rate
-        elif met:
+            self.client_step = outcome
+        elif outcome.met:
             if self.highest_met is None or rate > self.highest_met:
                 self.highest_met = rate
         elif self.lowest_missed is None or rate < self.lowest_missed:
             self.lowest_missed = rate
+        return outcome
 
     def done(self):
         """Whether the search is over (see why())."""
@@ -95,12 +144,22 @@ class CapacitySearch(object):
         """The one line the search ends with."""
         why = self.why()
         if why == 'client':
+            step = self.client_step
+            if not step.limited:
+                return ('the client host could not offer %s req/s: it was '
+                        'busy (other processes kept its CPU) and %s; give '
+                        'the master and workers cores or hosts of their '
+                        'own' % (_rate(step.rate), shortfall(step)))
             return ("the client's limit, not the cluster's: %s req/s; add "
                     "workers or hosts" % (_rate(self.client_limit),))
         met = 'none' if self.highest_met is None else \
             '%s req/s' % (_rate(self.highest_met),)
         missed = 'none' if self.lowest_missed is None else \
             '%s req/s' % (_rate(self.lowest_missed),)
+        short = [o for o in self.outcomes
+                 if o.short and o.rate == self.lowest_missed]
+        if short:
+            missed += ' (%s)' % (shortfall(short[-1]),)
         line = ('highest rate that met the objectives: %s; lowest that '
                 'missed them: %s' % (met, missed))
         if why == 'ceiling':
@@ -110,6 +169,13 @@ class CapacitySearch(object):
                 'resolution of %g%%)' % (self.max_steps,
                                          self.resolution * 100)
         return line
+
+
+def shortfall(outcome):
+    """A step's shortfall in words: 'achieved 1100 of 1938 req/s
+    offered'."""
+    return 'achieved %s of %s req/s offered' % (
+        _rate(outcome.achieved), _rate(outcome.offered))
 
 
 def _rate(value):

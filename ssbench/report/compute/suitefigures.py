@@ -4,7 +4,9 @@ run-suite).
 step_figures() reads one step's analysis document (format_version 1,
 ssbench.report.compute.analyze) into the figures a curve needs: offered
 and achieved rate, p50/p99/p99.9 of last-byte latency, errors and their
-share, MB/s and the client's health, for all requests and per operation.
+share, MB/s and the client's health, for all requests and per operation,
+and for a --rate run the master's schedule: the jobs due and sent per
+second and those due but never sent (ssbench.report.compute.openloop).
 ssbench.report.render.suitetable and suitehtml show them.
 """
 from __future__ import absolute_import, division, print_function
@@ -46,9 +48,23 @@ def _operation_figures(op, bandwidth):
     ])
 
 
+def schedule_figures(doc):
+    """{'intended_rate', 'achieved_rate', 'unsent'} of a --rate run's
+    schedule record (jobs due and sent per second, jobs due by the end
+    of -r and never sent), or None when the document has none (a closed
+    loop, an older file)."""
+    schedule = (doc.get('open_loop') or {}).get('schedule') or {}
+    if schedule.get('achieved_rate') is None:
+        return None
+    return collections.OrderedDict(
+        (key, schedule.get(key))
+        for key in ('intended_rate', 'achieved_rate', 'unsent'))
+
+
 def step_figures(doc):
-    """{'offered': jobs/s of a --rate run or None, 'health': health_word,
-    'operations': {operation: figures}} of one step's document."""
+    """{'offered': jobs/s of a --rate run or None, 'schedule':
+    schedule_figures, 'health': health_word, 'operations': {operation:
+    figures}} of one step's document."""
     header = doc.get('header') or {}
     bandwidth = (doc.get('bandwidth') or {}).get('operations') or {}
     operations = collections.OrderedDict()
@@ -57,6 +73,7 @@ def step_figures(doc):
         operations[name] = _operation_figures(op, bandwidth.get(name))
     return collections.OrderedDict([
         ('offered', header.get('rate')),
+        ('schedule', schedule_figures(doc)),
         ('health', health_word(doc)),
         ('operations', operations)])
 

@@ -75,3 +75,76 @@ def test_a_ceiling_caps_the_rise():
 def test_a_search_without_a_way_forward_is_refused(kwargs):
     with pytest.raises(ValueError):
         CapacitySearch(**kwargs)
+
+
+def test_a_step_that_sent_clearly_less_than_was_due_did_not_meet_it():
+    # The CI step: objectives held, but 1100 of 1938 jobs/s went out.
+    search = CapacitySearch(start=1938)
+    outcome = search.record(1938, True, achieved=1100.0, offered=1938.0)
+    assert outcome.short and not outcome.met
+    assert search.highest_met is None and search.lowest_missed == 1938
+    assert search.next_rate() == 969
+    assert 'lowest that missed them: 1938 req/s (achieved 1100 of 1938 ' \
+        'req/s offered)' in search.summary()
+
+
+@pytest.mark.parametrize('achieved, met', [(1938, True), (1900, True),
+                                           (1850, True), (1830, False)])
+def test_a_step_carries_its_rate_within_the_shortfall(achieved, met):
+    # 5% of 1938 is 96.9 jobs/s: 1841.1 is the least that carries it.
+    search = CapacitySearch(start=1938)
+    assert search.record(1938, True, achieved=achieved).met is met
+    assert (search.highest_met == 1938) is met
+
+
+def test_without_the_schedules_figures_the_objectives_decide():
+    search = CapacitySearch(start=100)
+    assert search.record(100, True).met
+    assert search.highest_met == 100
+
+
+def test_a_client_that_cannot_send_more_bounds_what_is_met():
+    # Latencies stay fine, but no more than 1100 jobs/s go out: the
+    # search must not report a rate above what was carried.
+    search = CapacitySearch(start=250)
+    while search.next_rate() is not None:
+        rate = search.next_rate()
+        search.record(rate, True, achieved=min(rate, 1100.0))
+    assert search.why() == 'resolved'
+    assert 1100 * 0.95 <= search.highest_met <= 1100 / 0.95
+
+
+def test_a_busy_host_that_fell_short_ends_it_as_the_clients_limit():
+    search = CapacitySearch(start=250)
+    search.record(250, True, achieved=250.0)
+    outcome = search.record(500, True, achieved=310.0, offered=500.0,
+                            busy=True)
+    assert search.client_step is outcome
+    assert search.why() == 'client' and search.next_rate() is None
+    assert search.summary() == (
+        'the client host could not offer 500 req/s: it was busy (other '
+        'processes kept its CPU) and achieved 310 of 500 req/s offered; '
+        'give the master and workers cores or hosts of their own')
+
+
+def test_a_busy_host_that_sent_its_jobs_goes_on_counting():
+    search = CapacitySearch(start=250)
+    assert search.record(250, True, achieved=249.0, busy=True).met
+    assert search.highest_met == 250 and search.next_rate() == 500
+
+
+def test_a_busy_host_short_and_missed_is_a_miss():
+    # Past the cluster's capacity jobs wait for -u slots, in their
+    # response times: the objectives miss, the cluster is the cause.
+    search = CapacitySearch(start=120)
+    search.record(120, False, achieved=85.5, offered=120.0, busy=True)
+    assert search.why() is None
+    assert search.lowest_missed == 120 and search.next_rate() == 60
+
+
+def test_a_saturated_client_ends_it_short_or_not():
+    search = CapacitySearch(start=250)
+    search.record(250, True, achieved=250.0, limited=True)
+    assert search.why() == 'client'
+    assert search.summary().startswith(
+        "the client's limit, not the cluster's: 250 req/s")

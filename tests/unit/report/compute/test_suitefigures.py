@@ -37,6 +37,22 @@ def test_the_figures_of_a_step():
     assert figures['operations']['read']['MB_per_second'] is None
 
 
+def test_a_rate_run_carries_its_schedules_accounting():
+    doc = step_doc(rate=500)
+    doc['open_loop'] = {'schedule': {
+        'sent': 1920, 'intended_rate': 500.0, 'achieved_rate': 480.0,
+        'unsent': 80}}
+    assert suite.step_figures(doc)['schedule'] == {
+        'intended_rate': 500.0, 'achieved_rate': 480.0, 'unsent': 80}
+
+
+def test_without_a_closed_schedule_there_is_no_accounting():
+    assert suite.step_figures(step_doc())['schedule'] is None
+    older = step_doc(rate=500)
+    older['open_loop'] = {'schedule': {'sent': 1920, 'cap_waits': 0}}
+    assert suite.step_figures(older)['schedule'] is None
+
+
 def test_health_in_a_word_the_client_limit_first():
     word = suite.health_word
     assert word({'client': {'saturated': True, 'host_busy': True}}) == \
