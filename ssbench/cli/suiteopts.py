@@ -94,7 +94,8 @@ def add_suite_parser(subparsers, add_run_arguments):
         '--find-max-rate', action='store_true', default=False,
         help='With --slo and -r: run open-loop steps from --rate upwards '
         '(doubling, then bisecting) and say the highest rate that met the '
-        'objectives and the lowest that missed them')
+        'objectives (its step sending at least 95%% of the jobs due) and '
+        'the lowest that missed them')
     suite.add_argument(
         '--resolution', metavar='PERCENT', type=_percent,
         default=capacitysearch.RESOLUTION,
