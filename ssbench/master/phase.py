@@ -80,8 +80,9 @@ class Phase(object):
         self.schedule = master.schedule
 
     def message_cap(self):
-        """Most jobs one message carries: a whole number of --batch-size
-        batches, about user_count / max(live workers, MIN_MESSAGES).
+        """Most jobs one message carries: a live worker's share of
+        user_count (user_count / max(live workers, MIN_MESSAGES)), or
+        one --batch-size batch when that is more.
 
         One ZMQ message per --batch-size jobs would cost the master (and
         the workers) most of their time when room for many jobs opens at
@@ -91,28 +92,33 @@ class Phase(object):
         some of it, and so that a worker can start on one
         message while the master still handles the results of another.
         """
-        size = self.master.batch_size
-        batches = -(-self.master.user_count // size)
         parts = max(MIN_MESSAGES, len(self.tracker.workers))
-        return -(-batches // parts) * size
+        return max(self.master.batch_size,
+                   -(-self.master.user_count // parts))
 
     def _messages(self, batch):
         """Split jobs sent in one go into messages of at most
-        message_cap() jobs, evenly, each a whole number of batches (a
-        worker sends its results once a batch is complete) except for a
-        short last one when room or jobs ran out."""
+        message_cap() jobs: whole batches (the last one short when room or
+        jobs ran out) when a batch is a worker's share or more, else as
+        even as can be.  Messages of whole batches when the share is not
+        one (-u 24, --batch-size 8, two workers: 16 and 8 jobs) kept one
+        worker waiting on the other: even ones (12 and 12) carry 1.12 of
+        their rate in a --noop run, and a worker sends its results once
+        a batch is complete or it holds no job, however they came."""
         size = self.master.batch_size
         count = len(batch)
         cap = self.message_cap()
         if count <= cap:
             return [batch]
-        batches = -(-count // size)
+        if cap <= size:
+            return [batch[start:start + size]
+                    for start in range(0, count, size)]
         parts = -(-count // cap)
-        per, extra = divmod(batches, parts)
+        per, extra = divmod(count, parts)
         messages = []
         start = 0
         for index in range(parts):
-            end = min(count, start + (per + (index < extra)) * size)
+            end = start + per + (index < extra)
             messages.append(batch[start:end])
             start = end
         return messages

@@ -107,22 +107,24 @@ def test_batches_respect_batch_size_and_user_count():
                     worker_timeout=3)
     with pytest.raises(NoWorkersError):
         master.run_jobs(jobs(20))
-    # 5 users, batches of 2 (2 + 2 + 1) in at least two messages, each
-    # whole batches but the last; then nothing until results come.
-    assert [len(b) for b in transport.sent] == [4, 1]
+    # 5 users, batches of 2: in at least two messages of at least a
+    # batch each, as even as can be (3 + 2); then nothing until results
+    # come.
+    assert [len(b) for b in transport.sent] == [3, 2]
 
 
 @pytest.mark.parametrize('users, batch, workers, sizes', [
     (24, 1, 2, [12, 12]),
-    (24, 8, 2, [16, 8]),
+    (24, 8, 2, [12, 12]),
     (24, 8, 3, [8, 8, 8]),
     (4, 1, 1, [2, 2]),
-    (5, 2, 1, [4, 1]),
+    (5, 2, 1, [3, 2]),
     (3, 1, 5, [1, 1, 1]),
     (1, 1, 1, [1]),
-    (10, 4, 2, [8, 2]),
+    (10, 4, 2, [5, 5]),
+    (24, 16, 2, [16, 8]),
 ])
-def test_room_that_opens_at_once_goes_out_in_few_whole_batches(
+def test_room_that_opens_at_once_goes_out_in_few_even_messages(
         users, batch, workers, sizes):
     transport = FakeTransport(respond=lambda job: [], hold=True)
     clock = FakeClock(1000.0)
