@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 
 from tests import localswift
 from tests.e2e import support
-from tests.e2e.test_s3_run import botocore_s3, s3_env
+from tests.e2e.s3support import botocore_s3, s3_env
 
 pytestmark = pytest.mark.e2e
 

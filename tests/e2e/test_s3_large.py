@@ -13,7 +13,7 @@ import pytest
 
 from tests import localswift
 from tests.e2e import support
-from tests.e2e.test_s3_run import botocore_s3, s3_env
+from tests.e2e.s3support import botocore_s3, s3_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 

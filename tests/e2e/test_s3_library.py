@@ -12,29 +12,17 @@ from __future__ import absolute_import, division, print_function
 import hashlib
 import uuid
 
-import botocore.session
 import pytest
-from botocore.config import Config
 
 from ssbench.s3 import batchdelete, listing, multipart
 from ssbench.s3.operation import Operation, object_path
 from tests import localswift
-from tests.s3client import TIMEOUT, S3Client
+from tests.e2e.s3support import botocore_s3
+from tests.s3client import S3Client
 
 pytestmark = pytest.mark.e2e
 
 MIB = multipart.MIB
-
-
-def botocore_client():
-    return botocore.session.get_session().create_client(
-        's3', region_name=localswift.S3_REGION,
-        endpoint_url=localswift.S3_ENDPOINT,
-        aws_access_key_id=localswift.S3_ACCESS,
-        aws_secret_access_key=localswift.S3_SECRET,
-        config=Config(s3={'addressing_style': 'path'},
-                      retries={'max_attempts': 0},
-                      connect_timeout=TIMEOUT, read_timeout=TIMEOUT))
 
 
 def all_keys(s3, bucket, max_keys=None):
@@ -72,7 +60,7 @@ def bucket(s3):
     s3.ok(Operation('PUT', object_path(name), [], [('Content-Length', '0')],
                     b''))
     yield name
-    boto = botocore_client()
+    boto = botocore_s3(fail_fast=True)
     for upload in boto.list_multipart_uploads(Bucket=name).get('Uploads',
                                                                []):
         boto.abort_multipart_upload(Bucket=name, Key=upload['Key'],
@@ -117,7 +105,8 @@ def test_a_multipart_upload_completes_whole(s3, bucket):
         bucket, key, upload_id, etags))[1])
     assert (done.bucket, done.key) == (bucket, key)
     assert done.etag.strip('"') == multipart.multipart_etag(etags)
-    got = botocore_client().get_object(Bucket=bucket, Key=key)
+    got = botocore_s3(fail_fast=True).get_object(Bucket=bucket,
+                                                 Key=key)
     assert got['ContentLength'] == size
     assert hashlib.md5(got['Body'].read()).hexdigest() == \
         hashlib.md5(data).hexdigest()

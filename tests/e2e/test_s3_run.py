@@ -11,38 +11,19 @@ import json
 import os
 import time
 
-import botocore.session
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from tests import localswift
 from tests.e2e import support
 from tests.e2e.pcap import Capture, tcpdump_usable
+from tests.e2e.s3support import botocore_s3, s3_env
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.e2e
 
 VERY_SMALL = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 SECRET = localswift.S3_SECRET.encode('utf-8')
-
-
-def s3_env(secret=localswift.S3_SECRET):
-    """The environment of an S3 run (and no Swift credential)."""
-    return dict(support.no_auth_env(),
-                AWS_ACCESS_KEY_ID=localswift.S3_ACCESS,
-                AWS_SECRET_ACCESS_KEY=secret,
-                AWS_ENDPOINT_URL=localswift.S3_ENDPOINT,
-                AWS_REGION=localswift.S3_REGION, AWS_DEFAULT_REGION='')
-
-
-def botocore_s3():
-    return botocore.session.get_session().create_client(
-        's3', region_name=localswift.S3_REGION,
-        endpoint_url=localswift.S3_ENDPOINT,
-        aws_access_key_id=localswift.S3_ACCESS,
-        aws_secret_access_key=localswift.S3_SECRET,
-        config=Config(s3={'addressing_style': 'path'}))
 
 
 # Containers (buckets) of the runs here (-c).

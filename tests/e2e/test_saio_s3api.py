@@ -14,15 +14,14 @@ import os
 import time
 import uuid
 
-import botocore.session
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from ssbench.compat import PY2
 from ssbench.s3 import sigv4
 from tests import localswift
 from tests.commands import run
+from tests.e2e.s3support import botocore_s3
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     import httplib
@@ -61,20 +60,11 @@ def s3api():
                     '(tools/saio stop; tools/saio start)' % ENDPOINT)
 
 
-def client(secret=localswift.S3_SECRET):
-    return botocore.session.get_session().create_client(
-        's3', region_name=localswift.S3_REGION, endpoint_url=ENDPOINT,
-        aws_access_key_id=localswift.S3_ACCESS, aws_secret_access_key=secret,
-        config=Config(s3={'addressing_style': 'path'},
-                      retries={'max_attempts': 0},
-                      connect_timeout=TIMEOUT, read_timeout=TIMEOUT))
-
-
 @pytest.fixture
 def bucket(s3api):
     """A fresh bucket, emptied and deleted after the test (not named
     ssbench_*, which a cleanup-containers of another test would take)."""
-    s3 = client()
+    s3 = botocore_s3(ENDPOINT, fail_fast=True)
     name = 'saio-s3api-%s' % uuid.uuid4().hex[:12]
     s3.create_bucket(Bucket=name)
     yield name
@@ -84,7 +74,7 @@ def bucket(s3api):
 
 
 def test_botocore_puts_gets_and_deletes(bucket):
-    s3 = client()
+    s3 = botocore_s3(ENDPOINT, fail_fast=True)
     s3.put_object(Bucket=bucket, Key='a b/c+d', Body=b'hello')
     assert s3.get_object(Bucket=bucket, Key='a b/c+d')['Body'].read() == \
         b'hello'
@@ -126,8 +116,9 @@ def test_s3api_takes_ssbench_signatures(bucket):
     assert status == 200
     assert listing.count(b'<Key>') == 2
     assert signer_request(key, 'DELETE', path)[0] == 204
-    assert [obj['Key'] for obj in client().list_objects_v2(
-        Bucket=bucket)['Contents']] == [name + u'2']
+    listed = botocore_s3(ENDPOINT, fail_fast=True).list_objects_v2(
+        Bucket=bucket)
+    assert [obj['Key'] for obj in listed['Contents']] == [name + u'2']
 
 
 def test_a_signed_payload_that_differs_is_refused(bucket):
