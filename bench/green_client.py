@@ -11,10 +11,10 @@ gevent runs `-c` greenlets over one SwiftClient, each doing PUT, GET, GET,
 DELETE of 4 KiB objects in turn, and prints the user + sys CPU of that
 process per request (after a warm-up of 200 requests per greenlet, so
 connections and imports are done).  This is the request path of a worker
-(ssbench.swift.client and httpconn, gevent's hub and sockets) without the
-job's way in and the result's way out.  --calls also counts the Python
-calls per request (cProfile, 2,000 requests), a figure the load on the
-machine does not move.
+(ssbench.swift.client, httpconn and greenio, gevent's hub and sockets)
+without the job's way in and the result's way out.  --calls also counts
+the Python calls per request (cProfile, 2,000 requests), a figure the
+load on the machine does not move.
 
     /work/main: 98.0 us CPU/req (3 runs: 98.0 98.3 97.8), 88.2 calls/req
 """

@@ -40,16 +40,15 @@ read_response() returns, as it would have been had the body gone out.
 """
 from __future__ import absolute_import, division, print_function
 
-import errno
 import re
 import socket
 import ssl
 from select import POLLIN
 
 from gevent.monkey import get_original
-from greenlet import getcurrent
 
 from ssbench.compat import PY2, monotonic
+from ssbench.swift.greenio import WOULD_BLOCK, GreenIO
 
 # The system's poll(), even where gevent patched select: an idle socket is
 # only ever polled with a zero timeout, which must not go through the hub.
@@ -60,11 +59,6 @@ _poll = get_original('select', 'poll')
 # fewer matches than lines: then they are parsed one by one.
 _FIELD = re.compile(r'\r\n([^\s:]+):[^\S\r\n]*((?:[^\r\n]*\S)?)[^\S\r\n]*'
                     r'(?=\r\n|$)')
-# What a non-blocking receive or send says when it would have to wait.
-_WOULD_BLOCK = (errno.EAGAIN, errno.EWOULDBLOCK)
-# What wakes a greenlet waiting in _GreenIO.wait_readable().
-_READY = 'ready'
-_TIMED_OUT = 'timed out'
 
 BUFFER_SIZE = 65536
 MAX_HEAD = 1024 * 1024     # response head larger than this: not Swift
@@ -167,76 +161,6 @@ def _is_timeout(exc):
     return isinstance(exc, socket.timeout)
 
 
-class _GreenIO(object):
-    """Sends and receives of a plain TCP socket under gevent, without
-    gevent's socket wrapper on the way: its receive tries first (a
-    receive that fails, and an exception, when the answer is not there
-    yet) and then waits through a new timer, Timeout and Waiter per call.
-    Here the one socket below it is called directly, and a wait uses an
-    I/O watcher and a timer made once per connection."""
-
-    __slots__ = ('raw', 'hub', 'io', 'timer')
-
-    def __init__(self, sock, timeout):
-        import gevent
-        self.raw = sock._sock
-        self.hub = gevent.get_hub()
-        loop = self.hub.loop
-        self.io = loop.io(sock.fileno(), 1)
-        # Armed by again(), from its repeat: see wait_readable().
-        self.timer = loop.timer(timeout, timeout) if timeout else None
-
-    @staticmethod
-    def of(sock, timeout):
-        """A _GreenIO for gevent's plain socket `sock`, else None."""
-        if type(sock).__module__.startswith('gevent.') and \
-                hasattr(sock, '_sock') and \
-                not isinstance(sock, ssl.SSLSocket):
-            return _GreenIO(sock, timeout)
-        return None
-
-    def wait_readable(self):
-        """Let other greenlets run until the socket is readable;
-        socket.timeout after the connection's network_timeout."""
-        switch = getcurrent().switch
-        io, timer = self.io, self.timer
-        io.start(switch, _READY)
-        if timer is not None:
-            # Not start(): a libev timer started again after a stop has
-            # only what was left of it, so the connection's waits would
-            # share one network_timeout.  again() arms it for its whole
-            # repeat, from the clock read now rather than the loop's as
-            # of its last turn, which lags after a long callback.
-            timer.again(switch, _TIMED_OUT, update=True)
-        try:
-            woke = self.hub.switch()
-        finally:
-            io.stop()
-            if timer is not None:
-                timer.stop()
-        if woke is _TIMED_OUT:
-            raise socket.timeout('timed out')
-
-    def recv_into(self, view, want, wait_first):
-        """recv_into() on the socket, waiting as long as it would block;
-        `wait_first` when the answer cannot be there yet."""
-        if wait_first:
-            self.wait_readable()
-        raw = self.raw
-        while True:
-            try:
-                return raw.recv_into(view, want)
-            except socket.error as exc:
-                if exc.args[0] not in _WOULD_BLOCK:
-                    raise
-            self.wait_readable()
-
-    def close(self):
-        self.io.close()
-        if self.timer is not None:
-            self.timer.close()
-
-
 class HTTPConnection(object):
     """One keep-alive connection; `ssl_context` makes it HTTPS.
 
@@ -269,7 +193,7 @@ class HTTPConnection(object):
         self._early = None    # a response that came while sending failed
         self._clock = clock
         self._bounded = False  # the socket waits less than network_timeout
-        self._green = None     # a _GreenIO under gevent, for plain TCP
+        self._green = None     # a GreenIO under gevent, for plain TCP
         self._sent = False     # a request went out, no byte received yet
 
     def connect(self):
@@ -290,7 +214,7 @@ class HTTPConnection(object):
         self.sock = sock
         self._poller = poller
         if self.ssl_context is None:      # TLS reads go through ssl
-            self._green = _GreenIO.of(sock, self.network_timeout)
+            self._green = GreenIO.of(sock, self.network_timeout)
 
     def close(self):
         sock, self.sock = self.sock, None
@@ -364,7 +288,7 @@ class HTTPConnection(object):
             sent = self.sock.send(data) if green is None \
                 else green.raw.send(data)
         except socket.error as exc:
-            if green is None or exc.args[0] not in _WOULD_BLOCK:
+            if green is None or exc.args[0] not in WOULD_BLOCK:
                 if self.reused and not _is_timeout(exc):
                     # Not a byte of the request left: the connection had
                     # been reset while idle, after it was polled.

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(60)
 def sockets(request, monkeypatch):
     """Every test runs on the standard library's sockets, and on gevent's
     as in a worker (monkey-patched), where a plain TCP connection waits
-    through watchers of its own (httpconn._GreenIO)."""
+    through watchers of its own (greenio.GreenIO)."""
     if request.param == 'gevent':
         import gevent.socket
         monkeypatch.setattr(socket, 'create_connection',
