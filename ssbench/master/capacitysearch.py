@@ -79,7 +79,6 @@ class CapacitySearch(object):
         self.outcomes = []
         self.highest_met = None
         self.lowest_missed = None
-        self.client_limit = None
         self.client_step = None     # the Outcome that ended it so
 
     def next_rate(self):
@@ -110,7 +109,6 @@ class CapacitySearch(object):
                           offered, short)
         self.outcomes.append(outcome)
         if limited or (busy and short and met):
-            self.client_limit = achieved if achieved is not None else rate
             self.client_step = outcome
         elif outcome.met:
             if self.highest_met is None or rate > self.highest_met:
@@ -119,13 +117,22 @@ class CapacitySearch(object):
             self.lowest_missed = rate
         return outcome
 
+    @property
+    def client_limit(self):
+        """The jobs/s the client sent in the step that ended the search
+        as its limit (the step's rate when that is unknown), else None."""
+        step = self.client_step
+        if step is None:
+            return None
+        return step.achieved if step.achieved is not None else step.rate
+
     def done(self):
         """Whether the search is over (see why())."""
         return self.why() is not None
 
     def why(self):
         """Why the search is over, or None while it goes on."""
-        if self.client_limit is not None:
+        if self.client_step is not None:
             return 'client'
         if self.highest_met is not None and \
                 self.lowest_missed is not None and \
