@@ -102,7 +102,7 @@ class Phase(object):
         jobs ran out) when a batch is a worker's share or more, else as
         even as can be.  Messages of whole batches when the share is not
         one (-u 24, --batch-size 8, two workers: 16 and 8 jobs) kept one
-        worker waiting on the other: even ones (12 and 12) carry 1.12 of
+        worker waiting on the other: even ones (12 and 12) carry 1.15 of
         their rate in a --noop run, and a worker sends its results once
         a batch is complete or it holds no job, however they came."""
         size = self.master.batch_size
