@@ -14,6 +14,7 @@ import struct
 
 import zmq
 
+from ssbench.wire.curve.greeting import peer_mechanism
 from ssbench.wire.curve.keys import (CURVE_MASTER, CURVE_WORKER, CurveError,
                                      curve_key_paths)
 
@@ -21,9 +22,11 @@ from ssbench.wire.curve.keys import (CURVE_MASTER, CURVE_WORKER, CurveError,
 log = logging.getLogger('ssbench.wire.transport')
 
 # A worker gives up (CurveError) when the master refused its key or spoke
-# another protocol (no CURVE there): libzmq may not retry after those.  It
-# logs other failures once this many happened in a row (libzmq retries
-# every 100 ms).
+# another protocol (no CURVE there): libzmq may not retry after those.  The
+# first failure without detail of a run of them is checked with a greeting
+# of its own (greeting.py: a master without CURVE may hang up before its
+# own greeting is read).  Other failures are logged once this many happened
+# in a row (libzmq retries every 100 ms).
 HANDSHAKE_FAILURES_LOGGED = 5
 
 _HANDSHAKE_EVENTS = dict(
@@ -93,12 +96,14 @@ class MasterHandshakes(object):
 class WorkerHandshakes(object):
     """A worker's ear.  A refusal by the master, or a protocol error (a
     master without CURVE), becomes `failure` (a CurveError the worker's
-    sockets raise).  Other failures (a wrong master.key looks like a peer
-    that hangs up, as does a proxy whose master is down) are only
-    logged."""
+    sockets raise), and so does a failure without detail where the master
+    greets with NULL when asked (`probe`: greeting.peer_mechanism).  Other
+    failures (a wrong master.key looks like a peer that hangs up, as does
+    a proxy whose master is down) are only logged."""
 
-    def __init__(self, curve_dir):
+    def __init__(self, curve_dir, probe=peer_mechanism):
         self.curve_dir = curve_dir
+        self._probe = probe
         self.failure = None
         self._failures = {}       # endpoint -> failed handshakes in a row
         self._ok = False
@@ -124,6 +129,11 @@ class WorkerHandshakes(object):
             message = ('CURVE handshake with %s failed with a protocol '
                        'error: does the master there run with '
                        '--zmq-curve-dir?' % (where,))
+        elif kind == 'failed' and count == 1 and \
+                self._probe(where) == 'NULL':
+            message = ('CURVE handshake with %s failed, and the peer '
+                       'there greets without CURVE: does the master there '
+                       'run with --zmq-curve-dir?' % (where,))
         if message is not None:
             if self.failure is None:
                 self.failure = CurveError(message)
