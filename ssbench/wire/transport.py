@@ -30,6 +30,7 @@ import zmq
 
 from ssbench.compat import monotonic
 from ssbench.errors import TransportError
+from ssbench.wire.iothreads import new_context
 from ssbench.wire.poller import POLLIN, HubPoller, gevent_patched
 from ssbench.wire.curve.handshakes import (MasterHandshakes, WorkerHandshakes,
                                            enforce_zap, handshake_events,
@@ -366,7 +367,7 @@ class MasterSockets(_Sockets):
         keys = curve.master_keys() if curve is not None else None
         address, is_ipv6 = resolve(bind_ip, 'bind address')
         self.bind_ip = bind_ip
-        self._context = zmq.Context()
+        self._context = new_context()
         try:
             self._work = self._context.socket(zmq.ROUTER)
             self._in = self._context.socket(zmq.PULL)
@@ -497,7 +498,7 @@ class WorkerSockets(_Sockets):
                  curve=None):
         keys = curve.worker_keys() if curve is not None else None
         address, is_ipv6 = resolve(host, 'master host')
-        self._context = zmq.Context()
+        self._context = new_context()
         try:
             self._work = self._in = self._context.socket(zmq.DEALER)
             self._out = self._context.socket(zmq.PUSH)
