@@ -3,28 +3,68 @@ run in the source tree, free loopback ports, and the stopping of what a
 test started."""
 from __future__ import absolute_import, division, print_function
 
+import errno
+import fcntl
 import os
 import socket
 import subprocess
+import tempfile
 import threading
 
 from tests.paths import ROOT
 from tests.waiting import wait_for
 
-_HANDED_OUT = set()
+# One lock file per port handed out, shared by every test process of this
+# user on this host: tools/run-tests runs the py27 and py3 suites at once,
+# and a port one of them was given is free to the other's kernel until its
+# master binds it.
+RESERVATIONS = os.path.join(tempfile.gettempdir(),
+                            'ssbench-test-ports-%d' % os.getuid())
+# The open, locked files: a reservation lasts as long as this process,
+# and the kernel drops it when the process dies, however it dies.
+_HELD = []
+
+
+def reserve(port):
+    """An open file descriptor holding an exclusive flock on `port`'s
+    file in RESERVATIONS, or None if another holder has it.  flock (not
+    lockf) because its locks belong to the open file, so this process
+    also fails to take a port it holds already."""
+    try:
+        os.makedirs(RESERVATIONS, 0o700)
+    except OSError as err:
+        if err.errno != errno.EEXIST:
+            raise
+    fd = os.open(os.path.join(RESERVATIONS, str(port)),
+                 os.O_RDWR | os.O_CREAT, 0o600)
+    # Python 2.7's descriptors are inherited: a master this process starts
+    # must not keep the port reserved after this process is gone.
+    fcntl.fcntl(fd, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (IOError, OSError) as err:    # IOError on Python 2.7
+        os.close(fd)
+        if err.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+            return None
+        raise
+    return fd
 
 
 def free_port():
-    """A loopback port free now and not handed out before by this
-    process: the kernel may give a port just closed again, and two calls in
-    a row (the work and results ports) once got the same one."""
+    """A loopback port free now and handed out before by no test process
+    on this host that is still alive: the kernel may give a port just
+    closed again, and two calls in a row (the work and results ports)
+    once got the same one."""
     for _ in range(100):
         sock = socket.socket()
-        sock.bind(('127.0.0.1', 0))
-        port = sock.getsockname()[1]
-        sock.close()
-        if port not in _HANDED_OUT:
-            _HANDED_OUT.add(port)
+        try:
+            sock.bind(('127.0.0.1', 0))
+            port = sock.getsockname()[1]
+            held = reserve(port)
+        finally:
+            sock.close()
+        if held is not None:
+            _HELD.append(held)
             return port
     raise AssertionError('no loopback port that was not handed out before')
 

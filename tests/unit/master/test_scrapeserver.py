@@ -112,7 +112,7 @@ def test_garbage_and_oversized_requests_get_an_answer_and_are_closed():
 
 
 def test_past_the_bound_the_oldest_unanswered_connection_makes_room():
-    server, clock, _ = _server(max_connections=3)
+    server, clock = _server(max_connections=3)[:2]
     first = _connect(server)
     try:
         wait_for(lambda: len(server.connections) == 1, 10, 'one accepted')
@@ -129,7 +129,7 @@ def test_past_the_bound_the_oldest_unanswered_connection_makes_room():
 
 
 def test_stop_ends_at_once_with_clients_connected():
-    server, _, _ = _server()
+    server = _server()[0]
     conns = [_connect(server) for _ in range(5)]
     conns[0].sendall(b'GET / HTTP/1.1\r\n')
     wait_for(lambda: len(server.connections) == 5, 10, 'five accepted')
