@@ -6,11 +6,10 @@ other untouched (deleted here afterwards)."""
 from __future__ import absolute_import, division, print_function
 
 import pytest
-from botocore.exceptions import ClientError
 
 from tests import localswift
 from tests.e2e import support
-from tests.e2e.s3support import botocore_s3, s3_env
+from tests.e2e.s3support import botocore_s3, delete_bucket, s3_env
 
 pytestmark = pytest.mark.e2e
 
@@ -40,18 +39,7 @@ def test_cleanup_over_s3_leaves_no_bucket_of_the_base():
         assert s3.list_objects_v2(Bucket=other)['KeyCount'] == 4
     finally:
         for name in mine + [other]:
-            try:
-                for upload in s3.list_multipart_uploads(
-                        Bucket=name).get('Uploads', []):
-                    s3.abort_multipart_upload(Bucket=name,
-                                              Key=upload['Key'],
-                                              UploadId=upload['UploadId'])
-                for item in s3.list_objects_v2(Bucket=name).get(
-                        'Contents', []):
-                    s3.delete_object(Bucket=name, Key=item['Key'])
-                s3.delete_bucket(Bucket=name)
-            except ClientError:
-                pass
+            delete_bucket(s3, name)
     assert _names(s3, base) == []
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests import localswift
 from tests.e2e import support
-from tests.e2e.s3support import botocore_s3, s3_env
+from tests.e2e.s3support import botocore_s3, delete_bucket, s3_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -24,22 +24,6 @@ PART = 5 * MiB
 
 def incomplete_uploads(s3, bucket):
     return s3.list_multipart_uploads(Bucket=bucket).get('Uploads', [])
-
-
-def delete_bucket(s3, bucket):
-    """The bucket deleted with whatever is left in it."""
-    from botocore.exceptions import ClientError
-    try:
-        s3.head_bucket(Bucket=bucket)
-    except ClientError:
-        return
-    for upload in incomplete_uploads(s3, bucket):
-        s3.abort_multipart_upload(Bucket=bucket, Key=upload['Key'],
-                                  UploadId=upload['UploadId'])
-    for page in s3.get_paginator('list_objects_v2').paginate(Bucket=bucket):
-        for item in page.get('Contents', []):
-            s3.delete_object(Bucket=bucket, Key=item['Key'])
-    s3.delete_bucket(Bucket=bucket)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 from ssbench.s3 import batchdelete, listing, multipart
 from ssbench.s3.operation import Operation, object_path
 from tests import localswift
-from tests.e2e.s3support import botocore_s3
+from tests.e2e.s3support import botocore_s3, delete_bucket
 from tests.s3client import S3Client
 
 pytestmark = pytest.mark.e2e
@@ -61,13 +61,7 @@ def bucket(s3):
                     b''))
     yield name
     boto = botocore_s3(fail_fast=True)
-    for upload in boto.list_multipart_uploads(Bucket=name).get('Uploads',
-                                                               []):
-        boto.abort_multipart_upload(Bucket=name, Key=upload['Key'],
-                                    UploadId=upload['UploadId'])
-    for obj in boto.list_objects_v2(Bucket=name).get('Contents', []):
-        boto.delete_object(Bucket=name, Key=obj['Key'])
-    boto.delete_bucket(Bucket=name)
+    delete_bucket(boto, name)
     assert name not in [b['Name'] for b in boto.list_buckets()['Buckets']]
 
 

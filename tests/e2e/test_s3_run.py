@@ -9,15 +9,13 @@ import gzip
 import io
 import json
 import os
-import time
 
 import pytest
-from botocore.exceptions import ClientError
 
 from tests import localswift
 from tests.e2e import support
 from tests.e2e.pcap import Capture, tcpdump_usable
-from tests.e2e.s3support import botocore_s3, s3_env
+from tests.e2e.s3support import botocore_s3, delete_bucket, s3_env
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.e2e
@@ -41,34 +39,9 @@ def delete_buckets(prefix):
     all at once: one after another, their four or five round trips each
     took 13-20 s of a CI test's teardown."""
     s3 = botocore_s3()
-
-    def delete(name):
-        try:
-            s3.head_bucket(Bucket=name)
-        except ClientError:
-            return
-        for attempt in range(DELETE_TRIES):
-            for page in s3.get_paginator('list_objects_v2').paginate(
-                    Bucket=name):
-                keys = [{'Key': item['Key']}
-                        for item in page.get('Contents', [])]
-                if keys:
-                    s3.delete_objects(Bucket=name, Delete={'Objects': keys})
-            try:
-                s3.delete_bucket(Bucket=name)
-                return
-            except ClientError as exc:
-                # 409 BucketNotEmpty: the listing may lag the deletes (as
-                # ssbench's own cleanup knows); list and delete again.
-                if exc.response.get('Error', {}).get('Code') != \
-                        'BucketNotEmpty' or attempt + 1 == DELETE_TRIES:
-                    raise
-                time.sleep(0.2 * (attempt + 1))
     # A botocore client is safe to share between threads.
-    support.in_parallel(delete, bucket_names(prefix), threads=BUCKETS)
-
-
-DELETE_TRIES = 5
+    support.in_parallel(lambda name: delete_bucket(s3, name),
+                        bucket_names(prefix), threads=BUCKETS)
 
 
 @pytest.fixture

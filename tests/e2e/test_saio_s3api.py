@@ -21,7 +21,7 @@ from ssbench.compat import PY2
 from ssbench.s3 import sigv4
 from tests import localswift
 from tests.commands import run
-from tests.e2e.s3support import botocore_s3
+from tests.e2e.s3support import botocore_s3, delete_bucket
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     import httplib
@@ -68,9 +68,7 @@ def bucket(s3api):
     name = 'saio-s3api-%s' % uuid.uuid4().hex[:12]
     s3.create_bucket(Bucket=name)
     yield name
-    for obj in s3.list_objects_v2(Bucket=name).get('Contents', []):
-        s3.delete_object(Bucket=name, Key=obj['Key'])
-    s3.delete_bucket(Bucket=name)
+    delete_bucket(s3, name)
 
 
 def test_botocore_puts_gets_and_deletes(bucket):
