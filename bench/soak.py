@@ -22,7 +22,6 @@ when interrupted.  Every process it starts is stopped before it exits.
 from __future__ import absolute_import, division, print_function
 
 import argparse
-import io
 import json
 import os
 import signal
@@ -38,7 +37,9 @@ sys.path[:0] = [p for p in (HERE, ROOT) if p not in sys.path]
 import benchlib  # noqa: E402
 import soakfaults  # noqa: E402
 import soakfigures  # noqa: E402
-from soakfaults import SoakError  # noqa: E402
+from soakfaults import FaultRunner, SoakError  # noqa: E402
+from soakprocs import (Sampler, Workers, start_group,  # noqa: E402
+                       stop_group)
 from ssbench.master.admission import STALL_SECONDS  # noqa: E402
 from tests.relay import Relay  # noqa: E402
 
@@ -52,193 +53,10 @@ except ImportError:  # Python 2
 SCENARIO = os.path.join(HERE, 'soak.scenario')
 SAIO_DIR = '/var/tmp/ssbench-soak'
 SAIO_VENV = '/var/tmp/ssbench-saio/venv'
-# Seconds a stopped process gets between SIGTERM (SIGINT for the master)
-# and SIGKILL.
-GRACE = 10.0
-# The master reads the mark file every half second and stamps a mark when
-# it reads it: a fault waits this long after its begin mark, so that the
-# mark comes before the fault's effects on the timeline.
-MARK_SETTLE = 0.6
 
 
 class Interrupted(Exception):
     """SIGINT or SIGTERM to the soak."""
-
-
-def start_group(argv, log_path, env=None):
-    """Popen of argv in a process group of its own (so that it and
-    whatever it starts can be signalled together), output to log_path."""
-    with open(log_path, 'ab') as log:
-        with open(os.devnull, 'rb') as nothing:
-            return subprocess.Popen(argv, stdout=log,
-                                    stderr=subprocess.STDOUT, stdin=nothing,
-                                    cwd=ROOT, env=env, preexec_fn=os.setsid,
-                                    close_fds=True)
-
-
-def stop_group(proc, first=signal.SIGTERM, grace=GRACE):
-    """Signal proc's group with `first`, SIGKILL it after `grace`
-    seconds; reap it.  Its exit status."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, first)
-        except OSError:
-            pass
-        deadline = time.time() + grace
-        while proc.poll() is None and time.time() < deadline:
-            time.sleep(0.1)
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)   # stragglers of the group too
-    except OSError:
-        pass
-    return proc.wait()
-
-
-class Workers(object):
-    """Standalone `ssbench-worker` processes, ids 1..N, each in its own
-    process group; a killed one can be started again under its id."""
-
-    def __init__(self, python, ports, out, count):
-        self.python = python
-        self.ports = ports
-        self.out = out
-        self.count = count
-        self.lock = threading.Lock()
-        self.live = {}          # worker id -> Popen
-        self.every = []         # (worker id, Popen), restarts too
-        self.stopping = False
-
-    def ids(self):
-        return list(range(1, self.count + 1))
-
-    def start(self, worker_id):
-        """Start worker `worker_id`: its pid."""
-        argv = [self.python, '-m', 'ssbench.cli.worker',
-                '--zmq-host', '127.0.0.1',
-                '--zmq-work-port', str(self.ports[0]),
-                '--zmq-results-port', str(self.ports[1]),
-                '--master-timeout', '60', str(worker_id)]
-        log = os.path.join(self.out, 'worker-%d.log' % worker_id)
-        with self.lock:
-            if self.stopping:
-                raise SoakError('the soak is stopping: worker %d not '
-                                'started again' % worker_id)
-            proc = start_group(argv, log)
-            self.live[worker_id] = proc
-            self.every.append((worker_id, proc))
-        return proc.pid
-
-    def kill(self, worker_id, sig):
-        """Signal worker `worker_id`'s group and reap it: its pid."""
-        with self.lock:
-            proc = self.live.pop(worker_id)
-        os.killpg(proc.pid, sig)
-        proc.wait()
-        return proc.pid
-
-    def processes(self):
-        with self.lock:
-            return list(self.every)
-
-    def stop(self):
-        with self.lock:
-            self.stopping = True
-            procs = list(self.live.values())
-        for proc in procs:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except OSError:
-                    pass
-        for proc in procs:
-            stop_group(proc)
-
-
-class Sampler(object):
-    """RSS samples [(epoch seconds, MB)] per process (name, pid)."""
-
-    def __init__(self, every, clock=time.time):
-        self.every = every
-        self.clock = clock
-        self.series = {}
-        self.order = []
-        self.due = 0.0
-
-    def sample(self, processes):
-        """Sample each live (name, Popen) of `processes` if due."""
-        now = self.clock()
-        if now < self.due:
-            return
-        self.due = now + self.every
-        for name, proc in processes:
-            if proc.poll() is not None:
-                continue
-            value = benchlib.rss_mb(proc.pid)
-            if value is None:
-                continue
-            key = (name, proc.pid)
-            if key not in self.series:
-                self.series[key] = []
-                self.order.append(key)
-            self.series[key].append((now, value))
-
-    def summary(self, bench_start, skip):
-        """Each series with its slope over the samples from `skip`
-        seconds after the later of its first sample and `bench_start`."""
-        out = []
-        for name, pid in self.order:
-            samples = self.series[(name, pid)]
-            begin = max(samples[0][0], bench_start or samples[0][0])
-            out.append(soakfigures.rss_series(name, pid, samples,
-                                              begin + skip))
-        return out
-
-
-class FaultRunner(threading.Thread):
-    """Does the plan's faults in turn, the k-th at bench_start + k *
-    every, each between a begin and an end mark line."""
-
-    def __init__(self, faults, plan, count, every, marks, bench_start,
-                 stop_event):
-        threading.Thread.__init__(self, name='faults')
-        self.daemon = True
-        self.faults = faults
-        self.plan = plan
-        self.count = count
-        self.every = every
-        self.marks = marks
-        self.bench_start = bench_start
-        self.stop_event = stop_event
-        self.done = []
-        self.failure = None
-
-    def mark(self, line):
-        with io.open(self.marks, 'ab') as fp:
-            fp.write(line.encode('utf-8') + b'\n')
-
-    def run(self):
-        for index in range(self.count):
-            name = self.plan[index % len(self.plan)]
-            due = self.bench_start + (index + 1) * self.every
-            if self.stop_event.wait(max(0.0, due - time.time())):
-                return
-            label = 'soak fault %d %s' % (index + 1, name)
-            fault = {'name': name, 'began': time.time(),
-                     'begin_mark': label + ' begin', 'ended': None,
-                     'end_mark': None, 'detail': None}
-            self.done.append(fault)
-            self.mark(fault['begin_mark'])
-            self.stop_event.wait(MARK_SETTLE)
-            try:
-                fault['detail'] = getattr(self.faults, name)()
-            except Exception as exc:
-                fault['detail'] = 'failed: %s' % (exc,)
-                self.failure = '%s: %s' % (label, exc)
-                return
-            finally:
-                fault['ended'] = time.time()
-                fault['end_mark'] = label + ' end'
-                self.mark(fault['end_mark'])
 
 
 def storage_url_through(auth_url, user, key, relay_port):

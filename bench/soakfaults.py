@@ -1,14 +1,17 @@
 """The soak's Swift (an instance of tools/saio of its own) and the faults
 it suffers (bench/soak.py): each fault is a function that does it, from
-its beginning to the service back, and says in a few words what it did.
+its beginning to the service back, and says in a few words what it did;
+FaultRunner does them in turn, each between two marks.
 """
 from __future__ import absolute_import, division, print_function
 
+import io
 import os
 import re
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -102,7 +105,7 @@ def last_line(text):
 
 class Faults(object):
     """The faults of the plan, on the soak's Swift (`saio`, its proxy on
-    `proxy_port`), its relay and its workers (a soak.Workers)."""
+    `proxy_port`), its relay and its workers (a soakprocs.Workers)."""
 
     def __init__(self, saio, proxy_port, relay, workers, options,
                  sleep=time.sleep):
@@ -160,3 +163,56 @@ class Faults(object):
         them, is flushed; the master renews on the first 401."""
         flush_memcached(self.saio.memcached(self.proxy_port))
         return 'tempauth tokens flushed from memcached'
+
+
+# The master reads the mark file every half second and stamps a mark when
+# it reads it: a fault waits this long after its begin mark, so that the
+# mark comes before the fault's effects on the timeline.
+MARK_SETTLE = 0.6
+
+
+class FaultRunner(threading.Thread):
+    """Does the plan's faults in turn, the k-th at bench_start + k *
+    every, each between a begin and an end mark line."""
+
+    def __init__(self, faults, plan, count, every, marks, bench_start,
+                 stop_event):
+        threading.Thread.__init__(self, name='faults')
+        self.daemon = True
+        self.faults = faults
+        self.plan = plan
+        self.count = count
+        self.every = every
+        self.marks = marks
+        self.bench_start = bench_start
+        self.stop_event = stop_event
+        self.done = []
+        self.failure = None
+
+    def mark(self, line):
+        with io.open(self.marks, 'ab') as fp:
+            fp.write(line.encode('utf-8') + b'\n')
+
+    def run(self):
+        for index in range(self.count):
+            name = self.plan[index % len(self.plan)]
+            due = self.bench_start + (index + 1) * self.every
+            if self.stop_event.wait(max(0.0, due - time.time())):
+                return
+            label = 'soak fault %d %s' % (index + 1, name)
+            fault = {'name': name, 'began': time.time(),
+                     'begin_mark': label + ' begin', 'ended': None,
+                     'end_mark': None, 'detail': None}
+            self.done.append(fault)
+            self.mark(fault['begin_mark'])
+            self.stop_event.wait(MARK_SETTLE)
+            try:
+                fault['detail'] = getattr(self.faults, name)()
+            except Exception as exc:
+                fault['detail'] = 'failed: %s' % (exc,)
+                self.failure = '%s: %s' % (label, exc)
+                return
+            finally:
+                fault['ended'] = time.time()
+                fault['end_mark'] = label + ' end'
+                self.mark(fault['end_mark'])
