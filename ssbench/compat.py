@@ -32,11 +32,11 @@ else:
     import queue  # noqa: F401
 
 
-def makedirs(path):
-    """os.makedirs(path, exist_ok=True) of Python 3, on 2.7 too: a
+def makedirs(path, mode=0o777):
+    """os.makedirs(path, mode, exist_ok=True) of Python 3, on 2.7 too: a
     directory another process creates meanwhile is no error."""
     try:
-        os.makedirs(path)
+        os.makedirs(path, mode)
     except OSError as exc:
         if exc.errno != errno.EEXIST:
             raise

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import threading
 
+from ssbench.compat import makedirs
 from tests.paths import ROOT
 from tests.waiting import wait_for
 
@@ -30,11 +31,7 @@ def reserve(port):
     file in RESERVATIONS, or None if another holder has it.  flock (not
     lockf) because its locks belong to the open file, so this process
     also fails to take a port it holds already."""
-    try:
-        os.makedirs(RESERVATIONS, 0o700)
-    except OSError as err:
-        if err.errno != errno.EEXIST:
-            raise
+    makedirs(RESERVATIONS, 0o700)
     fd = os.open(os.path.join(RESERVATIONS, str(port)),
                  os.O_RDWR | os.O_CREAT, 0o600)
     # Python 2.7's descriptors are inherited: a master this process starts

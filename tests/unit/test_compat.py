@@ -27,6 +27,16 @@ def test_makedirs_of_an_existing_directory_is_no_error(tmpdir):
     assert os.path.isdir(str(tmpdir))
 
 
+def test_makedirs_gives_a_new_directory_its_mode(tmpdir):
+    path = str(tmpdir.join('private'))
+    old = os.umask(0o022)
+    try:
+        makedirs(path, 0o700)
+    finally:
+        os.umask(old)
+    assert os.stat(path).st_mode & 0o777 == 0o700
+
+
 def test_makedirs_under_a_file_raises(tmpdir):
     tmpdir.join('file').write('')
     with pytest.raises(OSError) as info:
