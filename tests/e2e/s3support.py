@@ -53,15 +53,19 @@ def empty_bucket(s3, bucket):
             s3.abort_multipart_upload(Bucket=bucket, Key=upload['Key'],
                                       UploadId=upload['UploadId'])
     for page in s3.get_paginator('list_objects_v2').paginate(Bucket=bucket):
-        keys = [item['Key'] for item in page.get('Contents', [])]
-        batch = [{'Key': key} for key in keys if not _NOT_XML.search(key)]
+        batch, alone = [], []
+        for item in page.get('Contents', []):
+            key = item['Key']
+            if _NOT_XML.search(key):
+                alone.append(key)
+            else:
+                batch.append({'Key': key})
         if batch:
             errors = s3.delete_objects(Bucket=bucket, Delete={
                 'Objects': batch, 'Quiet': True}).get('Errors', [])
             assert errors == [], errors
-        for key in keys:
-            if _NOT_XML.search(key):
-                s3.delete_object(Bucket=bucket, Key=key)
+        for key in alone:
+            s3.delete_object(Bucket=bucket, Key=key)
 
 
 def delete_bucket(s3, bucket):
