@@ -51,7 +51,7 @@ TRACEBACK = (
     '503 Service Unavailable\n')
 
 
-def scenario(user_count):
+def scenario(user_count, run_seconds):
     sizes = []
     for name, smin, smax, _, profile, _ in SIZES:
         sizes.append({'name': name, 'size_min': smin, 'size_max': smax,
@@ -61,7 +61,7 @@ def scenario(user_count):
         'sizes': sizes,
         'initial_files': dict((s[0], s[3]) for s in SIZES),
         'operation_count': None,
-        'run_seconds': 600,
+        'run_seconds': run_seconds,
         'crud_profile': [10, 75, 15, 0],
         'user_count': user_count,
         'container_base': 'ssbench',
@@ -70,8 +70,10 @@ def scenario(user_count):
     }
 
 
-def header(user_count):
-    data = scenario(user_count)
+def header(user_count, run_seconds):
+    """The header of a run that lasted `run_seconds`: as long as its
+    results span, or the reports warn that it ended early."""
+    data = scenario(user_count, run_seconds)
     return {
         '_scenario_data': data, 'name': data['name'], 'version': version,
         'user_count': user_count, 'operation_count': None,
@@ -198,7 +200,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     began = time.time()
-    writer = StatsWriter(args.output, header(args.user_count))
+    run_seconds = max(1, int(math.ceil(args.count / args.rate)))
+    writer = StatsWriter(args.output, header(args.user_count, run_seconds))
     for chunk in generate(args.count, args.batch_size, args.workers,
                           args.error_rate, args.rate, args.seed):
         writer.write_raw(chunk)
