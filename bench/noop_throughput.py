@@ -2,7 +2,7 @@
 """Throughput of `run-scenario --noop` through the real CLI.
 
     python bench/noop_throughput.py [--runs 5] [--cases u24w2b1,u24w2b8]
-                                    [-o 30000] [-q] [--root TREE]
+                                    [-o 30000] [-q] [--root TREE]...
 
 Each case runs what `ssbench-master run-scenario -f
 scenarios/very_small.scenario -u U -o OPS --workers W --batch-size B
@@ -21,7 +21,9 @@ printed (spawning workers, the run, gzip and the report included); the
 CPU figures are medians too and include start-up (imports), so they fall
 with larger -o.  Targets: u24 w2 b1 >= 25,000 req/s, u24 w2 b8 >= 45,000
 req/s.  The machine is shared: compare medians, read the range as the
-noise, and compare trees (--root) in alternation.
+noise, and compare trees by naming each with --root: they take turns run
+by run, and each line after the first tree's gives its rate's ratio to
+the first's.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -137,9 +139,10 @@ def main(argv=None):
     parser.add_argument('--scenario', default=SCENARIO)
     parser.add_argument('--timeout', type=float, default=120.0,
                         help='seconds one run may take')
-    parser.add_argument('--root', default=ROOT,
+    parser.add_argument('--root', action='append', default=[],
                         help='source tree to run (its ssbench package wins '
-                             'over the installed one), e.g. an old checkout')
+                             'over the installed one), e.g. an old '
+                             'checkout; repeat to take turns')
     parser.add_argument('-q', '--quiet', action='store_true',
                         help='pass -q (no progress characters; by default '
                              'they go to a file, as a user would see them)')
@@ -147,37 +150,60 @@ def main(argv=None):
                         help='print every run')
     args = parser.parse_args(argv)
     cases = [parse_case(c) for c in args.cases.split(',') if c.strip()]
+    roots = [os.path.abspath(root) for root in args.root] or [ROOT]
     status = 0
     for users, workers, batch in cases:
-        runs = []
         label = 'noop u%d w%d b%d' % (users, workers, batch)
+        labels = dict((root, label + (' ' + root if len(roots) > 1 else ''))
+                      for root in roots)
+        runs = dict((root, []) for root in roots)
+        failed = set()
         for _ in range(args.runs):
-            try:
-                run = run_once(args.python, users, workers, batch, args.ops,
-                               args.scenario, args.timeout,
-                               os.path.abspath(args.root), args.quiet)
-            except RuntimeError as exc:
-                print('%s: FAILED: %s' % (label, exc))
-                status = 1
-                break
-            runs.append(run)
-            if args.verbose:
-                print('  %s: %.0f req/s, wall %.2f s, CPU/req master %.1f us'
-                      ' workers %.1f us' % (label, run.rate, run.wall,
-                                            run.master_us, run.workers_us))
-                sys.stdout.flush()
-        if runs:
-            rates = [r.rate for r in runs]
-            print('%s: median %s req/s (min %s, max %s, %d runs) wall %.1f s'
-                  '; CPU/req master %.1f us, workers %.1f us' % (
-                      label, '{:,.0f}'.format(median(rates)),
-                      '{:,.0f}'.format(min(rates)),
-                      '{:,.0f}'.format(max(rates)), len(runs),
-                      median([r.wall for r in runs]),
-                      median([r.master_us for r in runs]),
-                      median([r.workers_us for r in runs])))
-            sys.stdout.flush()
+            for root in roots:
+                if root in failed:
+                    continue
+                try:
+                    run = run_once(args.python, users, workers, batch,
+                                   args.ops, args.scenario, args.timeout,
+                                   root, args.quiet)
+                except RuntimeError as exc:
+                    print('%s: FAILED: %s' % (labels[root], exc))
+                    failed.add(root)
+                    status = 1
+                    continue
+                runs[root].append(run)
+                if args.verbose:
+                    print('  %s: %.0f req/s, wall %.2f s, CPU/req master '
+                          '%.1f us workers %.1f us' % (
+                              labels[root], run.rate, run.wall,
+                              run.master_us, run.workers_us))
+                    sys.stdout.flush()
+        first = median([r.rate for r in runs[roots[0]]]) \
+            if runs[roots[0]] else None
+        for root in roots:
+            _summary(labels[root], runs[root],
+                     first if root != roots[0] else None)
     return status
+
+
+def _summary(label, runs, first_rate):
+    """The medians of a tree's runs; with `first_rate`, the ratio of its
+    rate to the first tree's."""
+    if not runs:
+        return
+    rates = [r.rate for r in runs]
+    ratio = ''
+    if first_rate:
+        ratio = ' (%.2f of the first tree)' % (median(rates) / first_rate)
+    print('%s: median %s req/s%s (min %s, max %s, %d runs) wall %.1f s'
+          '; CPU/req master %.1f us, workers %.1f us' % (
+              label, '{:,.0f}'.format(median(rates)), ratio,
+              '{:,.0f}'.format(min(rates)),
+              '{:,.0f}'.format(max(rates)), len(runs),
+              median([r.wall for r in runs]),
+              median([r.master_us for r in runs]),
+              median([r.workers_us for r in runs])))
+    sys.stdout.flush()
 
 
 if __name__ == '__main__':
