@@ -92,12 +92,13 @@ def main(argv=None):
             command = [args.python, '-c', LIBRARY_RUN, path,
                        str(args.pctile)]
         runs = dict((root, []) for root in roots)
+        limit = limits.get(count)
+        size_mb = os.path.getsize(path) / 1e6
         for _ in range(args.repeat):
             for root in roots:
                 status, wall, cpu, rss = measure(command, root)
                 failed = failed or status != 0
                 runs[root].append((wall, cpu, rss))
-                limit = limits.get(count)
                 verdict = ''
                 if limit:
                     verdict = ' (limits %d s, %d MB: %s)' % (
@@ -106,8 +107,7 @@ def main(argv=None):
                         else 'OVER')
                 print('report %s: %d results (%.0f MB gz)%s: wall %.2f s, '
                       'cpu %.2f s, peak RSS %.1f MB, exit %d%s' % (
-                          'cli' if args.cli else 'lib', count,
-                          os.path.getsize(path) / 1e6,
+                          'cli' if args.cli else 'lib', count, size_mb,
                           ' ' + root if len(roots) > 1 else '', wall, cpu,
                           rss, status, verdict))
                 sys.stdout.flush()
