@@ -57,12 +57,13 @@ def _digest(marker):
 
 
 class Pages(object):
-    """The guard of one listing (`what` names it in errors): next() is
-    told each marker that asks for a further page."""
+    """The guard of one listing (`what` names it in errors), of at most
+    `max_pages` pages (None: MAX_PAGES) by `deadline` (a Deadline, or
+    None): next() is told each marker that asks for a further page."""
 
-    def __init__(self, what, max_pages=MAX_PAGES, deadline=None):
+    def __init__(self, what, max_pages=None, deadline=None):
         self.what = what
-        self.max_pages = max_pages
+        self.max_pages = MAX_PAGES if max_pages is None else max_pages
         self.deadline = deadline
         self.pages = 1
         self._seen = set()
