@@ -20,6 +20,7 @@ Pages guards one listing's loop, and a Deadline a whole operation's
 from __future__ import absolute_import, division, print_function
 
 import hashlib
+import json
 
 from ssbench.compat import monotonic
 from ssbench.errors import SwiftError
@@ -53,7 +54,7 @@ class Deadline(object):
 def _digest(marker):
     # Markers are the server's text, as long as it likes: a digest each
     # keeps the record of those seen small.
-    return hashlib.sha1(repr(marker).encode('utf-8')).digest()
+    return hashlib.sha1(_text(marker).encode('utf-8')).digest()
 
 
 class Pages(object):
@@ -87,7 +88,15 @@ class Pages(object):
         self.pages += 1
 
 
+def _text(marker):
+    """A marker (text, or a tuple of texts) as one line alike on every
+    Python: JSON strings, a tuple's in parentheses."""
+    if isinstance(marker, tuple):
+        return '(%s)' % ', '.join(json.dumps(part) for part in marker)
+    return json.dumps(marker)
+
+
 def _shown(marker):
-    """A marker as an error line shows it: cut short, one line."""
-    text = repr(marker)
+    """A marker as an error line shows it: cut short."""
+    text = _text(marker)
     return text if len(text) <= 80 else text[:77] + '...'

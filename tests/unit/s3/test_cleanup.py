@@ -313,7 +313,7 @@ def test_a_listing_that_repeats_its_token_ends_the_bucket(fake, caplog,
     assert len(_object_lists(fake)) == asked
     again = tokens(tokens(None)) if asked == 2 else 'A'
     assert ('could not delete bucket %s: ListObjectsV2 of bucket %s does '
-            "not advance: it hands out '%s' again, so the same page would "
+            'not advance: it hands out "%s" again, so the same page would '
             'be asked for again' % (BUCKET, BUCKET, again)) in caplog.text
     assert 'Traceback' not in caplog.text
 
@@ -357,7 +357,7 @@ def test_upload_markers_that_repeat_end_the_bucket(fake, caplog):
              if 'uploads' in query]
     assert len(lists) == 2
     assert ('ListMultipartUploads of bucket %s does not advance: it hands '
-            "out ('big', 'u1') again" % BUCKET) in caplog.text
+            'out ("big", "u1") again' % BUCKET) in caplog.text
 
 
 @pytest.mark.parametrize('repeat', [True, False])
@@ -373,7 +373,7 @@ def test_a_bucket_listing_that_does_not_end_is_one_line(fake, monkeypatch,
     with pytest.raises(SwiftError) as info:
         cleanup.cleanup_buckets(fake.client)
     expected = ("cannot list buckets: ListBuckets does not advance: it "
-                "hands out '1' again" if repeat else
+                'hands out "1" again' if repeat else
                 'cannot list buckets: ListBuckets: more than 3 pages; not '
                 'ended')
     assert str(info.value).startswith(expected)
