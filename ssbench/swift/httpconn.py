@@ -22,14 +22,16 @@ byte at a time cannot stretch it past the timeout; the wait for the first
 bytes is a receive, bounded alike) and the whole of a body read with
 read_body(), which is for small bodies read whole (listings, /info,
 auth); discard_body() bounds only each receive, as a large object's body
-may take longer than that in all.  A body read whole is also bounded in
-bytes: over read_body()'s `limit` (MAX_BODY by default) it is
-BodyTooLarge, refused by its Content-Length before a byte of it is
-read, or as it comes when chunked or read to the close (so an endless
-body costs the limit, not all it sends); with `cut`, its first `limit`
-bytes are kept instead and the rest left unread.  A head that comes in one receive, as
+may take longer than that in all.  A head that comes in one receive, as
 nearly all do, costs no clock reading (one costs 5 us on Python 2.7); a
 longer one reads the clock before each further receive.
+
+Sizes: a body read whole is bounded in bytes too.  Over read_body()'s
+`limit` (MAX_BODY by default) it is BodyTooLarge: refused by its
+Content-Length before a byte of it is read, or as it comes when chunked
+or read to the close (an endless body costs the limit, not all it
+sends); with `cut`, its first `limit` bytes are kept instead and the
+rest left unread.
 
 Errors: socket errors (timeouts included) propagate as they are.
 `StaleConnection` means a reused keep-alive connection that the server had
