@@ -40,6 +40,15 @@ def _xml(root, inner):
             % (root, XMLNS, inner, root)).encode('utf-8')
 
 
+# A huge ListBuckets answer: well-formed, of many buckets (what costs a
+# parser most), made a block of 1000 at a time.
+HEAD = b'<?xml version="1.0"?><ListAllMyBucketsResult><Buckets>'
+TAIL = b'</Buckets></ListAllMyBucketsResult>'
+BLOCK = b''.join(b'<Bucket><Name>other-%06d</Name><CreationDate>2024-02-29'
+                 b'T12:00:00.000Z</CreationDate></Bucket>' % index
+                 for index in range(1000))
+
+
 class _Hostile(s3fake.Handler):
     """Answers as server.kind says: 'token' (ListObjectsV2 hands out its
     token again), 'uploads' (ListMultipartUploads its markers again),
@@ -76,10 +85,8 @@ class _Hostile(s3fake.Handler):
         return self.reply(404)
 
     def stream(self, endless, size):
-        """A ListBuckets answer padded with white space to `size` bytes,
-        or without end."""
-        head = b'<?xml version="1.0"?><ListAllMyBucketsResult><Buckets>'
-        pad = b' ' * 65536
+        """A ListBuckets answer of buckets to `size` bytes, or without
+        end, sent as it is made."""
         self.send_response(200)
         if endless:
             self.send_header('Transfer-Encoding', 'chunked')
@@ -89,12 +96,14 @@ class _Hostile(s3fake.Handler):
         try:
             if endless:
                 while True:
-                    self.wfile.write(b'%x\r\n%s\r\n' % (len(pad), pad))
-            self.wfile.write(head)
-            left = size - len(head)
+                    self.wfile.write(b'%x\r\n%s\r\n' % (len(BLOCK), BLOCK))
+            self.wfile.write(HEAD)
+            left = size - len(HEAD) - len(TAIL)
             while left > 0:
-                self.wfile.write(pad[:left])
-                left -= len(pad)
+                piece = BLOCK if left >= len(BLOCK) else b' ' * left
+                self.wfile.write(piece)
+                left -= len(piece)
+            self.wfile.write(TAIL)
         except (IOError, OSError):
             pass      # the client stopped reading: what it should do
 
