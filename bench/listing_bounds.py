@@ -1,7 +1,7 @@
 """The cost of a huge ListBuckets answer to `cleanup-containers --s3`:
 peak RSS and wall time of the command against a loopback server whose
-answer is --mb MB of XML (white space padding one bucket name), sent as
-it is made.
+answer is --mb MB of XML (bucket entries of about 100 bytes each), sent
+as it is made.
 
     python bench/listing_bounds.py [--mb 100] [--root TREE]...
 
@@ -45,11 +45,11 @@ class _Huge(BaseHTTPRequestHandler):
 
     def do_GET(self):
         size = self.server.size
-        head = (b'<?xml version="1.0" encoding="UTF-8"?>'
-                b'<ListAllMyBucketsResult><Buckets><Bucket><Name>'
-                b'ssbench-000000-default-policy</Name></Bucket>')
+        head = b'<?xml version="1.0"?><ListAllMyBucketsResult><Buckets>'
         tail = b'</Buckets></ListAllMyBucketsResult>'
-        pad = b' ' * 65536
+        block = b''.join(b'<Bucket><Name>other-%06d</Name><CreationDate>'
+                         b'2024-02-29T12:00:00.000Z</CreationDate></Bucket>'
+                         % index for index in range(1000))
         self.send_response(200)
         self.send_header('Content-Length', str(size))
         self.end_headers()
@@ -57,8 +57,9 @@ class _Huge(BaseHTTPRequestHandler):
             self.wfile.write(head)
             left = size - len(head) - len(tail)
             while left > 0:
-                self.wfile.write(pad[:left])
-                left -= len(pad)
+                piece = block if left >= len(block) else b' ' * left
+                self.wfile.write(piece)
+                left -= len(piece)
             self.wfile.write(tail)
         except (IOError, OSError):
             pass        # refused: the client closed
@@ -66,6 +67,9 @@ class _Huge(BaseHTTPRequestHandler):
 
 class _Server(ThreadingMixIn, HTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass            # a client that refused the answer: as it should
 
 
 def run_once(root, url, timeout):

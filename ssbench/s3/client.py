@@ -34,8 +34,8 @@ if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
 else:
     from urllib.parse import urlsplit
 
-# Bytes of an S3 answer read whole at most: parsing costs some 18 times
-# its size.
+# Bytes of an S3 answer read whole at most: parsing one costs 10 to 17
+# times its size (docs/reliability.rst, "Answers from outside").
 MAX_BODY = 8 * 1024 * 1024
 # The region whose CreateBucket takes no LocationConstraint.
 US_EAST_1 = 'us-east-1'
