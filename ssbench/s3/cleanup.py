@@ -8,19 +8,31 @@ multipart uploads are aborted first (their parts are stored, and no
 object listing shows them), then the objects are listed a ListObjectsV2
 page at a time and each page deleted by DeleteObjects (a key that XML
 cannot carry gets a DELETE of its own), then the bucket is deleted.
+
+Every loop over the store's answers ends (docs/reliability.rst, "Answers
+from outside"): a listing that hands out a continuation token or upload
+markers again, or more than MAX_PAGES pages (MAX_BUCKET_PAGES of
+buckets), ends the bucket's cleanup (or, for the bucket listing, the
+whole) with one line, and so does the deadline of the whole cleanup.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 import re
 
+from ssbench.compat import monotonic
 from ssbench.errors import SwiftError
 from ssbench.s3 import batchdelete, listing, multipart, xmlsafe
 from ssbench.s3.buckets import bucket_name
-from ssbench.swift.cleanup import (CONTAINER_DELETE_TRIES, CleanupStats,
-                                   delete_each)
+from ssbench.swift.cleanup import (CONTAINER_DELETE_TRIES, DEFAULT_DEADLINE,
+                                   CleanupStats, delete_each)
+from ssbench.swift.paging import MAX_PAGES, Deadline, Pages
 
 log = logging.getLogger(__name__)
+
+# ListBuckets pages read at most (AWS gives up to 10,000 buckets a page,
+# Swift's s3api every bucket in one).
+MAX_BUCKET_PAGES = 1000
 
 
 def bucket_parts(base, policy):
@@ -49,9 +61,11 @@ def carried(key):
     return True
 
 
-def _abort_uploads(client, bucket):
+def _abort_uploads(client, bucket, deadline=None):
     """Abort every incomplete multipart upload of the bucket."""
     key_marker = upload_marker = None
+    pages = Pages('ListMultipartUploads of bucket %s' % bucket, MAX_PAGES,
+                  deadline)
     while True:
         page = multipart.parse_uploads(client.perform(multipart.list_uploads(
             bucket, key_marker=key_marker, upload_id_marker=upload_marker)))
@@ -64,6 +78,7 @@ def _abort_uploads(client, bucket):
         key_marker = page.next_key_marker or page.uploads[-1].key
         upload_marker = page.next_upload_id_marker or \
             page.uploads[-1].upload_id
+        pages.next((key_marker, upload_marker))
 
 
 def _delete_keys(client, bucket, keys, stats):
@@ -87,11 +102,13 @@ def _delete_keys(client, bucket, keys, stats):
     return failed, reason
 
 
-def _delete_objects(client, bucket, stats):
+def _delete_objects(client, bucket, stats, deadline=None):
     """Delete every listed object of the bucket, a page at a time; the
     objects that could not be are logged (one line per bucket) and
     counted."""
     failed, reason, token = 0, None, None
+    pages = Pages('ListObjectsV2 of bucket %s' % bucket, MAX_PAGES,
+                  deadline)
     while True:
         page = listing.parse_objects(client.perform(
             listing.list_objects(bucket, continuation_token=token)))
@@ -104,16 +121,19 @@ def _delete_objects(client, bucket, stats):
         if not page.truncated:
             break
         token = page.next_token
+        pages.next(token)
     if failed:
         log.error('could not delete %d objects in %s: %s', failed, bucket,
                   reason)
     return failed
 
 
-def _delete_bucket(client, bucket, stats, sleep):
-    _abort_uploads(client, bucket)
+def _delete_bucket(client, bucket, stats, sleep, deadline=None):
+    if deadline is not None:
+        deadline.check()
+    _abort_uploads(client, bucket, deadline)
     for attempt in range(CONTAINER_DELETE_TRIES):
-        failed = _delete_objects(client, bucket, stats)
+        failed = _delete_objects(client, bucket, stats, deadline)
         if failed:
             # Refused once, refused again: no point in trying the bucket.
             raise SwiftError('it still holds the %d objects that could '
@@ -140,13 +160,14 @@ def _reason(exc):
     return '%s: %s' % (type(exc).__name__, exc)
 
 
-def list_matching(client, base, policy):
+def list_matching(client, base, policy, deadline=None):
     """The names of the account's buckets of base and policy, every
     ListBuckets page read; SwiftError (one line) when they cannot be
     listed."""
     prefix = bucket_parts(base, policy)[0] + '-'
     pattern = bucket_pattern(base, policy)
     names, token = [], None
+    pages = Pages('ListBuckets', MAX_BUCKET_PAGES, deadline)
     try:
         while True:
             page = listing.parse_buckets(client.perform(
@@ -156,25 +177,30 @@ def list_matching(client, base, policy):
             if page.next_token is None:
                 return names
             token = page.next_token
+            pages.next(token)
     except Exception as exc:    # one line that says what went wrong
         raise SwiftError('cannot list buckets: %s' % (_reason(exc),))
 
 
 def cleanup_buckets(client, base='ssbench', policy='default_policy',
-                    concurrency=10, sleep=None):
+                    concurrency=10, sleep=None, deadline=DEFAULT_DEADLINE,
+                    clock=monotonic):
     """Delete every bucket a run named from base and policy, and all it
     holds: `concurrency` buckets at a time (`sleep(seconds)` pauses
-    before a bucket not yet empty is tried again).  Logs the rates;
+    before a bucket not yet empty is tried again), within `deadline`
+    seconds on `clock` (monotonic; None: no deadline).  Logs the rates;
     returns CleanupStats, or raises SwiftError when anything could not
     be deleted."""
     import gevent
 
-    names = list_matching(client, base, policy)
+    whole = Deadline(deadline, 'cleanup-containers --s3', clock)
+    names = list_matching(client, base, policy, whole)
     head, tail = bucket_parts(base, policy)
     log.info('Deleting %d buckets (%s-*%s) and their objects; '
              'concurrency=%d', len(names), head, tail, concurrency)
     stats = CleanupStats()
     pause = sleep or gevent.sleep
     return delete_each(
-        names, lambda name: _delete_bucket(client, name, stats, pause),
+        names, lambda name: _delete_bucket(client, name, stats, pause,
+                                           whole),
         concurrency, stats, 'bucket', _reason)

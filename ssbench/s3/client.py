@@ -34,6 +34,9 @@ if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
 else:
     from urllib.parse import urlsplit
 
+# Bytes of an S3 answer read whole at most: parsing one costs 10 to 17
+# times its size (docs/reliability.rst, "Answers from outside").
+MAX_BODY = 8 * 1024 * 1024
 # The region whose CreateBucket takes no LocationConstraint.
 US_EAST_1 = 'us-east-1'
 # The signed payload hashes remembered: sizes repeat within a size class.
@@ -81,6 +84,10 @@ class S3Client(SwiftClient):
     """
 
     TRANS_ID = 'x-amz-request-id'
+    # Bytes of an answer read whole (a listing page, a DeleteObjects
+    # result) at most: a page of 1000 keys of 1024 bytes, each byte
+    # URL-encoded, is under 3.5 MB (docs/s3.rst).
+    max_body = MAX_BODY
 
     def __init__(self, endpoint_url, keys, region=US_EAST_1,
                  addressing='path', signed_payload=False, concurrency=64,

@@ -7,12 +7,16 @@ import re
 from ssbench.swift import hints
 from ssbench.compat import monotonic, string_types
 from ssbench.errors import SwiftError
+from ssbench.swift.paging import Deadline, DeadlinePassed
 
 log = logging.getLogger(__name__)
 
 # A container may answer 409 (not empty) for a moment after its objects
 # are gone, until the container listing catches up.
 CONTAINER_DELETE_TRIES = 5
+# How long a whole cleanup may take by default: a day deletes some
+# hundred million objects at a store's usual few thousand a second.
+DEFAULT_DEADLINE = 24 * 3600.0
 
 
 def container_pattern(base, policy):
@@ -92,12 +96,14 @@ def _reason(exc):
     return '%s: %s' % (type(exc).__name__, exc)
 
 
-def _delete_container(client, name, concurrency, stats):
+def _delete_container(client, name, concurrency, stats, deadline=None):
     import gevent
 
     for attempt in range(CONTAINER_DELETE_TRIES):
+        if deadline is not None:
+            deadline.check()
         objects = _listing(client.list_objects, 'cannot list the objects '
-                           'of %s' % (name,), name)
+                           'of %s' % (name,), name, deadline=deadline)
         _delete_objects(client, name, objects, concurrency, stats)
         try:
             timing = client.delete_container(name, missing_ok=True)
@@ -113,16 +119,20 @@ def _delete_container(client, name, concurrency, stats):
 
 
 def cleanup_containers(client, base='ssbench', policy='default_policy',
-                       concurrency=10):
+                       concurrency=10, deadline=DEFAULT_DEADLINE,
+                       clock=monotonic):
     """Delete every container named <base>_<n>_<policy> and all its
     objects: `concurrency` containers at a time, and `concurrency` objects
-    at a time within each.  Logs the rates; returns CleanupStats, or
-    raises SwiftError when anything could not be deleted."""
+    at a time within each, within `deadline` seconds on `clock`
+    (monotonic; None: no deadline).  Logs the rates; returns
+    CleanupStats, or raises SwiftError when anything could not be
+    deleted."""
+    whole = Deadline(deadline, 'cleanup-containers', clock)
     try:
         # The first request: a server too slow to answer it within the
         # network timeout ends the cleanup at once, not after every retry.
         listed = _listing(client.list_containers, 'cannot list containers',
-                          base + '_', retry_timeouts=False)
+                          base + '_', retry_timeouts=False, deadline=whole)
     except Exception as exc:    # one line that says what to fix
         raise hints.explain(exc, 'cannot list containers')
     names = matching_containers(listed, base, policy)
@@ -131,7 +141,7 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     stats = CleanupStats()
     return delete_each(
         names, lambda name: _delete_container(client, name, concurrency,
-                                              stats),
+                                              stats, whole),
         concurrency, stats, 'container')
 
 
@@ -140,22 +150,29 @@ def delete_each(names, delete, concurrency, stats, what, reason=_reason):
     container or a bucket, `what`, with all it holds, counted in
     `stats`): logs each failure (`reason(exc)` says why) and the rates;
     returns `stats`, or raises SwiftError when anything could not be
-    deleted."""
+    deleted (the deadline's, said once, when it passed)."""
     import gevent.pool
 
     started = monotonic()
     pool = gevent.pool.Pool(concurrency)
     greenlets = [pool.spawn(_quietly, delete, name) for name in names]
     pool.join()
+    late = None
     for name, greenlet in zip(names, greenlets):
         exc = greenlet.value[1]
         if exc is not None:
             stats.failures += 1
+            if isinstance(exc, DeadlinePassed):
+                late = exc      # every one left says it: said once, below
+                continue
             log.error('could not delete %s %s: %s', what, name, reason(exc))
     elapsed = max(monotonic() - started, 1e-9)
     log.info('Deleted %d %ss (%.1f/s) and %d objects (%.1f/s) in '
              '%.1f s', stats.containers, what, stats.containers / elapsed,
              stats.objects, stats.objects / elapsed, elapsed)
+    if late is not None:
+        raise SwiftError('%s: %d %s(s) not deleted' % (late, stats.failures,
+                                                       what))
     if stats.failures or stats.object_failures:
         raise SwiftError('%d %s(s) and %d object(s) could not be '
                          'deleted' % (stats.failures, what,

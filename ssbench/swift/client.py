@@ -40,12 +40,14 @@ import time
 from ssbench import version
 from ssbench.compat import PY2, monotonic
 from ssbench.errors import SwiftAuthError, SwiftError
-from ssbench.swift.httpconn import HTTPError, StaleConnection, ssl_context
+from ssbench.swift.httpconn import (MAX_BODY, BodyTooLarge, HTTPError,
+                                    StaleConnection, ssl_context)
 from ssbench.swift.auth import Credentials
 from ssbench.swift.backoff import backoff_delay
 from ssbench.swift.connpool import ConnectionPool
 from ssbench.swift.outcome import (SwiftRequestError, Timing, add_causes,
                                    error_class)
+from ssbench.swift.paging import Pages
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     from urllib import quote as _quote
@@ -86,6 +88,11 @@ _FIRST_BYTE = ('GET', 'HEAD')
 # Failures that mean "the request did not get through": retried.
 _NETWORK_ERRORS = (socket.error, IOError, HTTPError)
 _STALE_LIMIT = 3
+# Bytes of an error's body kept (for its cause, an S3 code): the rest is
+# left unread.
+ERROR_BODY = 64 * 1024
+# Bytes of the /info answer read: a real one is some kB.
+MAX_INFO = 1024 * 1024
 
 
 def _is_stale(exc):
@@ -95,12 +102,13 @@ def _is_stale(exc):
 
 
 def _exchange(pool, conn, method, path, headers, size, block, read,
-              block_size):
+              block_size, limit=MAX_BODY):
     """One attempt on `conn`: (response, first byte's and last byte's
     monotonic time, body bytes read, the body when `read` keeps it:
-    'errors' keeps only an error's, which says its cause).  The
-    connection goes back to `pool` unless the server closes it; on any
-    failure it is closed."""
+    'errors' keeps only an error's first ERROR_BODY bytes, which say its
+    cause; a body kept is at most `limit` bytes, BodyTooLarge if more).
+    The connection goes back to `pool` unless the server closes it; on
+    any failure it is closed."""
     try:
         conn.send(method, path, headers, size, block)
         resp = conn.read_response()
@@ -108,8 +116,11 @@ def _exchange(pool, conn, method, path, headers, size, block, read,
         body = None
         if read == 'discard' or (read == 'errors' and resp.status < 300):
             got = conn.discard_body(block_size)
+        elif read == 'errors':
+            body = conn.read_body(ERROR_BODY, cut=True)
+            got = len(body)
         else:
-            body = conn.read_body()
+            body = conn.read_body(limit)
             got = len(body)
         last = monotonic()
     except BaseException:
@@ -140,6 +151,9 @@ class SwiftClient(object):
 
     # The response header naming a request for the server's logs.
     TRANS_ID = 'x-trans-id'
+    # Bytes of a body read whole (a listing page, a bulk delete's
+    # outcome) at most: docs/reliability.rst, "Answers from outside".
+    max_body = MAX_BODY
 
     def __init__(self, auth, concurrency=64, retries=DEFAULT_RETRIES,
                  connect_timeout=DEFAULT_CONNECT_TIMEOUT,
@@ -286,7 +300,7 @@ class SwiftClient(object):
             try:
                 resp, first, last, got, body = _exchange(
                     pool, conn, method, path, headers, size, block, read,
-                    block_size)
+                    block_size, self.max_body)
             except _NETWORK_ERRORS as exc:
                 if stale < _STALE_LIMIT and _is_stale(exc):
                     stale += 1
@@ -331,8 +345,9 @@ class SwiftClient(object):
         the next one, once paused, or SwiftRequestError when none is left
         (or it timed out and not `retry_timeouts`)."""
         cause = error_class(exc)
-        if retries < self.retries and (retry_timeouts or
-                                       cause != 'timeout'):
+        # A body too large is so again: not retried.
+        if retries < self.retries and not isinstance(exc, BodyTooLarge) \
+                and (retry_timeouts or cause != 'timeout'):
             retries += 1
             causes = add_causes(causes, {cause: 1})
             self._pause(retries)
@@ -485,13 +500,18 @@ class SwiftClient(object):
         return self.request('DELETE', container, read='keep',
                             missing_ok=missing_ok)
 
-    def _listing(self, container, prefix, retry_timeouts=True):
+    def _listing(self, container, prefix, retry_timeouts=True,
+                 deadline=None):
         """Every name of a container (or the account) listing, page by
         page; SwiftError naming the URL for a page that does not end past
-        the marker (the same names again: paging would never end).
-        `retry_timeouts` as for request()."""
+        the marker (the same names again: paging would never end), after
+        ssbench.swift.paging.MAX_PAGES pages, or once `deadline` (a
+        paging.Deadline) passed.  `retry_timeouts` as for request()."""
         names = []
         marker = ''
+        pages = Pages('the account listing' if container is None else
+                      'the listing of container %s' % container,
+                      deadline=deadline)
         while True:
             query = 'format=json&limit=%d' % LISTING_LIMIT
             if prefix:
@@ -517,15 +537,18 @@ class SwiftClient(object):
                     'is not past the marker: the same names again); is the '
                     "storage URL Swift's?" % (where, query))
             marker = last
+            pages.next(marker)
 
-    def list_containers(self, prefix=None, retry_timeouts=True):
+    def list_containers(self, prefix=None, retry_timeouts=True,
+                        deadline=None):
         """Every container name of the account (all listing pages);
-        `retry_timeouts` as for request()."""
-        return self._listing(None, prefix, retry_timeouts)
+        `retry_timeouts` and `deadline` as for _listing()."""
+        return self._listing(None, prefix, retry_timeouts, deadline)
 
-    def list_objects(self, container, prefix=None):
-        """Every object name in `container` (all listing pages)."""
-        return self._listing(container, prefix)
+    def list_objects(self, container, prefix=None, deadline=None):
+        """Every object name in `container` (all listing pages), by
+        `deadline` as for _listing()."""
+        return self._listing(container, prefix, deadline=deadline)
 
     def cluster_info(self):
         """The cluster's capabilities (GET /info at the root of the first
@@ -538,7 +561,7 @@ class SwiftClient(object):
         try:
             conn.send('GET', '/info', [('User-Agent', USER_AGENT)])
             resp = conn.read_response()
-            body = conn.read_body()
+            body = conn.read_body(MAX_INFO)
         except _NETWORK_ERRORS as exc:
             raise SwiftRequestError('GET', pool.url + ' /info', None,
                                     '%s: %s' % (type(exc).__name__, exc),

@@ -26,6 +26,13 @@ may take longer than that in all.  A head that comes in one receive, as
 nearly all do, costs no clock reading (one costs 5 us on Python 2.7); a
 longer one reads the clock before each further receive.
 
+Sizes: a body read whole is bounded in bytes too.  Over read_body()'s
+`limit` (MAX_BODY by default) it is BodyTooLarge: refused by its
+Content-Length before a byte of it is read, or as it comes when chunked
+or read to the close (an endless body costs the limit, not all it
+sends); with `cut`, its first `limit` bytes are kept instead and the
+rest left unread.
+
 Errors: socket errors (timeouts included) propagate as they are.
 `StaleConnection` means a reused keep-alive connection that the server had
 closed while it sat idle, found before any of the request went out: the
@@ -62,6 +69,9 @@ _FIELD = re.compile(r'\r\n([^\s:]+):[^\S\r\n]*((?:[^\r\n]*\S)?)[^\S\r\n]*'
 
 BUFFER_SIZE = 65536
 MAX_HEAD = 1024 * 1024     # response head larger than this: not Swift
+# A body read whole larger than this by default: no listing page of
+# Swift's (10,000 names of up to 1024 bytes) comes near it.
+MAX_BODY = 32 * 1024 * 1024
 # What a deadline that passed says (%g: the timeout).
 _HEAD_LATE = 'response head not complete within %g s of its first bytes'
 _BODY_LATE = 'response body not complete within %g s'
@@ -78,6 +88,11 @@ class ProtocolError(HTTPError):
 class NoResponse(ProtocolError):
     """The server closed the connection after the request went out,
     without a byte of a response."""
+
+
+class BodyTooLarge(ProtocolError):
+    """A body read whole that is over its limit (the connection is
+    closed, the rest of the body unread)."""
 
 
 class StaleConnection(HTTPError):
@@ -484,15 +499,30 @@ class HTTPConnection(object):
         Returns the number of body bytes read."""
         return self._body(None, max(1, min(chunk, len(self._buf))), None)
 
-    def read_body(self):
-        """The whole body, as bytes, within network_timeout in all."""
-        parts = []
-        if self._resp is not None:   # else no clock reading (a HEAD's)
+    def read_body(self, limit=MAX_BODY, cut=False):
+        """The whole body, as bytes, within network_timeout in all and of
+        at most `limit` bytes: BodyTooLarge for a longer one or, with
+        `cut`, its first `limit` bytes (the connection then closed)."""
+        resp = self._resp
+        if resp is None:             # no clock reading (a HEAD's)
+            return b''
+        parts = _Kept(limit)
+        if resp.length is not None and resp.length > limit and \
+                not resp.chunked and not cut:
+            self.close()
+            raise BodyTooLarge('response body of %d bytes, over the %d '
+                               'read whole' % (resp.length, limit))
+        try:
             self._body(parts, len(self._buf), self._deadline())
-        return b''.join(parts)
+        except BodyTooLarge:
+            if not cut:
+                raise
+            resp.will_close = True
+        return parts.joined()
 
     def _body(self, parts, chunk, deadline):
-        """Consume the pending body (into `parts` if not None) by
+        """Consume the pending body (appended to `parts`, a _Kept, if not
+        None) by
         `deadline` (None: each receive bounded alone); returns its length
         in bytes."""
         resp, self._resp = self._resp, None
@@ -580,3 +610,29 @@ class HTTPConnection(object):
             total += self._exact(size, parts, chunk, deadline)
             if self._line(deadline):
                 raise ProtocolError('chunk data longer than its size')
+
+
+class _Kept(object):
+    """The parts of a body read whole, at most `limit` bytes of them:
+    append() raises BodyTooLarge for the first byte over."""
+
+    __slots__ = ('parts', 'size', 'limit')
+
+    def __init__(self, limit):
+        self.parts = []
+        self.size = 0
+        self.limit = limit
+
+    def append(self, data):
+        room = self.limit - self.size
+        if len(data) > room:
+            if room > 0:
+                self.parts.append(data[:room])
+                self.size = self.limit
+            raise BodyTooLarge('response body over the %d bytes read whole'
+                               % self.limit)
+        self.parts.append(data)
+        self.size += len(data)
+
+    def joined(self):
+        return b''.join(self.parts)

@@ -274,3 +274,140 @@ def test_an_answer_that_is_no_listing_is_named(fake):
 
 def test_carried():
     assert cleanup.carried(u'a&<b>\r') and not cleanup.carried(u'a\x01b')
+
+
+# -- every loop over the store's answers ends (docs/reliability.rst) --------
+
+def _endless_objects(tokens):
+    """A ListObjectsV2 answer of key 'k', truncated, whose next token is
+    tokens(the token asked with)."""
+    def list_objects(keys, params):
+        token = tokens(params.get('continuation-token'))
+        return _xml('ListBucketResult', '<Contents><Key>k</Key><Size>1'
+                    '</Size></Contents><IsTruncated>true</IsTruncated>'
+                    '<NextContinuationToken>%s</NextContinuationToken>'
+                    % token)
+    return list_objects
+
+
+def _object_lists(fake):
+    return [query for method, path, query in fake.requests
+            if method == 'GET' and 'list-type' in query]
+
+
+@pytest.mark.parametrize('tokens, asked', [
+    # The same token again and again.
+    (lambda asked: 'T', 2),
+    # Round and round: A, B, C, A...
+    (lambda asked: {None: 'A', 'A': 'B', 'B': 'C', 'C': 'A'}[asked], 4),
+])
+def test_a_listing_that_repeats_its_token_ends_the_bucket(fake, caplog,
+                                                          tokens, asked):
+    fake.buckets[BUCKET] = set(['k'])
+    fake.list_objects = _endless_objects(tokens)
+    with caplog.at_level(logging.ERROR):
+        with pytest.raises(SwiftError) as info:
+            cleanup.cleanup_buckets(fake.client, concurrency=1)
+    assert str(info.value) == \
+        '1 bucket(s) and 0 object(s) could not be deleted'
+    assert len(_object_lists(fake)) == asked
+    again = tokens(tokens(None)) if asked == 2 else 'A'
+    assert ('could not delete bucket %s: ListObjectsV2 of bucket %s does '
+            'not advance: it hands out "%s" again, so the same page would '
+            'be asked for again' % (BUCKET, BUCKET, again)) in caplog.text
+    assert 'Traceback' not in caplog.text
+
+
+def test_a_listing_of_endless_new_tokens_ends_at_max_pages(fake, caplog,
+                                                           monkeypatch):
+    monkeypatch.setattr(cleanup, 'MAX_PAGES', 5)
+    fake.buckets[BUCKET] = set(['k'])
+    fake.list_objects = _endless_objects(
+        lambda asked: str(int(asked or 0) + 1))
+    with caplog.at_level(logging.ERROR):
+        with pytest.raises(SwiftError):
+            cleanup.cleanup_buckets(fake.client, concurrency=1)
+    assert len(_object_lists(fake)) == 5
+    assert 'ListObjectsV2 of bucket %s: more than 5 pages; not ended' \
+        % BUCKET in caplog.text
+
+
+def test_upload_markers_that_repeat_end_the_bucket(fake, caplog):
+    fake.buckets[BUCKET] = set()
+    fake.uploads[BUCKET] = set([('big', 'u1')])
+
+    def list_uploads(bucket, params):
+        # Always the same upload, and the same markers past it.
+        return _xml('ListMultipartUploadsResult', '<Upload><Key>big</Key>'
+                    '<UploadId>u1</UploadId></Upload><IsTruncated>true'
+                    '</IsTruncated><NextKeyMarker>big</NextKeyMarker>'
+                    '<NextUploadIdMarker>u1</NextUploadIdMarker>')
+    fake.list_uploads = list_uploads
+    fake.answer_abort = fake.answer
+
+    def answer(method, path, query, body):
+        if method == 'DELETE' and 'uploadId' in dict(query):
+            return 204, b''
+        return fake.answer_abort(method, path, query, body)
+    fake.answer = answer
+    with caplog.at_level(logging.ERROR):
+        with pytest.raises(SwiftError):
+            cleanup.cleanup_buckets(fake.client, concurrency=1)
+    lists = [query for method, path, query in fake.requests
+             if 'uploads' in query]
+    assert len(lists) == 2
+    assert ('ListMultipartUploads of bucket %s does not advance: it hands '
+            'out ("big", "u1") again' % BUCKET) in caplog.text
+
+
+@pytest.mark.parametrize('repeat', [True, False])
+def test_a_bucket_listing_that_does_not_end_is_one_line(fake, monkeypatch,
+                                                        repeat):
+    monkeypatch.setattr(cleanup, 'MAX_BUCKET_PAGES', 3)
+
+    def list_buckets(params):
+        asked = int(params.get('continuation-token', 0))
+        return _xml('ListAllMyBucketsResult', '<Buckets/><ContinuationToken>'
+                    '%d</ContinuationToken>' % (1 if repeat else asked + 1))
+    fake.list_buckets = list_buckets
+    with pytest.raises(SwiftError) as info:
+        cleanup.cleanup_buckets(fake.client)
+    expected = ("cannot list buckets: ListBuckets does not advance: it "
+                'hands out "1" again' if repeat else
+                'cannot list buckets: ListBuckets: more than 3 pages; not '
+                'ended')
+    assert str(info.value).startswith(expected)
+    assert len(str(info.value).splitlines()) == 1
+    assert len(fake.requests) == (2 if repeat else 3)
+
+
+def test_the_whole_cleanup_ends_at_its_deadline_said_once(fake, caplog):
+    for index in (1, 2, 3):
+        fake.buckets['ssbench-%06d-default-policy' % index] = set(['k'])
+    fake.list_objects = _endless_objects(
+        lambda asked: str(int(asked or 0) + 1))
+    clock = FakeClock(start=0.0, step=1.0)
+    with caplog.at_level(logging.ERROR):
+        with pytest.raises(SwiftError) as info:
+            cleanup.cleanup_buckets(fake.client, concurrency=1,
+                                    deadline=10, clock=clock)
+    assert str(info.value) == ('cleanup-containers --s3 did not end within '
+                               '10 s: 3 bucket(s) not deleted')
+    # Each reading moved the clock a second: ten checks in all.
+    assert clock.now <= 12
+    assert 'could not delete bucket' not in caplog.text
+
+
+def test_a_listing_over_its_byte_limit_is_refused_not_read(fake):
+    fake.client.max_body = 2000
+    fake.list_buckets = lambda params: _xml(
+        'ListAllMyBucketsResult', '<Buckets>%s</Buckets>' % (
+            '<Bucket><Name>x</Name></Bucket>' * 200))
+    with pytest.raises(SwiftError) as info:
+        cleanup.cleanup_buckets(fake.client)
+    text = str(info.value)
+    assert text.startswith('cannot list buckets: GET ')
+    assert text.endswith('failed: BodyTooLarge: response body of %d bytes, '
+                         'over the 2000 read whole' % len(
+                             fake.list_buckets({})))
+    assert len(text.splitlines()) == 1

@@ -278,3 +278,35 @@ def test_s3_access_follows_the_masters_configure():
     assert access.update(dict(form, signed_payload=True)) is True
     with pytest.raises(ValueError):
         access.update(dict(form, keys={}))
+
+
+def test_an_answer_read_whole_is_bounded_and_not_asked_again(server):
+    # ListBuckets (run-scenario --s3's first request) over the limit: one
+    # request, refused by its Content-Length, nothing parsed.
+    assert client_of(server, FakeClock(NOON)).max_body == 8 * 1024 * 1024
+    huge = b'<ListAllMyBucketsResult>' + b' ' * 5000
+    server.script.extend([(200, huge)] * 3)
+    client = client_of(server, FakeClock(NOON))
+    client.max_body = 4096
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.list_buckets()
+    finally:
+        client.close()
+    assert len(server.seen) == 1
+    assert str(info.value).endswith(
+        'failed: BodyTooLarge: response body of %d bytes, over the 4096 '
+        'read whole' % len(huge))
+
+
+def test_an_error_body_is_kept_only_in_part(server):
+    # The code comes first: kept; the rest, however long, is not read.
+    body = ERROR % (b'SlowDown', b'calm') + b' ' * (200 * 1024)
+    server.script.append((500, body))
+    client = client_of(server, FakeClock(NOON))
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.get_object('b', 'k')
+    finally:
+        client.close()
+    assert info.value.error_class == 'SlowDown'

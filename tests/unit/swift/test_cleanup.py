@@ -24,11 +24,11 @@ class FakeClient(object):
         self.broken = broken or {}
         self.retry_timeouts = None
 
-    def list_containers(self, prefix='', retry_timeouts=True):
+    def list_containers(self, prefix='', retry_timeouts=True, deadline=None):
         self.retry_timeouts = retry_timeouts
         return sorted(n for n in self.containers if n.startswith(prefix))
 
-    def list_objects(self, name):
+    def list_objects(self, name, deadline=None):
         if name in self.broken and self.broken[name] == 'listing':
             raise RuntimeError('listing exploded')
         return list(self.containers[name])

@@ -801,3 +801,56 @@ def test_quote_leaves_plain_names_and_quotes_the_others_as_urllib():
         got = swift.quote(name)
         assert got == urllib_quote(raw, safe='/')
         assert type(got) is str
+
+
+# -- listings end, bodies read whole are bounded (docs/reliability.rst) ------
+
+def test_a_listing_page_over_the_byte_limit_ends_the_listing(canned):
+    page = b'[' + b', '.join([b'{"name": "o%05d"}' % i
+                              for i in range(200)]) + b']'
+    canned.replies.extend(_ok(page) for _ in range(4))
+    client = _canned_client(canned)
+    assert client.max_body == httpconn.MAX_BODY
+    client.max_body = 1000
+    try:
+        with pytest.raises(SwiftRequestError) as info:
+            client.list_objects('c')
+    finally:
+        client.close()
+    # Refused by its Content-Length, and not asked for again.
+    assert len(canned.requests) == 1
+    assert str(info.value).endswith(
+        'failed: BodyTooLarge: response body of %d bytes, over the 1000 '
+        'read whole' % len(page))
+
+
+def test_a_listing_that_always_advances_ends_at_max_pages(canned,
+                                                          monkeypatch):
+    from ssbench.swift import paging
+    monkeypatch.setattr(paging, 'MAX_PAGES', 4)
+    canned.replies.extend(_ok(b'[{"name": "n%03d"}]' % i) for i in range(9))
+    client = _canned_client(canned)
+    try:
+        with pytest.raises(SwiftError) as info:
+            client.list_objects('c')
+    finally:
+        client.close()
+    assert len(canned.requests) == 4
+    assert str(info.value) == 'the listing of container c: more than 4 ' \
+        'pages; not ended'
+
+
+def test_a_listing_ends_at_its_deadline(canned):
+    from ssbench.swift import paging
+    canned.replies.extend(_ok(b'[{"name": "n%03d"}]' % i) for i in range(9))
+    client = _canned_client(canned)
+    clock = FakeClock(start=0.0, step=1.0)
+    try:
+        with pytest.raises(paging.DeadlinePassed) as info:
+            client.list_containers(deadline=paging.Deadline(
+                2.5, 'cleanup-containers', clock))
+    finally:
+        client.close()
+    # Set at 0, checked at 1, 2 and 3 s: after the third page.
+    assert len(canned.requests) == 3
+    assert str(info.value) == 'cleanup-containers did not end within 2.5 s'

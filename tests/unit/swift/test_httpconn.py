@@ -907,3 +907,63 @@ def test_header_lines_in_one_go_as_line_by_line():
         except ProtocolError:
             got = ProtocolError
         assert got == expected, repr(head)
+
+
+# -- bodies read whole are bounded in bytes ----------------------------------
+
+def test_a_body_declared_over_the_limit_is_refused_unread(server, conn):
+    # A terabyte declared and never sent: refused at once, nothing read.
+    server.replies.append(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n'
+                          b'abc' % 10 ** 12)
+    conn.send('GET', '/')
+    conn.read_response()
+    with pytest.raises(httpconn.BodyTooLarge) as info:
+        conn.read_body(1000)
+    assert str(info.value) == ('response body of %d bytes, over the 1000 '
+                               'read whole' % 10 ** 12)
+    assert conn.sock is None
+
+
+@pytest.mark.parametrize('framing', ['chunked', 'to close'])
+def test_a_body_over_the_limit_as_it_comes_is_refused(server, conn,
+                                                      framing):
+    piece = b'x' * 50000
+    if framing == 'chunked':
+        chunks = b''.join(b'%x\r\n%s\r\n' % (len(piece), piece)
+                          for _ in range(4))
+        server.replies.append(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: '
+                              b'chunked\r\n\r\n' + chunks + b'0\r\n\r\n')
+    else:
+        server.replies.append((b'HTTP/1.1 200 OK\r\n\r\n' + piece * 4,
+                               CLOSE))
+    conn.send('GET', '/')
+    conn.read_response()
+    with pytest.raises(httpconn.BodyTooLarge) as info:
+        conn.read_body(120000)
+    assert str(info.value) == 'response body over the 120000 bytes read ' \
+        'whole'
+    assert conn.sock is None
+
+
+def test_a_body_of_the_limit_is_read(server, conn):
+    server.replies.extend([ok(b'y' * 1000), ok(b'z' * 1000)])
+    conn.send('GET', '/')
+    conn.read_response()
+    assert conn.read_body(1000) == b'y' * 1000
+    # And the default limit is MAX_BODY.
+    assert exchange(conn)[1] == b'z' * 1000
+    assert httpconn.MAX_BODY == 32 * 1024 * 1024
+
+
+@pytest.mark.parametrize('declared', [True, False])
+def test_a_cut_body_keeps_its_first_bytes_and_closes(server, conn,
+                                                     declared):
+    body = b'<Error><Code>SlowDown</Code></Error>' + b' ' * 300000
+    if declared:
+        server.replies.append(ok(body))
+    else:
+        server.replies.append((b'HTTP/1.1 500 Oops\r\n\r\n' + body, CLOSE))
+    conn.send('GET', '/')
+    resp = conn.read_response()
+    assert conn.read_body(100, cut=True) == body[:100]
+    assert resp.will_close and conn.sock is None
