@@ -14,15 +14,13 @@ import re
 
 from ssbench.compat import string_types
 from ssbench.load.scenariocheck import show
+from ssbench.master.steadystate import RECORD_KIND as STEADY_RECORD
 
 SUITE_FILE = 'suite.json'
 FORMAT = 'ssbench-suite'
 FORMAT_VERSION = 1
 # suite.json of 1000 steps with their figures per operation is a few MB.
 MAX_SUITE_BYTES = 64 * 1024 * 1024
-# The steady-state control record of a --until-steady step
-# (ssbench.master.steadystate.RECORD_KIND).
-STEADY_RECORD = 'steady_state'
 
 
 class SuiteFolderError(ValueError):
