@@ -265,9 +265,6 @@ class SuiteRunner(object):
                          step.plan.number, len(self.steps),
                          entry['label'] or '-', entry['stats_file'])
                 continue
-            # Saved before the step too: a step that fills the disk or
-            # kills the master leaves suite.json saying which it was.
-            self._save()
             outcome = self._run_step(suite_run, live, step, index)
             if not self.entries[index]['complete']:
                 break
@@ -280,6 +277,9 @@ class SuiteRunner(object):
         from ssbench.results.safefiles import StatsPaths
         args = self.args
         number, total = step.plan.number, len(self.steps)
+        # Saved before the step too: a step that fills the disk or kills
+        # the master leaves suite.json saying which it was.
+        self._save()
         log.info('Step %d/%d (%s): %s', number, total,
                  step.plan.label() or '-', step.plan.scenario)
         if live is not None:
