@@ -54,6 +54,9 @@ def read_document(path):
         doc = json.loads(raw.decode('utf-8'))
     except (UnicodeDecodeError, ValueError) as exc:
         raise SuiteFolderError('%s: not a suite file: %s' % (path, exc))
+    except RuntimeError:    # RecursionError: nested beyond any suite's
+        raise SuiteFolderError('%s: not a suite file: nested too deeply'
+                               % (path,))
     return check_document(doc, path)
 
 
@@ -74,18 +77,19 @@ def _optional(test):
     return lambda value: value is None or test(value)
 
 
-# field: (test, what it must be); a step's figures, slo and steady are
-# not read (they are computed again from its stats file).
+# field: (test, what it must be, whether every step has it); a step's
+# figures, slo and steady are not read (they are computed again from its
+# stats file).
 _STEP_FIELDS = (
-    ('label', _text, 'a string'),
-    ('scenario', _text, 'a string'),
+    ('label', _text, 'a string', True),
+    ('scenario', _text, 'a string', True),
     ('settings', lambda v: isinstance(v, dict) and all(
         _text(k) and (_number(x) or _text(x)) for k, x in v.items()),
-     'an object of numbers and strings'),
-    ('stats_file', _optional(_text), 'a string or null'),
-    ('complete', lambda v: isinstance(v, bool), 'true or false'),
-    ('html', _optional(_text), 'a string or null'),
-    ('error', _optional(_text), 'a string or null'),
+     'an object of numbers and strings', True),
+    ('stats_file', _optional(_text), 'a string or null', True),
+    ('complete', lambda v: isinstance(v, bool), 'true or false', True),
+    ('html', _optional(_text), 'a string or null', False),
+    ('error', _optional(_text), 'a string or null', False),
 )
 _SEARCH_FIELDS = (
     ('summary', _text, 'a string'),
@@ -129,9 +133,11 @@ def check_document(doc, source):
         if step.get('step') != index + 1 or not _integer(step.get('step')):
             bad(where + '.step', '%d (the steps in order)' % (index + 1,),
                 step.get('step'))
-        for field, test, must in _STEP_FIELDS:
-            if not test(step.get(field)) and (field in step or
-                                              field == 'complete'):
+        for field, test, must, always in _STEP_FIELDS:
+            if field not in step and always:
+                raise SuiteFolderError('%s: %s has no "%s"' % (
+                    source, where, field))
+            if not test(step.get(field)):
                 bad('%s.%s' % (where, field), must, step.get(field))
     search = doc.get('search')
     for field, test, must in _SEARCH_FIELDS if search is not None else ():

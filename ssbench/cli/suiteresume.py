@@ -165,6 +165,6 @@ def _same(now, then):
 
 
 def _value(value):
-    if isinstance(value, float) and value == int(value):
+    if isinstance(value, float) and value.is_integer():
         value = int(value)
     return show(value)

@@ -118,6 +118,8 @@ def step_entry(**changes):
      'steps[0].stats_file must be a string or null, not []'),
     ({'steps': [step_entry(settings={'user_count': [1]})]},
      'steps[0].settings must be an object of numbers and strings'),
+    ({'steps': [{'step': 1, 'label': 'u4'}]}, 'steps[0] has no "scenario"'),
+    ({'steps': [step_entry(html=5)]}, 'steps[0].html must be a string'),
     ({'search': 'x'}, 'search must be an object, not "x"'),
     ({'search': {'summary': 3}}, 'search.summary must be a string, not 3'),
 ])
@@ -202,3 +204,16 @@ def test_a_stats_file_outside_the_suite_folder_is_refused(tmpdir, capsys):
     # The file is taken from the suite's folder only: none there.
     assert status == 0, err
     assert out.splitlines()[2].split() == ['1', 'u4', 'no', 'results']
+
+
+def test_suite_json_nested_beyond_any_suite_is_one_line(tmpdir, capsys):
+    folder = str(tmpdir.join('s'))
+    os.makedirs(folder)
+    with io.open(os.path.join(folder, 'suite.json'), 'w',
+                 encoding='utf-8') as handle:
+        handle.write(u'[' * 100000 + u']' * 100000)
+    status, out, err = main(capsys, '-s', folder)
+    assert status == 1
+    assert err.splitlines() == ['ERROR:%s: not a suite file: nested too '
+                                'deeply' % (os.path.join(folder,
+                                                         'suite.json'),)]

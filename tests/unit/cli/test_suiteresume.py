@@ -187,3 +187,15 @@ def test_odd_types_are_refused_naming_the_field(tmpdir, scenario_file):
     assert line == '--resume: %s: steps[1].settings must be an object of ' \
         'numbers and strings, not "u2"' % (os.path.join(folder,
                                                         'suite.json'),)
+
+
+def test_options_that_are_no_numbers_are_named_not_a_crash(tmpdir,
+                                                           scenario_file):
+    folder = earlier_run(tmpdir, scenario_file)
+
+    def infinite(doc):
+        doc['options']['warmup'] = float('inf')
+        doc['options']['noop'] = [1]
+    edit(folder, infinite)
+    line = refused(scenario_file, folder)
+    assert '--warmup 0 (it ran with Infinity)' in line
