@@ -20,7 +20,7 @@ SUITE_FILE = 'suite.json'
 FORMAT = 'ssbench-suite'
 FORMAT_VERSION = 1
 # suite.json of 1000 steps with their figures per operation is a few MB.
-MAX_SUITE_BYTES = 64 * 1024 * 1024
+MAX_SUITE_BYTES = 16 * 1024 * 1024
 
 
 class SuiteFolderError(ValueError):
