@@ -3,17 +3,15 @@ suite.json) re-renders the suite from its steps' stats files, and with
 --compare BASE (another suite) sets the two curves side by side."""
 from __future__ import absolute_import, division, print_function
 
-import io
-import json
 import logging
 import os
 
-from ssbench.compat import string_types
+from ssbench.cli import suitefolder
 from ssbench.errors import StatsFileError, UsageError
 
 log = logging.getLogger('ssbench')
 
-SUITE_FILE = 'suite.json'
+SUITE_FILE = suitefolder.SUITE_FILE
 
 
 def suite_file(path):
@@ -34,38 +32,19 @@ def suite_file(path):
 
 def read_suite(path):
     """The suite document at `path` (a suite.json), checked for its
-    shape; StatsFileError in one line otherwise."""
+    structure and types (ssbench.cli.suitefolder); StatsFileError in one
+    line naming the field otherwise."""
     try:
-        with io.open(path, encoding='utf-8') as handle:
-            doc = json.load(handle)
-    except (IOError, OSError) as exc:
-        raise StatsFileError('%s: cannot read the suite: %s' % (
-            path, getattr(exc, 'strerror', None) or exc))
-    except ValueError as exc:
-        raise StatsFileError('%s: not a suite file: %s' % (path, exc))
-    if not isinstance(doc, dict) or doc.get('format') != 'ssbench-suite' \
-            or not isinstance(doc.get('steps'), list) or not all(
-                isinstance(step, dict) and isinstance(step.get('step'), int)
-                for step in doc['steps']):
-        raise StatsFileError('%s: not a run-suite suite.json' % (path,))
-    return doc
-
-
-def _stats_of(step, folder):
-    """A step's stats file: where the suite wrote it, else beside its
-    suite.json (a suite folder moved or copied)."""
-    path = step.get('stats_file')
-    if not isinstance(path, string_types):
-        return None
-    if os.path.exists(path):
-        return path
-    beside = os.path.join(folder, os.path.basename(path))
-    return beside if os.path.exists(beside) else None
+        return suitefolder.read_document(path)
+    except suitefolder.SuiteFolderError as exc:
+        raise StatsFileError('%s' % (exc,))
 
 
 def refigured(path, request):
-    """The suite document at `path` with every step's figures computed
-    again from its stats file (and judged by --slo)."""
+    """The suite document at `path` with every step's figures (and
+    steadiness) computed again from its stats file, judged by --slo;
+    UsageError for a step whose stats file is not its own (see
+    ssbench.cli.suitefolder)."""
     from ssbench.report.compute.analyze import analyze
     from ssbench.report.compute.suitefigures import step_figures
     from ssbench.report import slo
@@ -73,16 +52,23 @@ def refigured(path, request):
     doc = read_suite(path)
     folder = os.path.dirname(path)
     for step in doc['steps']:
-        stats = _stats_of(step, folder)
-        step.pop('figures', None)
-        step.pop('slo', None)
-        if stats is None:
-            continue
-        stats_file = open_stats(stats)
+        for key in ('figures', 'slo', 'steady'):
+            step.pop(key, None)
+        try:
+            stats = suitefolder.step_stats(folder, doc, step)
+            if stats is None:
+                continue
+            stats_file = open_stats(stats)
+            suitefolder.check_header(stats_file, doc, step)
+        except suitefolder.SuiteFolderError as exc:
+            raise UsageError('%s' % (exc,))
         analysis = analyze(stats_file, request.percentiles(),
                            skip=request.skip_for(stats_file))
         step['stats_file'] = stats
         step['figures'] = step_figures(analysis)
+        steady = suitefolder.steady_of(stats_file)
+        if steady is not None:
+            step['steady'] = steady
         if request.objectives:
             step['slo'] = slo.missed(analysis, request.objectives)
     return doc

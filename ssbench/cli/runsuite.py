@@ -4,18 +4,20 @@ stats file per step, one table of them all (see docs/suites.rst).
 Everything is checked before anything touches Swift: the steps'
 scenarios, the suite's folder and outputs, the objectives.  After each
 step its figures (ssbench.report.compute.suitefigures) and whether it is
-complete go to suite.json in the suite's folder, so an interrupted suite
-keeps every finished step and the partial one, and --resume runs only
-what is missing.
+complete go to suite.json in the suite's folder (ssbench.cli.suitesave),
+so an interrupted suite keeps every finished step and the partial one,
+and --resume runs only what is missing (ssbench.cli.suiteresume), its
+figures of the steps done computed again from their stats files.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 import os
 import sys
+import uuid
 
 import ssbench
-from ssbench.cli import suiteplan
+from ssbench.cli import suitefolder, suiteplan
 from ssbench.cli.common import STDOUT, write_outputs
 from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
@@ -109,7 +111,7 @@ def check_steps(args, steps):
 
 def _check_outputs(args, folder):
     from ssbench.results import safefiles
-    safefiles.check_directory(os.path.join(folder, suiteplan.SUITE_FILE),
+    safefiles.check_directory(os.path.join(folder, suitefolder.SUITE_FILE),
                               'suite folder', create=True)
     for what, path in (('JSON file', args.json_file),
                        ('HTML file', args.html_file)):
@@ -137,9 +139,15 @@ def cmd_run_suite(args):
     objectives = suite_objectives(args)
     suite = suiteplan.plan_from_args(args)
     folder = suiteplan.suite_dir(args, suite)
-    done = suiteplan.earlier_steps(folder, suite, args.resume)
+    earlier = suiteplan.earlier_steps(folder, suite, args.resume)
     steps = [load_step(args, plan, folder, suite) for plan in suite.steps]
-    runner = SuiteRunner(args, suite, folder, steps, done, objectives)
+    done, suite_id = {}, NEW
+    if earlier is not None:
+        from ssbench.cli.suiteresume import resumable
+        done = resumable(earlier, folder, suite, steps, args)
+        suite_id = earlier.get('id')
+    runner = SuiteRunner(args, suite, folder, steps, done, objectives,
+                         suite_id)
     return runner.start([step for step in steps
                          if step.plan.number not in done])
 
@@ -153,19 +161,35 @@ def _distinct(scenarios):
     return out
 
 
-class SuiteRunner(object):
-    """Runs the steps through one SuiteRun, writing suite.json after
-    each, then the table and the suite's --json and --html."""
+# SuiteRunner's suite_id for a suite run for the first time: a new one.
+NEW = object()
 
-    def __init__(self, args, suite, folder, steps, done, objectives):
+
+class SuiteRunner(object):
+    """Runs the steps through one SuiteRun, writing suite.json before
+    and after each, then the table and the suite's --json and --html.
+
+    `done` maps the numbers of the steps an earlier run completed to
+    their (checked) stats files; `suite_id` is the earlier run's id (None
+    when its suite.json had none), which every step's stats header
+    repeats."""
+
+    def __init__(self, args, suite, folder, steps, done, objectives,
+                 suite_id=NEW):
+        from ssbench.cli.suitesave import SuiteFile
         self.args = args
         self.suite = suite
         self.folder = folder
         self.steps = steps
         self.objectives = objectives
-        self.entries = [done.get(step.plan.number) or step.entry()
-                        for step in steps]
+        self.id = uuid.uuid4().hex if suite_id is NEW else suite_id
+        self.entries = [step.entry() for step in steps]
+        for entry in self.entries:
+            if entry['step'] in done:
+                entry['stats_file'] = done[entry['step']]
+                entry['complete'] = True
         self.search = None
+        self.suite_file = SuiteFile(folder)
 
     def start(self, to_run):
         """Check the steps `to_run` and the outputs, connect to Swift, run
@@ -173,6 +197,9 @@ class SuiteRunner(object):
         args = self.args
         _check_outputs(args, self.folder)
         check_steps(args, to_run)
+        for entry in self.entries:
+            if entry['complete']:
+                self._report_done(entry)
         log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
                  '%d steps, files in %s', ssbench.version, self.suite.name,
                  len(self.steps), self.folder)
@@ -224,6 +251,7 @@ class SuiteRunner(object):
             sockets.close()
             if swift is not None:
                 swift.close()
+            self.suite_file.release()
         return self._finish(outcome)
 
     def _run_steps(self, suite_run, live):
@@ -249,6 +277,9 @@ class SuiteRunner(object):
         from ssbench.results.safefiles import StatsPaths
         args = self.args
         number, total = step.plan.number, len(self.steps)
+        # Saved before the step too: a step that fills the disk or kills
+        # the master leaves suite.json saying which it was.
+        self._save()
         log.info('Step %d/%d (%s): %s', number, total,
                  step.plan.label() or '-', step.plan.scenario)
         if live is not None:
@@ -262,6 +293,8 @@ class SuiteRunner(object):
                 latency_tolerance=2 * args.steady_tolerance)
         header = {'suite': {'name': self.suite.name, 'step': number,
                             'steps': total, 'label': step.plan.label()}}
+        if self.id is not None:
+            header['suite']['id'] = self.id
         if watch is not None:
             # The step's -r or -o is a ceiling: ending before it is no
             # early end.
@@ -277,6 +310,8 @@ class SuiteRunner(object):
         entry['stats_file'] = outcome.stats_path
         entry['complete'] = bool(outcome.finalized and not outcome.interrupted
                                  and outcome.error is None)
+        if outcome.error is not None:
+            entry['error'] = '%s' % (outcome.error,)
         if watch is not None:
             entry['steady'] = {'steady': watch.steady,
                                'after': watch.steady_after,
@@ -286,9 +321,18 @@ class SuiteRunner(object):
         self._save()
         return outcome
 
+    def _report_done(self, entry):
+        """A step an earlier run completed: its figures, objectives,
+        page and steadiness, from its stats file (never from
+        suite.json)."""
+        stats_file = self._report_step(entry)
+        steady = suitefolder.steady_of(stats_file)
+        if steady is not None:
+            entry['steady'] = steady
+
     def _report_step(self, entry):
         """The step's figures, objectives and own HTML page, from its
-        stats file."""
+        stats file (a statsreader.StatsFile, returned)."""
         from ssbench.report.compute.analyze import DEFAULT_PERCENTILES, \
             analyze
         from ssbench.report.compute.suitefigures import step_figures
@@ -298,8 +342,8 @@ class SuiteRunner(object):
         if self.objectives:
             percentiles += [p for p in slo.percentiles_of(self.objectives)
                             if p not in percentiles]
-        doc = analyze(open_stats(entry['stats_file']), percentiles,
-                      skip=self.args.warmup)
+        stats_file = open_stats(entry['stats_file'])
+        doc = analyze(stats_file, percentiles, skip=self.args.warmup)
         entry['figures'] = step_figures(doc)
         if self.objectives is not None:
             entry['slo'] = slo.missed(doc, self.objectives)
@@ -312,17 +356,23 @@ class SuiteRunner(object):
             with safefiles.atomic_output(path, 'HTML file') as out:
                 render_html(doc, out)
             entry['html'] = path
+        return stats_file
 
     def document(self):
+        """The suite document: suite.json's content, with the suite's id
+        and the options that make what its steps measure (checked on
+        --resume)."""
+        from ssbench.cli.suiteresume import step_options
         from ssbench.report.compute.suitefigures import suite_document
-        return suite_document(self.suite.name, self.entries, self.search)
+        doc = suite_document(self.suite.name, self.entries, self.search)
+        if self.id is not None:
+            doc['id'] = self.id
+        doc['options'] = step_options(self.args)
+        return doc
 
     def _save(self):
-        """suite.json, replaced whole after every step."""
-        from ssbench.report.render.jsonfile import write_json
-        doc = self.document()
-        write_outputs([(os.path.join(self.folder, suiteplan.SUITE_FILE),
-                        'suite file', 'w', lambda out: write_json(doc, out))])
+        """suite.json, replaced whole before and after every step."""
+        self.suite_file.save(self.document())
 
     def _finish(self, outcome):
         """The table and the suite's outputs; the exit status."""

@@ -1,20 +1,17 @@
 """What run-suite will run and where its files go: the steps (from a
 suite file, or from -f files and the sweeps of the flags), the suite's
 folder, each step's stats file, and which steps an earlier run of the
-same suite completed (--resume)."""
+same suite left (--resume)."""
 from __future__ import absolute_import, division, print_function
 
-import io
-import json
 import os
-import re
 import time
 
+from ssbench.cli.suitefolder import safe_name, stats_name
 from ssbench.errors import UsageError
 from ssbench.load import suitefile, sweep
 from ssbench.results.statswriter import DEFAULT_RESULTS_DIR
 
-SUITE_FILE = 'suite.json'
 # (setting of a step, the parsed flag's attribute): the sweeps of a
 # command line, in the order they vary (the first slowest).
 SWEPT_FLAGS = (('user_count', 'user_count'),
@@ -63,11 +60,6 @@ def plan_from_args(args):
     return suitefile.Suite(name, suitefile.show_differences(steps))
 
 
-def safe_name(name):
-    """A suite's name as a part of a file name."""
-    return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('._') or 'suite'
-
-
 def suite_dir(args, suite, now=None):
     """The folder of the suite's files: --suite-dir, else a new one in
     the default results folder named by the suite and the time."""
@@ -85,41 +77,14 @@ def suite_dir(args, suite, now=None):
 def stats_path(folder, suite, step):
     """A step's stats file: named by the suite, the step's number and its
     values."""
-    label = step.label()
-    return os.path.join(folder, '%s.%02d%s.stat.gz' % (
-        safe_name(suite.name), step.number,
-        '.' + safe_name(label) if label else ''))
+    return os.path.join(folder, stats_name(suite.name, step.number,
+                                           step.label()))
 
 
 def earlier_steps(folder, suite, resume):
-    """{step number: its entry} of the steps an earlier run of this
-    suite in `folder` completed (their stats files are there), for
-    --resume; without --resume a folder holding a suite is refused, so
-    that nothing of it is replaced."""
-    path = os.path.join(folder, SUITE_FILE)
-    if not os.path.exists(path):
-        if resume:
-            raise UsageError('--resume: %s holds no %s: nothing to resume'
-                             % (folder, SUITE_FILE))
-        return {}
-    if not resume:
-        raise UsageError('%s holds a suite already: give --resume to run '
-                         'its missing steps, or another --suite-dir'
-                         % (folder,))
-    try:
-        with io.open(path, encoding='utf-8') as handle:
-            document = json.load(handle)
-        entries = document['steps']
-        planned = [(entry['step'], entry['scenario'], entry['label'])
-                   for entry in entries]
-    except (IOError, OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError('--resume: cannot read %s: %s' % (path, exc))
-    wanted = [(step.number, step.scenario, step.label())
-              for step in suite.steps]
-    if planned != wanted:
-        raise UsageError('--resume: the suite in %s has other steps than '
-                         'these flags make; resume it with the flags it '
-                         'was started with' % (folder,))
-    return dict((entry['step'], entry) for entry in entries
-                if entry.get('complete') and
-                os.path.exists(entry.get('stats_file') or ''))
+    """The checked suite document of an earlier run of the suite in
+    `folder` (None without one; see ssbench.cli.suiteresume); without
+    --resume a folder holding a suite is refused, so that nothing of it
+    is replaced."""
+    from ssbench.cli.suiteresume import earlier_suite
+    return earlier_suite(folder, resume)

@@ -66,9 +66,11 @@ class RunEvents(object):
         self.writer = writer
 
     def detach(self):
-        """Flush, and keep no more events."""
-        self.flush()
-        self.writer = None
+        """Flush, and keep no more events (also when the flush fails)."""
+        try:
+            self.flush()
+        finally:
+            self.writer = None
 
     def flush(self):
         """Write the events recorded since the last flush (the mark

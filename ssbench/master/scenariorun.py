@@ -16,7 +16,7 @@ from ssbench.measure import record
 from ssbench.swift import hints
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
-from ssbench.errors import Interrupted, SsbenchError
+from ssbench.errors import Interrupted, SsbenchError, StatsFileError
 from ssbench.master.clockoffset import ClockOffsets
 from ssbench.master.dispatch import Master, store_raw
 from ssbench.load.objectring import ObjectRing
@@ -345,9 +345,22 @@ class ScenarioRun(object):
         finally:
             profiled = self._bench_end(profiler, progress, writer)
         self._bench_said(stats, profiled)
+        if writer.error is not None:
+            return self._unwritten(writer, stats)
         return RunOutcome(writer.finalize(),
                           stats is not None and stats.interrupted, stats,
                           error)
+
+    def _unwritten(self, writer, stats):
+        """The outcome of a benchmark whose stats file could not be
+        written (a full disk): the run ends with that error, and what was
+        written stays in the plain file, not gzipped (there is no room
+        for a copy)."""
+        log.warning('Results received before the stats file failed are in '
+                    '%s (not compressed)', writer.path)
+        return RunOutcome(writer.path, stats is not None and
+                          stats.interrupted, stats, writer.error,
+                          finalized=False)
 
     def _progress(self):
         """The progress characters' printer (its legend printed), or None
@@ -420,17 +433,24 @@ class ScenarioRun(object):
 
     def _bench_end(self, profiler, progress, writer):
         """However the phase ended: the master let go of the phase, the
-        profile saved, progress and live view ended, the writer closed.
-        True when a profile was saved."""
+        profile saved, progress and live view ended, the writer closed
+        (a failure to write kept in writer.error).  True when a profile
+        was saved."""
         self.master.schedule = None
         self.master.on_heartbeat = None
-        self.master.events.detach()
+        try:
+            self.master.events.detach()
+        except StatsFileError:
+            pass        # writer.error says it
         saved = profiler is not None and _save_profile(
             profiler, self.options.profile_path)
         if progress is not None:
             progress.finish()
         self._live_end()
-        writer.close()
+        try:
+            writer.close()
+        except StatsFileError:
+            pass        # writer.error says it
         return saved
 
     def _bench_said(self, stats, profiled):

@@ -68,6 +68,9 @@ class StatsWriter(object):
         except (IOError, OSError) as exc:
             raise StatsFileError('%s: %s' % (path, exc.strerror))
         self._flushed_at = monotonic()
+        #: The first failure to write (a full disk), once there was one:
+        #: what is in the file then is all that will be.
+        self.error = None
         try:
             self.write_raw(protocol.pack(header))
             self.flush()
@@ -109,8 +112,11 @@ class StatsWriter(object):
                 raise self._cannot_write(exc)
 
     def _cannot_write(self, exc):
-        return StatsFileError('%s: cannot write: %s' % (
+        error = StatsFileError('%s: cannot write: %s' % (
             self.path, exc.strerror or exc))
+        if self.error is None:
+            self.error = error
+        return error
 
     def finalize(self, level=GZIP_LEVEL):
         """Close, gzip to `final_path`, remove the plain file.

@@ -5,6 +5,7 @@ and a worsening fake, and a suite stopped in its second step then
 resumed."""
 from __future__ import absolute_import, division, print_function
 
+import errno
 import io
 import json
 import os
@@ -333,3 +334,146 @@ def test_against_a_swift_faster_than_the_client_it_names_the_client(
     assert search['why'] == 'client', search
     assert "the client's limit, not the cluster's" in ran.out
     assert search['client_limit'] > 0
+
+
+def error_lines(err):
+    return [line for line in err.splitlines() if line.startswith('ERROR:')]
+
+
+def refused_in_one_line(ran, *fragments):
+    """A usage refusal: status 2, one line saying `fragments`, nothing
+    else (no traceback, no table)."""
+    assert ran.status == 2, ran
+    assert len(ran.err.splitlines()) == 1, ran
+    for fragment in fragments:
+        assert fragment in ran.err, ran
+    assert ran.out == '' and 'Traceback' not in ran.err
+
+
+def test_a_suite_folder_is_checked_not_believed(tmpdir):
+    scenario = reads_only(tmpdir)
+    folder = os.path.join(str(tmpdir), 'checked')
+    flags = ['run-suite', '-f', scenario, '--noop', '-u', '1,2', '-o',
+             '300', '--suite-dir', folder]
+    ran = support.master(*(flags + ['--workers', '1'] + support.zmq_args()),
+                         timeout=300)
+    assert ran.status == 0, ran
+    achieved = [row.split()[3] for row in table_lines(ran.out)]
+    path = os.path.join(folder, 'suite.json')
+    original = read_json(path)
+
+    def edited(change):
+        doc = json.loads(json.dumps(original))
+        change(doc)
+        with io.open(path, 'w', encoding='utf-8') as handle:
+            handle.write(u'%s' % json.dumps(doc))
+
+    def resume(*more):
+        return support.master(*(flags + ['--resume'] + list(more) +
+                                support.zmq_args()), timeout=120)
+
+    # Figures edited into suite.json: those of the stats files are shown.
+    def fake_figures(doc):
+        total = doc['steps'][0]['figures']['operations']['total']
+        total['req_per_s'], total['errors'] = 99999.0, -5
+    edited(fake_figures)
+    again = resume()
+    assert again.status == 0, again
+    assert '99999' not in again.out and '-5' not in again.out, again
+    assert [row.split()[3] for row in table_lines(again.out)] == achieved
+    report = support.master('report-scenario', '-s', folder)
+    assert report.status == 0, report
+    assert [row.split()[3] for row in table_lines(report.out)] == achieved
+
+    # Flags that make other steps, or step files that are not theirs.
+    refused_in_one_line(resume('-o', '400'), '-o 400 (it ran with 300)')
+    refused_in_one_line(resume('--rate', '50'), '--rate 50 (it ran without)')
+
+    def passwd(doc):
+        doc['steps'][1]['stats_file'] = '/etc/passwd'
+    edited(passwd)
+    refused_in_one_line(resume(), 'steps[1].stats_file "/etc/passwd" is '
+                        'not the stats file of step 2')
+
+    def odd(doc):
+        doc['steps'][0]['complete'] = 'yes'
+    edited(odd)
+    refused_in_one_line(resume(), 'steps[0].complete must be true or '
+                        'false, not "yes"')
+
+    edited(lambda doc: None)
+    first, second = [os.path.join(folder, '%s.0%d.u%d.stat.gz' % (
+        os.path.splitext(os.path.basename(scenario))[0], n, n))
+        for n in (1, 2)]
+    os.rename(first, second)
+    refused_in_one_line(
+        support.master('report-scenario', '-s', folder),
+        'not the stats file of step 2 of suite', 'its header is of step 1')
+    refused_in_one_line(resume(), 'its header is of step 1')
+
+
+@pytest.fixture
+def full_disk(tmpdir):
+    """A folder on a 200 KB tmpfs of its own, unmounted after the test."""
+    if os.geteuid() != 0:
+        pytest.skip('mounting a small tmpfs needs root')
+    folder = str(tmpdir.join('small-disk'))
+    os.makedirs(folder)
+    ran = support.run(['mount', '-t', 'tmpfs', '-o', 'size=200k', 'tmpfs',
+                       folder], 30)
+    if ran.status != 0:
+        pytest.skip('cannot mount a tmpfs: %s' % (ran.err.strip(),))
+    try:
+        yield folder
+    finally:
+        support.run(['umount', '-l', folder], 30)
+
+
+def test_a_step_that_fills_the_disk_is_recorded_in_suite_json(
+        tmpdir, fake_swift, full_disk):
+    """A suite whose stats files fill their disk: the failed step is in
+    suite.json with what it wrote kept, and the run says how to remove
+    its objects."""
+    folder = os.path.join(full_disk, 'suite')
+    scenario = reads_only(tmpdir, crud_profile=[1, 1, 0, 0])
+    ran = support.master(
+        'run-suite', '-f', scenario, '-u', '2,4', '-o', '100000',
+        '--workers', '1', '--suite-dir', folder,
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=300)
+    plain = os.path.join(folder, '%s.01.u2.stat' % (
+        os.path.splitext(os.path.basename(scenario))[0],))
+    assert ran.status == 1, ran
+    assert 'Traceback' not in ran.err
+    assert error_lines(ran.err) == ['ERROR:%s: cannot write: %s' % (
+        plain, os.strerror(errno.ENOSPC))], ran
+    assert 'ssbench-master cleanup-containers" removes them' in ran.err
+    doc = read_json(os.path.join(folder, 'suite.json'))
+    first, second = doc['steps']
+    assert not first['complete'] and not second['complete']
+    assert first['error'] == error_lines(ran.err)[0][len('ERROR:'):]
+    assert first['stats_file'] == plain
+    from ssbench.results.statsreader import open_stats
+    assert open_stats(plain).header['suite']['step'] == 1
+    assert 'figures' not in second
+    rows = table_lines(ran.out)
+    assert rows[0].endswith('failed') and rows[1].endswith('not run')
+    # The room kept for suite.json is given back.
+    assert sorted(os.listdir(folder)) == [os.path.basename(plain),
+                                          'suite.json']
+
+
+def test_a_run_that_fills_the_disk_says_how_to_remove_its_objects(
+        tmpdir, fake_swift, full_disk):
+    stats = os.path.join(full_disk, 'run.stat')
+    ran = support.master(
+        'run-scenario', '-f', reads_only(tmpdir, crud_profile=[1, 1, 0, 0]),
+        '-u', '4', '-o', '100000', '--workers', '1', '-s', stats,
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=300)
+    assert ran.status == 1, ran
+    assert 'Traceback' not in ran.err
+    assert error_lines(ran.err) == ['ERROR:%s: cannot write: %s' % (
+        stats, os.strerror(errno.ENOSPC))], ran
+    assert 'ssbench-master cleanup-containers" removes them' in ran.err
+    assert 'are in %s (not compressed)' % (stats,) in ran.err
+    from ssbench.results.statsreader import open_stats
+    assert len(list(open_stats(stats).iter_results())) > 100

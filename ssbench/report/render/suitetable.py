@@ -34,8 +34,7 @@ def table_rows(doc, operations=('total',)):
         values = step.get('label') or '-'
         if figures is None:
             rows.append(['%d' % step['step'], values, '', '', '', '', '', '',
-                         '', 'not run' if not step.get('complete')
-                         else 'no results'])
+                         '', _not_reported(step)])
             continue
         offered = figures.get('offered')
         for index, name in enumerate(operations):
@@ -57,6 +56,14 @@ def table_rows(doc, operations=('total',)):
                 _number(op['MB_per_second'], '%.2f'),
                 _client(step, figures) if first else ''])
     return rows
+
+
+def _not_reported(step):
+    """Why a step has no figures: it failed (its stats file could not
+    be written), it did not run, or it holds no results."""
+    if step.get('error'):
+        return 'failed'
+    return 'not run' if not step.get('complete') else 'no results'
 
 
 def _client(step, figures):

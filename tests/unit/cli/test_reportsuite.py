@@ -6,12 +6,13 @@ from __future__ import absolute_import, division, print_function
 import io
 import json
 import os
-import shutil
 
 import pytest
 
 from ssbench.cli import master as cli
 from tests import paths
+from tests.suitefiles import (make_suite, suite_mark, with_header,
+                              write_suite_json)
 
 SWIFT = os.path.join(paths.GOLDEN, 'swift_u8_o2000_c10.stat.gz')
 NOOP = os.path.join(paths.GOLDEN, 'noop_u4_w1_b1.run1.stat.gz')
@@ -21,29 +22,6 @@ def main(capsys, *argv):
     status = cli.main(['report-scenario'] + list(argv))
     out, err = capsys.readouterr()
     return status, out, err
-
-
-def make_suite(folder, stats_files, name='curve', moved=False):
-    """A suite folder as run-suite leaves it, with copies of
-    `stats_files` as its steps (named where they were run, elsewhere
-    when `moved`)."""
-    os.makedirs(folder)
-    steps = []
-    for number, source in enumerate(stats_files, 1):
-        target = os.path.join(folder, '%s.%02d.u%d.stat.gz' % (
-            name, number, 4 * number))
-        shutil.copy(source, target)
-        where = os.path.join('/elsewhere', os.path.basename(target)) \
-            if moved else target
-        steps.append({'step': number, 'label': 'u%d' % (4 * number),
-                      'scenario': 'x.scenario', 'settings': {},
-                      'stats_file': where, 'complete': True})
-    with io.open(os.path.join(folder, 'suite.json'), 'w',
-                 encoding='utf-8') as handle:
-        handle.write(u'%s' % json.dumps({
-            'format': 'ssbench-suite', 'format_version': 1, 'name': name,
-            'steps': steps}))
-    return folder
 
 
 def test_a_suite_folder_gives_the_suite_table_again(tmpdir, capsys):
@@ -90,8 +68,8 @@ def test_a_missed_objective_names_the_step_and_exits_3(tmpdir, capsys):
 @pytest.mark.parametrize('content, fragment', [
     (u'{"format": "ssbench-suite"', 'not a suite file'),
     (u'{"format": "other", "steps": []}', 'not a run-suite suite.json'),
-    (u'{"format": "ssbench-suite", "steps": [{"step": "1"}]}',
-     'not a run-suite suite.json'),
+    (u'{"format": "ssbench-suite", "format_version": 1, "name": "x", '
+     u'"steps": [{"step": "1"}]}', 'steps[0].step must be 1'),
 ])
 def test_a_bad_suite_file_is_one_line(tmpdir, capsys, content, fragment):
     folder = str(tmpdir.join('s'))
@@ -116,3 +94,126 @@ def test_run_only_outputs_are_refused_for_a_suite(tmpdir, capsys):
     status, out, err = main(capsys, '-s', folder, '--csv')
     assert status == 2
     assert "report a step's stats file for -r, --csv" in err
+
+
+def step_entry(**changes):
+    entry = {'step': 1, 'label': 'u4', 'scenario': 'x.scenario',
+             'settings': {}, 'stats_file': None, 'complete': True}
+    entry.update(changes)
+    return entry
+
+
+@pytest.mark.parametrize('changes, fragment', [
+    ({'name': 5}, 'name must be a string, not 5'),
+    ({'format_version': 2}, 'format_version must be 1, not 2'),
+    ({'steps': {}}, 'steps must be a non-empty list, not {}'),
+    ({'steps': ['x']}, 'steps[0] must be an object, not "x"'),
+    ({'steps': [step_entry(step=True)]}, 'steps[0].step must be 1'),
+    ({'steps': [step_entry(step=2)]}, 'steps[0].step must be 1'),
+    ({'steps': [step_entry(label=7)]},
+     'steps[0].label must be a string, not 7'),
+    ({'steps': [step_entry(), step_entry(step=2, complete='yes')]},
+     'steps[1].complete must be true or false, not "yes"'),
+    ({'steps': [step_entry(stats_file=[])]},
+     'steps[0].stats_file must be a string or null, not []'),
+    ({'steps': [step_entry(settings={'user_count': [1]})]},
+     'steps[0].settings must be an object of numbers and strings'),
+    ({'steps': [{'step': 1, 'label': 'u4'}]}, 'steps[0] has no "scenario"'),
+    ({'steps': [step_entry(html=5)]}, 'steps[0].html must be a string'),
+    ({'search': 'x'}, 'search must be an object, not "x"'),
+    ({'search': {'summary': 3}}, 'search.summary must be a string, not 3'),
+])
+def test_each_odd_type_in_suite_json_is_one_line_naming_it(
+        tmpdir, capsys, changes, fragment):
+    folder = str(tmpdir.join('s'))
+    os.makedirs(folder)
+    doc = {'format': 'ssbench-suite', 'format_version': 1, 'name': 'x',
+           'steps': [step_entry()]}
+    doc.update(changes)
+    write_suite_json(folder, doc)
+    status, out, err = main(capsys, '-s', folder)
+    assert status == 1, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and fragment in lines[0], err
+    assert 'unexpected error' not in err
+
+
+def edit_suite_json(folder, edit):
+    path = os.path.join(folder, 'suite.json')
+    with io.open(path, encoding='utf-8') as handle:
+        doc = json.load(handle)
+    edit(doc)
+    write_suite_json(folder, doc)
+
+
+def test_figures_edited_into_suite_json_are_not_printed(tmpdir, capsys):
+    folder = make_suite(str(tmpdir.join('s')), [SWIFT])
+
+    def edit(doc):
+        doc['steps'][0]['figures'] = {
+            'offered': None, 'health': 'ok', 'operations': {'total': {
+                'count': 5, 'errors': -5, 'error_share': -1.0,
+                'req_per_s': 99999.0, 'latency': {}, 'MB_per_second': 1}}}
+        doc['steps'][0]['steady'] = {'steady': True, 'after': 1}
+    edit_suite_json(folder, edit)
+    status, out, err = main(capsys, '-s', folder)
+    assert status == 0, err
+    assert '99999' not in out and '-5' not in out and 'steady' not in out
+    row = out.splitlines()[2].split()
+    assert row[:3] == ['1', 'u4', 'closed'] and float(row[3]) > 0
+
+
+@pytest.mark.parametrize('mark, fragment', [
+    (suite_mark('other', 1, 'u4', 1), 'is of step 1 of suite "other"'),
+    (suite_mark('curve', 2, 'u4', 2), 'is of step 2 of suite "curve"'),
+    (suite_mark('curve', 1, 'u4', 1, suite_id='beef'),
+     '(another run of it)'),
+    (None, 'names no suite'),
+])
+def test_another_runs_stats_file_is_refused_as_a_step(tmpdir, capsys, mark,
+                                                      fragment):
+    folder = make_suite(str(tmpdir.join('s')), [SWIFT], marks=[mark])
+    status, out, err = main(capsys, '-s', folder)
+    assert status == 2, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert 'not the stats file of step 1 of suite "curve"' in lines[0]
+    assert fragment in lines[0]
+    assert out == ''
+
+
+def test_a_stats_file_outside_the_suite_folder_is_refused(tmpdir, capsys):
+    folder = make_suite(str(tmpdir.join('s')), [SWIFT])
+    stray = with_header(SWIFT, str(tmpdir.join('curve.01.u4.stat.gz')),
+                        suite=suite_mark('curve', 1, 'u4', 1))
+
+    def edit(doc):
+        doc['steps'][0]['stats_file'] = '/etc/passwd'
+    edit_suite_json(folder, edit)
+    status, out, err = main(capsys, '-s', folder)
+    assert status == 2, err
+    assert 'steps[0].stats_file "/etc/passwd" is not the stats file of ' \
+        'step 1 (curve.01.u4.stat.gz in the suite\'s folder)' in err
+    assert len(err.splitlines()) == 1
+    os.remove(os.path.join(folder, 'curve.01.u4.stat.gz'))
+
+    def elsewhere(doc):
+        doc['steps'][0]['stats_file'] = stray
+    edit_suite_json(folder, elsewhere)
+    status, out, err = main(capsys, '-s', folder)
+    # The file is taken from the suite's folder only: none there.
+    assert status == 0, err
+    assert out.splitlines()[2].split() == ['1', 'u4', 'no', 'results']
+
+
+def test_suite_json_nested_beyond_any_suite_is_one_line(tmpdir, capsys):
+    folder = str(tmpdir.join('s'))
+    os.makedirs(folder)
+    with io.open(os.path.join(folder, 'suite.json'), 'w',
+                 encoding='utf-8') as handle:
+        handle.write(u'[' * 100000 + u']' * 100000)
+    status, out, err = main(capsys, '-s', folder)
+    assert status == 1
+    assert err.splitlines() == ['ERROR:%s: not a suite file: nested too '
+                                'deeply' % (os.path.join(folder,
+                                                         'suite.json'),)]

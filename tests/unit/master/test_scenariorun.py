@@ -2,7 +2,10 @@
 creation is bounded, and an interrupted cleanup makes an interrupted run."""
 from __future__ import absolute_import, division, print_function
 
+import errno
 import logging
+import os
+
 import gevent
 import pytest
 
@@ -210,3 +213,74 @@ def test_skewed_picks_replay_under_the_seed(tmpdir):
     assert first != read_names(4, 'c')
     # Zipf 1.2 over 50 objects: the first one takes 28% of the reads.
     assert max(set(first), key=first.count) == 'zero_000001'
+
+
+class FullDisk(object):
+    """A stats file's stream on a disk with `room` bytes left: the write
+    that needs more (or, with `at` 'flush', any flush) fails with ENOSPC,
+    what fitted is kept."""
+
+    def __init__(self, real, room, at='write'):
+        self.real = real
+        self.room = room
+        self.at = at
+
+    def _full(self):
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def write(self, data):
+        if self.at == 'write' and len(data) > self.room:
+            self.real.write(data[:self.room])
+            self.room = 0
+            raise self._full()
+        self.real.write(data)
+        self.room -= len(data)
+
+    def flush(self):
+        if self.at == 'flush':
+            raise self._full()
+        self.real.flush()
+
+    @property
+    def closed(self):
+        return self.real.closed
+
+    def close(self):
+        self.real.close()
+        if self.at == 'flush':
+            raise self._full()
+
+
+@pytest.mark.parametrize('at', ['write', 'flush'])
+def test_a_full_disk_ends_the_run_saying_where_results_and_objects_are(
+        tmpdir, monkeypatch, caplog, at):
+    from ssbench.errors import StatsFileError
+    from ssbench.master import scenariorun
+    from ssbench.results.statsreader import open_stats
+    from ssbench.results.statswriter import StatsWriter
+
+    class FillingWriter(StatsWriter):
+        def __init__(self, *args, **kwargs):
+            StatsWriter.__init__(self, *args, **kwargs)
+            self.flush()
+            self._fp = FullDisk(self._fp, 400, at)
+    monkeypatch.setattr(scenariorun, 'StatsWriter', FillingWriter)
+    caplog.set_level(logging.INFO)
+    run = make_run(tmpdir, scenario(operation_count=200))
+    outcome = run.run()
+    assert isinstance(outcome.error, StatsFileError)
+    assert 'cannot write: %s' % (os.strerror(errno.ENOSPC),) in \
+        str(outcome.error)
+    assert not outcome.finalized
+    plain = str(tmpdir.join('run.stat'))
+    assert outcome.stats_path == plain
+    assert not tmpdir.join('run.stat.gz').exists()
+    # What was written stays readable: the header, and the results that
+    # fitted.
+    kept = open_stats(plain)
+    assert kept.header['name'] == 'runner'
+    if at == 'write':
+        assert 0 < len(list(kept.iter_results())) < 200
+    said = caplog.text
+    assert 'ssbench-master cleanup-containers" removes them' in said
+    assert 'are in %s (not compressed)' % (plain,) in said
