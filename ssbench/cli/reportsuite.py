@@ -76,6 +76,7 @@ def refigured(path, request):
         stats = _stats_of(step, folder)
         step.pop('figures', None)
         step.pop('slo', None)
+        step.pop('slo_too_few', None)
         if stats is None:
             continue
         stats_file = open_stats(stats)
@@ -85,6 +86,7 @@ def refigured(path, request):
         step['figures'] = step_figures(analysis)
         if request.objectives:
             step['slo'] = slo.missed(analysis, request.objectives)
+            step['slo_too_few'] = slo.too_few(analysis, request.objectives)
     return doc
 
 
@@ -131,6 +133,9 @@ def write_suite_reports(path, request):
               for line in step.get('slo') or ()]
     for number, line in missed:
         log.error('step %d: --slo %s', number, line)
+    for step in doc['steps']:
+        for line in step.get('slo_too_few') or ():
+            log.warning('step %d: --slo %s', step['step'], line)
     if missed:
         from ssbench.report.slo import MISSED_EXIT
         return MISSED_EXIT
