@@ -78,6 +78,7 @@ def measured(batches, raw, stats_file):
     window = stats_file.window
     profile = timewindow.TimeProfile() if window is None else None
     offsets = stats_file.offsets if profile is None else None
+    clockrecords.restart(offsets)
     k_worker = b'worker_id' if raw else 'worker_id'
     clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
@@ -259,6 +260,7 @@ def _spans(batches, keys, k_worker, offsets):
     k_last, k_completed, k_failed_after, k_intended = (
         keys[1], keys[4], keys[6], keys[10])
     spans = []
+    clockrecords.restart(offsets)
     for batch in batches:
         for record in batch:
             try:
@@ -268,21 +270,21 @@ def _spans(batches, keys, k_worker, offsets):
                 intended = record.get(k_intended)
                 if intended is not None and intended < began:
                     began = intended
-                offset = _offset_of(record, k_worker, offsets)
+                offset = _offset_of(record, k_worker, offsets, completed)
             except (KeyError, TypeError, AttributeError):
                 continue
             spans.append((began - offset, completed - offset))
     return spans
 
 
-def _offset_of(record, k_worker, offsets):
+def _offset_of(record, k_worker, offsets, stamped):
     if not offsets:
         return 0
     worker = record.get(k_worker)
     offset = offsets.get(worker)
     if offset is None and isinstance(worker, bytes):
         offset = offsets.get(worker.decode('utf-8', 'replace'))
-    return offset or 0
+    return clockrecords.offset_at(offset, stamped) or 0
 
 
 def _on_master_clock(batch, k_completed, k_worker, offsets):
@@ -295,7 +297,8 @@ def _on_master_clock(batch, k_completed, k_worker, offsets):
             if offset is None and isinstance(worker, bytes):
                 offset = offsets.get(worker.decode('utf-8', 'replace'))
             if offset is not None:
-                record[k_completed] -= offset
+                record[k_completed] -= clockrecords.offset_at(
+                    offset, record[k_completed])
         except (KeyError, TypeError, IndexError, AttributeError):
             continue
 
