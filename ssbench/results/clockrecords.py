@@ -58,9 +58,12 @@ def _number(value):
 def workers(records):
     """The usable records (text keys) of `records`, one per worker (its
     first period's, else its last record), as plain maps sorted by
-    worker id; a worker whose clock stepped also has "steps": the later
-    periods, [{"offset", "rtt", "first", "last"}] in order."""
+    worker id; a worker whose clock stepped also has "first" and "last"
+    (the worker's times of its first period's first and last estimates)
+    and "steps": the later periods, [{"offset", "rtt", "first", "last"}]
+    in order."""
     by_worker = {}
+    firsts = {}         # worker id -> the first period's (first, last)
     for rec in records:
         if rec.get('kind') != CLOCK_RECORD or not _number(
                 rec.get('offset')) or not _number(rec.get('rtt')):
@@ -75,6 +78,8 @@ def workers(records):
             continue
         samples = rec.get('samples')
         entry = by_worker.setdefault(worker_id, {})
+        if rec.get('period') == 0:
+            firsts[worker_id] = (rec.get('first'), rec.get('last'))
         entry.update({
             'worker_id': worker_id, 'offset': rec['offset'],
             'rtt': rec['rtt'],
@@ -87,6 +92,7 @@ def workers(records):
         if 'offset' not in entry:
             continue            # a later period without the first
         if later:
+            entry['first'], entry['last'] = firsts.get(key, (None, None))
             entry['steps'] = [
                 {'offset': later[index]['offset'],
                  'rtt': later[index]['rtt'],
@@ -110,11 +116,15 @@ def _period(rec):
 class Periods(object):
     """The offsets of a worker whose clock stepped, and the period of
     each of its results in file order (see the module docstring): call
-    restart() before each pass, then offset_of() for each result."""
+    restart() before each pass, then offset_of() for each result.  A
+    result outside the worker's times of the period it would move to (a
+    stray, which the reports leave out) moves nothing."""
 
-    def __init__(self, offsets, firsts):
-        self.offsets = offsets      # per period, the first's first
-        self.firsts = firsts        # the worker's time of each period
+    def __init__(self, offsets, firsts, lasts):
+        self.offsets = offsets
+        # The worker's times of each period's first and last estimates.
+        self.firsts = firsts
+        self.lasts = lasts
         self.restart()
 
     def restart(self):
@@ -122,30 +132,34 @@ class Periods(object):
         self.index = 0
         self.previous = None
 
+    def _within(self, index, stamped):
+        return self.firsts[index] - STEP_SLACK <= stamped <= \
+            self.lasts[index] + STEP_SLACK
+
     def offset_of(self, stamped):
         """The offset in force when the worker stamped `stamped`."""
         index, offsets = self.index, self.offsets
-        while index + 1 < len(offsets):
+        while index + 1 < len(offsets) and self._within(index + 1, stamped):
             step = offsets[index + 1] - offsets[index]
-            if step > 0 and stamped >= self.firsts[index + 1] - STEP_SLACK:
-                index += 1
-            elif step < 0 and self.previous is not None and \
-                    stamped < self.previous + step / 2.0:
-                index += 1
-            else:
+            if step < 0 and (self.previous is None or
+                             stamped >= self.previous + step / 2.0):
                 break
+            index += 1
         self.index = index
-        self.previous = stamped
+        if self._within(index, stamped):
+            self.previous = stamped
         return offsets[index]
 
 
 def periods_of(entry):
     """The Periods of a workers() entry with steps, else None."""
     steps = entry.get('steps')
-    if not steps:
+    if not steps or not _number(entry.get('first')) or \
+            not _number(entry.get('last')):
         return None
     return Periods([entry['offset']] + [step['offset'] for step in steps],
-                   [None] + [step['first'] for step in steps])
+                   [entry['first']] + [step['first'] for step in steps],
+                   [entry['last']] + [step['last'] for step in steps])
 
 
 def is_record(record, raw=False):

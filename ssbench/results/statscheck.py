@@ -160,13 +160,16 @@ def measured(batches, raw, stats_file):
                 else:
                     small = None
         else:
+            # On the master's clock first: a worker's results that its
+            # offset (or a step of its clock) moved far away come back
+            # into the window, kept; a stray stays out.
+            if offsets:
+                _on_master_clock(batch, k_completed, k_worker, offsets)
             if window:
                 kept = [record for record in batch
                         if _within(record, k_completed, window)]
                 outside += len(batch) - len(kept)
                 batch = kept
-            if offsets:
-                _on_master_clock(batch, k_completed, k_worker, offsets)
             if idle:
                 kept = [record for record in batch
                         if _within(record, k_completed, idle)]

@@ -146,3 +146,17 @@ def test_a_clock_stepped_mid_run_is_corrected_period_by_period(tmpdir,
         0.002 + step, step) in doc['client']['clock']['warning']
     stats = classicnotes.compute(path, 95)
     assert stats.duration == pytest.approx(12, abs=1)
+
+
+def test_a_stray_among_a_stepped_workers_results_moves_no_period():
+    # Forward then back: 0..10 s at +0, 10..20 s at +3600, then 20..30 s
+    # at +0 again; strays a year ahead and in 1970 move nothing.
+    periods = clockrecords.Periods([0.0, 3600.0, 0.0],
+                                   [100.0, 3710.5, 120.5],
+                                   [109.5, 3719.5, 129.5])
+    stamps = [100.0, 105.0, 3.2e7 + 3000, 109.9, 3710.2, 5.0, 3715.0,
+              3719.9, 120.1, 125.0, 129.9]
+    assert [periods.offset_of(t) for t in stamps] == [
+        0, 0, 0, 0, 3600, 3600, 3600, 3600, 0, 0, 0]
+    periods.restart()
+    assert periods.offset_of(3715.0) == 3600
