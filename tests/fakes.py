@@ -185,6 +185,12 @@ class _Handler(BaseHTTPRequestHandler):
             # once, each taking service_time.
             with swift.slots:
                 time.sleep(swift.service_time)
+        if swift.slow_every and self.command == 'GET':
+            with swift.lock:
+                swift.gets += 1
+                slow = swift.gets % swift.slow_every == 0
+            if slow:
+                time.sleep(swift.slow_time)
         objects = swift.containers.get(container)
         if objects is None:
             return self._reply(404)
@@ -236,6 +242,10 @@ class FakeSwift(object):
         self.body_chunk = 65536
         self.service_time = 0.0
         self.slots = None
+        # Every slow_every-th object GET takes slow_time more (see tail()).
+        self.slow_every = 0
+        self.slow_time = 0.0
+        self.gets = 0
         self.server = _Server(('127.0.0.1', 0), _Handler)
         self.server.swift = self
         self.port = self.server.server_address[1]
@@ -253,6 +263,13 @@ class FakeSwift(object):
         requests a second, latency turning up near it."""
         self.slots = threading.BoundedSemaphore(concurrency)
         self.service_time = service_time
+
+    def tail(self, every, seconds):
+        """Make every `every`-th object GET take `seconds` more: a p99 of
+        `seconds` at any rate once every <= 100 (a slow tail that a
+        handful of results seldom shows)."""
+        self.slow_every = every
+        self.slow_time = seconds
 
     def next_trans(self):
         with self.lock:

@@ -137,11 +137,13 @@ class SearchRunner(SuiteRunner):
         schedule = figures.get('schedule') or {}
         health = figures.get('health')
         number = step.plan.number
+        missed, too_few = entry.get('slo'), entry.get('slo_too_few')
         outcome = self.capacity.record(
-            step.rate, not entry.get('slo'),
+            step.rate, not missed and not too_few,
             achieved=schedule.get('achieved_rate'),
             offered=schedule.get('intended_rate'),
-            limited=health == 'saturated', busy=health == 'host busy')
+            limited=health == 'saturated', busy=health == 'host busy',
+            too_few=bool(too_few) and not missed)
         if outcome.short:
             log.warning('Step %d: %s (%s jobs due but not sent): not met',
                         number, shortfall(outcome), schedule.get('unsent'))

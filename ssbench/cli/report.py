@@ -270,6 +270,8 @@ def _write(stats_path, request):
             for line in gate.failed_checks(result, request.rules):
                 log.error('--fail-if %s', line)
                 status = gate.THRESHOLD_EXIT
+            for line in gate.too_few_checks(result, request.rules):
+                log.warning('--fail-if %s', line)
     elif request.main_report:
         run_stats = classicnotes.compute(stats_file, request.pctile, skip)
         if request.text_report:
@@ -284,6 +286,8 @@ def _write(stats_path, request):
         for line in slo.missed(doc, request.objectives):
             log.error('--slo %s', line)
             status = slo.MISSED_EXIT
+        for line in slo.too_few(doc, request.objectives):
+            log.warning('--slo %s', line)
     if request.errors:
         from ssbench.report.render.errortable import render_error_table
         parts.append((render_error_table, doc))

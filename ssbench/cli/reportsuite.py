@@ -52,7 +52,7 @@ def refigured(path, request):
     doc = read_suite(path)
     folder = os.path.dirname(path)
     for step in doc['steps']:
-        for key in ('figures', 'slo', 'steady'):
+        for key in ('figures', 'slo', 'slo_too_few', 'steady'):
             step.pop(key, None)
         try:
             stats = suitefolder.step_stats(folder, doc, step)
@@ -71,6 +71,7 @@ def refigured(path, request):
             step['steady'] = steady
         if request.objectives:
             step['slo'] = slo.missed(analysis, request.objectives)
+            step['slo_too_few'] = slo.too_few(analysis, request.objectives)
     return doc
 
 
@@ -117,6 +118,9 @@ def write_suite_reports(path, request):
               for line in step.get('slo') or ()]
     for number, line in missed:
         log.error('step %d: --slo %s', number, line)
+    for step in doc['steps']:
+        for line in step.get('slo_too_few') or ():
+            log.warning('step %d: --slo %s', step['step'], line)
     if missed:
         from ssbench.report.slo import MISSED_EXIT
         return MISSED_EXIT

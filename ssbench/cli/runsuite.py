@@ -347,7 +347,8 @@ class SuiteRunner(object):
         entry['figures'] = step_figures(doc)
         if self.objectives is not None:
             entry['slo'] = slo.missed(doc, self.objectives)
-            for line in entry['slo']:
+            entry['slo_too_few'] = slo.too_few(doc, self.objectives)
+            for line in entry['slo'] + entry['slo_too_few']:
                 log.warning('Step %d: --slo %s', entry['step'], line)
         if self.args.html_file:
             from ssbench.report.render.html import render_html

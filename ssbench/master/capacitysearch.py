@@ -31,6 +31,16 @@ decides what it says, by the client's health (ssbench.results
 A busy host that still sent its jobs goes on counting (its latencies
 include the waits for its CPU, which the caller says).
 
+A step with too few results to judge a percentile objective (the p99 of
+5 results is their maximum: ssbench.report.compute.tailsize says how
+many each needs) is neither met nor missed: the search rises from it as
+from a met rate (a higher rate gives more results in the same -r), and
+bisects between it and the lowest rate that missed as between a met one
+and a missed one; but it is never the answer.  A search whose highest
+rates below the lowest missed one all had too few results ends with
+'too few': no rate met, however long it ran; a longer -r would judge
+them.
+
 CapacitySearch is pure: it says which rate to run next and takes each
 step's outcome; the suite runs the steps.
 """
@@ -52,7 +62,7 @@ MAX_STEPS = 16
 SHORTFALL = 0.05
 
 Outcome = collections.namedtuple(
-    'Outcome', 'rate met achieved limited offered short')
+    'Outcome', 'rate met achieved limited offered short too_few')
 
 
 def fell_short(achieved, offered, shortfall=SHORTFALL):
@@ -79,6 +89,7 @@ class CapacitySearch(object):
         self.outcomes = []
         self.highest_met = None
         self.lowest_missed = None
+        self.highest_too_few = None
         self.client_step = None     # the Outcome that ended it so
 
     def next_rate(self):
@@ -87,29 +98,41 @@ class CapacitySearch(object):
             return None
         if not self.outcomes:
             return self._capped(self.start)
+        lower = self._lower()
         if self.lowest_missed is None:
-            return self._capped(self.highest_met * self.factor)
-        if self.highest_met is None:
+            return self._capped(lower * self.factor)
+        if lower is None:
             return self.lowest_missed / self.factor
-        return (self.highest_met + self.lowest_missed) / 2
+        return (lower + self.lowest_missed) / 2
+
+    def _lower(self):
+        """The highest rate that met or had too few results, or None."""
+        rates = [rate for rate in (self.highest_met, self.highest_too_few)
+                 if rate is not None]
+        return max(rates) if rates else None
 
     def _capped(self, rate):
         return rate if self.ceiling is None else min(rate, self.ceiling)
 
     def record(self, rate, met, achieved=None, limited=False,
-               offered=None, busy=False):
+               offered=None, busy=False, too_few=False):
         """Take the outcome of the step at `rate`: whether it met the
-        objectives, the jobs/s it sent (`achieved`) of those due
+        objectives (or, `too_few`, had too few results to judge them and
+        missed none), the jobs/s it sent (`achieved`) of those due
         (`offered`, `rate` if None), whether the client was its limit
         (saturated) and whether its host was busy (see the module
         docstring); the Outcome."""
         offered = rate if offered is None else offered
         short = fell_short(achieved, offered)
-        outcome = Outcome(rate, met and not short, achieved, limited,
-                          offered, short)
+        too_few = too_few and not short
+        outcome = Outcome(rate, met and not short and not too_few,
+                          achieved, limited, offered, short, too_few)
         self.outcomes.append(outcome)
-        if limited or (busy and short and met):
+        if limited or (busy and short and (met or too_few)):
             self.client_step = outcome
+        elif too_few:
+            if self.highest_too_few is None or rate > self.highest_too_few:
+                self.highest_too_few = rate
         elif outcome.met:
             if self.highest_met is None or rate > self.highest_met:
                 self.highest_met = rate
@@ -134,15 +157,15 @@ class CapacitySearch(object):
         """Why the search is over, or None while it goes on."""
         if self.client_step is not None:
             return 'client'
-        if self.highest_met is not None and \
-                self.lowest_missed is not None and \
-                self.lowest_missed - self.highest_met <= \
-                self.resolution * self.highest_met:
-            return 'resolved'
+        lower = self._lower()
+        judged = self.highest_met is not None and \
+            self.highest_met == lower
+        if lower is not None and self.lowest_missed is not None and \
+                self.lowest_missed - lower <= self.resolution * lower:
+            return 'resolved' if judged else 'too few'
         if self.lowest_missed is None and self.ceiling is not None and \
-                self.highest_met is not None and \
-                self.highest_met >= self.ceiling:
-            return 'ceiling'
+                lower is not None and lower >= self.ceiling:
+            return 'ceiling' if judged else 'too few'
         if len(self.outcomes) >= self.max_steps:
             return 'steps'
         return None
@@ -169,6 +192,10 @@ class CapacitySearch(object):
             missed += ' (%s)' % (shortfall(short[-1]),)
         line = ('highest rate that met the objectives: %s; lowest that '
                 'missed them: %s' % (met, missed))
+        if self.highest_too_few is not None:
+            line += ('; steps at up to %s req/s had too few results to '
+                     'judge (a longer -r has more)' % (
+                         _rate(self.highest_too_few),))
         if why == 'ceiling':
             line += ' (the search stopped at its ceiling)'
         elif why == 'steps':

@@ -17,7 +17,7 @@ from ssbench.swift import hints
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, StatsFileError
-from ssbench.master.clockoffset import ClockOffsets
+from ssbench.master.clockoffset import ClockOffsets, clock_stepped
 from ssbench.master.dispatch import Master, store_raw
 from ssbench.load.objectring import ObjectRing
 from ssbench.master.progress import ProgressPrinter
@@ -176,7 +176,7 @@ class ScenarioRun(object):
                             drain_seconds=options.drain_seconds)
             # Workers' clock offsets, from probes sent with jobs all run
             # long.
-            master.clocks = ClockOffsets()
+            master.clocks = ClockOffsets(on_step=clock_stepped(master.events))
             if options.live is not None:
                 options.live.attach(master)
         else:

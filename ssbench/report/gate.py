@@ -25,14 +25,17 @@ Spaces and letter case do not matter; digits are ASCII digits (0-9), and a
 rule is quoted in messages cut to SHOWN characters.  A rule that cannot be
 evaluated (the
 operation or the metric is missing in either run, or the base value is 0)
-fails: a gate must not pass silently.
+fails: a gate must not pass silently.  A percentile rule on a run with
+too few successes for that percentile (ssbench.report.compute.tailsize:
+p99 needs 100) is "too few results", neither passed nor failed: one
+line of its own (too_few_checks()), no exit status.
 """
 from __future__ import absolute_import, division, print_function
 
 import collections
 import re
 
-from ssbench.report.compute import metricnames
+from ssbench.report.compute import metricnames, tailsize
 from ssbench.report.compare import KIND_LABELS, format_value, spread_text
 from ssbench.errors import UsageError
 
@@ -144,8 +147,30 @@ def _change_text(row):
     return '%+.1f%%' % row['change']
 
 
+def _too_few(op, rule):
+    """The line saying a percentile rule has too few results in either
+    run (their successes), or None."""
+    percentile = metricnames.MetricName(
+        rule.operation, rule.kind, rule.metric).percentile()
+    counts = _rule_row(op, Rule(None, None, None, 'count', None, None))
+    if percentile is None or counts is None:
+        return None
+    short = [(side, counts[side] or 0) for side in ('base', 'this')
+             if tailsize.too_few(counts[side], percentile)]
+    if not short:
+        return None
+    return '%s: too few results: %s; %s needs at least %d (neither passed ' \
+        'nor failed)' % (rule.text, ', '.join(
+            '%s %s has %d' % ('the base run\'s' if side == 'base' else
+                              'this run\'s', rule.operation, count)
+            for side, count in short), rule.metric.replace('_', '.'),
+            tailsize.needed(percentile))
+
+
 def check_rule(result, rule):
-    """The one-line violation of a rule, or None when the rule passes."""
+    """The one-line violation of a rule, or None when the rule passes;
+    with too few results for a percentile, the line saying so (see
+    too_few_checks())."""
     ops = dict((op['operation'], op) for op in result['operations'])
     op = ops.get(rule.operation)
     if op is None or not op['in_base'] or not op['in_this']:
@@ -153,6 +178,9 @@ def check_rule(result, rule):
             'the base run' if not op['in_base'] else 'this run')
         return '%s: %s has no results in %s' % (
             rule.text, rule.operation, where)
+    few = _too_few(op, rule)
+    if few is not None:
+        return few
     row = _rule_row(op, rule)
     what = '%s %s' % (rule.operation, row['label'] if row else '%s %s' % (
         KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
@@ -181,7 +209,23 @@ def check_rule(result, rule):
     return line
 
 
+def _is_too_few(result, rule):
+    ops = dict((op['operation'], op) for op in result['operations'])
+    op = ops.get(rule.operation)
+    return op is not None and op['in_base'] and op['in_this'] and \
+        _too_few(op, rule) is not None
+
+
 def failed_checks(result, rules):
-    """One line per rule that failed on compare()'s result; [] is a pass."""
-    return [line for line in (check_rule(result, rule) for rule in rules)
+    """One line per rule that failed on compare()'s result; [] is a pass
+    (or too few results for some: too_few_checks())."""
+    return [line for line in (check_rule(result, rule) for rule in rules
+                              if not _is_too_few(result, rule))
             if line is not None]
+
+
+def too_few_checks(result, rules):
+    """One line per percentile rule that too few results in either run
+    leave neither passed nor failed."""
+    return [check_rule(result, rule) for rule in rules
+            if _is_too_few(result, rule)]

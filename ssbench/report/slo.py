@@ -18,7 +18,10 @@ completed.  A figure equal to its limit passes.  In a --rate run the
 document's latencies are response times (from each job's intended
 start), so the objectives judge those.  An objective that cannot be
 judged (the operation has no results, or the figure is missing) fails:
-an objective must not pass for want of evidence.
+an objective must not pass for want of evidence.  A percentile objective
+is judged only on enough results (ssbench.report.compute.tailsize: p99
+needs 100): on fewer its verdict is TOO_FEW, neither met nor missed,
+said in one line of its own (too_few()) and no exit status.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -26,10 +29,12 @@ import collections
 import re
 
 from ssbench.errors import UsageError
-from ssbench.report.compute import metricnames
+from ssbench.report.compute import metricnames, tailsize
 
 # The CLI's exit status when an objective was missed (as --fail-if's).
 MISSED_EXIT = 3
+# The verdicts of an objective on a document.
+MET, MISSED, TOO_FEW = 'met', 'missed', 'too few results'
 _TIME_UNITS = {'us': 1e-6, 'ms': 1e-3, 's': 1.0}
 _LIMIT_RE = re.compile(r'([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*([a-z/%]*)$')
 _RATE_UNITS = ('', '/s', 'req/s')
@@ -131,34 +136,63 @@ def format_figure(value, name):
     return '%.3f s' % (value,)
 
 
-def judge(doc, objective):
-    """(the figure or None, None when it holds, else the one line saying
-    why it does not) of one objective on an analysis document."""
+def verdict(doc, objective):
+    """(MET, MISSED or TOO_FEW, the figure or None, None when met, else
+    the one line saying why not) of one objective on an analysis
+    document."""
     op = metricnames.operations_of(doc).get(objective.name.operation)
     what = describe(objective.name)
     if op is None:
-        return None, '%s: %s has no results' % (
+        return MISSED, None, '%s: %s has no results' % (
             objective.text, objective.name.operation)
     value = metricnames.value_of(op, objective.name)
+    percentile = objective.name.percentile()
+    count = metricnames.all_sizes(op, objective.name.kind).get('count') \
+        if percentile is not None else None
+    if tailsize.too_few(count, percentile):
+        return TOO_FEW, value, (
+            '%s: too few results: %s has %d %s latencies, %s needs at '
+            'least %d (neither met nor missed; a longer run has more)' % (
+                objective.text, objective.name.operation, count or 0,
+                objective.name.kind.replace('_', '-'),
+                objective.name.metric.replace('_', '.'),
+                tailsize.needed(percentile)))
     if value is None:
-        return None, '%s: %s is missing (no successful requests?)' % (
-            objective.text, what)
+        return MISSED, None, '%s: %s is missing (no successful requests?)' \
+            % (objective.text, what)
     limit = objective.limit
     held = value <= limit if objective.comparison == '<' else \
         value >= limit
     if held:
-        return value, None
-    return value, '%s: %s is %s, the objective %s %s' % (
+        return MET, value, None
+    return MISSED, value, '%s: %s is %s, the objective %s %s' % (
         objective.text, what, format_figure(value, objective.name),
         objective.comparison, format_figure(limit, objective.name))
 
 
-def missed(doc, objectives):
-    """One line per objective the document does not meet; [] when it
-    meets them all."""
+def judge(doc, objective):
+    """(the figure or None, None when it holds, else the one line saying
+    why it does not: missed or too few results) of one objective on an
+    analysis document."""
+    return verdict(doc, objective)[1:]
+
+
+def _lines(doc, objectives, state):
     lines = []
     for objective in objectives:
-        line = judge(doc, objective)[1]
-        if line is not None:
+        found, _, line = verdict(doc, objective)
+        if found == state:
             lines.append(line)
     return lines
+
+
+def missed(doc, objectives):
+    """One line per objective the document does not meet; [] when it
+    meets them all (or has too few results for some: too_few())."""
+    return _lines(doc, objectives, MISSED)
+
+
+def too_few(doc, objectives):
+    """One line per percentile objective the document has too few
+    results to judge (ssbench.report.compute.tailsize)."""
+    return _lines(doc, objectives, TOO_FEW)

@@ -20,6 +20,17 @@ known to within half the probe's round trip; see corrections()).  Below
 the limit the times are used as they are: that is within a second's
 rounding of any per-second figure, and often within the estimate's
 error.
+
+A worker's clock that stepped during the run (an NTP step, a VM resumed:
+ssbench.master.clockoffset) has one record per *period*, each with
+`period` (0, 1, ...), `first` and `last` (the worker's wall clock at
+the period's first and last estimate).  Its results are put on the
+master's clock by the offset in force when each was taken (Periods):
+a worker stamps its results in the order it sends them, so in file
+order they only move forward, but for a step.  A result stamped at or
+after the next period's first time, less STEP_SLACK, is of the next
+period when the clock stepped forward; one stamped more than half the
+step before the result before it, when it stepped back.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -28,6 +39,9 @@ from ssbench.results.recordview import controls_of_kind
 
 CLOCK_RECORD = 'clock_offset'
 OFFSET_LIMIT = 0.1
+#: Seconds a result may precede its period's first estimate (it came in
+#: the heartbeat after the step, a second or so later).
+STEP_SLACK = 5.0
 
 
 def record(worker_id, offset, rtt, samples):
@@ -42,9 +56,14 @@ def _number(value):
 
 
 def workers(records):
-    """The usable records (text keys) of `records`, one per worker (the
-    last), as plain maps sorted by worker id."""
+    """The usable records (text keys) of `records`, one per worker (its
+    first period's, else its last record), as plain maps sorted by
+    worker id; a worker whose clock stepped also has "first" and "last"
+    (the worker's times of its first period's first and last estimates)
+    and "steps": the later periods, [{"offset", "rtt", "first", "last"}]
+    in order."""
     by_worker = {}
+    firsts = {}         # worker id -> the first period's (first, last)
     for rec in records:
         if rec.get('kind') != CLOCK_RECORD or not _number(
                 rec.get('offset')) or not _number(rec.get('rtt')):
@@ -53,13 +72,94 @@ def workers(records):
         if not isinstance(worker_id, string_types + (int,)) or \
                 isinstance(worker_id, bool):
             continue
+        if _period(rec):
+            by_worker.setdefault(worker_id, {}).setdefault(
+                'periods', {})[rec['period']] = rec
+            continue
         samples = rec.get('samples')
-        by_worker[worker_id] = {
+        entry = by_worker.setdefault(worker_id, {})
+        if rec.get('period') == 0:
+            firsts[worker_id] = (rec.get('first'), rec.get('last'))
+        entry.update({
             'worker_id': worker_id, 'offset': rec['offset'],
             'rtt': rec['rtt'],
             'samples': samples if _number(samples) else None,
-            'over_limit': abs(rec['offset']) > OFFSET_LIMIT}
-    return [by_worker[key] for key in sorted(by_worker, key=str)]
+            'over_limit': abs(rec['offset']) > OFFSET_LIMIT})
+    out = []
+    for key in sorted(by_worker, key=str):
+        entry = by_worker[key]
+        later = entry.pop('periods', {})
+        if 'offset' not in entry:
+            continue            # a later period without the first
+        if later:
+            entry['first'], entry['last'] = firsts.get(key, (None, None))
+            entry['steps'] = [
+                {'offset': later[index]['offset'],
+                 'rtt': later[index]['rtt'],
+                 'first': later[index]['first'],
+                 'last': later[index]['last']}
+                for index in sorted(later)]
+            entry['over_limit'] = True
+        out.append(entry)
+    return out
+
+
+def _period(rec):
+    """Whether `rec` is a later period of a stepped clock (with its
+    worker times), not the first or only one."""
+    period = rec.get('period')
+    return isinstance(period, int) and not isinstance(period, bool) and \
+        period > 0 and _number(rec.get('first')) and \
+        _number(rec.get('last'))
+
+
+class Periods(object):
+    """The offsets of a worker whose clock stepped, and the period of
+    each of its results in file order (see the module docstring): call
+    restart() before each pass, then offset_of() for each result.  A
+    result outside the worker's times of the period it would move to (a
+    stray, which the reports leave out) moves nothing."""
+
+    def __init__(self, offsets, firsts, lasts):
+        self.offsets = offsets
+        # The worker's times of each period's first and last estimates.
+        self.firsts = firsts
+        self.lasts = lasts
+        self.restart()
+
+    def restart(self):
+        """Start again from the first period (a new pass)."""
+        self.index = 0
+        self.previous = None
+
+    def _within(self, index, stamped):
+        return self.firsts[index] - STEP_SLACK <= stamped <= \
+            self.lasts[index] + STEP_SLACK
+
+    def offset_of(self, stamped):
+        """The offset in force when the worker stamped `stamped`."""
+        index, offsets = self.index, self.offsets
+        while index + 1 < len(offsets) and self._within(index + 1, stamped):
+            step = offsets[index + 1] - offsets[index]
+            if step < 0 and (self.previous is None or
+                             stamped >= self.previous + step / 2.0):
+                break
+            index += 1
+        self.index = index
+        if self._within(index, stamped):
+            self.previous = stamped
+        return offsets[index]
+
+
+def periods_of(entry):
+    """The Periods of a workers() entry with steps, else None."""
+    steps = entry.get('steps')
+    if not steps or not _number(entry.get('first')) or \
+            not _number(entry.get('last')):
+        return None
+    return Periods([entry['offset']] + [step['offset'] for step in steps],
+                   [entry['first']] + [step['first'] for step in steps],
+                   [entry['last']] + [step['last'] for step in steps])
 
 
 def is_record(record, raw=False):
@@ -86,14 +186,14 @@ def corrections(records):
     clock by; None when there is none."""
     texts = [dict((_as_text(key), _as_text(value))
                   for key, value in rec.items()) for rec in records]
-    found = dict((w['worker_id'], w['offset']) for w in workers(texts)
-                 if w['over_limit'])
+    found = dict((w['worker_id'], periods_of(w) or w['offset'])
+                 for w in workers(texts) if w['over_limit'])
     return found or None
 
 
 def warning(judged):
     """One line naming the workers whose clock is off by more than
-    OFFSET_LIMIT, or None."""
+    OFFSET_LIMIT, or stepped during the run, or None."""
     off = [w for w in judged if w['over_limit']]
     if not off:
         return None
@@ -101,7 +201,14 @@ def warning(judged):
             'and the reports put completion times on the master\'s clock '
             'by these offsets (sync the clocks, e.g. with NTP)' % (
                 OFFSET_LIMIT * 1000, ', '.join(
-                    'worker %s %+.3f s' % (w['worker_id'], w['offset'])
+                    'worker %s %+.3f s' % (w['worker_id'], w['offset']) +
+                    ''.join(', then %+.3f s (its clock stepped %+.3f s '
+                            'during the run)' % (step['offset'],
+                                                 step['offset'] - before)
+                            for before, step in zip(
+                                [w['offset']] + [
+                                    s['offset'] for s in w.get('steps', [])],
+                                w.get('steps', [])))
                     for w in off)))
 
 
@@ -115,3 +222,18 @@ def section(controls):
         return None
     return {'limit': OFFSET_LIMIT, 'warning': warning(judged),
             'workers': judged}
+
+
+def restart(offsets):
+    """Start every Periods among corrections() `offsets` (or None) from
+    its first period: a new pass over the file."""
+    for offset in (offsets or {}).values():
+        if isinstance(offset, Periods):
+            offset.restart()
+
+
+def offset_at(offset, stamped):
+    """A corrections() value (seconds, or Periods) at `stamped`."""
+    if isinstance(offset, Periods):
+        return offset.offset_of(stamped)
+    return offset

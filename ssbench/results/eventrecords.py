@@ -6,8 +6,10 @@ The master stores each event of the benchmark phase as a control record
     kind        EVENT_RECORD
     event       one of STORED: a worker joined (a new connection admitted),
                 was lost (silent for --worker-timeout), came back after
-                being lost; the Swift token was renewed; an operator's
-                mark (SIGUSR1 to the master, or a line of --mark-file)
+                being lost; its wall clock stepped (the text says by how
+                much: ssbench.master.clockoffset); the Swift token was
+                renewed; an operator's mark (SIGUSR1 to the master, or a
+                line of --mark-file)
     at          epoch seconds, on the master's clock
     worker_id   the worker it concerns, or None
     text        a line that says more (the mark's text), or None
@@ -30,7 +32,9 @@ WORKER_LOST = 'worker_lost'
 WORKER_BACK = 'worker_back'
 TOKEN_RENEWED = 'token_renewed'
 MARK = 'mark'
-STORED = (WORKER_JOINED, WORKER_LOST, WORKER_BACK, TOKEN_RENEWED, MARK)
+CLOCK_STEPPED = 'clock_stepped'
+STORED = (WORKER_JOINED, WORKER_LOST, WORKER_BACK, TOKEN_RENEWED, MARK,
+          CLOCK_STEPPED)
 # Longer texts are cut: a mark is a line, not a file.
 MAX_TEXT = 200
 

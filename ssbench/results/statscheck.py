@@ -78,11 +78,16 @@ def measured(batches, raw, stats_file):
     window = stats_file.window
     profile = timewindow.TimeProfile() if window is None else None
     offsets = stats_file.offsets if profile is None else None
+    clockrecords.restart(offsets)
     k_worker = b'worker_id' if raw else 'worker_id'
     clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
     stamps = []
     append = stamps.append if profile is not None else _ignore
+    # The batches of a small file, kept for timewindow.idle_window().
+    small = [] if profile is not None else None
+    seen = 0
+    idle = stats_file.idle_window
     left_out = outside = bad = 0
     first_bad = None
     for batch in batches:
@@ -148,18 +153,35 @@ def measured(batches, raw, stats_file):
             if len(stamps) > PROFILE_BATCH:
                 profile.add_all(stamps)
                 del stamps[:]
+            if small is not None:
+                seen += len(batch)
+                if seen <= timewindow.SMALL:
+                    small.append(batch)
+                else:
+                    small = None
         else:
+            # On the master's clock first: a worker's results that its
+            # offset (or a step of its clock) moved far away come back
+            # into the window, kept; a stray stays out.
+            if offsets:
+                _on_master_clock(batch, k_completed, k_worker, offsets)
             if window:
                 kept = [record for record in batch
                         if _within(record, k_completed, window)]
                 outside += len(batch) - len(kept)
                 batch = kept
-            if offsets:
-                _on_master_clock(batch, k_completed, k_worker, offsets)
+            if idle:
+                kept = [record for record in batch
+                        if _within(record, k_completed, idle)]
+                outside += len(batch) - len(kept)
+                batch = kept
         yield batch
     if profile is not None and stats_file.window is None:
         profile.add_all(stamps)
-        stats_file.profiled(profile, clockrecords.corrections(clocks))
+        corrections = clockrecords.corrections(clocks)
+        spans = None if small is None else _spans(
+            small, keys, k_worker, corrections)
+        stats_file.profiled(profile, corrections, spans)
         # A growing file holds the run so far, not a run that ended.
         early = None if stats_file.growing else ended_early(
             stats_file.header, profile.count + left_out + bad,
@@ -167,11 +189,12 @@ def measured(batches, raw, stats_file):
         if early and not stats_file.truncated:   # said so already
             stats_file.warn_once(early)
     if outside:
+        bounds = window or idle
         stats_file.warn_once(
             'left out %d result%s completed far outside the run (before '
             '%s or after %s UTC: a worker\'s clock?)' % (
                 outside, '' if outside == 1 else 's',
-                _utc(window[0]), _utc(window[1])))
+                _utc(bounds[0]), _utc(bounds[1])))
     if bad:
         stats_file.warn_once(
             'left out %d result%s with a bad value (the first: %s %s)' % (
@@ -232,6 +255,41 @@ def _stamps(batch, k_completed):
     return stamps
 
 
+def _spans(batches, keys, k_worker, offsets):
+    """(began, completed) of each result of `batches` (checked), on the
+    master's clock by `offsets` (as _on_master_clock()): a request
+    began at its completion less its latency (its time to failure), or
+    at its intended start if earlier (an open-loop job that waited)."""
+    k_last, k_completed, k_failed_after, k_intended = (
+        keys[1], keys[4], keys[6], keys[10])
+    spans = []
+    clockrecords.restart(offsets)
+    for batch in batches:
+        for record in batch:
+            try:
+                completed = record[k_completed]
+                took = record.get(k_last) or record.get(k_failed_after) or 0
+                began = completed - took
+                intended = record.get(k_intended)
+                if intended is not None and intended < began:
+                    began = intended
+                offset = _offset_of(record, k_worker, offsets, completed)
+            except (KeyError, TypeError, AttributeError):
+                continue
+            spans.append((began - offset, completed - offset))
+    return spans
+
+
+def _offset_of(record, k_worker, offsets, stamped):
+    if not offsets:
+        return 0
+    worker = record.get(k_worker)
+    offset = offsets.get(worker)
+    if offset is None and isinstance(worker, bytes):
+        offset = offsets.get(worker.decode('utf-8', 'replace'))
+    return clockrecords.offset_at(offset, stamped) or 0
+
+
 def _on_master_clock(batch, k_completed, k_worker, offsets):
     """Subtract from each result's completed_at its worker's offset in
     `offsets` ({worker id: seconds ahead}; ids as text or int)."""
@@ -242,7 +300,8 @@ def _on_master_clock(batch, k_completed, k_worker, offsets):
             if offset is None and isinstance(worker, bytes):
                 offset = offsets.get(worker.decode('utf-8', 'replace'))
             if offset is not None:
-                record[k_completed] -= offset
+                record[k_completed] -= clockrecords.offset_at(
+                    offset, record[k_completed])
         except (KeyError, TypeError, IndexError, AttributeError):
             continue
 

@@ -19,7 +19,7 @@ import zlib
 
 from ssbench.wire import protocol
 from ssbench.compat import queue
-from ssbench.results import statscheck
+from ssbench.results import statscheck, timewindow
 from ssbench.errors import StatsFileError
 
 log = logging.getLogger(__name__)
@@ -185,6 +185,11 @@ class StatsFile(object):
         #: put on the master's clock (ssbench.results.clockrecords); None
         #: until a full pass found them.
         self.offsets = None
+        #: The window of a small file's results on the master's clock
+        #: (timewindow.idle_window()): None while unknown, False when
+        #: every result is kept.
+        self.idle_window = None
+        self._spans = None
         #: Whether a full pass found the file cut short (and said so).
         self.truncated = False
         #: iter_batches(raw=True) leaves strings as bytes (other sources
@@ -272,12 +277,14 @@ class StatsFile(object):
             self.truncated = True
             self.warn_once(problem + '; using the results before it')
 
-    def profiled(self, profile, offsets=None):
+    def profiled(self, profile, offsets=None, spans=None):
         """Keep the completion times a full pass profiled (a
-        timewindow.TimeProfile) and the workers' clock `offsets` it found
-        (clockrecords.corrections()), for narrow()."""
+        timewindow.TimeProfile), the workers' clock `offsets` it found
+        (clockrecords.corrections()) and, for a small file, its results'
+        (began, completed) `spans` on the master's clock, for narrow()."""
         self._profile = profile
         self._offsets = offsets
+        self._spans = spans
 
     def narrow(self):
         """After a full pass: True when some results lie far outside the
@@ -288,9 +295,12 @@ class StatsFile(object):
         if self.window is not None or self._profile is None:
             return False
         self.window = self._profile.window() or False
-        self._profile = None
+        self.idle_window = self._spans is not None and \
+            timewindow.idle_window(self._spans) or False
+        self._profile = self._spans = None
         self.offsets = self._offsets or None
-        return bool(self.window) or bool(self.offsets)
+        return bool(self.window) or bool(self.offsets) or \
+            bool(self.idle_window)
 
     def warn_once(self, message):
         """Log `message` about this file once, however many passes read

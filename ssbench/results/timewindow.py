@@ -25,6 +25,25 @@ results.
 The counts come from a TimeProfile: results per bin of completion time,
 whose bins double in width (merging pairs) whenever they would number
 more than MAX_BINS, so its memory is bounded whatever the times.
+
+The percentiles cannot see strays in a file of 100 results or fewer:
+there the 1st and 99th percentiles are the first and last results
+themselves.  A file of at most SMALL results is therefore also judged
+on its requests (idle_window()): each result is in flight from its
+completion less its latency (its time to failure, for a failure) to its
+completion.  Results are grouped by those spans: a result whose request
+began more than IDLE seconds (an hour) after every request before it
+had completed starts a new group, and every result is kept but for the
+group holding more results than all the others together.  So a result
+is left out only if, in a run that has one such majority of its
+results, no request at all was in flight for an hour between it and
+that majority.  A run of back-to-back requests (closed loop) never
+idles so (however long its requests: a request in flight is no idle
+time); an open-loop run whose rate leaves its requests an hour apart
+makes groups of one, no majority, and nothing is left out; a worker's
+clock hours off (corrected first where the file stores its offset)
+holds less than half of the results, and is kept.  Two results an hour
+apart and nothing else are two groups of one: both kept.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -45,6 +64,10 @@ MAX_BINS = 8192
 # under its margin of an hour, and a batch of results (a second or so of
 # them) seldom straddles two bins, which would cost a loop over it.
 FIRST_SHIFT = 6
+#: Files of at most this many results are also judged by idle_window().
+SMALL = 10000
+#: An hour with no request in flight separates two groups of results.
+IDLE = MARGIN
 
 
 class TimeProfile(object):
@@ -111,3 +134,27 @@ class TimeProfile(object):
         if keys[0] * width >= lo and (keys[-1] + 1) * width <= hi:
             return None
         return lo, hi
+
+
+def idle_window(spans):
+    """(lo, hi) in epoch seconds keeping only the majority group of
+    `spans` ((began, completed) of each result; see the module
+    docstring), or None when every result is kept."""
+    groups = []             # [first completion, last completion, count]
+    end = None
+    for began, completed in sorted(spans):
+        if end is None or began > end + IDLE:
+            groups.append([completed, completed, 0])
+        group = groups[-1]
+        group[0] = min(group[0], completed)
+        group[1] = max(group[1], completed)
+        group[2] += 1
+        end = completed if end is None else max(end, completed)
+    if len(groups) < 2:
+        return None
+    main = max(groups, key=lambda group: group[2])
+    if 2 * main[2] <= len(spans):
+        return None
+    # Completion times are floats near 1e9 (steps of 2e-7 s): a
+    # microsecond past the last one keeps it in a half-open window.
+    return main[0], main[1] + 1e-6

@@ -148,6 +148,34 @@ def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
         ran.out
 
 
+def test_the_capacity_search_meets_no_rate_on_a_handful_of_results(
+        tmpdir, fake_swift):
+    """One GET in 20 takes 400 ms more: a p99 of 400 ms at every rate.
+    Steps of 3 to 48 results have too few for a p99 (100): each is
+    neither met nor missed, and no rate is met from them (one whose few
+    results missed the slow ones used to be); no step achieves more than
+    it offered."""
+    fake_swift.tail(20, 0.4)
+    folder = os.path.join(str(tmpdir), 'few')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
+        '--slo', 'p99<300ms', '-r', '3', '--rate', '1', '-u', '32',
+        '--workers', '1', '--suite-dir', folder, '--max-steps', '5',
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=400)
+    assert ran.status == 0, ran
+    suite = read_json(os.path.join(folder, 'suite.json'))
+    assert suite['search']['highest_met'] is None, suite['search']
+    assert 'highest rate that met the objectives: none' in ran.out
+    assert 'too few results' in ran.out
+    for step in suite['steps']:
+        assert step['slo'] == [] and step['slo_too_few'], step
+        figures = step['figures']
+        assert figures['operations']['total']['req_per_s'] <= \
+            figures['offered'] * (1 + 1e-9), step
+    assert [line for line in table_lines(ran.out)
+            if 'SLO: too few results' in line]
+
+
 def run_until_steady(tmpdir, swift, users, seconds, steady_seconds):
     """One step with --until-steady against `swift`: (what the command
     printed, the step's suite.json entry).  The tolerance is wide (25%,

@@ -1,8 +1,8 @@
 """Bandwidth: the bytes of the successful operations per second of the run.
 
 The seconds are the run's duration as the JSON document's `run` says it
-(from the first success's start to the end of the second in which the
-last one completed, skipped warm-up left out), the same for every
+(from the first success's start to the last one's completion, to the
+precision of the records, skipped warm-up left out), the same for every
 operation and size class, so that their figures add up to the total.
 Bytes are the `size` of the successes the stats file holds: an upload's
 object size, a read's bytes received.

@@ -35,13 +35,42 @@ def health_word(doc):
     return 'ok'
 
 
-def _operation_figures(op, bandwidth):
+def offered_seconds(doc):
+    """The seconds a --rate run offered its load over, or None (a
+    closed loop, an older file): the longest of the schedule's span and
+    its jobs due at its rate (n jobs of a uniform schedule at r per
+    second start at 0 and are n / r seconds of load, a little more than
+    the span they are due in).  Its successes per second over at least
+    these seconds never exceed the rate offered; over their own span
+    (from the first start to the last completion: the fence-post of n
+    results over n - 1 gaps and one latency) 3 results at 1.09/s read
+    1.34/s."""
+    schedule = (doc.get('open_loop') or {}).get('schedule') or {}
+    seconds, intended = schedule.get('seconds'), schedule.get('intended')
+    rate = schedule.get('rate') or (doc.get('header') or {}).get('rate')
+    spans = [value for value in (
+        seconds, intended / rate if intended and rate else None)
+        if isinstance(value, (int, float)) and value > 0]
+    return max(spans) if spans else None
+
+
+def _achieved(op, offered):
+    """Successes per second: the document's own, or in a --rate run
+    over at least the `offered` seconds."""
+    rate = op.get('req_per_s')
+    if offered is None or not op.get('count'):
+        return rate
+    span = (op.get('stop') or 0) - (op.get('start') or 0)
+    return op['count'] / max(span, offered)
+
+
+def _operation_figures(op, bandwidth, offered=None):
     latency = metricnames.all_sizes(op, 'last_byte')
     count, errors = op.get('count') or 0, op.get('errors') or 0
     return collections.OrderedDict([
         ('count', count), ('errors', errors),
         ('error_share', metricnames.error_rate(op)),
-        ('req_per_s', op.get('req_per_s')),
+        ('req_per_s', _achieved(op, offered)),
         ('latency', collections.OrderedDict(
             (key, latency.get(key)) for key in KEYS)),
         ('MB_per_second', (bandwidth or {}).get('MB_per_second')),
@@ -68,9 +97,11 @@ def step_figures(doc):
     header = doc.get('header') or {}
     bandwidth = (doc.get('bandwidth') or {}).get('operations') or {}
     operations = collections.OrderedDict()
+    offered = offered_seconds(doc)
     for op in doc.get('operations') or []:
         name = op['operation']
-        operations[name] = _operation_figures(op, bandwidth.get(name))
+        operations[name] = _operation_figures(op, bandwidth.get(name),
+                                              offered)
     return collections.OrderedDict([
         ('offered', header.get('rate')),
         ('schedule', schedule_figures(doc)),

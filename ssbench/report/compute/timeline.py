@@ -37,6 +37,7 @@ _WORDS = {
     eventrecords.WORKER_BACK: 'worker %(worker)s back',
     eventrecords.TOKEN_RENEWED: 'token renewed',
     eventrecords.MARK: 'mark',
+    eventrecords.CLOCK_STEPPED: 'worker %(worker)s clock stepped',
     SATURATION_BEGAN: '%(worker)s saturated',
     SATURATION_ENDED: '%(worker)s no longer saturated',
     FIRST_FAILURE: 'first failure',

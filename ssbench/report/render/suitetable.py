@@ -75,7 +75,9 @@ def _client(step, figures):
                      'steady after %.0f s' % (after,) if after is not None
                      else 'steady')
     if step.get('slo') is not None:
-        words.append('SLO met' if not step['slo'] else 'SLO missed')
+        words.append('SLO missed' if step['slo'] else
+                     'SLO: too few results' if step.get('slo_too_few')
+                     else 'SLO met')
     if not step.get('complete'):
         words.append('partial')
     return ', '.join(words)

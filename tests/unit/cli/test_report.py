@@ -179,7 +179,9 @@ def test_bandwidth_table_follows_the_unchanged_report(capsys):
         report = fp.read()
     assert out.startswith(report + '\nErrors by cause\n')
     tail = out[out.index('\nBandwidth (bytes of the successful'):]
-    assert "the run's 13.034 seconds)" in tail.splitlines()[1]
+    # The run's span to the precision of the records, not the "Ran" line's
+    # whole seconds (13 s, from 13.034 s).
+    assert "the run's 13.929 seconds)" in tail.splitlines()[1]
     assert tail.splitlines()[4].split() == [
         'TOTAL', '(all)', '837430', '0.06', '0.06']
 
@@ -314,9 +316,10 @@ def test_a_missed_slo_exits_3_with_one_line_per_objective(capsys):
 
 
 def test_slo_judges_a_percentile_beyond_the_analysis_own(capsys):
-    status, out, err = main(capsys, '-s', SWIFT, '--slo', 'p99.99<1us')
+    # p99.95 of the 2000 results: the most the file can judge.
+    status, out, err = main(capsys, '-s', SWIFT, '--slo', 'p99.95<1us')
     assert status == 3, err
-    assert 'total last-byte p99.99 is ' in err
+    assert 'total last-byte p99.95 is ' in err
 
 
 @pytest.mark.parametrize('argv, fragment', [
@@ -329,3 +332,15 @@ def test_a_malformed_slo_is_one_line_and_exit_2(capsys, argv, fragment):
     lines = [line for line in err.splitlines() if line.startswith('ERROR:')]
     assert len(lines) == 1 and fragment in lines[0], err
     assert out == ''
+
+
+def test_slo_on_too_few_results_is_neither_met_nor_missed(capsys):
+    # p99.99 of 2000 results would be their maximum: too few to judge.
+    status, out, err = main(capsys, '-s', SWIFT, '--slo',
+                            'p99.99<1us,p99<1us')
+    assert status == 3, err
+    assert 'WARNING:--slo p99.99<1us: too few results: total has 2000 ' \
+        'last-byte latencies, p99.99 needs at least 10000' in err
+    assert 'ERROR:--slo p99<1us' in err and 'ERROR:--slo p99.99' not in err
+    status, out, err = main(capsys, '-s', SWIFT, '--slo', 'p99.99<1us')
+    assert status == 0 and 'too few results' in err, err

@@ -148,3 +148,49 @@ def test_a_saturated_client_ends_it_short_or_not():
     assert search.why() == 'client'
     assert search.summary().startswith(
         "the client's limit, not the cluster's: 250 req/s")
+
+
+def search_judging(capacity, needed, seconds=3, **kwargs):
+    """A search whose steps of `seconds` have rate * seconds results, too
+    few below `needed`; the cluster meets the objectives up to
+    `capacity` (None: never)."""
+    search = CapacitySearch(**kwargs)
+    while True:
+        rate = search.next_rate()
+        if rate is None:
+            return search
+        few = rate * seconds < needed
+        met = capacity is not None and rate <= capacity
+        search.record(rate, met and not few, achieved=rate, too_few=few)
+
+
+def test_a_step_of_too_few_results_is_never_met():
+    # A p99 at 400 ms at every rate: every step misses it, but those of
+    # 2-5 results, whose "p99" is their maximum, cannot say so (the
+    # objective is too few, neither met nor missed).
+    search = search_judging(None, needed=100, start=1.09)
+    assert search.highest_met is None
+    assert all(not o.met for o in search.outcomes)
+    assert search.summary().startswith(
+        'highest rate that met the objectives: none;')
+
+
+def test_too_few_results_make_it_rise_then_judge():
+    search = search_judging(3000, needed=100, start=1, max_steps=30)
+    rates = [o.rate for o in search.outcomes]
+    assert rates[:7] == [1, 2, 4, 8, 16, 32, 64]
+    assert [o.too_few for o in search.outcomes[:6]] == [True] * 6
+    assert search.why() == 'resolved'
+    assert search.highest_met <= 3000 < search.lowest_missed
+    assert 'steps at up to 32 req/s had too few results' in \
+        search.summary()
+
+
+def test_too_few_results_below_a_miss_end_it_unjudged():
+    # It misses from 100 req/s on; below 100 req/s a 3 s step has too
+    # few results for the objectives.
+    search = search_judging(None, needed=300, start=400, max_steps=30)
+    assert search.why() == 'too few'
+    assert search.highest_met is None
+    assert search.lowest_missed >= 100
+    assert 'too few results' in search.summary()

@@ -154,3 +154,54 @@ def test_stored_offsets_are_judged_against_the_limit():
         'clock offset above 100 ms: worker 1 -0.250 s;')
     assert clockrecords.section(records[:1])['warning'] is None
     assert clockrecords.section(records[3:]) is None
+
+
+def test_a_clock_that_steps_mid_run_starts_a_period_said_at_once():
+    clocks = master_clocks()
+    steps = []
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0,
+                           on_step=lambda *args: steps.append(args))
+    for ahead in (2.0, 2.0, 2.0004, 3602.0, 3602.0, 3601.9996):
+        # Jitter within the round trips is no step; an hour is.
+        round_trip(offsets, clocks, 0.01, 0.3, 0.02, ahead=ahead)
+        clocks.now += 1.0
+    assert len(steps) == 1
+    worker_id, before, after, at = steps[0]
+    assert (worker_id, before, after) == (
+        1, pytest.approx(1.995, abs=1e-3), pytest.approx(3601.995, abs=1e-3))
+    first, second = offsets.records()
+    assert (first['period'], first['samples'], second['period'],
+            second['samples']) == (0, 3, 1, 3)
+    assert first['offset'] == pytest.approx(1.995, abs=1e-3)
+    assert second['offset'] == pytest.approx(3601.995, abs=1e-3)
+    # The worker's own times of each period's first and last estimates.
+    assert first['last'] < first['first'] + 3 < second['first'] - 3590
+    assert at == second['first']
+    judged = clockrecords.workers(offsets.records())
+    assert [s['offset'] for s in judged[0]['steps']] == [second['offset']]
+    assert 'stepped +3600.000 s during the run' in clockrecords.warning(
+        judged)
+
+
+def test_a_step_back_is_a_period_too_and_a_small_one_is_none():
+    clocks = master_clocks()
+    steps = []
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0,
+                           on_step=lambda *args: steps.append(args))
+    for ahead in (0.0, 0.5, -600.0, -599.5):
+        round_trip(offsets, clocks, 0.01, 0.3, 0.02, ahead=ahead)
+        clocks.now += 1.0
+    assert [round(after - before) for _, before, after, _ in steps] == [-600]
+    assert len(offsets.records()) == 2
+
+
+def test_a_step_is_a_warning_and_a_run_event(caplog):
+    from ssbench.master.clockoffset import clock_stepped
+    from ssbench.results import eventrecords
+    events = []
+    clock_stepped(lambda *args: events.append(args))(
+        3, 0.002, 3600.002, 1795317000.0)
+    assert events == [(eventrecords.CLOCK_STEPPED, 3,
+                       'wall clock stepped +3600.000 s (offset +0.002 s -> '
+                       '+3600.002 s, at 03:10:00 UTC on its clock)')]
+    assert 'worker 3: wall clock stepped +3600.000 s' in caplog.text

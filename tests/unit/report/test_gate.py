@@ -255,3 +255,20 @@ def test_a_rule_can_name_an_endpoint():
         'endpoint[2].p99>+10%: endpoint[2] has no results in either run']
     text = cmp.compare_lines(result)
     assert 'ENDPOINT[1]  http://p1/v1/AUTH_t' in text
+
+
+def test_a_percentile_rule_on_too_few_results_neither_passes_nor_fails():
+    # p99 of 50 successes is their maximum; it doubled, but on too few.
+    base = [operation('total', count=50)]
+    this = [operation('total', count=50, last=latency(2.0))]
+    rules = gate.parse_fail_if('p99>+10%,max>+10%')
+    result = pair(base, this)
+    assert gate.failed_checks(result, rules) == [
+        'max>+10%: total last-byte max changed +100.0% (1000.00 ms -> '
+        '2000.00 ms)']
+    assert gate.too_few_checks(result, rules) == [
+        "p99>+10%: too few results: the base run's total has 50, this "
+        "run's total has 50; p99 needs at least 100 (neither passed nor "
+        "failed)"]
+    assert gate.too_few_checks(pair([operation('total')], [
+        operation('total', last=latency(2.0))]), rules) == []

@@ -78,7 +78,8 @@ def test_each_missed_objective_is_named_with_its_figure():
 
 def test_an_objective_without_evidence_fails():
     objectives = slo.parse_slo('read.p99<1s,p99.99<1s')
-    lines = slo.missed(doc(operation('total')), objectives)
+    lines = slo.missed(doc(operation('total', last=latency(count=10000))),
+                       objectives)
     assert lines[0] == 'read.p99<1s: read has no results'
     assert lines[1].startswith('p99.99<1s: total last-byte p99.99 is '
                                'missing')
@@ -100,3 +101,27 @@ def test_an_objective_can_name_an_endpoint():
     objectives = slo.parse_slo('endpoint[0].p99<500ms,endpoint[1].p99<500ms')
     lines = slo.missed(run, objectives)
     assert len(lines) == 1 and lines[0].startswith('endpoint[1].p99<500ms')
+
+
+@pytest.mark.parametrize('count, verdict', [
+    (2, slo.TOO_FEW), (5, slo.TOO_FEW), (99, slo.TOO_FEW),
+    (100, slo.MISSED), (5000, slo.MISSED)])
+def test_a_percentile_is_judged_on_enough_results(count, verdict):
+    # The p99 of fewer than 100 results is their maximum.
+    run = doc(operation('total', last=latency(count=count)))
+    objective = slo.parse_slo('p99<200ms')[0]
+    assert slo.verdict(run, objective)[0] == verdict
+    lines = slo.too_few(run, [objective])
+    assert (lines == []) == (verdict != slo.TOO_FEW)
+    if lines:
+        assert lines == [
+            'p99<200ms: too few results: total has %d last-byte latencies, '
+            'p99 needs at least 100 (neither met nor missed; a longer run '
+            'has more)' % (count,)]
+        assert slo.missed(run, [objective]) == []
+
+
+def test_max_avg_rps_and_errors_need_no_more_results():
+    run = doc(operation('total', count=2, last=latency(count=2)))
+    objectives = slo.parse_slo('max<2s,avg<1s,rps>1,errors<1%,p50<1s')
+    assert [slo.verdict(run, o)[0] for o in objectives] == [slo.MET] * 5

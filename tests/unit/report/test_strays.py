@@ -80,3 +80,14 @@ def test_the_analysis_leaves_the_strays_out(with_strays, caplog):
     # The text report of the same open file: one warning in all.
     classicnotes.compute(stats_file)
     assert len(warnings_of(caplog)) == 1
+
+
+def test_a_stray_does_not_stretch_a_run_of_ninety_results(tmp_path):
+    from ssbench.results.statswriter import StatsWriter
+    from tests.analysis_naive import HEADER, res
+    results = [res(at=1795317000.5 + i * 0.04) for i in range(90)]
+    writer = StatsWriter(str(tmp_path / 'small.stat'), HEADER)
+    writer.write_batch(results + [res(at=1795317000.5 + 100000)])
+    doc = analyze.analyze(open_stats(writer.finalize()))
+    assert doc['run']['duration'] < 5
+    assert doc['operations'][0]['count'] == 90

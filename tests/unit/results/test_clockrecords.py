@@ -97,3 +97,66 @@ def test_corrections_are_of_the_workers_over_the_limit():
     assert clockrecords.corrections(records[1:2]) is None
     assert clockrecords.is_record(records[2], raw=True)
     assert not clockrecords.is_record({'kind': 'worker_health'})
+
+
+def stepped_file(tmpdir, step, batch=8):
+    """Two workers, 20 results a second each for 12 s; worker 2's clock
+    is 2 ms ahead, then `step` s more from the 6th second, as a master
+    measured and stored it (two periods); results in batches of `batch`
+    in each worker's order, the workers' batches interleaved."""
+    start = 1.7e9
+    path = os.path.join(str(tmpdir), 'stepped.stat')
+    writer = StatsWriter(path, dict(HEADER, operation_count=480))
+
+    def result(worker, n):
+        at = start + n / 20.0
+        if worker == 2:
+            at += 0.002 + (step if n >= 120 else 0)
+        return {'type': 'get_object', 'size_str': 'tiny', 'container': 'c',
+                'name': 'tiny_%06d' % n, 'job_id': 2 * n + worker,
+                'worker_id': worker, 'first_byte_latency': 0.01,
+                'last_byte_latency': 0.02, 'trans_id': 'tx%d' % n,
+                'retries': 0, 'completed_at': at}
+    for first in range(0, 240, batch):
+        for worker in (1, 2):
+            writer.write_batch([result(worker, n)
+                                for n in range(first, first + batch)])
+    records = [clockrecords.record(1, 0.0003, 0.001, 100),
+               clockrecords.record(2, 0.002, 0.001, 50),
+               clockrecords.record(2, 0.002 + step, 0.001, 50)]
+    records[1].update(period=0, first=start + 0.5, last=start + 5.5)
+    records[2].update(period=1, first=start + 6.8 + step,
+                      last=start + 11.5 + step)
+    writer.write_batch(records)
+    return writer.finalize()
+
+
+@pytest.mark.parametrize('step', [3600.0, -600.0, 30.0, -30.0])
+def test_a_clock_stepped_mid_run_is_corrected_period_by_period(tmpdir,
+                                                               step):
+    path = stepped_file(tmpdir, step)
+    doc = analyze(path)
+    assert doc['run']['duration'] == pytest.approx(12.0, abs=0.05)
+    total = doc['operations'][0]
+    assert total['count'] == 480
+    assert total['req_per_s'] == pytest.approx(40, rel=0.01)
+    worker = doc['client']['clock']['workers'][1]
+    assert [s['offset'] for s in worker['steps']] == [0.002 + step]
+    assert 'then %+.3f s (its clock stepped %+.3f s during the run)' % (
+        0.002 + step, step) in doc['client']['clock']['warning']
+    stats = classicnotes.compute(path, 95)
+    assert stats.duration == pytest.approx(12, abs=1)
+
+
+def test_a_stray_among_a_stepped_workers_results_moves_no_period():
+    # Forward then back: 0..10 s at +0, 10..20 s at +3600, then 20..30 s
+    # at +0 again; strays a year ahead and in 1970 move nothing.
+    periods = clockrecords.Periods([0.0, 3600.0, 0.0],
+                                   [100.0, 3710.5, 120.5],
+                                   [109.5, 3719.5, 129.5])
+    stamps = [100.0, 105.0, 3.2e7 + 3000, 109.9, 3710.2, 5.0, 3715.0,
+              3719.9, 120.1, 125.0, 129.9]
+    assert [periods.offset_of(t) for t in stamps] == [
+        0, 0, 0, 0, 3600, 3600, 3600, 3600, 0, 0, 0]
+    periods.restart()
+    assert periods.offset_of(3715.0) == 3600

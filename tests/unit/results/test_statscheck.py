@@ -365,3 +365,20 @@ def test_a_truncated_file_says_so_once(tmp_path, caplog):
     assert messages[0].startswith('%s: truncated (' % (path,))
     assert messages[0].endswith(
         'incomplete bytes at the end); using the results before it')
+
+
+@pytest.mark.parametrize('count', [3, 90])
+def test_a_stray_a_day_after_a_small_run_is_left_out(tmp_path, caplog,
+                                                     count):
+    # The 99th percentile of 100 results or fewer is (near) the stray.
+    stray = dict(ok(count + 1), completed_at=ok(count)['completed_at'] +
+                 100000)
+    batches = [[ok(i) for i in range(1, count + 1)], [stray]]
+    stats_file = open_stats(write_file(str(tmp_path / 'small.stat'),
+                                       batches))
+    assert len(list(stats_file.iter_results())) == count + 1
+    assert stats_file.narrow() is True
+    got = list(stats_file.iter_results())
+    assert stray not in got and len(got) == count
+    assert len([r for r in caplog.records
+                if 'far outside the run' in r.getMessage()]) == 1

@@ -90,3 +90,38 @@ def test_coarser_bins_count_every_result():
     assert len(profile.bins) <= 16
     assert sum(profile.bins.values()) == 3000
     assert profile.window() is None
+
+
+# --- a small file: the requests' idle hours (idle_window) ------------------
+
+def spans_of(stamps, took=0.05):
+    return [(t - took, t) for t in stamps]
+
+
+def test_a_stray_after_a_small_run_is_outside_the_idle_window():
+    for count in (2, 3, 50, 100, 101):
+        stamps = run(4, count)
+        stray = START + 100000
+        lo, hi = timewindow.idle_window(spans_of(stamps + [stray]))
+        assert not lo <= stray < hi
+        assert all(lo <= t < hi for t in stamps)
+
+
+def test_a_stray_before_a_small_run_is_outside_the_idle_window():
+    stamps = run(4, 10)
+    lo, hi = timewindow.idle_window(spans_of([5.0] + stamps))
+    assert (lo, hi) == (stamps[0], stamps[-1] + 1e-6)
+
+
+def test_no_legitimate_result_is_outside_the_idle_window():
+    # Every result of a small run is kept: a request of two hours after
+    # a run of seconds is in flight all along, an open loop whose jobs
+    # are two hours apart makes groups of one, two results a day apart
+    # are a tie, and so are two workers hours apart.
+    long_request = spans_of(run(4, 10)) + [(START + 3, START + 7203)]
+    sparse = spans_of(run(10 * 7200, 10))
+    tie = spans_of([START, START + DAY])
+    workers = spans_of(run(600, 30) + run(600, 30, start=START + 5 * 3600))
+    for spans in (long_request, sparse, tie, workers, spans_of([START]),
+                  []):
+        assert timewindow.idle_window(spans) is None

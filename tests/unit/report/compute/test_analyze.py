@@ -274,10 +274,16 @@ def test_run_fields_equal_the_text_report():
     want = classicstats.compute(FakeStatsFile(results), 95)
     got = doc['run']
     assert (got['name'], got['version'], got['worker_count'],
-            got['concurrency'], got['start_time'], got['stop_time'],
-            got['duration'], got['skipped'], got['skip_seconds']) == (
+            got['concurrency'], got['skipped'], got['skip_seconds']) == (
         want.name, want.version, want.worker_count, want.concurrency,
-        want.start_time, want.stop_time, want.duration, want.skipped, 0)
+        want.skipped, 0)
+    # The span to the precision of the records, not the "Ran" line's.
+    ok = [r for r in results if 'exception' not in r]
+    start = min(r['completed_at'] - (r['last_byte_latency'] or 0)
+                for r in ok)
+    stop = max(r['completed_at'] for r in ok)
+    assert (got['start_time'], got['stop_time']) == (start, stop)
+    assert got['duration'] == pytest.approx(stop - start)
     assert got['records'] == len(results)
     assert doc['header'] == dict((k, v) for k, v in naive.HEADER.items()
                                  if k != '_scenario_data')
@@ -518,9 +524,12 @@ def test_golden_files_match_the_text_report(name):
     text = by_pctile[95]
     assert [op['operation'] for op in doc['operations']] == [
         g.key for g in text.groups]
+    total = doc['operations'][0]
     assert (doc['run']['start_time'], doc['run']['stop_time'],
-            doc['run']['duration'], doc['run']['worker_count']) == (
-        text.start_time, text.stop_time, text.duration, text.worker_count)
+            doc['run']['worker_count']) == (
+        total['start'], total['stop'], text.worker_count)
+    # The "Ran" line's whole seconds are off by up to a second.
+    assert abs(doc['run']['duration'] - text.duration) < 1
     assert doc['stats_file'] == path
     for index, op in enumerate(doc['operations']):
         group = text.groups[index]
@@ -627,3 +636,16 @@ def test_an_s3_run_names_its_api_in_the_json_and_the_text(tmp_path):
         'S3 API at http://127.0.0.1:8080 (region us-east-1, ')
     # A Swift run's has neither.
     assert 'protocol' not in run(naive.random_run(5))['run']
+
+
+def test_the_duration_and_bandwidth_are_not_cut_to_whole_seconds():
+    # A 3 s step whose results complete from 100.05 to 103.95: 0.3.9's
+    # "Ran" span is 103 - 99.99 (3.01 s), near a second short of 3.91 s.
+    results = [res(at=100.05 + i * 0.1, last=0.01, size=1000)
+               for i in range(40)]
+    doc = run(results)
+    assert doc['run']['duration'] == pytest.approx(3.91)
+    total = doc['bandwidth']['operations']['total']
+    assert total['bytes_per_second'] == pytest.approx(40000 / 3.91)
+    assert classicstats.compute(FakeStatsFile(results), 95).duration == \
+        pytest.approx(3.01)

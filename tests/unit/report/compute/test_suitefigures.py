@@ -2,6 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import json
 
+import pytest
+
 from ssbench.report.compute import suitefigures as suite
 from tests.unit.report.test_compare import document, latency, operation
 
@@ -70,3 +72,20 @@ def test_the_document_is_json_with_the_search():
     assert again['search'] == {'summary': 'highest ...'}
     assert again['steps'][0]['figures']['operations']['total']['count'] == \
         1000
+
+
+def test_a_rate_step_never_achieves_more_than_it_offered():
+    # 4 jobs due at 1.09/s in a 3 s step (at 0, 0.92, 1.83 and 2.75 s),
+    # all done 0.4 s after their start: over the results' own span
+    # (3.15 s) they read 1.27/s, above the 1.09/s offered.
+    doc = step_doc(rate=1.09)
+    for op in doc['operations']:
+        op.update(count=4, start=1000.0, stop=1003.15, req_per_s=4 / 3.15)
+    doc['open_loop'] = {'schedule': {
+        'rate': 1.09, 'sent': 4, 'intended': 4, 'seconds': 3.0,
+        'intended_rate': 4 / 3.0, 'achieved_rate': 4 / 3.0, 'unsent': 0}}
+    total = suite.step_figures(doc)['operations']['total']
+    assert total['req_per_s'] == pytest.approx(1.09)
+    # A closed loop keeps the report's own figure.
+    closed = suite.step_figures(step_doc())['operations']['total']
+    assert closed['req_per_s'] == 100.0
