@@ -5,10 +5,24 @@ from __future__ import absolute_import, division, print_function
 
 import os
 
+import pytest
+
 import ssbench
 from ssbench.cli import zipapp
 
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(ssbench.__file__)))
+
+
+@pytest.fixture(autouse=True)
+def no_gevent_patching(monkeypatch):
+    """The worker's main() would patch this whole process for gevent."""
+    monkeypatch.setattr('ssbench.worker.geventpatch.patch_all',
+                        lambda: None)
+    monkeypatch.setattr('ssbench.cli.common.quiet_gevent_interrupts',
+                        lambda: None)
+    yield
+    import gevent.monkey
+    assert not gevent.monkey.is_module_patched('socket')
 
 
 def test_no_command_is_a_usage_error(capsys):
