@@ -35,7 +35,8 @@ def master_args(ports, *args):
     environment (ENV)."""
     return (['ssbench-master', 'run-scenario', '--zmq-bind-ip', '127.0.0.1',
              '--zmq-work-port', str(ports[0]), '--zmq-results-port',
-             str(ports[1]), '--expect-workers', '2'] + list(args))
+             str(ports[1]), '--expect-workers', '2', '--worker-wait', '240'] +
+            list(args))
 
 
 ENV = {'ST_AUTH': support.AUTH_URL, 'ST_USER': support.USER,
