@@ -104,6 +104,14 @@ VARIANTS = {
                     'master.extraArgs': ['-o', '1000', '--html',
                                          '$(RUN_DIR)/report.html']},
                    SCENARIO_FILES),
+    # A suite file whose steps run the ConfigMap's scenario.json.
+    'suite-file': ({'master.command': 'run-suite',
+                    'master.suite': json.dumps({
+                        'name': 'curve',
+                        'defaults': {'scenario': 'scenario.json',
+                                     'run_seconds': 10},
+                        'sweep': {'user_count': [1, 2]}})},
+                   SCENARIO_FILES),
     'suite': ({'master.command': 'run-suite',
                'master.extraArgs': ['-u', '1,2'],
                'auth.env': {'OS_AUTH_URL': 'http://keystone/v3',
