@@ -48,6 +48,9 @@ def main(argv, env):
         return 2
     container, root, run = argv
     folder = os.path.join(root, run)
+    if not os.path.isdir(folder):
+        sys.stderr.write('upload: no folder %s: nothing to upload\n' % folder)
+        return 1
     try:
         storage_url, token = authenticate(env)
         base = '%s/%s' % (storage_url.rstrip('/'), quote(container, safe=''))
