@@ -64,3 +64,22 @@ def v2_stub():
                   swift.token).start()
     yield stub
     stub.stop()
+
+
+@pytest.fixture(scope='session')
+def container_image():
+    """The image of this checkout (tests/e2e/podman.py), built once per
+    session: its tag."""
+    from tests.e2e import podman
+    podman.require_podman()
+    return podman.build_image()
+
+
+@pytest.fixture
+def containers():
+    """A tests/e2e/podman.Containers whose containers are removed at
+    teardown."""
+    from tests.e2e import podman
+    started = podman.Containers()
+    yield started
+    started.remove()

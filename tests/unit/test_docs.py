@@ -33,6 +33,8 @@ PAGES = ['README.rst', 'CHANGELOG.rst'] + sorted(
 FOREIGN = frozenset([
     'ansible-playbook', 'apt-get', 'eval', 'flake8', 'git', 'gzip',
     'install', 'ip', 'journalctl', 'jq', 'kill', 'pip', 'pytest', 'sudo',
+    # Containers and Kubernetes (docs/kubernetes.rst, docs/many-hosts.rst).
+    'docker', 'helm', 'kubectl', 'podman', 'scp',
     'systemctl', 'tcpdump', 'time', 'ulimit', 'useradd', 'wrk',
 ])
 PYTHONS = re.compile(r'^python[0-9.]*$')
