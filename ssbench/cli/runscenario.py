@@ -93,6 +93,7 @@ def cmd_run_scenario(args):
             try:
                 if local is not None:
                     run.master.workers_gone = workers_gone(local, run.master)
+                    run.master.admission.local_run = local.token
                     local.start()
                 outcome = run.run()
             finally:
@@ -168,14 +169,18 @@ def local_workers(args, user_count, sockets, curve, batch_size):
     if not args.workers:
         return None
     import math
+    from ssbench.cli import authopts, s3opts
     from ssbench.master.localworkers import LocalWorkers
     concurrency = int(math.ceil(user_count / args.workers))
     extra = ['--profile-count', '1000'] if args.profile else []
     if curve is not None:
         extra += ['--zmq-curve-dir', curve.directory]
+    # Every variable credentials are read from: the master hands its
+    # workers what they need.
     return LocalWorkers(args.workers, worker_host(args.zmq_bind_ip),
                         sockets.work_port, sockets.results_port,
-                        concurrency, batch_size, extra)
+                        concurrency, batch_size, extra,
+                        drop_env=authopts.ENV_NAMES + s3opts.ENV_NAMES)
 
 
 def workers_gone(local, master):

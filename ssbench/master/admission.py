@@ -1,20 +1,22 @@
 """Which connections on the work port are workers, and which has room.
 
 A worker's connection (its routing id on the master's ROUTER) is admitted
-on its first heartbeat when that speaks this master's wire protocol, its
+on its first heartbeat when that speaks this master's wire protocol, it
+names no local run (`local_run`) but this master's own local workers' (a
+worker of `--workers N` left behind by an earlier master is refused), its
 worker id is not held by another admitted connection heard from lately,
 and fewer than MAX_WORKERS are admitted.  Any other connection is refused:
 it is told why once (again at most every REFUSAL_REPEAT seconds) and never
 sent a job.  Only admitted workers get jobs, each message to the least
 loaded (the fewest jobs held for its concurrency), the one that waited
-longest among equals: a worker admitted late gets its share from then
-on, even under a load that never fills one worker; a worker silent
-for STALL_SECONDS is stalled: it gets nothing new, and the jobs it holds
-no longer count against the run's user_count.  A new connection naming
-the id of a stalled (or lost) worker takes the id over: a worker killed
-and started again under its id is admitted once its earlier process has
-been silent for STALL_SECONDS (sooner, it is refused, naming the holder);
-the Peer it gets `replaces` the earlier one, whose jobs out the registry
+longest among equals: a worker admitted late gets its share from then on,
+even under a load that never fills one worker; a worker silent for
+STALL_SECONDS is stalled: it gets nothing new, and the jobs it holds no
+longer count against the run's user_count.  A new connection naming the id
+of a stalled (or lost) worker takes the id over: a worker killed and
+started again under its id is admitted once its earlier process has been
+silent for STALL_SECONDS (sooner, it is refused, naming the holder); the
+Peer it gets `replaces` the earlier one, whose jobs out the registry
 counts as lost.  Pure bookkeeping: clock values are passed in.
 """
 from __future__ import absolute_import, division, print_function
@@ -93,6 +95,9 @@ class Admission(object):
         self.barred = {}
         self.refusals = 0       # heartbeats refused, all told
         self._turns = 0         # choose() calls that found a worker
+        # The token of this master's local workers (LocalWorkers.token),
+        # None without them.
+        self.local_run = None
         self._admitted = 0      # connections admitted, all told
 
     def heartbeat(self, peer, record, now):
@@ -133,6 +138,10 @@ class Admission(object):
             return 'it speaks wire protocol %s, this master version %d' % (
                 'with no version' if theirs is None else
                 'version %s' % (theirs,), protocol.PROTOCOL_VERSION)
+        local_run = record.get('local_run')
+        if local_run is not None and local_run != self.local_run:
+            return ('it is a local worker (--workers) of another master\'s '
+                    'run, left behind when that master ended')
         held = self.by_id.get(record.get('worker_id'))
         if held is not None and now - held.beat_at <= self.stall:
             return 'worker id %s is held by %s' % (held.worker_id, held)

@@ -182,3 +182,20 @@ def test_barred_connections_remembered_are_bounded():
     for peer in (b'a', b'b', b'c'):
         admission.bar(admission.heartbeat(peer, beat(1), 0.0)[0], 'x', 0.0)
     assert sorted(admission.barred) == [b'a', b'b']
+
+
+def test_a_local_worker_of_another_run_is_refused():
+    """Issue 50 (6): a worker of --workers left behind by an earlier
+    master is not taken for one of this run's, nor for a remote one."""
+    admission = Admission()
+    admitted, reason = admission.heartbeat(b'a', beat(0, local_run='aa'),
+                                           0.0)
+    assert admitted is None and reason == (
+        "it is a local worker (--workers) of another master's run, left "
+        "behind when that master ended")
+    admission.local_run = 'bb'
+    assert admission.heartbeat(b'b', beat(0, local_run='aa'), 0.0)[0] is None
+    assert admission.heartbeat(b'c', beat(0, local_run='bb'), 0.0)[0]
+    # A worker started by hand names no run: admitted as ever.
+    assert admission.heartbeat(b'd', beat(7), 0.0)[0]
+    assert sorted(admission.by_id) == [0, 7]
