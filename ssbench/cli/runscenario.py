@@ -194,10 +194,9 @@ def workers_gone(local, master):
 
 
 class stop_on_signals(object):
-    """SIGINT/SIGTERM ask `run` to stop gracefully; a second one raises
-    KeyboardInterrupt to stop at once.  Handlers are restored on exit."""
-
-    SIGNALS = ('SIGINT', 'SIGTERM')
+    """SIGINT, SIGTERM, SIGHUP and SIGUSR2 (ssbench.cli.stopsignals) ask
+    `run` to stop gracefully; a second one raises KeyboardInterrupt to
+    stop at once.  Handlers are restored on exit."""
 
     def __init__(self, run):
         self.run = run
@@ -211,8 +210,8 @@ class stop_on_signals(object):
 
     def __enter__(self):
         import signal
-        for name in self.SIGNALS:
-            signum = getattr(signal, name)
+        from ssbench.cli.stopsignals import handled_stop_signals
+        for signum in handled_stop_signals():
             self.saved[signum] = signal.signal(signum, self._handle)
             # Restart interrupted system calls: Python 2 would otherwise
             # fail a write to stderr (progress, logging) with EINTR.

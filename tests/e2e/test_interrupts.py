@@ -101,8 +101,12 @@ def assert_quiet(text):
         assert bad not in text, text
 
 
-@pytest.mark.parametrize('signame', ['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize('signame', ['SIGINT', 'SIGTERM', 'SIGHUP',
+                                     'SIGUSR2'])
 def test_a_signal_to_the_group_mid_benchmark(tmpdir, signame):
+    """A hangup (a closed terminal, a dropped SSH session) and SIGUSR2
+    too (issue 50, defect 6): the stats file gzipped, status 130, and
+    the local workers stopped by the master."""
     stats = str(tmpdir.join('run.stat'))
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--workers', '2',
                      '-o', '100000000', '-s', stats)
