@@ -203,6 +203,8 @@ class stop_on_signals(object):
         self.saved = {}
 
     def _handle(self, signum, frame):
+        from ssbench.cli.stopsignals import quiet_dead_terminal
+        quiet_dead_terminal(signum)
         if self.run.request_stop():
             raise KeyboardInterrupt()
         log.warning('Received signal %d: stopping (again to stop at once)',

@@ -41,3 +41,43 @@ def test_a_hangup_ignored_stays_ignored(restored):
 
 def test_the_mark_signal_is_no_stop_signal():
     assert signal.SIGUSR1 not in handled_stop_signals()
+
+
+def test_after_a_hangup_output_to_files_is_left_alone(tmpdir):
+    from ssbench.cli.stopsignals import quiet_dead_terminal
+    saved = [os.dup(1), os.dup(2)]
+    path = str(tmpdir.join('out'))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        quiet_dead_terminal(signal.SIGHUP)
+        kept = [os.fstat(n).st_ino for n in (1, 2)]
+    finally:
+        for n, old in zip((1, 2), saved):
+            os.dup2(old, n)
+            os.close(old)
+        os.close(fd)
+    assert kept == [os.stat(path).st_ino] * 2
+
+
+def test_after_a_hangup_output_to_a_terminal_goes_to_dev_null():
+    import pty
+    from ssbench.cli.stopsignals import quiet_dead_terminal
+    master, slave = pty.openpty()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(slave, 1)
+        os.dup2(slave, 2)
+        quiet_dead_terminal(signal.SIGTERM)    # no hangup: kept
+        kept = os.fstat(1).st_rdev
+        quiet_dead_terminal(signal.SIGHUP)
+        now = [os.fstat(n).st_rdev for n in (1, 2)]
+    finally:
+        for n, old in zip((1, 2), saved):
+            os.dup2(old, n)
+            os.close(old)
+        os.close(slave)
+        os.close(master)
+    null = os.stat(os.devnull).st_rdev
+    assert kept != null and now == [null, null]
