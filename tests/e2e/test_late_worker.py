@@ -21,7 +21,7 @@ BOUND = 120
 
 @pytest.mark.parametrize('load', [
     ['-u', '50', '--rate', '100', '-o', '2000'],
-    ['-u', '1', '-r', '12']], ids=['open loop', 'closed loop'])
+    ['-u', '1', '-r', '15']], ids=['open loop', 'closed loop'])
 def test_a_worker_started_late_gets_its_share(tmpdir, load):
     zmq = support.zmq_args()
     work_port, results_port = [int(zmq[zmq.index(flag) + 1]) for flag in (
@@ -49,7 +49,10 @@ def test_a_worker_started_late_gets_its_share(tmpdir, load):
     err = support.read_text(str(tmpdir.join('err')))
     assert status == 0, err
     results = support.read_results(stats + '.gz')
-    joined = min(r['completed_at'] for r in results if r['worker_id'] == 2)
+    late = [r['completed_at'] for r in results if r['worker_id'] == 2]
+    assert late, 'worker 2 got no job: %s' % support.read_text(
+        str(tmpdir.join('worker2.log')))
+    joined = min(late)
     later = [r['worker_id'] for r in results if r['completed_at'] >= joined]
     shares = [later.count(1), later.count(2)]
     # Jobs go to each in turn: as many each, give or take those that
