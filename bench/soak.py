@@ -9,7 +9,10 @@ Starts a tools/saio instance of its own (SAIO_DIR /var/tmp/ssbench-soak,
 ports +100, Swift from the shared virtualenv) unless --auth-url names a
 Swift it may disturb, a TCP relay (tests/relay.py) between the workers
 and the proxy, `ssbench-worker` processes 1..N and `ssbench-master
-run-scenario --rate R -r DURATION --mark-file DIR/marks`.  Every
+run-scenario --rate R -r DURATION --mark-file DIR/marks`, which
+authenticates as --user with the key in ST_KEY (default "testing", the
+local instance's), handed to it in its environment, never on a command
+line (where every user of the host reads it).  Every
 --fault-every seconds of the benchmark phase the next fault of the plan
 happens, between two marks ("soak fault 3 network begin" / "... end").
 It samples the RSS of the master and of every worker, and at the end
@@ -53,6 +56,8 @@ except ImportError:  # Python 2
 SCENARIO = os.path.join(HERE, 'soak.scenario')
 SAIO_DIR = '/var/tmp/ssbench-soak'
 SAIO_VENV = '/var/tmp/ssbench-saio/venv'
+# The key of --user when ST_KEY is unset: tools/saio's test:tester's.
+DEFAULT_KEY = 'testing'
 
 
 class Interrupted(Exception):
@@ -168,8 +173,8 @@ def build_parser():
         '--auth-url',
         help='a v1.0 auth URL of a running tools/saio Swift (of '
         '--saio-dir) that the soak may disturb; default: start its own')
-    parser.add_argument('--user', default='test:tester')
-    parser.add_argument('--key', default='testing')
+    parser.add_argument('--user', default='test:tester',
+                        help='v1.0 user; its key comes from ST_KEY')
     parser.add_argument(
         '--saio-dir', default=SAIO_DIR, help='SAIO_DIR of its Swift')
     parser.add_argument(
@@ -234,6 +239,7 @@ class Soak(object):
 
     def __init__(self, args):
         self.args = args
+        self.key = os.environ.get('ST_KEY') or DEFAULT_KEY
         self.out = os.path.abspath(args.out)
         self.stats = os.path.join(self.out, 'soak.stat')
         self.marks = os.path.join(self.out, 'marks')
@@ -280,7 +286,7 @@ class Soak(object):
             auth_url = args.auth_url
         proxy_port = port_of(auth_url)
         self.relay = Relay(('127.0.0.1', proxy_port)).start()
-        storage = storage_url_through(auth_url, args.user, args.key,
+        storage = storage_url_through(auth_url, args.user, self.key,
                                       self.relay.port)
         return auth_url, storage, proxy_port
 
@@ -290,6 +296,14 @@ class Soak(object):
         self.workers = Workers(args.python, ports, self.out, args.workers)
         for worker_id in self.workers.ids():
             self.workers.start(worker_id)
+        argv, env = self.master_command(auth_url, storage, ports)
+        self.master = start_group(argv, os.path.join(self.out, 'master.log'),
+                                  env=env)
+
+    def master_command(self, auth_url, storage, ports):
+        """(argv, environment) of the master: its key in the
+        environment (ST_KEY), never in argv."""
+        args = self.args
         argv = [args.python, '-m', 'ssbench.cli.master', 'run-scenario',
                 '-f', args.scenario, '-r', '%g' % args.duration,
                 '--rate', '%g' % args.rate, '-u', str(args.users),
@@ -298,12 +312,12 @@ class Soak(object):
                 '--zmq-bind-ip', '127.0.0.1',
                 '--zmq-work-port', str(ports[0]),
                 '--zmq-results-port', str(ports[1]),
-                '-A', auth_url, '-U', args.user, '-K', args.key,
+                '-A', auth_url, '-U', args.user,
                 '-S', storage, '--retry-backoff', '-k', '-R',
                 '--progress', 'none']
         if args.seed is not None:
             argv += ['--seed', str(args.seed)]
-        self.master = start_group(argv, os.path.join(self.out, 'master.log'))
+        return argv, dict(os.environ, ST_KEY=self.key)
 
     def processes(self):
         procs = [('master', self.master)]

@@ -22,6 +22,16 @@ ROOT = os.path.dirname(HERE)
 GRACE = 10.0
 
 
+def worker_env():
+    """The soak's environment less every variable credentials are read
+    from: its workers use the master's token, as the token fault
+    expects, however the soak was started (ST_KEY set, say)."""
+    from ssbench.cli import authopts, s3opts
+    drop = set(authopts.ENV_NAMES + s3opts.ENV_NAMES)
+    return dict((name, value) for name, value in os.environ.items()
+                if name not in drop)
+
+
 def start_group(argv, log_path, env=None):
     """Popen of argv in a process group of its own (so that it and
     whatever it starts can be signalled together), output to log_path."""
@@ -80,7 +90,7 @@ class Workers(object):
             if self.stopping:
                 raise SoakError('the soak is stopping: worker %d not '
                                 'started again' % worker_id)
-            proc = start_group(argv, log)
+            proc = start_group(argv, log, env=worker_env())
             self.live[worker_id] = proc
             self.every.append((worker_id, proc))
         return proc.pid

@@ -16,7 +16,8 @@ NO_AUTH_ENV = ('ST_AUTH', 'ST_USER', 'ST_KEY', 'OS_USERNAME', 'OS_PASSWORD',
                'OS_AUTH_TOKEN', 'OS_STORAGE_URL', 'ST_AUTH_VERSION')
 
 # The signals a command's main() may take over for a while.
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE,
+           signal.SIGUSR1, signal.SIGUSR2)
 
 
 def call_main(module, args):

@@ -52,6 +52,11 @@ _OPTIONS = (
 )
 
 _TRUE = ('1', 'true', 'yes', 'on')
+_INSECURE = 'SWIFTCLIENT_INSECURE'
+# Every environment variable auth_from_args() reads: a local worker of
+# run-scenario --workers gets none of them (the master hands it a token).
+ENV_NAMES = tuple(name for entry in _OPTIONS for name in entry[2]) + (
+    _INSECURE,)
 
 
 def add_auth_options(parser):
@@ -105,7 +110,7 @@ def auth_from_args(args, env=None):
         values[dest] = value
     insecure = getattr(args, 'insecure', None)
     if insecure is None:
-        insecure = env.get('SWIFTCLIENT_INSECURE', '').lower() in _TRUE
+        insecure = env.get(_INSECURE, '').lower() in _TRUE
     values['insecure'] = insecure
     values['os_all_endpoints'] = bool(getattr(args, 'os_all_endpoints',
                                               False))

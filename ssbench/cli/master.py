@@ -19,6 +19,10 @@ def main(argv=None):
         patch_all()
         common.quiet_gevent_interrupts()
     common.setup_logging(args.verbose, args.quiet)
+    # A hangup or SIGTERM ends any command as a Ctrl-C does; a run stops
+    # gracefully on either (ssbench.cli.stopsignals).
+    from ssbench.cli.stopsignals import interrupt_on_stop_signals
+    interrupt_on_stop_signals()
     return common.run_command(args.func, args, args.verbose)
 
 

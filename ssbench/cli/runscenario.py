@@ -93,6 +93,7 @@ def cmd_run_scenario(args):
             try:
                 if local is not None:
                     run.master.workers_gone = workers_gone(local, run.master)
+                    run.master.admission.local_run = local.token
                     local.start()
                 outcome = run.run()
             finally:
@@ -168,14 +169,18 @@ def local_workers(args, user_count, sockets, curve, batch_size):
     if not args.workers:
         return None
     import math
+    from ssbench.cli import authopts, s3opts
     from ssbench.master.localworkers import LocalWorkers
     concurrency = int(math.ceil(user_count / args.workers))
     extra = ['--profile-count', '1000'] if args.profile else []
     if curve is not None:
         extra += ['--zmq-curve-dir', curve.directory]
+    # Every variable credentials are read from: the master hands its
+    # workers what they need.
     return LocalWorkers(args.workers, worker_host(args.zmq_bind_ip),
                         sockets.work_port, sockets.results_port,
-                        concurrency, batch_size, extra)
+                        concurrency, batch_size, extra,
+                        drop_env=authopts.ENV_NAMES + s3opts.ENV_NAMES)
 
 
 def workers_gone(local, master):
@@ -189,16 +194,17 @@ def workers_gone(local, master):
 
 
 class stop_on_signals(object):
-    """SIGINT/SIGTERM ask `run` to stop gracefully; a second one raises
-    KeyboardInterrupt to stop at once.  Handlers are restored on exit."""
-
-    SIGNALS = ('SIGINT', 'SIGTERM')
+    """SIGINT, SIGTERM, SIGHUP and SIGUSR2 (ssbench.cli.stopsignals) ask
+    `run` to stop gracefully; a second one raises KeyboardInterrupt to
+    stop at once.  Handlers are restored on exit."""
 
     def __init__(self, run):
         self.run = run
         self.saved = {}
 
     def _handle(self, signum, frame):
+        from ssbench.cli.stopsignals import quiet_dead_terminal
+        quiet_dead_terminal(signum)
         if self.run.request_stop():
             raise KeyboardInterrupt()
         log.warning('Received signal %d: stopping (again to stop at once)',
@@ -206,8 +212,8 @@ class stop_on_signals(object):
 
     def __enter__(self):
         import signal
-        for name in self.SIGNALS:
-            signum = getattr(signal, name)
+        from ssbench.cli.stopsignals import handled_stop_signals
+        for signum in handled_stop_signals():
             self.saved[signum] = signal.signal(signum, self._handle)
             # Restart interrupted system calls: Python 2 would otherwise
             # fail a write to stderr (progress, logging) with EINTR.

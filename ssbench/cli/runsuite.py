@@ -240,6 +240,7 @@ class SuiteRunner(object):
                     if local is not None:
                         suite_run.workers_gone = workers_gone(
                             local, _MasterOf(suite_run))
+                        suite_run.local_run = local.token
                         local.start()
                     outcome = self._run_steps(suite_run, live)
                 finally:

@@ -97,6 +97,15 @@ def check_endpoint(url):
     return url.rstrip('/')
 
 
+_ENDPOINT = 'AWS_ENDPOINT_URL'
+_KEYS = ('AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY')
+_REGIONS = ('AWS_REGION', 'AWS_DEFAULT_REGION')
+# Every environment variable s3_from_args() reads, and the session token
+# that goes with such keys: a local worker gets none of them (the master
+# hands it a signing key for the day).
+ENV_NAMES = (_ENDPOINT,) + _KEYS + _REGIONS + ('AWS_SESSION_TOKEN',)
+
+
 def s3_from_args(args, env=None):
     """The S3Settings of parsed arguments and the environment, or None
     without --s3; AuthConfigError (one line) when the endpoint, the
@@ -105,18 +114,15 @@ def s3_from_args(args, env=None):
         return None
     if env is None:
         env = os.environ
-    endpoint = args.endpoint_url or env.get('AWS_ENDPOINT_URL')
+    endpoint = args.endpoint_url or env.get(_ENDPOINT)
     if not endpoint:
         raise AuthConfigError('--s3 needs --endpoint-url (or '
                               'AWS_ENDPOINT_URL)')
-    missing = [name for name in ('AWS_ACCESS_KEY_ID',
-                                 'AWS_SECRET_ACCESS_KEY')
-               if not env.get(name)]
+    missing = [name for name in _KEYS if not env.get(name)]
     if missing:
         raise AuthConfigError('--s3 needs %s in the environment' %
                               ' and '.join(missing))
-    region = args.region or env.get('AWS_REGION') or \
-        env.get('AWS_DEFAULT_REGION') or DEFAULT_REGION
+    region = args.region or env.get(_REGIONS[0]) or \
+        env.get(_REGIONS[1]) or DEFAULT_REGION
     return S3Settings(check_endpoint(endpoint), region, args.s3_addressing,
-                      args.s3_signed_payload, env['AWS_ACCESS_KEY_ID'],
-                      env['AWS_SECRET_ACCESS_KEY'])
+                      args.s3_signed_payload, env[_KEYS[0]], env[_KEYS[1]])

@@ -248,6 +248,7 @@ def _serve_until_stopped(args, env, stop):
         auth = None
         log.info('worker %d has no Swift credentials of its own; the '
                  'master will send it a token', args.worker_id)
+    local_run = _local_run(env)
     curve = CurveKeys(args.zmq_curve_dir) if args.zmq_curve_dir else None
     sockets = WorkerSockets(args.zmq_host, args.zmq_work_port,
                             args.zmq_results_port, green=True, curve=curve)
@@ -259,11 +260,27 @@ def _serve_until_stopped(args, env, stop):
                     auth=auth, master_timeout=args.master_timeout,
                     profile_count=args.profile_count,
                     profile_path=args.profile_file,
-                    save_profile=save_profile)
+                    save_profile=save_profile, local_run=local_run)
     stop.attach(worker)
     worker.run()
     log.info('worker %d exiting', args.worker_id)
     return stop.exit_status()
+
+
+def _local_run(env):
+    """The run token of a local worker of `run-scenario --workers` (see
+    ssbench.master.localworkers), None for any other worker."""
+    import re
+    from ssbench.errors import UsageError
+    from ssbench.master.localworkers import LOCAL_RUN_ENV
+    from ssbench.wire.messagecheck import MAX_LOCAL_RUN
+    token = env.get(LOCAL_RUN_ENV)
+    if token is None:
+        return None
+    if not re.match(r'[0-9a-f]{1,%d}\Z' % MAX_LOCAL_RUN, token):
+        raise UsageError('%s must be 1 to %d hexadecimal digits' % (
+            LOCAL_RUN_ENV, MAX_LOCAL_RUN))
+    return token
 
 
 def main(argv=None, env=None, patch=True):

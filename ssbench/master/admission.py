@@ -1,18 +1,22 @@
 """Which connections on the work port are workers, and which has room.
 
 A worker's connection (its routing id on the master's ROUTER) is admitted
-on its first heartbeat when that speaks this master's wire protocol, its
+on its first heartbeat when that speaks this master's wire protocol, it
+names no local run (`local_run`) but this master's own local workers' (a
+worker of `--workers N` left behind by an earlier master is refused), its
 worker id is not held by another admitted connection heard from lately,
 and fewer than MAX_WORKERS are admitted.  Any other connection is refused:
 it is told why once (again at most every REFUSAL_REPEAT seconds) and never
-sent a job.  Only admitted workers get jobs, each message to the one with
-the most room (its concurrency less the jobs it holds); a worker silent
-for STALL_SECONDS is stalled: it gets nothing new, and the jobs it holds
-no longer count against the run's user_count.  A new connection naming
-the id of a stalled (or lost) worker takes the id over: a worker killed
-and started again under its id is admitted once its earlier process has
-been silent for STALL_SECONDS (sooner, it is refused, naming the holder);
-the Peer it gets `replaces` the earlier one, whose jobs out the registry
+sent a job.  Only admitted workers get jobs, each message to the least
+loaded (the fewest jobs held for its concurrency), the one that waited
+longest among equals: a worker admitted late gets its share from then on,
+even under a load that never fills one worker; a worker silent for
+STALL_SECONDS is stalled: it gets nothing new, and the jobs it holds no
+longer count against the run's user_count.  A new connection naming the id
+of a stalled (or lost) worker takes the id over: a worker killed and
+started again under its id is admitted once its earlier process has been
+silent for STALL_SECONDS (sooner, it is refused, naming the holder); the
+Peer it gets `replaces` the earlier one, whose jobs out the registry
 counts as lost.  Pure bookkeeping: clock values are passed in.
 """
 from __future__ import absolute_import, division, print_function
@@ -31,26 +35,31 @@ REFUSAL_REPEAT = 10.0
 # Connections whose refusal is remembered at most (for REFUSAL_REPEAT);
 # beyond, refusals are only counted.
 MAX_REFUSALS = 4096
+# A worker never chosen comes before any chosen once.
+_NEVER_CHOSEN = 1 << 62
 
 
 class Peer(object):
     """One admitted worker connection."""
 
     __slots__ = ('peer', 'worker_id', 'host', 'pid', 'concurrency', 'out',
-                 'beat_at', 'stalled', 'replaces')
+                 'beat_at', 'stalled', 'replaces', 'turn')
 
-    def __init__(self, peer, record, now):
+    def __init__(self, peer, record, now, turn=0):
         self.peer = peer
         self.worker_id = record.get('worker_id')
         self.host = record.get('host')
         self.pid = record.get('pid')
         concurrency = record.get('concurrency')
-        self.concurrency = concurrency if isinstance(concurrency, int) \
-            else 1
+        self.concurrency = max(1, concurrency) if isinstance(
+            concurrency, int) else 1
         self.out = 0            # jobs sent to it and not answered
         self.beat_at = now
         self.stalled = False
         self.replaces = None    # the Peer whose id it took over, if any
+        # When it was last chosen (Admission.choose); before that, its
+        # place in the order of admission less _NEVER_CHOSEN.
+        self.turn = turn
 
     def __repr__(self):
         return 'worker %s (%s, pid %s)' % (
@@ -85,6 +94,11 @@ class Admission(object):
         # refused its configuration); at most `remember` of them.
         self.barred = {}
         self.refusals = 0       # heartbeats refused, all told
+        self._turns = 0         # choose() calls that found a worker
+        # The token of this master's local workers (LocalWorkers.token),
+        # None without them.
+        self.local_run = None
+        self._admitted = 0      # connections admitted, all told
 
     def heartbeat(self, peer, record, now):
         """(Peer, None) for a heartbeat of an admitted connection (now
@@ -104,7 +118,9 @@ class Admission(object):
         reason = self.barred.get(peer) or self._why_not(record, now)
         if reason is not None:
             return None, self._refusal(peer, now, reason)
-        admitted = Peer(peer, record, now)
+        self._admitted += 1
+        admitted = Peer(peer, record, now,
+                        turn=self._admitted - _NEVER_CHOSEN)
         held = self.by_id.get(admitted.worker_id)
         if held is not None:
             self.forget(held)       # stalled: the new connection takes over
@@ -122,6 +138,10 @@ class Admission(object):
             return 'it speaks wire protocol %s, this master version %d' % (
                 'with no version' if theirs is None else
                 'version %s' % (theirs,), protocol.PROTOCOL_VERSION)
+        local_run = record.get('local_run')
+        if local_run is not None and local_run != self.local_run:
+            return ('it is a local worker (--workers) of another master\'s '
+                    'run, left behind when that master ended')
         held = self.by_id.get(record.get('worker_id'))
         if held is not None and now - held.beat_at <= self.stall:
             return 'worker id %s is held by %s' % (held.worker_id, held)
@@ -182,16 +202,30 @@ class Admission(object):
         return stalled
 
     def choose(self):
-        """The admitted worker, not stalled, with the most room (None if
-        there is none)."""
+        """The admitted worker, not stalled, the least loaded (jobs held
+        for its concurrency) and, among equals, chosen longest ago (None
+        if there is none).
+
+        0.3.9's PUSH socket dealt jobs round the connected workers; the
+        most room alone sent every job of a light load (one out at a
+        time) to the same worker, and none to one admitted late.
+        """
         best = None
-        room = None
         for admitted in self.by_peer.values():
             if admitted.stalled:
                 continue
-            its = admitted.concurrency - admitted.out
-            if best is None or its > room:
-                best, room = admitted, its
+            if best is None:
+                best = admitted
+                continue
+            # out / concurrency compared without division: exact.
+            mine = admitted.out * best.concurrency
+            theirs = best.out * admitted.concurrency
+            if mine < theirs or mine == theirs and \
+                    admitted.turn < best.turn:
+                best = admitted
+        if best is not None:
+            self._turns += 1
+            best.turn = self._turns
         return best
 
     def recount(self, entries):

@@ -1,12 +1,24 @@
 """Spawn and reap the local ssbench-worker processes of `--workers N`.
 
-They stay in the master's process group, so a terminal's Ctrl-Z or hangup
-reaches them with it, but they ignore SIGINT: a Ctrl-C is the master's to
-handle, and it drains their in-flight results before it stops them (with
-SIGTERM, on which a worker flushes its results and exits quietly).
+They stay in the master's process group, so a terminal's Ctrl-Z reaches
+them with it, but they ignore the signals the master stops on (SIGINT, a
+hangup's SIGHUP, SIGUSR2; see ssbench.cli.stopsignals) and its mark
+signal, SIGUSR1: those are the master's to handle, and it drains their
+in-flight results before it stops them (with SIGTERM, on which a worker
+flushes its results and exits quietly).
+
+They die with their master however it ends, `kill -9` included: on Linux
+each gets SIGTERM when the master dies (the parent-death signal),
+elsewhere it exits MASTER_TIMEOUT seconds after it last heard from the
+master.  Each carries a token of this run in its environment
+(LOCAL_RUN_ENV) and in its heartbeats, and the master refuses a worker
+carrying any other (ssbench.master.admission): a worker left behind by an
+earlier master is never taken for one of this run's.  Their environment
+holds no credential: the caller names the variables to leave out.
 """
 from __future__ import absolute_import, division, print_function
 
+import binascii
 import logging
 import os
 import signal
@@ -20,8 +32,15 @@ from ssbench.errors import SsbenchError
 log = logging.getLogger(__name__)
 
 # Local workers exit by themselves this long after their master vanished
-# (e.g. it was killed with SIGKILL and could not reap them).
+# where no parent-death signal reaches them (not Linux).
 MASTER_TIMEOUT = 30
+# The environment variable that hands a local worker its run's token.
+LOCAL_RUN_ENV = 'SSBENCH_LOCAL_RUN'
+# The master's signals (which a terminal or an operator may send its whole
+# process group): local workers ignore them.
+_MASTERS_SIGNALS = ('SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2')
+# prctl(2) option: the signal a child gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
 
 
 def worker_command(worker_id, zmq_host, work_port, results_port,
@@ -37,19 +56,39 @@ def worker_command(worker_id, zmq_host, work_port, results_port,
             [str(worker_id)])
 
 
-def _scrubbed_env():
-    """The master's environment minus credentials: workers are configured
-    by the master over the wire, so they need none of their own."""
-    env = dict(os.environ)
-    for name in list(env):
-        if name in ('ST_KEY', 'OS_PASSWORD', 'OS_AUTH_TOKEN'):
-            del env[name]
+def scrubbed_env(drop, environ=None):
+    """The master's environment (`environ`) less the variables named in
+    `drop`: workers are configured by the master over the wire, so they
+    need no credential of their own."""
+    env = dict(os.environ if environ is None else environ)
+    for name in drop:
+        env.pop(name, None)
     return env
 
 
-def _ignore_sigint():
-    """preexec_fn: the child ignores SIGINT (inherited across exec)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _prctl():
+    """libc's prctl(), or None where there is none (not Linux).  Looked
+    up before fork: a child of a threaded process must not load
+    libraries."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, ImportError):
+        return None
+
+
+def _child_setup(parent_pid, prctl):
+    """preexec_fn: ignore the master's signals (inherited across exec),
+    and get SIGTERM when the master dies."""
+    for name in _MASTERS_SIGNALS:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    if prctl is None:
+        return
+    prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != parent_pid:
+        # The master died before prctl() took effect.
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class LocalWorkers(object):
@@ -61,7 +100,8 @@ class LocalWorkers(object):
     """
 
     def __init__(self, count, zmq_host, work_port, results_port,
-                 concurrency, batch_size, extra_args=(), log_dir=None):
+                 concurrency, batch_size, extra_args=(), log_dir=None,
+                 drop_env=()):
         self.commands = [
             worker_command(i, zmq_host, work_port, results_port,
                            concurrency, batch_size, extra_args)
@@ -69,6 +109,9 @@ class LocalWorkers(object):
         self.log_dir = log_dir
         self.ids = list(range(count))
         self.procs = []
+        self.drop_env = tuple(drop_env)
+        # This run's, in each worker's environment and heartbeats.
+        self.token = binascii.hexlify(os.urandom(16)).decode('ascii')
 
     def log_path(self, worker_id):
         return os.path.join(self.log_dir, 'worker-%d.log' % worker_id)
@@ -76,6 +119,9 @@ class LocalWorkers(object):
     def start(self):
         if self.log_dir is None:
             self.log_dir = safefiles.private_directory('ssbench-workers-')
+        env = scrubbed_env(self.drop_env)
+        env[LOCAL_RUN_ENV] = self.token
+        parent, prctl = os.getpid(), _prctl()
         for worker_id, argv in enumerate(self.commands):
             path = self.log_path(worker_id)
             log.info('Spawning local ssbench-worker (logging to %s) with '
@@ -85,8 +131,8 @@ class LocalWorkers(object):
                         open(os.devnull, 'rb') as devnull:
                     proc = subprocess.Popen(
                         argv, stdin=devnull, stdout=logfile,
-                        stderr=subprocess.STDOUT, env=_scrubbed_env(),
-                        close_fds=True, preexec_fn=_ignore_sigint)
+                        stderr=subprocess.STDOUT, env=env, close_fds=True,
+                        preexec_fn=lambda: _child_setup(parent, prctl))
             except (OSError, IOError) as exc:
                 self.stop()
                 raise SsbenchError('cannot start local worker %d: %s'

@@ -1,7 +1,7 @@
 """One phase of a run: what a Master.run_jobs() call has in flight.
 
 Phase sends jobs into whatever room there is (in messages sized for the
-live workers, each to the admitted worker with the most room, see
+live workers, each to the least loaded admitted worker, see
 ssbench.master.admission), takes in each message of results (a result
 counts only when its job was sent to the worker it names; anything else,
 heartbeats included, is dropped and counted) and delivers the results to the
@@ -241,9 +241,10 @@ class Phase(object):
         del self.pending[:]
 
     def send_pending(self, timeout):
-        """Send queued messages in order, each to the admitted worker with
-        the most room; False if one could not go (no admitted worker that
-        is not stalled, or its queue full for `timeout` seconds)."""
+        """Send queued messages in order, each to the admitted worker
+        Admission.choose() picks; False if one could not go (no admitted
+        worker that is not stalled, or its queue full for `timeout`
+        seconds)."""
         pending = self.pending
         send_to = self.transport.send_to
         clock = self.master.clock

@@ -35,8 +35,10 @@ class SuiteRun(object):
         self.master = None
         self.rings = {}
         self.stop_requested = False
-        # Set by the CLI: Master.workers_gone for local workers.
+        # Set by the CLI: Master.workers_gone for local workers, and
+        # their run's token (Admission.local_run).
         self.workers_gone = None
+        self.local_run = None
 
     def request_stop(self):
         """Ask the running step to stop, and the suite with it; True if it
@@ -57,6 +59,7 @@ class SuiteRun(object):
         if self.master is None:
             self.master = run.master
             self.master.workers_gone = self.workers_gone
+            self.master.admission.local_run = self.local_run
             self.master.stop_requested = self.stop_requested
             run.connect()
         outcome = run.run_phases()

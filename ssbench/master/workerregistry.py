@@ -39,6 +39,11 @@ REFUSED_IDS = 20
 # told apart from a duplicate (one of an older one counts as a result of
 # no job in flight: not stored either).
 LOST_JOB_IDS = 10000
+# The cause (error_class) of a job counted as lost: its worker's (lost,
+# replaced, or refusing its configuration), or nobody's (no worker
+# claimed it); the reports' errors by cause name them so.
+WORKER_LOST = 'worker lost'
+JOB_LOST = 'job lost'
 
 
 class WorkerRegistry(object):
@@ -198,7 +203,8 @@ class WorkerRegistry(object):
                 job = outstanding.pop(job_id)[0]
                 self.lost_job_ids.add(job_id)
                 records.append(protocol.result_error(
-                    job, old.worker_id, why[0], why[1], 0))
+                    job, old.worker_id, why[0], why[1], 0,
+                    error_class=WORKER_LOST))
         self._dropped_peers = []
         return records
 
@@ -358,8 +364,10 @@ class WorkerRegistry(object):
                 why = ('worker %s lost' % (worker_id,),
                        'the master heard nothing from worker %s for %.0f s'
                        % (worker_id, self.worker_timeout))
-            records.append(protocol.result_error(job, worker_id, why[0],
-                                                 why[1], 0))
+            records.append(protocol.result_error(
+                job, worker_id, why[0], why[1], 0,
+                error_class=WORKER_LOST if worker_id is not None
+                else JOB_LOST))
         log.error('%d job(s) counted as errors: lost with a worker or in '
                   'transit', len(records))
         deliver(records, None)

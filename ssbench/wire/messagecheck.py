@@ -170,6 +170,10 @@ def _check_heartbeat(record):
                 (type(value) in _INTS and not 0 <= value < INT64) or
                 (type(value) in _TEXT and len(value) > bound)):
             return 'bad ' + key, value
+    local_run = get(_K_LOCAL_RUN)
+    if local_run is not None and (type(local_run) not in _TEXT or
+                                  not 0 < len(local_run) <= MAX_LOCAL_RUN):
+        return 'bad local_run', local_run
     refusal = get(_K_CONFIG_REFUSED)
     if refusal is not None and (type(refusal) not in _TEXT or
                                 not 0 < len(refusal) <= MAX_REASON):
@@ -178,6 +182,9 @@ def _check_heartbeat(record):
 
 
 _K_CONFIG_REFUSED = _key('config_refused')
+# A local worker's run token (protocol.heartbeat): its longest.
+_K_LOCAL_RUN = _key('local_run')
+MAX_LOCAL_RUN = 64
 
 
 def refusal_reason(fault):

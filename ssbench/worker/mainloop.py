@@ -92,7 +92,7 @@ class Worker(Outbox):
                  profile_count=0, profile_path=None, save_profile=None,
                  flush_interval=1.0, heartbeat_interval=1.0,
                  configure_wait=CONFIGURE_WAIT, swift_factory=SwiftClient,
-                 clock=monotonic):
+                 clock=monotonic, local_run=None):
         self.worker_id = worker_id
         self.transport = transport
         self.own_auth = auth if auth is not None and \
@@ -104,8 +104,11 @@ class Worker(Outbox):
         # (ssbench.results.safefiles.save_profile: through a rename); the
         # default dumps into the private file, new and ours.
         self.save_profile = save_profile or _dump_profile
-        # Host, pid, version, concurrency: in every heartbeat.
+        # Host, pid, version, concurrency: in every heartbeat; and a
+        # local worker's run token, by which its master knows it.
         self.identity = protocol.identity(concurrency)
+        if local_run is not None:
+            self.identity['local_run'] = local_run
 
         self.handed = HandedTokens(self._ask_for_token, configure_wait)
         self.jobs = SwiftJobs(

@@ -101,8 +101,12 @@ def assert_quiet(text):
         assert bad not in text, text
 
 
-@pytest.mark.parametrize('signame', ['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize('signame', ['SIGINT', 'SIGTERM', 'SIGHUP',
+                                     'SIGUSR2'])
 def test_a_signal_to_the_group_mid_benchmark(tmpdir, signame):
+    """A hangup (a closed terminal, a dropped SSH session) and SIGUSR2
+    too (issue 50, defect 6): the stats file gzipped, status 130, and
+    the local workers stopped by the master."""
     stats = str(tmpdir.join('run.stat'))
     job = master_job(tmpdir, '-f', SCENARIO, '--noop', '--workers', '2',
                      '-o', '100000000', '-s', stats)
@@ -251,3 +255,56 @@ def test_a_hand_started_worker_leaves_quietly(tmpdir, signame, status):
     assert_quiet(job.err)
     assert 'worker 7 received %s: stopping' % signame in job.err
     assert job.err.rstrip().endswith('worker 7 exiting'), job.err
+
+
+def test_a_terminal_that_hangs_up_mid_benchmark(tmpdir):
+    """Issue 50 (6): the master runs on a terminal (a pty) that goes
+    away, as a dropped SSH session's does.  The kernel sends SIGHUP, and
+    every later write to the terminal fails: the run stops as on Ctrl-C,
+    its stats file gzipped and its local workers stopped, status 130."""
+    import pty
+    import select
+    stats = str(tmpdir.join('run.stat'))
+    argv = [sys.executable, '-m', 'ssbench.cli.master', 'run-scenario',
+            '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', '0',
+            '--zmq-results-port', '0', '--worker-timeout', LONG, '-f',
+            SCENARIO, '--noop', '--workers', '2', '-o', '100000000', '-s',
+            stats]
+    pid, terminal = pty.fork()
+    if pid == 0:    # the child: a session of its own, the pty its terminal
+        try:
+            os.chdir(support.ROOT)
+            os.execv(sys.executable, argv)
+        finally:
+            os._exit(127)
+    said = b''
+    try:
+        deadline = time.time() + BOUND
+        while time.time() < deadline and not support.holds_a_result(stats):
+            if select.select([terminal], [], [], 0.1)[0]:
+                said += os.read(terminal, 65536)
+        assert support.holds_a_result(stats), said
+    finally:
+        os.close(terminal)          # hang up
+    found = {}
+
+    def reaped():
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            found['status'] = status
+        return done == pid
+    try:
+        support.wait_for(reaped, BOUND, 'the master exiting', interval=0.05)
+    finally:
+        if not found:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    status = found['status']
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 130, status
+    assert support.read_results(stats + '.gz')
+    logs = [support.read_text(path.split(b')', 1)[0].decode())
+            for path in said.split(b'logging to ')[1:]]
+    assert len(logs) == 2, said
+    for text in logs:
+        assert_quiet(text)
+        assert 'received SIGTERM: stopping' in text, text

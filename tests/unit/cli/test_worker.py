@@ -129,11 +129,19 @@ def test_unwritable_profile_file_is_a_usage_error(tmp_path, capsys):
     assert lines[-1].startswith('ERROR:--profile-file') and path in lines[-1]
 
 
-def _spawn(master, *extra):
+@pytest.mark.parametrize('token', ['', 'xyz', 'a' * 65, 'A0'])
+def test_a_bad_local_run_token_is_a_usage_error(token, capsys):
+    env = {'SSBENCH_LOCAL_RUN': token}
+    assert cli.main(['1'], env=env, patch=False) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        'ERROR:SSBENCH_LOCAL_RUN must be 1 to 64 hexadecimal digits')
+
+
+def _spawn(master, *extra, **env_more):
     argv = [os.path.join(ROOT, 'bin', 'ssbench-worker'),
             '--zmq-work-port', str(master.work_port),
             '--zmq-results-port', str(master.results_port)] + list(extra)
-    env = dict(os.environ, PYTHONPATH=ROOT)
+    env = dict(os.environ, PYTHONPATH=ROOT, **env_more)
     for name in ('ST_AUTH', 'ST_USER', 'ST_KEY'):
         env.pop(name, None)
     return subprocess.Popen([sys.executable] + argv, env=env,
@@ -183,6 +191,19 @@ def test_process_noop_ping_suicide():
     finally:
         if proc.poll() is None:
             proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        master.close()
+
+
+def test_a_local_worker_names_its_run_in_its_heartbeats():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    proc = _spawn(master, '8', SSBENCH_LOCAL_RUN='00ff')
+    try:
+        beats = _records(master, 15, lambda got: got)
+        assert beats and beats[0]['local_run'] == '00ff'
+    finally:
+        proc.kill()
         proc.wait()
         proc.stdout.close()
         master.close()

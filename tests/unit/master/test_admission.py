@@ -86,17 +86,35 @@ def test_a_connection_that_changes_its_id_is_refused():
     assert 2 not in admission.by_id
 
 
-def test_work_goes_to_the_worker_with_the_most_room():
+def test_work_goes_to_the_least_loaded_worker_for_its_concurrency():
     admission = Admission()
     small, _ = admission.heartbeat(b'a', beat(1, concurrency=2), 0.0)
     big, _ = admission.heartbeat(b'b', beat(2, concurrency=8), 0.0)
-    assert admission.choose() is big
-    big.out = 7
-    assert admission.choose() is small          # 2 - 0 > 8 - 7
-    small.out = 2
-    assert admission.choose() is big            # 1 > 0
-    big.out = 9
-    assert admission.choose() is small          # 0 > -1: least behind
+    assert admission.choose() is small          # equals: admitted first
+    small.out = 1
+    assert admission.choose() is big            # 0/8 < 1/2
+    big.out = 3
+    assert admission.choose() is big            # 3/8 < 1/2
+    big.out = 4
+    assert admission.choose() is small          # 4/8 = 1/2, waited longer
+    small.out, big.out = 2, 9
+    assert admission.choose() is small          # 2/2 < 9/8: least behind
+
+
+def test_equals_take_turns_and_a_late_worker_gets_the_next_job():
+    """Issue 50 (17): one job out at a time went to the same worker."""
+    admission = Admission()
+    one, _ = admission.heartbeat(b'a', beat(1), 0.0)
+    assert [admission.choose() for turn in range(3)] == [one] * 3
+    two, _ = admission.heartbeat(b'b', beat(2), 5.0)
+    three, _ = admission.heartbeat(b'c', beat(3), 6.0)
+    assert [admission.choose() for turn in range(6)] == [two, three, one] * 2
+
+
+def test_a_concurrency_of_zero_counts_as_one():
+    admission = Admission()
+    zero, _ = admission.heartbeat(b'a', beat(1, concurrency=0), 0.0)
+    assert zero.concurrency == 1 and admission.choose() is zero
 
 
 def test_a_silent_worker_is_stalled_and_its_jobs_leave_room():
@@ -164,3 +182,20 @@ def test_barred_connections_remembered_are_bounded():
     for peer in (b'a', b'b', b'c'):
         admission.bar(admission.heartbeat(peer, beat(1), 0.0)[0], 'x', 0.0)
     assert sorted(admission.barred) == [b'a', b'b']
+
+
+def test_a_local_worker_of_another_run_is_refused():
+    """Issue 50 (6): a worker of --workers left behind by an earlier
+    master is not taken for one of this run's, nor for a remote one."""
+    admission = Admission()
+    admitted, reason = admission.heartbeat(b'a', beat(0, local_run='aa'),
+                                           0.0)
+    assert admitted is None and reason == (
+        "it is a local worker (--workers) of another master's run, left "
+        "behind when that master ended")
+    admission.local_run = 'bb'
+    assert admission.heartbeat(b'b', beat(0, local_run='aa'), 0.0)[0] is None
+    assert admission.heartbeat(b'c', beat(0, local_run='bb'), 0.0)[0]
+    # A worker started by hand names no run: admitted as ever.
+    assert admission.heartbeat(b'd', beat(7), 0.0)[0]
+    assert sorted(admission.by_id) == [0, 7]

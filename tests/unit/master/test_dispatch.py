@@ -435,3 +435,74 @@ def test_a_result_after_its_worker_was_lost_is_late(caplog):
     master.run_jobs(iter(jobs(4) + [dict(j) for j in jobs(4)]))
     assert '1 result(s) arrived for jobs already counted as lost' in \
         caplog.text
+
+
+class LateWorkerTransport(object):
+    """Worker 1 from the start, worker 2 from when `joins(clock, sent)`
+    is first true; each answers every job sent to its connection at once,
+    and both beat on every look at the work connection."""
+
+    def __init__(self, clock, joins):
+        self.clock = clock
+        self.joins = joins
+        self.joined = None      # jobs sent before worker 2 was admitted
+        self.inbox = collections.deque()
+        self.by_worker = collections.Counter()
+
+    def send_to(self, peer, data, timeout=0):
+        from tests.masterwire import peer_of
+        worker_id = 1 if peer == peer_of(1) else 2
+        batch = [job for job in protocol.unpack(data)
+                 if job.get('type') not in ('CONFIGURE', 'CLOCK')]
+        self.by_worker[worker_id] += len(batch)
+        self.inbox.append(protocol.pack([answer(job, worker_id)
+                                         for job in batch]))
+        return True
+
+    def recv(self, timeout):
+        if self.inbox:
+            return self.inbox.popleft()
+        self.clock.advance(timeout)
+        return None
+
+    def controls(self):
+        from tests.masterwire import admitting, peer_of
+        if self.joined is None and self.joins(
+                self.clock(), sum(self.by_worker.values())):
+            self.joined = dict(self.by_worker)
+        workers = (1,) if self.joined is None else (1, 2)
+        return [(peer_of(w), protocol.pack([admitting(w)]))
+                for w in workers]
+
+
+def shares_after_joining(transport):
+    """The jobs each worker got from when worker 2 was admitted."""
+    return [transport.by_worker[w] - transport.joined.get(w, 0)
+            for w in (1, 2)]
+
+
+@pytest.mark.parametrize('users', [1, 2, 50])
+def test_a_late_worker_gets_its_share_of_a_closed_loop(users):
+    """Issue 50 (17): a worker admitted after the first jobs went out
+    gets as many as the first from then on, whatever the load."""
+    clock = FakeClock(1000.0, step=0.001)
+    transport = LateWorkerTransport(clock, lambda now, sent: sent >= 100)
+    stats = Master(transport, user_count=users, clock=clock).run_jobs(
+        jobs(1100))
+    assert stats.received == 1100 and transport.joined
+    first, late = shares_after_joining(transport)
+    assert abs(first - late) <= users, (first, late)
+
+
+def test_a_late_worker_gets_its_share_of_an_open_loop():
+    """Issue 50 (17): 600 jobs at 50/s, as in the open-loop e2e test,
+    the second worker admitted 2 s in: half of the later jobs each."""
+    from ssbench.load.schedule import Schedule
+    clock = FakeClock(1000.0)
+    transport = LateWorkerTransport(clock, lambda now, sent: now >= 1002.0)
+    master = Master(transport, user_count=50, clock=clock)
+    master.schedule = Schedule(50.0, start=clock.now)
+    stats = master.run_jobs(jobs(600))
+    assert stats.received == 600
+    first, late = shares_after_joining(transport)
+    assert first + late > 450 and abs(first - late) <= 2, (first, late)

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from ssbench.errors import SsbenchError
-from ssbench.master.localworkers import (LocalWorkers, worker_command,
-                                         _scrubbed_env)
+from ssbench.master.localworkers import (LOCAL_RUN_ENV, LocalWorkers,
+                                         scrubbed_env, worker_command)
 from tests.waiting import wait_for_text
 
 
@@ -23,13 +23,35 @@ def test_worker_command_carries_no_credential_and_a_master_timeout():
         assert flag not in argv
 
 
-def test_credentials_are_scrubbed_from_the_worker_environment(monkeypatch):
-    monkeypatch.setenv('ST_KEY', 'sekrit')
-    monkeypatch.setenv('OS_PASSWORD', 'sekrit')
-    monkeypatch.setenv('OS_AUTH_TOKEN', 'sekrit')
-    env = _scrubbed_env()
-    assert 'sekrit' not in env.values()
-    assert env.get('PATH') == os.environ.get('PATH')
+def test_the_variables_named_are_left_out_of_the_worker_environment():
+    env = scrubbed_env(('ST_KEY', 'AWS_SECRET_ACCESS_KEY', 'UNSET'), {
+        'ST_KEY': 'sekrit', 'AWS_SECRET_ACCESS_KEY': 'sekrit', 'PATH': 'p'})
+    assert env == {'PATH': 'p'}
+
+
+def test_each_run_has_a_token_of_its_own():
+    first = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1)
+    second = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1)
+    assert len(first.token) == 32 and first.token != second.token
+    int(first.token, 16)
+
+
+def environ_of(pid):
+    with open('/proc/%d/environ' % pid, 'rb') as fp:
+        return dict(entry.decode('utf-8').split('=', 1)
+                    for entry in fp.read().split(b'\0') if entry)
+
+
+@pytest.mark.skipif(not os.path.isdir('/proc/self'), reason='no /proc')
+def test_a_real_worker_has_its_token_and_none_of_the_dropped(tmpdir,
+                                                             monkeypatch):
+    monkeypatch.setenv('AWS_SECRET_ACCESS_KEY', 'sekrit')
+    workers = LocalWorkers(1, '127.0.0.1', 1, 2, 1, 1, log_dir=str(tmpdir),
+                           drop_env=['AWS_SECRET_ACCESS_KEY'])
+    with workers:
+        env = environ_of(workers.procs[0].pid)
+    assert 'AWS_SECRET_ACCESS_KEY' not in env
+    assert env[LOCAL_RUN_ENV] == workers.token
 
 
 def test_start_and_stop_real_processes(tmpdir):

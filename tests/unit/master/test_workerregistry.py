@@ -9,6 +9,7 @@ import pytest
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
+from ssbench.report.compute.causes import cause_of
 from tests.clocks import FakeClock
 from tests.masterwire import admitting, peer_of
 from tests.unit.master.test_dispatch import (FakeTransport, answer, configures,
@@ -114,6 +115,9 @@ def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
     assert all(r['exception'] == 'worker 1 lost' and r['worker_id'] == 1
                for r in lost)
     assert set(master.tracker.lost_ids) == set([1])
+    # Their cause in the reports (issue 50, 16: it was "not recorded").
+    assert set(cause_of(r['status'], r['error_class']) for r in lost) == \
+        set([('worker lost', None, 'worker lost')])
 
 
 def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
@@ -128,6 +132,7 @@ def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
         jobs(1), on_raw=lambda data, results: stored.extend(results))
     assert stats.errors == 1
     assert stored[0]['exception'] == 'job lost: no worker claimed it'
+    assert stored[0]['error_class'] == 'job lost'
     assert clock.now - 1000.0 < 3 * 2 + 5
 
 
@@ -247,8 +252,8 @@ def test_a_worker_started_again_under_its_id_takes_over_at_once():
     lost = [r for r in stored if 'exception' in r]
     assert set(r['job_id'] for r in lost) == held and len(lost) == 4
     assert all(r['exception'] == 'worker 1 lost' and 'replaced by a new '
-               'process of that id (pid 11)' in r['traceback']
-               for r in lost)
+               'process of that id (pid 11)' in r['traceback'] and
+               r['error_class'] == 'worker lost' for r in lost)
     answered = [job_id for peer, ids in transport.sent if peer == b'b'
                 for job_id in ids]
     assert sorted(answered) == sorted(r['job_id'] for r in stored
@@ -294,8 +299,8 @@ def test_the_only_worker_refusing_its_configuration_stops_the_run():
     assert clock.now - 1000.0 < 1.0
     assert stored and all(
         r['exception'] == 'worker 1 lost' and
-        r['traceback'].endswith('refused its configuration: ' + REFUSAL)
-        for r in stored)
+        r['traceback'].endswith('refused its configuration: ' + REFUSAL) and
+        r['error_class'] == 'worker lost' for r in stored)
     assert not master.tracker.outstanding
     # Told once, and never admitted again on that connection.
     assert refused_to(transport, 1) == [protocol.refused(

@@ -92,6 +92,8 @@ VALID_FROM_WORKER = [
     ('retries with their causes',
      error_result(retry_causes={'503': 1, 'ConnectionResetError': 1})),
     ('a success retried', swift_result(retry_causes={'timeout': 1})),
+    ('heartbeat of a local worker',
+     dict(protocol.heartbeat(4, []), local_run='0f' * 16)),
 ]
 
 
@@ -169,6 +171,12 @@ INVALID_FROM_WORKER = [
     ('config_refused too long', protocol.heartbeat(
         4, [], False, config_refused='x' * (messagecheck.MAX_REASON + 1)),
      'bad config_refused'),
+    ('local_run that is no text',
+     dict(protocol.heartbeat(4, []), local_run=5), 'bad local_run'),
+    ('empty local_run', dict(protocol.heartbeat(4, []), local_run=''),
+     'bad local_run'),
+    ('local_run too long', dict(protocol.heartbeat(4, []), local_run='a' * (
+        messagecheck.MAX_LOCAL_RUN + 1)), 'bad local_run'),
     ('clock probe that is no pair',
      dict(protocol.heartbeat(4, []), clock_probe=[1.0]), 'bad clock_probe'),
     ('clock probe held for a negative time',
