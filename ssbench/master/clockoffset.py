@@ -66,6 +66,13 @@ class ClockOffsets(object):
         if best is None or rtt < best[0]:
             self.best[worker_id] = (rtt, offset)
 
+    def offset(self, worker_id):
+        """The worker's offset as best estimated so far (seconds its wall
+        clock is ahead of the master's), or None before any probe came
+        back from it."""
+        best = self.best.get(worker_id)
+        return None if best is None else best[1]
+
     def records(self):
         """One control record per worker heard from (see
         ssbench.results.clockrecords)."""

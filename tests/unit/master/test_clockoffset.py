@@ -154,3 +154,14 @@ def test_stored_offsets_are_judged_against_the_limit():
         'clock offset above 100 ms: worker 1 -0.250 s;')
     assert clockrecords.section(records[:1])['warning'] is None
     assert clockrecords.section(records[3:]) is None
+
+
+def test_a_worker_s_offset_is_known_once_a_probe_came_back():
+    # What the steady-state watch puts completion times on the master's
+    # clock by (ssbench.master.steadystate).
+    clocks = master_clocks()
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0)
+    assert offsets.offset(1) is None
+    round_trip(offsets, clocks, 0.01, 0.3, 0.01, ahead=30 * 86400.0)
+    assert offsets.offset(1) == pytest.approx(30 * 86400.0)
+    assert offsets.offset(2) is None
