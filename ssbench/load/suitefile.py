@@ -53,10 +53,11 @@ def check_setting(check, key, value, what):
     (through `check`, a scenariocheck.Checker) otherwise."""
     if key in ('scenario', 'policy'):
         return check.text(value, what)
-    if key in ('run_seconds', 'rate'):
-        maximum = limits.MAX_RUN_SECONDS if key == 'run_seconds' else \
-            limits.MAX_RATE
-        return check.positive_number(value, what, maximum)
+    if key == 'run_seconds':
+        return check.positive_number(value, what, limits.MAX_RUN_SECONDS)
+    if key == 'rate':
+        return check.positive_number(value, what, limits.MAX_RATE,
+                                     limits.MIN_RATE)
     if key == 'delete_after':
         return check.int_at_least(value, 0, what, limits.MAX_DELETE_AFTER)
     maximum = {'user_count': limits.MAX_USER_COUNT,

@@ -146,3 +146,35 @@ def test_a_suite_file_that_is_no_json_says_where(tmpdir):
         load_suite(path)
     assert ('%s' % (info.value,)).startswith(
         '%s: line 2 column ' % (path,))
+
+
+# -- text JSON takes but no path, header or msgpack can (issue 50) -------
+
+def _suite_json(text):
+    from ssbench.load.scenariocheck import parse_json
+    return parse(parse_json(text, 'curve.suite'))
+
+
+def test_a_suite_name_with_a_lone_surrogate_is_refused():
+    with pytest.raises(SuiteError) as info:
+        _suite_json('{"name": "curve\\ud800", "defaults": '
+                    '{"scenario": "a.scenario"}}')
+    assert info.value.lines == [
+        'curve.suite: "name": the name must be text without a lone '
+        'surrogate, not "curve\\ud800"']
+
+
+def test_a_nul_in_a_step_s_scenario_path_is_refused():
+    with pytest.raises(SuiteError) as info:
+        _suite_json('{"steps": [{"scenario": "a\\u0000.scenario"}]}')
+    assert info.value.lines == [
+        'curve.suite: steps[0]: "scenario" must be text without a NUL '
+        'character, not "a\\u0000.scenario"']
+
+
+def test_a_rate_too_low_to_end_is_refused_in_a_step_and_a_sweep():
+    lines = mistakes({'defaults': {'scenario': 'a.scenario'},
+                      'steps': [{'rate': 1e-300}],
+                      'sweep': {'rate': '1e-9:1:x10'}})
+    assert len(lines) == 2
+    assert all('must be at least 0.001' in line for line in lines), lines
