@@ -100,3 +100,36 @@ def test_an_objective_can_name_an_endpoint():
     objectives = slo.parse_slo('endpoint[0].p99<500ms,endpoint[1].p99<500ms')
     lines = slo.missed(run, objectives)
     assert len(lines) == 1 and lines[0].startswith('endpoint[1].p99<500ms')
+
+
+@pytest.mark.parametrize('text', ['p99<0ms', 'p99<0us', 'max<0.5us',
+                                  'read.p50<0.0000001s'])
+def test_a_time_limit_below_a_microsecond_is_refused(text):
+    # 'p99<0ms' read back as "< 0 us".
+    with pytest.raises(slo.SloError) as info:
+        slo.parse_slo(text)
+    assert 'a time limit must be at least 1us' in '%s' % (info.value,)
+    assert info.value.exit_status == 2
+
+
+def test_the_smallest_time_limit_reads_back_as_given():
+    objective = slo.parse_slo('p99<1us')[0]
+    assert slo.format_figure(objective.limit, objective.name) == '1 us'
+
+
+def test_an_endpoint_the_run_has_not_is_a_usage_error():
+    objectives = slo.parse_slo('p99<1s,endpoint[99].p99<1s')
+    with pytest.raises(slo.SloError) as info:
+        slo.check_document(doc(), objectives)
+    message = '%s' % (info.value,)
+    assert message == ("bad --slo objective 'endpoint[99].p99<1s': the run "
+                       "has one storage URL: endpoint[N] names one of "
+                       "several (-S)")
+    assert info.value.exit_status == 2
+    with pytest.raises(slo.SloError) as info:
+        slo.check_flags(objectives, ['http://a/v1', 'http://b/v1'])
+    assert 'endpoint[0] to endpoint[1] only' in '%s' % (info.value,)
+    slo.check_flags(slo.parse_slo('endpoint[1].p99<1s'),
+                    ['http://a/v1', 'http://b/v1'])
+    slo.check_flags(objectives, [])
+    slo.check_flags(None, ['http://a/v1'])
