@@ -55,8 +55,9 @@ def test_a_kill_workers_timeout_too_short_is_refused():
 
 
 def write_text(path, text):
-    with io.open(path, 'w', encoding='utf-8') as handle:
-        handle.write(text)
+    with io.open(path, 'wb') as handle:
+        handle.write(text.encode('utf-8') if isinstance(text, type(u''))
+                     else text)
     return path
 
 
@@ -163,7 +164,9 @@ FAKETIME = any(os.access(os.path.join(d, 'faketime'), os.X_OK)
                     'faketime)')
 def test_until_steady_with_a_worker_a_month_ahead(tmpdir):
     # Its results made a window per second of the month (341 MB) and the
-    # step never steady: they are put on the master's clock.
+    # step never steady: they are put on the master's clock.  The
+    # tolerance is wide (99%, p99 198%): a busy machine must not make
+    # this steady load look unsteady.
     path, _ = support.write_scenario(tmpdir)
     zmq = support.zmq_args()
     work_port, results_port = [int(zmq[zmq.index(flag) + 1]) for flag in (
@@ -178,8 +181,8 @@ def test_until_steady_with_a_worker_a_month_ahead(tmpdir):
     try:
         ran = support.master(
             'run-suite', '-f', path, '--noop', '-u', '20', '--rate', '200',
-            '-r', '120', '--until-steady', '--steady-seconds', '6',
-            '--steady-tolerance', '25', '--expect-workers', '2',
+            '-r', '150', '--until-steady', '--steady-seconds', '12',
+            '--steady-tolerance', '99', '--expect-workers', '2',
             '--suite-dir', folder, *zmq, timeout=240)
     finally:
         for worker in workers:
@@ -189,12 +192,14 @@ def test_until_steady_with_a_worker_a_month_ahead(tmpdir):
                  encoding='utf-8') as handle:
         (step,) = json.load(handle)['steps']
     assert step['steady']['steady'], step
-    assert step['steady']['after'] < 60, step
+    assert step['steady']['after'] < 120, step
     from ssbench.results.statsreader import open_stats
     (record,) = [r for batch in open_stats(os.path.join(
         folder, step['stats_file'])).iter_batches() for r in batch
         if r.get('kind') == 'steady_state']
     assert record['windows'] < 60, record
+    assert 'worker 1 +2591999.9' in ran.err or 'worker 1 +2592000.0' in \
+        ran.err, ran.err[-3000:]
 
 
 if __name__ == '__main__':  # pragma: no cover
