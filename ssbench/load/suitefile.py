@@ -86,8 +86,7 @@ class StepPlan(object):
         shown = self.shown if self.shown is not None else \
             ['scenario'] + list(self.settings)
         if 'scenario' in shown and self.shown is not None:
-            parts.append(os.path.splitext(os.path.basename(
-                self.scenario))[0])
+            parts.append(file_stem(self.scenario))
         parts.extend('%s%s' % (SHORT[key], _short(value))
                      for key, value in self.settings.items()
                      if key in shown)
@@ -98,6 +97,21 @@ class StepPlan(object):
                                        ('scenario', self.scenario)])
         out.update(self.settings)
         return out
+
+
+def file_stem(path):
+    """A file's name without folder and extension, as text every encoder
+    takes (it names a suite or a step in stats headers): bytes of the
+    name that are no UTF-8 (Python 3 holds them as lone surrogates) read
+    as U+FFFD."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if isinstance(stem, bytes):
+        return stem
+    try:
+        raw = stem.encode('utf-8', 'surrogateescape')
+    except UnicodeEncodeError:
+        raw = stem.encode('utf-8', 'replace')
+    return raw.decode('utf-8', 'replace')
 
 
 def _short(value):
@@ -154,8 +168,7 @@ def load_suite(path):
     """The Suite of the suite file at `path`; SuiteError (exit status 2)
     with one line per mistake."""
     data = read_json(path, MAX_SUITE_BYTES)
-    name = os.path.splitext(os.path.basename(path))[0]
-    return parse_suite(data, path, name, os.path.dirname(path))
+    return parse_suite(data, path, file_stem(path), os.path.dirname(path))
 
 
 _TOP_KEYS = ('name', 'defaults', 'steps', 'sweep')

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from ssbench.compat import PY2
 from ssbench.load import suitefile
 from ssbench.load.suitefile import SuiteError, load_suite, parse_suite
 
@@ -178,3 +179,16 @@ def test_a_rate_too_low_to_end_is_refused_in_a_step_and_a_sweep():
                       'sweep': {'rate': '1e-9:1:x10'}})
     assert len(lines) == 2
     assert all('must be at least 0.001' in line for line in lines), lines
+
+
+@pytest.mark.skipif(PY2, reason='Python 2 holds a file name as its bytes')
+def test_a_file_name_that_is_no_utf8_names_a_step_in_text():
+    # Python 3 holds the byte 0xff of a file name as '\udcff', which no
+    # stats header could store: a suite of two -f files failed after its
+    # first step.
+    step = suitefile.StepPlan(2, u'/s/a\udcff.scenario', {},
+                              shown=['scenario'])
+    assert step.label() == u'a\ufffd'
+    step.label().encode('utf-8')
+    assert suitefile.file_stem(u'/s/b\ud800.suite') == u'b?'
+    assert suitefile.file_stem(u'/s/read.suite') == u'read'
