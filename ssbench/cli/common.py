@@ -5,7 +5,7 @@ import argparse
 import logging
 import sys
 
-from ssbench.errors import SsbenchError
+from ssbench.errors import SsbenchError, printable
 
 log = logging.getLogger('ssbench')
 
@@ -80,6 +80,9 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 # Longest wait any timeout option takes: libzmq counts receive timeouts in
 # int milliseconds, and nobody waits 11 days for a worker.
 MAX_WAIT_SECONDS = 10 ** 6
+# Shortest duration any seconds option takes (but 0 where 0 means "off"):
+# libzmq's millisecond, and a duration a loop can step by.
+MIN_SECONDS = 0.001
 # Largest worker id: ids travel as msgpack integers (int64).
 MAX_WORKER_ID = 2 ** 63 - 1
 # Characters of a refused value, and of argparse's own message, shown.
@@ -135,20 +138,36 @@ def _number(text):
     return value
 
 
-def positive_float(text, maximum=MAX_WAIT_SECONDS):
+def positive_float(text, maximum=MAX_WAIT_SECONDS, minimum=MIN_SECONDS):
     value = _number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError('%s must be greater than 0'
                                          % shown(text))
+    if value < minimum:
+        raise argparse.ArgumentTypeError('%s must be at least %s' % (
+            shown(text), minimum))
     return _at_most(text, value, maximum)
 
 
 def non_negative_float(text, maximum=MAX_WAIT_SECONDS):
+    """A number from 0 (often "off") or MIN_SECONDS to `maximum`."""
     value = _number(text)
     if value < 0:
         raise argparse.ArgumentTypeError('%s must not be negative'
                                          % shown(text))
+    if 0 < value < MIN_SECONDS:
+        raise argparse.ArgumentTypeError('%s must be 0 or at least %s' % (
+            shown(text), MIN_SECONDS))
     return _at_most(text, value, maximum)
+
+
+def between(parse, minimum, maximum):
+    """An argparse type: `parse` (positive_float) from `minimum` to
+    `maximum`."""
+    def parse_between(text):
+        return parse(text, maximum, minimum)
+    parse_between.__name__ = parse.__name__
+    return parse_between
 
 
 def bounded(parse, maximum):
@@ -174,6 +193,28 @@ def pctile(text):
     return value
 
 
+# Characters of one line of a log message: its text may echo a name or
+# a path of any length.
+MAX_LOG_LINE = 1000
+
+
+class PrintableLines(logging.Filter):
+    """Makes each line of a log message printable
+    (ssbench.errors.printable: escape sequences escaped, at most
+    MAX_LOG_LINE characters): a message may echo names and paths from
+    the user or from the other end of the wire."""
+
+    def filter(self, record):
+        try:
+            message = record.getMessage()
+        except UnicodeError:    # Python 2: logging copes with it itself
+            return True
+        record.msg = '\n'.join(printable(line, MAX_LOG_LINE)
+                               for line in message.split('\n'))
+        record.args = None
+        return True
+
+
 def setup_logging(verbose=False, quiet=False, stream=None):
     """The original's root log format: LEVEL:message (plus time with -v)."""
     root = logging.getLogger()
@@ -187,6 +228,7 @@ def setup_logging(verbose=False, quiet=False, stream=None):
         fmt = '%(levelname)s:%(message)s'
         level = logging.WARNING if quiet else logging.INFO
     handler.setFormatter(logging.Formatter(fmt))
+    handler.addFilter(PrintableLines())
     root.addHandler(handler)
     root.setLevel(level)
 

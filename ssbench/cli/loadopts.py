@@ -5,7 +5,7 @@ from __future__ import absolute_import, division, print_function
 import argparse
 
 from ssbench.load import schedule, seeds
-from ssbench.load.scenario import MAX_RATE
+from ssbench.load.scenario import MAX_RATE, MIN_RATE
 
 
 def seed(text):
@@ -37,14 +37,14 @@ def seconds(text):
 
 
 def rate(text):
-    """A --rate value: jobs per second, more than 0 and up to MAX_RATE."""
+    """A --rate value: jobs per second, from MIN_RATE to MAX_RATE."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError('%r is not a number' % (text,))
-    if not 0 < value <= MAX_RATE:
+    if not MIN_RATE <= value <= MAX_RATE:
         raise argparse.ArgumentTypeError(
-            '%r must be more than 0 and at most %d' % (text, MAX_RATE))
+            '%r must be from %s to %d' % (text, MIN_RATE, MAX_RATE))
     return int(value) if value == int(value) else value
 
 

@@ -283,6 +283,7 @@ def _write(stats_path, request):
                                 run_stats, out)))
     if request.objectives:
         from ssbench.report import slo
+        slo.check_document(doc, request.objectives)
         for line in slo.missed(doc, request.objectives):
             log.error('--slo %s', line)
             status = slo.MISSED_EXIT

@@ -47,6 +47,9 @@ def cmd_run_scenario(args):
         html_path=args.html_file, main_report=not args.no_default_report,
         errors=args.errors, skip=args.warmup, force=args.force,
         bandwidth=args.bandwidth, slo=args.slo)
+    from ssbench.report.slo import check_flags
+    check_flags(report_request.objectives,
+                getattr(args, 'storage_urls', None))
     report_request.check(
         inputs=[('scenario file', args.scenario_file)],
         outputs=[('stats file', stats_paths.plain),

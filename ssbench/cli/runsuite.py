@@ -128,10 +128,12 @@ def _check_outputs(args, folder):
 def suite_objectives(args):
     """What every suite checks first (ports, flags that are
     run-scenario's alone); its --slo objectives, or None."""
-    from ssbench.report.slo import parse_slo
+    from ssbench.report.slo import check_flags, parse_slo
     check_ports(args)
     _refuse_run_only_flags(args)
-    return parse_slo(args.slo) if args.slo is not None else None
+    objectives = parse_slo(args.slo) if args.slo is not None else None
+    check_flags(objectives, getattr(args, 'storage_urls', None))
+    return objectives
 
 
 def cmd_run_suite(args):

@@ -27,9 +27,15 @@ class SuiteFolderError(ValueError):
     """One line: what in the suite's folder cannot be believed."""
 
 
+# Characters of a name or label in a file name: two of them, a step
+# number and a date stay below the 255 bytes of a file name.
+MAX_NAME_PART = 80
+
+
 def safe_name(name):
     """A suite's name (or a step's label) as a part of a file name."""
-    return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('._') or 'suite'
+    return re.sub(r'[^A-Za-z0-9._-]+', '_', name)[:MAX_NAME_PART].strip(
+        '._') or 'suite'
 
 
 def stats_name(suite_name, number, label):

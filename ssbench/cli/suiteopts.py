@@ -81,10 +81,15 @@ def add_suite_parser(subparsers, add_run_arguments):
         'ceiling')
     suite.add_argument(
         '--steady-seconds', metavar='SECONDS',
-        type=common.bounded(common.positive_float, 3600),
+        type=common.between(
+            common.positive_float,
+            steadystate.MIN_WINDOW * steadystate.WINDOWS,
+            steadystate.MAX_WINDOW * steadystate.WINDOWS),
         default=steadystate.WINDOW * steadystate.WINDOWS,
-        help='--until-steady judges the last SECONDS, in %d windows'
-        % (steadystate.WINDOWS,))
+        help='--until-steady judges the last SECONDS (%g to %g), in %d '
+        'windows' % (steadystate.MIN_WINDOW * steadystate.WINDOWS,
+                     steadystate.MAX_WINDOW * steadystate.WINDOWS,
+                     steadystate.WINDOWS))
     suite.add_argument(
         '--steady-tolerance', metavar='PERCENT', type=_percent,
         default=steadystate.TOLERANCE,

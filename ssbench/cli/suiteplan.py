@@ -56,8 +56,8 @@ def plan_from_args(args):
         for combination in combinations:
             steps.append(suitefile.StepPlan(len(steps) + 1, path,
                                             combination))
-    name = os.path.splitext(os.path.basename(args.scenario_file[0]))[0]
-    return suitefile.Suite(name, suitefile.show_differences(steps))
+    return suitefile.Suite(suitefile.file_stem(args.scenario_file[0]),
+                           suitefile.show_differences(steps))
 
 
 def suite_dir(args, suite, now=None):

@@ -44,6 +44,9 @@ MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
 MAX_SIZE_CLASSES = 1000
 MAX_SCENARIO_BYTES = 1024 * 1024
 MAX_RATE = 10 ** 7                   # jobs per second, in all
+# A job every 1000 s: below it, the gap before the next job due outlasts
+# any run (1e-300 would wait 1e300 s).
+MIN_RATE = 0.001
 # A LIST job's page: Swift's default container_listing_limit bounds it.
 DEFAULT_LISTING_LIMIT = 100
 MAX_LISTING_LIMIT = 10000
@@ -316,7 +319,7 @@ class Scenario(object):
         # (the default): closed loop, user_count requests at all times.
         self.rate = pick('rate', None, lambda value, what: (
             None if value is None else check.positive_number(
-                value, what, MAX_RATE)))
+                value, what, MAX_RATE, MIN_RATE)))
         self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE,
                                between(1, MAX_BLOCK_SIZE))
         self.policy = pick('policy', None, lambda value, what: check.text(

@@ -107,6 +107,25 @@ def show(value):
     return text
 
 
+# A surrogate that makes no pair: JSON takes "\ud800", but no UTF-8 file
+# name, header or msgpack string can.  Python 2 keeps a character beyond
+# U+FFFF as a pair, Python 3 never does.
+_LONE_SURROGATE = re.compile(
+    u'[\ud800-\udbff](?![\udc00-\udfff])|'
+    u'(?<![\ud800-\udbff])[\udc00-\udfff]' if PY2 else
+    u'[\ud800-\udfff]')
+
+
+def text_flaw(text):
+    """What makes `text` unfit for a file name, a header or msgpack (a
+    NUL character, a lone surrogate), or None."""
+    if (b'\x00' if isinstance(text, bytes) else u'\x00') in text:
+        return 'a NUL character'
+    if not isinstance(text, bytes) and _LONE_SURROGATE.search(text):
+        return 'a lone surrogate'
+    return None
+
+
 def _is_number(value):
     if isinstance(value, bool):
         return False
@@ -154,9 +173,12 @@ class Checker(object):
             self._too_large(value, maximum, what)
         return number
 
-    def positive_number(self, value, what, maximum):
+    def positive_number(self, value, what, maximum, minimum=None):
         if not _is_number(value) or value <= 0:
             self.fail('%s must be a number > 0, not %s' % (what, show(value)))
+        if minimum is not None and value < minimum:
+            self.fail('%s must be at least %s, not %s' % (
+                what, minimum, show(value)))
         if value > maximum:
             self._too_large(value, maximum, what)
         return value
@@ -171,6 +193,10 @@ class Checker(object):
         if not isinstance(value, string_types) or not value:
             self.fail('%s must be a non-empty string%s, not %s' % (
                 what, ' or null' if allow_none else '', show(value)))
+        flaw = text_flaw(value)
+        if flaw:
+            self.fail('%s must be text without %s, not %s' % (
+                what, flaw, show(value)))
         return value
 
     def crud_profile(self, value, what, maximum):

@@ -53,10 +53,11 @@ def check_setting(check, key, value, what):
     (through `check`, a scenariocheck.Checker) otherwise."""
     if key in ('scenario', 'policy'):
         return check.text(value, what)
-    if key in ('run_seconds', 'rate'):
-        maximum = limits.MAX_RUN_SECONDS if key == 'run_seconds' else \
-            limits.MAX_RATE
-        return check.positive_number(value, what, maximum)
+    if key == 'run_seconds':
+        return check.positive_number(value, what, limits.MAX_RUN_SECONDS)
+    if key == 'rate':
+        return check.positive_number(value, what, limits.MAX_RATE,
+                                     limits.MIN_RATE)
     if key == 'delete_after':
         return check.int_at_least(value, 0, what, limits.MAX_DELETE_AFTER)
     maximum = {'user_count': limits.MAX_USER_COUNT,
@@ -85,8 +86,7 @@ class StepPlan(object):
         shown = self.shown if self.shown is not None else \
             ['scenario'] + list(self.settings)
         if 'scenario' in shown and self.shown is not None:
-            parts.append(os.path.splitext(os.path.basename(
-                self.scenario))[0])
+            parts.append(file_stem(self.scenario))
         parts.extend('%s%s' % (SHORT[key], _short(value))
                      for key, value in self.settings.items()
                      if key in shown)
@@ -97,6 +97,21 @@ class StepPlan(object):
                                        ('scenario', self.scenario)])
         out.update(self.settings)
         return out
+
+
+def file_stem(path):
+    """A file's name without folder and extension, as text every encoder
+    takes (it names a suite or a step in stats headers): bytes of the
+    name that are no UTF-8 (Python 3 holds them as lone surrogates) read
+    as U+FFFD."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if isinstance(stem, bytes):
+        return stem
+    try:
+        raw = stem.encode('utf-8', 'surrogateescape')
+    except UnicodeEncodeError:
+        raw = stem.encode('utf-8', 'replace')
+    return raw.decode('utf-8', 'replace')
 
 
 def _short(value):
@@ -153,8 +168,7 @@ def load_suite(path):
     """The Suite of the suite file at `path`; SuiteError (exit status 2)
     with one line per mistake."""
     data = read_json(path, MAX_SUITE_BYTES)
-    name = os.path.splitext(os.path.basename(path))[0]
-    return parse_suite(data, path, name, os.path.dirname(path))
+    return parse_suite(data, path, file_stem(path), os.path.dirname(path))
 
 
 _TOP_KEYS = ('name', 'defaults', 'steps', 'sweep')

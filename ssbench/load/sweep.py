@@ -83,12 +83,13 @@ def _number(token, text):
 
 
 def _plain(value):
-    """A computed value as the text a flag takes: 1000 rather than
-    1000.0000000001."""
-    rounded = round(value, 6)
-    if rounded == int(rounded):
-        return '%d' % (rounded,)
-    return '%r' % (rounded,)
+    """A computed value as the text a flag takes, to 12 significant
+    digits: 1000 rather than 1000.0000000001, 0.3 rather than
+    0.30000000000000004, and 1e-09 kept (not rounded away to 0)."""
+    text = '%.12g' % (value,)
+    if float(text) == int(float(text)):
+        return '%d' % (float(text),)
+    return text
 
 
 def _unique(values):

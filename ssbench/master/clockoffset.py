@@ -95,6 +95,13 @@ class ClockOffsets(object):
                 self.on_step(worker_id, current[1], offset, at)
         periods.append([rtt, offset, 1, at, at])
 
+    def offset(self, worker_id):
+        """The worker's offset as best estimated so far (seconds its wall
+        clock is ahead of the master's) in its current period, or None
+        before any probe came back from it."""
+        periods = self.periods.get(worker_id)
+        return periods[-1][1] if periods else None
+
     def records(self):
         """The control records (ssbench.results.clockrecords) of every
         worker heard from: one, or one per period of a clock that

@@ -2,6 +2,8 @@
 and which progress display a run gets (mode())."""
 from __future__ import absolute_import, division, print_function
 
+import logging
+
 from ssbench.compat import monotonic
 
 LEGEND = """Benchmark Run:
@@ -83,8 +85,18 @@ class ProgressPrinter(object):
         self._written_at = clock()
 
     def legend(self):
+        """Print the legend; from now until finish(), a log line starts
+        on a line of its own."""
         self.stream.write(LEGEND)
         self.stream.flush()
+        _FreshLineForLogging.install(self)
+
+    def end_line(self):
+        """End the line of characters begun, if any."""
+        if self.column:
+            self.stream.write('\n')
+            self.stream.flush()
+            self.column = 0
 
     def add_results(self, results):
         self.pending.append(progress_chars(results))
@@ -116,8 +128,33 @@ class ProgressPrinter(object):
 
     def finish(self):
         """Flush and end the current line, if any."""
+        _FreshLineForLogging.remove(self)
         self.flush()
-        if self.column:
-            self.stream.write('\n')
-            self.stream.flush()
-            self.column = 0
+        self.end_line()
+
+
+class _FreshLineForLogging(logging.Filter):
+    """On the root logger's handlers while progress characters are
+    printed: a log line (a warning) starts on a fresh line instead of
+    after the characters, which go on on the line below it."""
+
+    def __init__(self, printer):
+        logging.Filter.__init__(self)
+        self.printer = printer
+
+    def filter(self, record):
+        self.printer.end_line()
+        return True
+
+    @classmethod
+    def install(cls, printer):
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(cls(printer))
+
+    @classmethod
+    def remove(cls, printer):
+        for handler in logging.getLogger().handlers:
+            for installed in [f for f in handler.filters
+                              if isinstance(f, cls) and
+                              f.printer is printer]:
+                handler.removeFilter(installed)

@@ -388,6 +388,10 @@ class ScenarioRun(object):
             hooks.append(progress.add_results)
             on_idle = progress.tick
         if self.options.watch is not None:
+            # Completion times on the master's clock, as the reports put
+            # them.
+            if self.master.clocks is not None:
+                self.options.watch.offsets = self.master.clocks.offset
             hooks.append(self.options.watch.add)
         if len(hooks) == 1:
             return hooks[0], on_idle

@@ -3,6 +3,7 @@ runs (see ssbench.master.livestats for the figures)."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import monotonic
+from ssbench.errors import printable
 
 # Redraw at most this often (seconds).
 INTERVAL = 0.5
@@ -32,13 +33,18 @@ def latency_text(seconds):
     return '%.3gs' % seconds
 
 
+# Characters of a step's values on the line: a policy name may be long.
+STEP_CHARS = 40
+
+
 def format_line(figures, workers, saturated, step=None):
     """The status line of LiveStats.window() `figures`, with `workers`
     connected of which `saturated` passed a health limit lately, after
     the run-suite `step` (number, of, values) when there is one."""
     done, total = figures['done'], figures['total']
-    parts = ['step %d/%d%s' % (step[0], step[1],
-                               ' ' + step[2] if step[2] else '')
+    parts = ['step %d/%d%s' % (
+        step[0], step[1],
+        ' ' + printable(step[2], STEP_CHARS) if step[2] else '')
              ] if step is not None else []
     parts += [
         '%s %s' % (figures['phase'], clock_text(figures['elapsed'])),

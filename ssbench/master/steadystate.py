@@ -17,11 +17,19 @@ steady once its last WINDOWS windows agree:
   little.
 
 verdict() is pure; ssbench.master.scenariorun feeds it.
+
+Whatever the times a worker sends, the watch stays small: it keeps the
+last WINDOWS windows only, passes over a run of empty windows in one
+step, puts each worker's completion times on the master's clock by its
+measured offset (ssbench.master.clockoffset), and leaves out a result
+that completes more than SKEW seconds from the master's clock (ahead of
+it, or behind it while its worker's offset is not known yet).
 """
 from __future__ import absolute_import, division, print_function
 
 import collections
 import logging
+import time
 
 from ssbench.measure import record
 from ssbench.measure.rank import percentile_of_sorted
@@ -99,6 +107,14 @@ RECORD_KIND = 'steady_state'
 # A window is judged once results have completed this long after its
 # end: results of other hosts arrive a little out of order.
 SLACK = 1.0
+# Shortest and longest window (--steady-seconds is WINDOWS of them): a
+# window holds whole results, and its end waits SLACK for them.
+MIN_WINDOW = 0.5
+MAX_WINDOW = 600.0
+# Seconds between a result's completion, on the master's clock, and the
+# master's clock when the watch takes it, past which the result is left
+# out: workers send their results within a second or two.
+SKEW = 10.0
 
 
 class SteadyWatch(object):
@@ -109,34 +125,46 @@ class SteadyWatch(object):
     request start plus `warmup` seconds; a result's latency is its
     response time in open loop (from its intended start), else its
     last-byte latency, and a failure counts at its time to failure.
+    `offsets(worker_id)` is a worker's clock offset (seconds ahead of
+    the master's) or None while not known; `wall` is the master's wall
+    clock.
     """
 
     def __init__(self, warmup=0.0, window=WINDOW, needed=WINDOWS,
                  tolerance=TOLERANCE, latency_tolerance=LATENCY_TOLERANCE,
-                 min_results=MIN_RESULTS):
+                 min_results=MIN_RESULTS, offsets=None, wall=time.time):
+        if not MIN_WINDOW <= window <= MAX_WINDOW:
+            raise ValueError('a window of %r s is not from %s to %s s' % (
+                window, MIN_WINDOW, MAX_WINDOW))
         self.warmup = warmup
         self.window = window
+        self.needed = needed
         self.judge = dict(needed=needed, tolerance=tolerance,
                           latency_tolerance=latency_tolerance,
                           min_results=min_results)
+        self.offsets = offsets
+        self.wall = wall
         self.origin = None
         self.latest = None
-        self.open = {}
-        self.windows = []
+        self.open = {}          # window index -> latencies, not judged yet
+        self.windows = collections.deque(maxlen=needed)
+        self.judged = 0         # windows judged so far
         self.verdict = Verdict(False, 'no results yet')
         self.steady_after = None
 
     def add(self, results):
         """Take a list of result records."""
+        now = self.wall()
         for result in results:
-            completed = result.get('completed_at')
+            completed = self._completed(result, now)
             latency = _latency(result)
-            if completed is None or latency is None:
+            if completed is None or latency is None or \
+                    not 0 <= latency < float('inf'):
                 continue
             if self.origin is None:
                 self.origin = completed - latency + self.warmup
             index = int((completed - self.origin) // self.window)
-            if index < 0 or index < len(self.windows):
+            if index < 0 or index < self.judged:
                 continue        # warm-up, or a window judged already
             latencies = self.open.get(index)
             if latencies is None:
@@ -146,21 +174,45 @@ class SteadyWatch(object):
                 self.latest = completed
         self._close()
 
+    def _completed(self, result, now):
+        """The result's completion time on the master's clock, or None
+        when it cannot be placed (see the module's docstring)."""
+        completed = result.get('completed_at')
+        if completed is None:
+            return None
+        offset = None
+        if self.offsets is not None:
+            offset = self.offsets(result.get('worker_id'))
+        if offset is not None:
+            completed -= offset
+            earliest = float('-inf')
+        else:
+            earliest = now - SKEW
+        if not earliest <= completed <= now + SKEW:
+            return None
+        return completed
+
     def _close(self):
         """Judge every window that ended SLACK seconds before the latest
         completion (an empty one counts: a stall is not steady)."""
         if self.latest is None or self.steady_after is not None:
             return
-        while self.origin + (len(self.windows) + 1) * self.window + \
-                SLACK <= self.latest:
-            latencies = sorted(self.open.pop(len(self.windows), ()))
+        ended = int((self.latest - SLACK - self.origin) // self.window)
+        while self.judged < ended:
+            if self.judged not in self.open:
+                # Empty windows up to the next with results: judging
+                # more than `needed` of them in a row says no more.
+                filled = min(self.open) if self.open else ended
+                self.judged = max(self.judged,
+                                  min(filled, ended) - self.needed)
+            latencies = sorted(self.open.pop(self.judged, ()))
+            self.judged += 1
             self.windows.append(Window(
                 len(latencies), len(latencies) / self.window,
                 percentile_of_sorted(latencies, 99)))
-            self.verdict = verdict(self.windows, **self.judge)
+            self.verdict = verdict(list(self.windows), **self.judge)
             if self.verdict.steady:
-                self.steady_after = self.warmup + \
-                    len(self.windows) * self.window
+                self.steady_after = self.warmup + self.judged * self.window
                 return
 
     @property
@@ -180,7 +232,7 @@ class SteadyWatch(object):
         """The stats file's control record of how the step ended."""
         return {'kind': RECORD_KIND, 'steady': self.steady,
                 'after': self.steady_after, 'why': self.verdict.why,
-                'windows': len(self.windows)}
+                'windows': self.judged}
 
 
 def _latency(result):

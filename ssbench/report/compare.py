@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 import collections
 
 from ssbench.compat import write_text
-from ssbench.errors import StatsFileError
+from ssbench.errors import StatsFileError, printable
 from ssbench.report.compute.metricnames import (
     ENDPOINT, KINDS, OPERATIONS, all_sizes, endpoints_of, error_rate,
     operations_of, percentile_key)
@@ -269,7 +269,8 @@ def _format_spread(value):
 def _run_lines(title, run):
     start = run['start_time']
     started = 'N/A' if start is None else format_time(start)
-    lines = ['%-10s%s  (started %s)' % (title, run['name'], started),
+    lines = ['%-10s%s  (started %s)' % (
+                 title, printable(run['name']), started),
              '%-10sstats file: %s' % ('', run['stats_file'])]
     if run.get('skip_seconds'):
         # The two sides may leave out different warm-ups (each file's own).

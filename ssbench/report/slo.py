@@ -40,6 +40,9 @@ _LIMIT_RE = re.compile(r'([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*([a-z/%]*)$')
 _RATE_UNITS = ('', '/s', 'req/s')
 # An objective is quoted in messages up to this many characters.
 SHOWN = 60
+# The smallest time limit: figures are shown to the microsecond.
+MIN_TIME_LIMIT = 1e-6
+_ENDPOINT_INDEX = re.compile(r'endpoint\[([0-9]+)\]$')
 
 
 class SloError(UsageError):
@@ -105,7 +108,37 @@ def _parse_limit(text, right, name):
     if unit not in _TIME_UNITS:
         raise _bad(text, 'a time needs its unit, one of us, ms, s: %sms'
                    % (_cut(match.group(1)),))
-    return number * _TIME_UNITS[unit]
+    limit = number * _TIME_UNITS[unit]
+    if limit < MIN_TIME_LIMIT:
+        # Shown in whole microseconds, a smaller limit would read "0 us".
+        raise _bad(text, 'a time limit must be at least 1us')
+    return limit
+
+
+def check_endpoints(objectives, count):
+    """SloError (a usage error) for an objective naming an endpoint the
+    run has not: endpoint[N] is the N-th of `count` storage URLs, and a
+    run of one URL has none."""
+    for objective in objectives:
+        match = _ENDPOINT_INDEX.match(objective.name.operation)
+        if match is None or (count > 1 and int(match.group(1)) < count):
+            continue
+        raise _bad(objective.text, 'the run has %s' % (
+            'one storage URL: endpoint[N] names one of several (-S)'
+            if count < 2 else 'endpoint[0] to endpoint[%d] only' % (
+                count - 1)))
+
+
+def check_document(doc, objectives):
+    """check_endpoints() on the storage URLs of an analysis document."""
+    check_endpoints(objectives, len(metricnames.endpoints_of(doc)))
+
+
+def check_flags(objectives, storage_urls):
+    """check_endpoints() before a run, when -S gave its storage URLs
+    (auth may give several otherwise: the report checks those)."""
+    if objectives and storage_urls:
+        check_endpoints(objectives, len(storage_urls))
 
 
 def percentiles_of(objectives):

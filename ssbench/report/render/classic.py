@@ -12,6 +12,7 @@ import math
 import time
 
 from ssbench.compat import PY2, write_text
+from ssbench.errors import printable
 
 NA_MIN = ' N/A  '
 NA = '  N/A  '
@@ -103,7 +104,7 @@ def _mix_lines(rs):
         pcts = (list(row.crud_pcts) + [0.0] * width)[:width]
         lines.append('%3.0f%%   %%' % row.share_pct + ''.join(
             ' %2.0f ' % pct for pct in pcts) + '     %s  %s' % (
-                _size_range(row), row.name))
+                _size_range(row), printable(row.name, None)))
     lines.append('-' * (69 + 4 * extra))
     lines.append('       ' + ''.join(' %3.0f' % pct
                                      for pct in rs.crud_weighted) +
@@ -116,7 +117,8 @@ def text_lines(run_stats):
     rs = run_stats
     lines = [
         '',
-        '%s  (generated with ssbench version %s)' % (rs.name, rs.version),
+        '%s  (generated with ssbench version %s)' % (
+            printable(rs.name, None), rs.version),
         'Worker count: %3d   Concurrency: %3d  Ran %s to %s (%ds)' % (
             rs.worker_count, rs.concurrency, format_time(rs.start_time),
             format_time(rs.stop_time), _duration_seconds(rs.duration)),
@@ -140,7 +142,8 @@ def text_lines(run_stats):
             if size_series.size_name is None:
                 where = 'all obj sizes'
             else:
-                where = '%8s objs' % (size_series.size_name,)
+                where = '%8s objs' % (
+                    printable(size_series.size_name, None),)
             lines.append(_latency_line('First-byte', size_series.first,
                                        where))
             lines.append(_latency_line('Last-byte ', size_series.last, where))
@@ -174,7 +177,8 @@ def csv_rows(run_stats):
     names = ['scenario_name', 'ssbench_version', 'worker_count',
              'concurrency', 'start_time', 'stop_time', 'duration',
              'delete_after']
-    values = [rs.name, rs.version, rs.worker_count, rs.concurrency,
+    values = [printable(rs.name, None), rs.version, rs.worker_count,
+              rs.concurrency,
               format_time(rs.start_time), format_time(rs.stop_time),
               rs.duration, '%s' % (rs.delete_after,)]
     stat_names = ['min', 'max', 'avg', 'std_dev', '%s_pctile' % (rs.pctile,),

@@ -4,6 +4,7 @@ operation asked for under it), from the suite document
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import write_text
+from ssbench.errors import printable
 from ssbench.report.compute.suitefigures import KEYS
 
 
@@ -31,7 +32,7 @@ def table_rows(doc, operations=('total',)):
     rows = []
     for step in doc['steps']:
         figures = step.get('figures')
-        values = step.get('label') or '-'
+        values = printable(step.get('label')) or '-'
         if figures is None:
             rows.append(['%d' % step['step'], values, '', '', '', '', '', '',
                          '', _not_reported(step)])
@@ -89,8 +90,8 @@ def render_table(doc, out, operations=('total',)):
     rows = [list(_HEADER)] + table_rows(doc, operations)
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = ['Suite "%s": %d step%s' % (
-        doc['name'], len(doc['steps']), '' if len(doc['steps']) == 1
-        else 's')]
+        printable(doc['name']), len(doc['steps']),
+        '' if len(doc['steps']) == 1 else 's')]
     for row in rows:
         cells = []
         for i, cell in enumerate(row):

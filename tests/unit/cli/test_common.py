@@ -114,3 +114,57 @@ def test_argparse_s_own_echo_is_cut_too(capsys):
     assert err.count('\n') == 1 and len(err) < 400
     assert 'unrecognized arguments: xxx' in err
     assert '(100024 characters)' in err
+
+
+# -- durations too short to step by (issue 50) ---------------------------
+
+@pytest.mark.parametrize('argv, message', [
+    (['-s', '1e-300'], "argument -s: '1e-300' must be at least 0.001"),
+    (['-s', '0.0009'], "argument -s: '0.0009' must be at least 0.001"),
+    (['-t', '1e-300'], "argument -t: '1e-300' must be 0 or at least 0.001"),
+])
+def test_durations_below_a_millisecond_are_refused(argv, message, capsys):
+    args, status = _bounded_parser().parse(argv)
+    assert args is None and status == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and message in err
+
+
+def test_between_bounds_both_ends(capsys):
+    from ssbench.cli import common
+    parser = ArgumentParser(prog='tool')
+    parser.add_argument('-w', type=common.between(common.positive_float,
+                                                  3, 3600))
+    assert parser.parse(['-w', '3'])[0].w == 3
+    assert parser.parse(['-w', '1e-300']) == (None, 2)
+    assert "'1e-300' must be at least 3" in capsys.readouterr().err
+    assert parser.parse(['-w', '3601']) == (None, 2)
+
+
+# -- log lines echo names (issue 50) -------------------------------------
+
+def test_a_log_line_shows_names_printable_and_cut():
+    import io
+    import logging
+    from ssbench.cli import common
+    stream = io.StringIO()
+    root = logging.getLogger()
+    saved = list(root.handlers), root.level
+    try:
+        common.setup_logging(stream=stream)
+        name = u'A' * 900000 + u'\x1b[31m'
+        logging.getLogger('ssbench').error(u'suite "%s": %s', name,
+                                           u'two\nlines\x1b]0;x\x07')
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in saved[0]:
+            root.addHandler(handler)
+        root.setLevel(saved[1])
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith(u'ERROR:suite "AAA')
+    assert len(lines[0]) <= common.MAX_LOG_LINE + 40
+    assert lines[0].endswith(u'... (900018 characters)')
+    assert lines[1] == u'lines\\x1b]0;x\\x07'
+    assert u'\x1b' not in stream.getvalue()

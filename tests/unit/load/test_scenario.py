@@ -416,3 +416,54 @@ def test_bad_listing_fails_in_one_line(listing, fragment):
     with pytest.raises(ScenarioError) as info:
         Scenario(minimal(listing=listing), source='s.scenario')
     assert fragment in str(info.value)
+
+
+# -- text JSON takes but no path, header or msgpack can (issue 50) -------
+
+def _from_json(text):
+    """A scenario from JSON text: "\\ud800" arrives as a lone surrogate
+    on both interpreters."""
+    return Scenario(parse_json(text, 'x.scenario'), source='x.scenario')
+
+
+@pytest.mark.parametrize('change, where', [
+    ({'name': 'a\\ud800b'}, '"name"'),
+    ({'name': 'a\\udfffb'}, '"name"'),
+    ({'container_base': 'ssb\\u0000x'}, '"container_base"'),
+    ({'policy': '\\udc80gold'}, '"policy"'),
+    ({'listing': {'prefix': 'p\\ud83d'}}, '"prefix"'),
+])
+def test_text_no_encoding_takes_is_refused(change, where):
+    text = json.dumps(minimal(**change)).replace('\\\\u', '\\u')
+    with pytest.raises(ScenarioError) as info:
+        _from_json(text)
+    message = '%s' % (info.value,)
+    assert where in message and '\n' not in message
+    assert 'lone surrogate' in message or 'NUL character' in message
+    assert info.value.exit_status == 2
+    message.encode('utf-8')
+
+
+def test_a_size_name_with_a_lone_surrogate_is_refused():
+    data = minimal()
+    data['sizes'][1]['name'] = 'ti\\udbffny'
+    data['initial_files'] = {'zero': 30, 'ti\\udbffny': 10}
+    text = json.dumps(data).replace('\\\\u', '\\u')
+    with pytest.raises(ScenarioError) as info:
+        _from_json(text)
+    assert 'sizes[1]: "name" must be text without a lone surrogate' in \
+        '%s' % (info.value,)
+
+
+def test_a_pair_of_surrogates_is_one_character_and_fine():
+    text = json.dumps(minimal(name='smile \\ud83d\\ude00')).replace(
+        '\\\\u', '\\u')
+    assert _from_json(text).name == u'smile \U0001f600'
+
+
+def test_a_rate_too_low_to_end_is_refused():
+    with pytest.raises(ScenarioError) as info:
+        Scenario(minimal(rate=1e-300), source='x.scenario')
+    assert '"rate" must be at least 0.001, not 1e-300' in \
+        '%s' % (info.value,)
+    assert Scenario(minimal(rate=0.001), source='x.scenario').rate == 0.001

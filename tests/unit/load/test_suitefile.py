@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from ssbench.compat import PY2
 from ssbench.load import suitefile
 from ssbench.load.suitefile import SuiteError, load_suite, parse_suite
 
@@ -146,3 +147,48 @@ def test_a_suite_file_that_is_no_json_says_where(tmpdir):
         load_suite(path)
     assert ('%s' % (info.value,)).startswith(
         '%s: line 2 column ' % (path,))
+
+
+# -- text JSON takes but no path, header or msgpack can (issue 50) -------
+
+def _suite_json(text):
+    from ssbench.load.scenariocheck import parse_json
+    return parse(parse_json(text, 'curve.suite'))
+
+
+def test_a_suite_name_with_a_lone_surrogate_is_refused():
+    with pytest.raises(SuiteError) as info:
+        _suite_json('{"name": "curve\\ud800", "defaults": '
+                    '{"scenario": "a.scenario"}}')
+    assert info.value.lines == [
+        'curve.suite: "name": the name must be text without a lone '
+        'surrogate, not "curve\\ud800"']
+
+
+def test_a_nul_in_a_step_s_scenario_path_is_refused():
+    with pytest.raises(SuiteError) as info:
+        _suite_json('{"steps": [{"scenario": "a\\u0000.scenario"}]}')
+    assert info.value.lines == [
+        'curve.suite: steps[0]: "scenario" must be text without a NUL '
+        'character, not "a\\u0000.scenario"']
+
+
+def test_a_rate_too_low_to_end_is_refused_in_a_step_and_a_sweep():
+    lines = mistakes({'defaults': {'scenario': 'a.scenario'},
+                      'steps': [{'rate': 1e-300}],
+                      'sweep': {'rate': '1e-9:1:x10'}})
+    assert len(lines) == 2
+    assert all('must be at least 0.001' in line for line in lines), lines
+
+
+@pytest.mark.skipif(PY2, reason='Python 2 holds a file name as its bytes')
+def test_a_file_name_that_is_no_utf8_names_a_step_in_text():
+    # Python 3 holds the byte 0xff of a file name as '\udcff', which no
+    # stats header could store: a suite of two -f files failed after its
+    # first step.
+    step = suitefile.StepPlan(2, u'/s/a\udcff.scenario', {},
+                              shown=['scenario'])
+    assert step.label() == u'a\ufffd'
+    step.label().encode('utf-8')
+    assert suitefile.file_stem(u'/s/b\ud800.suite') == u'b?'
+    assert suitefile.file_stem(u'/s/read.suite') == u'read'

@@ -77,3 +77,13 @@ def test_a_product_beyond_the_bound_is_refused():
     with pytest.raises(ValueError) as info:
         sweep.product([('user_count', values), ('rate', values[:11])])
     assert 'more than 1000' in '%s' % (info.value,)
+
+
+def test_values_keep_their_precision():
+    # Rounded to 6 decimals, 1e-9 read as 0 and the three values as one.
+    assert sweep.expand('1e-9:1e-7:x10', float) == [
+        pytest.approx(1e-9), pytest.approx(1e-8), pytest.approx(1e-7)]
+    assert sweep.expand('0.1:0.3:+0.1', rate) == [0.1, 0.2, 0.3]
+    assert sweep.expand('1:1000:x10', rate) == [1, 10, 100, 1000]
+    assert sweep.expand('0.0000001:0.0000004:+0.0000001', float) == [
+        1e-7, 2e-7, 3e-7, 4e-7]

@@ -174,6 +174,9 @@ def test_a_clock_that_steps_mid_run_starts_a_period_said_at_once():
             second['samples']) == (0, 3, 1, 3)
     assert first['offset'] == pytest.approx(1.995, abs=1e-3)
     assert second['offset'] == pytest.approx(3601.995, abs=1e-3)
+    # The steady-state watch puts results on the master's clock by the
+    # offset in force now, the new period's.
+    assert offsets.offset(1) == second['offset']
     # The worker's own times of each period's first and last estimates.
     assert first['last'] < first['first'] + 3 < second['first'] - 3590
     assert at == second['first']
@@ -205,3 +208,14 @@ def test_a_step_is_a_warning_and_a_run_event(caplog):
                        'wall clock stepped +3600.000 s (offset +0.002 s -> '
                        '+3600.002 s, at 03:10:00 UTC on its clock)')]
     assert 'worker 3: wall clock stepped +3600.000 s' in caplog.text
+
+
+def test_a_worker_s_offset_is_known_once_a_probe_came_back():
+    # What the steady-state watch puts completion times on the master's
+    # clock by (ssbench.master.steadystate).
+    clocks = master_clocks()
+    offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0)
+    assert offsets.offset(1) is None
+    round_trip(offsets, clocks, 0.01, 0.3, 0.01, ahead=30 * 86400.0)
+    assert offsets.offset(1) == pytest.approx(30 * 86400.0)
+    assert offsets.offset(2) is None

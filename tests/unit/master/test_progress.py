@@ -116,3 +116,26 @@ class Terminal(Stream):
 def test_a_terminal_gets_the_line_anything_else_the_characters(
         requested, tty, verbose, quiet, shown):
     assert mode(requested, Terminal(tty), verbose, quiet) == shown
+
+
+def test_a_warning_starts_on_a_fresh_line_and_the_characters_go_on():
+    import logging
+    out = Stream()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter('%(levelname)s:%(message)s'))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        printer = ProgressPrinter(out, width=10)
+        printer.legend()
+        printer.add_results([{'first_byte_latency': 0.1}] * 3)
+        printer.flush()
+        logging.getLogger('ssbench').warning('queue growing')
+        printer.add_results([{'first_byte_latency': 0.1}] * 2)
+        printer.finish()
+        logging.getLogger('ssbench').warning('after the run')
+    finally:
+        root.removeHandler(handler)
+    assert out.getvalue()[len(LEGEND):] == (
+        '...\nWARNING:queue growing\n..\nWARNING:after the run\n')
+    assert handler.filters == []

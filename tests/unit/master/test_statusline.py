@@ -80,3 +80,10 @@ def test_redrawn_in_place_at_most_every_interval_and_cut_to_width():
     assert stream.parts[-1] == '\n'
     status.clear()
     assert stream.parts[-1] == '\n'    # nothing shown: nothing to clear
+
+
+def test_a_step_s_values_are_escaped_and_cut():
+    line = format_line(figures(), 3, 0,
+                       step=(1, 2, u'p\x1b[2J' + u'x' * 100))
+    assert line.startswith(u'step 1/2 p\\x1b[2J' + u'x' * 35 +
+                           u'... (105 characters) | benchmark')

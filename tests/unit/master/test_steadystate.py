@@ -82,8 +82,15 @@ def results(start, seconds, rate, latency, step=1.0):
     return out
 
 
+def on_time(**options):
+    """A watch of workers whose clocks agree with the master's, taking
+    results whenever they completed."""
+    return steadystate.SteadyWatch(offsets=lambda worker_id: 0.0,
+                                   wall=lambda: 10.0 ** 9, **options)
+
+
 def test_a_watch_ends_the_jobs_of_a_steady_load():
-    watch = steadystate.SteadyWatch(warmup=5)
+    watch = on_time(warmup=5)
     jobs = watch.jobs(iter(range(10 ** 6)))
     taken = 0
     for second in range(60):
@@ -101,7 +108,7 @@ def test_a_watch_ends_the_jobs_of_a_steady_load():
 
 
 def test_a_watch_never_ends_a_rising_latency():
-    watch = steadystate.SteadyWatch()
+    watch = on_time()
     watch.add(results(1000.0, 120, 100, lambda t: 0.05 * (1 + 0.01 * t)))
     assert not watch.steady
     assert watch.verdict.why.startswith('p99 rising')
@@ -109,7 +116,7 @@ def test_a_watch_never_ends_a_rising_latency():
 
 
 def test_a_stall_is_not_steady():
-    watch = steadystate.SteadyWatch()
+    watch = on_time()
     watch.add(results(1000.0, 20, 100, lambda t: 0.05))
     watch.add(results(1027.0, 20, 100, lambda t: 0.05))
     assert not watch.steady
@@ -125,3 +132,75 @@ def test_open_loop_results_count_their_response_time():
     assert steadystate._latency(early) == 0.01
     failed = {'completed_at': 10.0, 'exception': 'x', 'time_to_failure': 2}
     assert steadystate._latency(failed) == 2
+
+
+def test_a_window_too_short_to_hold_results_is_refused():
+    # --steady-seconds 1e-300 made windows of 1.7e-301 s, and a loop that
+    # appended them for ever.
+    for window in (1e-300 / 6, 0.1, 601.0):
+        with pytest.raises(ValueError):
+            steadystate.SteadyWatch(window=window)
+    steadystate.SteadyWatch(window=steadystate.MIN_WINDOW)
+
+
+def test_a_long_gap_keeps_only_the_windows_judged():
+    watch = on_time()
+    watch.add(results(1000.0, 10, 100, lambda t: 0.05))
+    month = 30 * 86400.0
+    watch.add(results(1000.0 + month, 2, 100, lambda t: 0.05))
+    assert len(watch.windows) <= steadystate.WINDOWS
+    assert watch.judged == int((month + 1 - steadystate.SLACK) // 5)
+    assert watch.verdict.why == 'a window with 0 results (fewer than 20)'
+
+
+class Clocks(object):
+    """The master's wall clock and a worker's, `ahead` seconds ahead,
+    whose offset the master knows from `known_at` on."""
+
+    def __init__(self, ahead, known_at):
+        self.now = 1000.0
+        self.ahead = ahead
+        self.known_at = known_at
+
+    def offsets(self, worker_id):
+        assert worker_id == 7
+        return self.ahead if self.now >= self.known_at else None
+
+    def second(self):
+        """The results of the second that ends now, on the worker's
+        clock."""
+        batch = results(self.now - 1 + self.ahead, 1, 100, lambda t: 0.05)
+        for result in batch:
+            result['worker_id'] = 7
+        return batch
+
+
+@pytest.mark.parametrize('ahead', [30 * 86400.0, -30 * 86400.0, 30.0])
+def test_a_worker_clock_far_off_is_put_on_the_masters(ahead):
+    clocks = Clocks(ahead, known_at=1002.0)
+    watch = steadystate.SteadyWatch(offsets=clocks.offsets,
+                                    wall=lambda: clocks.now)
+    for _ in range(60):
+        clocks.now += 1
+        watch.add(clocks.second())
+        assert len(watch.windows) <= steadystate.WINDOWS
+        if watch.steady:
+            break
+    assert watch.steady, watch.verdict.why
+    # The results of the first second, before the offset was known, are
+    # left out: the first window starts at the first request after them.
+    assert watch.origin == pytest.approx(1001.0 - 0.05)
+    assert watch.steady_after == 30
+
+
+def test_results_far_ahead_of_the_masters_clock_are_left_out():
+    now = [1000.0]
+    watch = steadystate.SteadyWatch(offsets=lambda worker_id: 0.0,
+                                    wall=lambda: now[0])
+    watch.add([{'completed_at': 1000.0 + 86400, 'last_byte_latency': 0.1,
+                'worker_id': 1},
+               {'completed_at': float('nan'), 'last_byte_latency': 0.1,
+                'worker_id': 1},
+               {'completed_at': 999.0, 'last_byte_latency': float('inf'),
+                'worker_id': 1}])
+    assert watch.origin is None and watch.latest is None

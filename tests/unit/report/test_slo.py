@@ -125,3 +125,36 @@ def test_max_avg_rps_and_errors_need_no_more_results():
     run = doc(operation('total', count=2, last=latency(count=2)))
     objectives = slo.parse_slo('max<2s,avg<1s,rps>1,errors<1%,p50<1s')
     assert [slo.verdict(run, o)[0] for o in objectives] == [slo.MET] * 5
+
+
+@pytest.mark.parametrize('text', ['p99<0ms', 'p99<0us', 'max<0.5us',
+                                  'read.p50<0.0000001s'])
+def test_a_time_limit_below_a_microsecond_is_refused(text):
+    # 'p99<0ms' read back as "< 0 us".
+    with pytest.raises(slo.SloError) as info:
+        slo.parse_slo(text)
+    assert 'a time limit must be at least 1us' in '%s' % (info.value,)
+    assert info.value.exit_status == 2
+
+
+def test_the_smallest_time_limit_reads_back_as_given():
+    objective = slo.parse_slo('p99<1us')[0]
+    assert slo.format_figure(objective.limit, objective.name) == '1 us'
+
+
+def test_an_endpoint_the_run_has_not_is_a_usage_error():
+    objectives = slo.parse_slo('p99<1s,endpoint[99].p99<1s')
+    with pytest.raises(slo.SloError) as info:
+        slo.check_document(doc(), objectives)
+    message = '%s' % (info.value,)
+    assert message == ("bad --slo objective 'endpoint[99].p99<1s': the run "
+                       "has one storage URL: endpoint[N] names one of "
+                       "several (-S)")
+    assert info.value.exit_status == 2
+    with pytest.raises(slo.SloError) as info:
+        slo.check_flags(objectives, ['http://a/v1', 'http://b/v1'])
+    assert 'endpoint[0] to endpoint[1] only' in '%s' % (info.value,)
+    slo.check_flags(slo.parse_slo('endpoint[1].p99<1s'),
+                    ['http://a/v1', 'http://b/v1'])
+    slo.check_flags(objectives, [])
+    slo.check_flags(None, ['http://a/v1'])

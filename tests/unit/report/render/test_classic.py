@@ -251,3 +251,22 @@ def test_csv_of_head_and_list_has_their_blocks_after_delete():
     assert (row['list_count'], row['list_errors']) == (1, 1)
     assert row['head_first_big_max'] == 0.001
     assert row['list_last_all_worst_txid'] == 'l1'
+
+
+def test_text_escape_sequences_in_names_are_shown_escaped():
+    # A stats file from anywhere must not recolour or retitle the
+    # terminal the report is printed on.
+    import copy
+    scenario = copy.deepcopy(HEADER['_scenario_data'])
+    scenario['sizes'][0]['name'] = u'ti\x1b[2Jny'
+    scenario['initial_files'] = {u'ti\x1b[2Jny': 30, 'big': 10}
+    header = dict(HEADER, name=u'Red\x1b[31m\nrun', _scenario_data=scenario)
+    results = [dict(result, size_str=u'ti\x1b[2Jny')
+               if result.get('size_str') == 'tiny' else result
+               for result in RESULTS]
+    text = render(classic.render_text, crafted(results, header=header))
+    assert u'\x1b' not in text
+    assert u'Red\\x1b[31m\\x0arun  (generated' in text
+    assert u'ti\\x1b[2Jny' in text
+    csv_text = render(classic.render_csv, crafted(RESULTS, header=header))
+    assert u'"Red\\x1b[31m\\x0arun"' in csv_text

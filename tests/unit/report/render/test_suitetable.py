@@ -43,3 +43,11 @@ def test_the_search_ends_the_table():
     doc = suitefigures.suite_document('c', [step(1, 'u8', step_doc())],
                                       search={'summary': 'highest ...'})
     assert render(doc).endswith('\nCapacity search: highest ...\n')
+
+
+def test_names_and_labels_are_shown_escaped():
+    doc = suitefigures.suite_document(u'curve\x1b]0;owned\x07', [
+        step(1, u'p\x1b[31m', step_doc())])
+    lines = render(doc).splitlines()
+    assert lines[0] == u'Suite "curve\\x1b]0;owned\\x07": 1 step'
+    assert lines[2].startswith(u'   1  p\\x1b[31m')
