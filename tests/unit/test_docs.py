@@ -556,3 +556,129 @@ def test_broken_rst_and_links_are_found():
     assert 'Unknown target name: "nowhere"' in found
     assert 'no such file docs/none.rst' in found
     assert 'no section #no-such-part in docs/usage.rst' in found
+
+
+# -- the contributors' page says what the code makes -------------------------
+
+INTERNALS = os.path.join('docs', 'internals.rst')
+
+
+def unnamed(names, text):
+    """The names of `names` that `text` shows nowhere as ``name``."""
+    return sorted(set(name for name in names
+                      if '``%s``' % name not in text))
+
+
+class _Grant(object):
+    storage_urls = ['http://a/v1/AUTH_x']
+    token = 't'
+    generation = 1
+
+
+def wire_names():
+    """Every message type and every key a master or a worker sends."""
+    from ssbench.wire import protocol
+    names = set([protocol.PING, protocol.SUICIDE, protocol.HEARTBEAT,
+                 protocol.REFUSED, protocol.CLOCK, protocol.CONFIGURE])
+    names.update(protocol.JOB_KEYS + protocol.IDENTITY_KEYS +
+                 protocol.HEALTH_KEYS + protocol.HOST_KEYS +
+                 protocol.S3_KEYS + protocol.SEGMENTS_KEYS +
+                 protocol.S3_ADDRESSING + protocol.LARGE_OBJECT_KINDS)
+    messages = [
+        protocol.refused('why'), protocol.clock_probe(1.0),
+        protocol.configure_job(1, 2, 3, _Grant(), True, False, None,
+                               (0.1, 1), {}, 60),
+        protocol.heartbeat(1, [], True, 1, True, 'why'),
+        protocol.result_ok({'job_id': 1}, 1, 0.1, 0.2, 'tx', 0,
+                           status=200, reconnects=0, size=1,
+                           retry_causes={'503': 1}),
+        protocol.result_error({'job_id': 1}, 1, 'e', 'tb', 0,
+                              time_to_failure=1.0, reconnects=0,
+                              retry_causes={'503': 1})]
+    for message in messages:
+        names.update(message)
+    return names - set(['type'])
+
+
+def record_names():
+    """Every key of a result record, by its schema."""
+    from ssbench.measure import record
+    return set([field[0] for field in record.FIELDS] +
+               [record.RETRY_CAUSES, record.SEGMENTS])
+
+
+def stats_header_names():
+    """Every key the master may write in a stats file's header: the
+    scenario's, and each ``header[...] = `` and header map literal of the
+    code that builds it."""
+    from ssbench.cli import s3run
+    from ssbench.measure import record
+    from ssbench.results import workerlist
+    names = set([record.ENDPOINTS, workerlist.HEADER_KEY,
+                 s3run.PROTOCOL_KEY, 's3'] +
+                [key for key, _ in workerlist.FIELDS])
+    path = os.path.join(ROOT, 'ssbench', 'load', 'scenario.py')
+    with io.open(path, encoding='utf-8') as fp:
+        tree = ast.parse(fp.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and \
+                node.name == 'stats_header':
+            for item in ast.walk(node):
+                if isinstance(item, ast.Dict):
+                    # A constant's value (3) or a string's s (2.7).
+                    names.update(vars(key).get('value', vars(key).get('s'))
+                                 for key in item.keys)
+    for path in glob.glob(os.path.join(ROOT, 'ssbench', '*', '*.py')):
+        with io.open(path, encoding='utf-8') as fp:
+            text = fp.read()
+        names.update(re.findall(r"\bheader\['(\w+)'\](?:\['\w+'\])? = ",
+                                text))
+        names.update(re.findall(r"\bheader = \{'(\w+)'", text))
+    return names
+
+
+def control_record_names():
+    """Every kind of control record and every event a stats file holds."""
+    from ssbench.load import schedule
+    from ssbench.master import steadystate
+    from ssbench.results import clockrecords, eventrecords, healthrecords
+    return set((schedule.SCHEDULE_RECORD, steadystate.RECORD_KIND,
+                clockrecords.CLOCK_RECORD, eventrecords.EVENT_RECORD,
+                healthrecords.HEALTH_RECORD) + eventrecords.STORED)
+
+
+@pytest.mark.parametrize('names', [wire_names, record_names,
+                                   stats_header_names,
+                                   control_record_names])
+def test_internals_names_what_the_code_makes(names):
+    assert unnamed(names(), read(INTERNALS)) == []
+
+
+def test_internals_checks_can_fail():
+    assert unnamed(['PING', 'job_id', 'nowhere'], '``PING`` and job_id') \
+        == ['job_id', 'nowhere']
+    assert 'seed' in stats_header_names()
+    assert 'until_steady' in stats_header_names()
+    assert 'suite' in stats_header_names()
+    assert 'config_refused' in wire_names()
+
+
+CITATION = re.compile(r'\bSPEC\b(?! *=)|\bdesign notes\b|\bDESIGN\b')
+
+
+def test_the_code_cites_pages_in_the_tree():
+    """No comment cites a SPEC or design notes outside the repository."""
+    found = []
+    for folder in ('ssbench', 'tests', 'bench', 'docs'):
+        for base, _, files in os.walk(os.path.join(ROOT, folder)):
+            for name in files:
+                if not name.endswith(('.py', '.rst')) or \
+                        name == 'test_docs.py':
+                    continue
+                path = os.path.join(base, name)
+                with io.open(path, encoding='utf-8') as fp:
+                    for number, line in enumerate(fp, 1):
+                        if CITATION.search(line.replace('_SPEC', '')):
+                            found.append('%s:%d' % (
+                                os.path.relpath(path, ROOT), number))
+    assert found == []
