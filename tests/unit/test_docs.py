@@ -682,3 +682,86 @@ def test_the_code_cites_pages_in_the_tree():
                             found.append('%s:%d' % (
                                 os.path.relpath(path, ROOT), number))
     assert found == []
+
+
+# -- one version ---------------------------------------------------------
+
+RELEASE = re.compile(r'^(\d+(?:\.\d+)+) \((unreleased|\d{4}-\d\d-\d\d)\)\n=+$',
+                     re.M)
+# A version of this project named in a page: an image tag, a file name, a
+# report's "ssbench version X".
+NAMED_VERSION = re.compile(r'ssbench(?:[:-]| version )'
+                           r'(\d+\.\d+(?:\.\d+)*(?:\.?(?:dev|a|b|rc)\d+)?)')
+
+
+def releases(text):
+    """[(version, date or 'unreleased')] of the CHANGELOG, top first."""
+    return RELEASE.findall(text)
+
+
+def release_of(version):
+    """The release a version is, or is a development version of:
+    '0.7.0.dev0' -> '0.7.0'."""
+    return re.match(r'\d+(?:\.\d+)*', version).group(0)
+
+
+def numbers(version):
+    return tuple(int(part) for part in release_of(version).split('.'))
+
+
+def test_changelog_top_release_is_the_version():
+    import ssbench
+    found = releases(read('CHANGELOG.rst'))
+    top, date = found[0]
+    if date == 'unreleased':
+        assert release_of(ssbench.version) == top
+        assert ssbench.version != top          # a .devN until released
+    else:
+        assert ssbench.version == top
+    assert [numbers(v) for v, _ in found] == sorted(
+        (numbers(v) for v, _ in found), reverse=True)
+    dates = [d for _, d in found if d != 'unreleased']
+    assert dates == sorted(dates, reverse=True)
+    assert [d for _, d in found[1:] if d == 'unreleased'] == []
+
+
+def test_pages_name_only_this_version():
+    import ssbench
+    named = []
+    for page in PAGES + ['deploy/ansible/group_vars/all.yml']:
+        named.extend((page, v) for v in NAMED_VERSION.findall(read(page)))
+    assert named
+    assert [(page, v) for page, v in named if v != ssbench.version] == []
+
+
+def test_helm_chart_is_this_version():
+    import ssbench
+    chart = read(os.path.join('deploy', 'helm', 'ssbench', 'Chart.yaml'))
+    fields = dict(re.findall(r'^(\w+): *"?([^"\n]*)"?$', chart, re.M))
+    assert fields['appVersion'] == ssbench.version
+    # A chart's own version is SemVer: 0.7.0.dev0 -> 0.7.0-dev0.
+    assert fields['version'] == re.sub(r'\.?(dev|a|b|rc)', r'-\1',
+                                       ssbench.version, count=1)
+
+
+def test_fleet_requirement_refuses_the_original_only():
+    """The playbook's pip requirement keeps out 0.3.9 (a public index's
+    ssbench) and lets this version in."""
+    import ssbench
+    value = re.search(r'^ssbench_package: "ssbench>=([\d.]+)"$',
+                      read('deploy/ansible/group_vars/all.yml'),
+                      re.M).group(1)
+    floor = numbers(value)
+    assert (0, 3, 9) < floor <= numbers(ssbench.version)
+
+
+def test_version_checks_can_fail():
+    text = ('x\n\n0.7.0 (unreleased)\n==================\n\n'
+            '0.6.0 (2026-11-28)\n==================\n')
+    assert releases(text) == [('0.7.0', 'unreleased'),
+                              ('0.6.0', '2026-11-28')]
+    assert release_of('0.7.0.dev0') == '0.7.0'
+    assert NAMED_VERSION.findall(
+        'tools/mkimage -t r/ssbench:0.4.0; dist/ssbench-0.7.0.dev0-py311.pyz'
+        ' (ssbench version 0.3.9) ssbench-000001-default') == [
+        '0.4.0', '0.7.0.dev0', '0.3.9']
