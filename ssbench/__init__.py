@@ -1,6 +1,6 @@
 """ssbench: a benchmark suite for OpenStack Swift object storage."""
 
-version = '0.4.0'
+version = '0.7.0.dev0'
 __version__ = version
 
 # Job types, spelled as they appear in result records and stats files.

@@ -174,7 +174,8 @@ def _members(results, key):
 
 
 def percentile(values, pctile):
-    """The SPEC's nearest-rank percentile of values (any order), written
+    """The report's nearest-rank percentile (docs/internals.rst, "Report
+    numbers") of values (any order), written
     apart from the code under test: sort, then the rank in decimal
     arithmetic, exact for a percentile written in decimal (99.9 is
     99.9, not the double nearest it).  None for no values."""
@@ -194,7 +195,7 @@ def percentile(values, pctile):
 
     if not whole:
         return at(ceiling)
-    # Rank 0 (p0) takes the first value twice, as the SPEC clamps it.
+    # Rank 0 (p0) takes the first value twice, as the rule clamps it.
     following = ceiling + 1 if ceiling >= 1 else ceiling
     return (at(ceiling) + at(following)) / 2
 

@@ -412,7 +412,8 @@ class Scenario(object):
     # -- stats file --
 
     def stats_header(self, version=None):
-        """The first object of a stats file (SPEC section 4)."""
+        """The first object of a stats file (docs/internals.rst, "The
+        header")."""
         return {
             '_scenario_data': self.data,
             'name': self.name,

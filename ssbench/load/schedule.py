@@ -345,8 +345,8 @@ class Schedule(object):
         return out
 
     def record(self):
-        """summary() as a stats-file control record (SPEC section 4: a
-        map without `completed_at`, its kind under `kind`)."""
+        """summary() as a stats-file control record (docs/internals.rst,
+        "Records": a map without `completed_at`, its kind under `kind`)."""
         record = self.summary()
         record['kind'] = SCHEDULE_RECORD
         return record

@@ -1,4 +1,5 @@
-"""The one nearest-rank rule (SPEC section 5), computed exactly, and the
+"""The one nearest-rank rule (docs/internals.rst, "Report numbers"),
+computed exactly, and the
 percentile it gives of a sorted sequence or of runs of equal values.
 
 rank = n * pctile / 100 in exact arithmetic: a whole rank takes the mean

@@ -1,6 +1,7 @@
 """The result record: one map per request, sent by a worker, stored by
-the master, read by the reports (SPEC section 3).  The one definition of
-its keys, their types, whether the wire requires them, and their limits.
+the master, read by the reports (docs/internals.rst, "The result
+record").  The one definition of its keys, their types, whether the
+wire requires them, and their limits.
 
 Every number a result carries lies in a half-open range [0, bound): the
 master's wire check (ssbench.wire.messagecheck and, on the bytes,

@@ -2,7 +2,7 @@
 
 A master estimates each worker's wall-clock offset to its own (see
 ssbench.master.clockoffset) and stores one control record per worker
-(SPEC section 4: a map without `completed_at`):
+(docs/internals.rst, "Records": a map without `completed_at`):
 
     kind        CLOCK_RECORD
     worker_id   the worker

@@ -1,7 +1,7 @@
 """Run events in the stats file: what happened to the run, and when.
 
 The master stores each event of the benchmark phase as a control record
-(SPEC section 4: a map without `completed_at`):
+(docs/internals.rst, "Records": a map without `completed_at`):
 
     kind        EVENT_RECORD
     event       one of STORED: a worker joined (a new connection admitted),

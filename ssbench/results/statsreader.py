@@ -3,11 +3,12 @@
 A stats file is a msgpack stream: one header map (with ``_scenario_data``),
 then result batches (arrays of result maps) exactly as workers sent them.
 The master writes a plain file during the run and gzips it at the end
-(SPEC section 4; ssbench.results.statswriter).  Readers accept gzip and plain
-files, from ssbench 0.3.x and from this project, and read a truncated file
-up to its last complete object.  The plain file of a master still running
-can be read too (open_stats(growing=True)).  What the values in it must
-be is ssbench.results.statscheck.
+(docs/internals.rst, "The stats file"; ssbench.results.statswriter).
+Readers accept gzip and plain files, from ssbench 0.3.x and from this
+project, and read a truncated file up to its last complete object.  The
+plain file of a master still running can be read too
+(open_stats(growing=True)).  What the values in it must be is
+ssbench.results.statscheck.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -322,7 +323,8 @@ class StatsFile(object):
     def iter_results(self):
         """Yield every result map in file order (re-opens the file); the
         control records (maps without ``completed_at``, such as worker
-        health: SPEC section 4) are left out, as 0.3.x leaves them out."""
+        health: docs/internals.rst, "Records") are left out, as 0.3.x
+        leaves them out."""
         for batch in self.iter_batches():
             for result in batch:
                 if not isinstance(result, dict) or 'completed_at' in result:

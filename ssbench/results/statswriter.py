@@ -1,6 +1,6 @@
 """Stats files, the writing side: result batches appended as they
-arrive, the file gzipped at the end of the run (SPEC section 4; the
-reading side is ssbench.results.statsreader).
+arrive, the file gzipped at the end of the run (docs/internals.rst, "The
+stats file"; the reading side is ssbench.results.statsreader).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -32,7 +32,8 @@ WRITE_BUFFER = 1 << 18
 
 def default_stats_path(scenario_name, user_count, operation_count,
                        run_seconds, now=None):
-    """The default stats file path for a run (SPEC section 4), local time."""
+    """The default stats file path for a run (docs/usage.rst), local
+    time."""
     name = re.sub(r'[\s/]', '_', scenario_name)
     stamp = time.strftime('%Y-%m-%d.%H%M%S',
                           time.localtime(time.time() if now is None else now))

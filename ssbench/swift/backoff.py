@@ -1,5 +1,5 @@
-"""The pause before a retry, with --retry-backoff (SPEC 3): it doubles
-per retry, with jitter, up to a cap."""
+"""The pause before a retry, with --retry-backoff (docs/internals.rst,
+"Retries"): it doubles per retry, with jitter, up to a cap."""
 from __future__ import absolute_import, division, print_function
 
 # --retry-backoff without a value: the first retry waits 0.05-0.1 s, each

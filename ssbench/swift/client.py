@@ -10,13 +10,13 @@ of the standard library's client), and lets us time the first and the
 last byte and count retries ourselves (swiftclient's Connection hides both
 behind a sleeping back-off).
 
-Retry rules (SPEC 3): 503, 404 on GET/DELETE, 401 (after the token source
-renewed the token) and socket-level failures are retried up to `retries`
-times, and counted, each under its cause (the HTTP status, or the
-error_class() of the failure, see ssbench.swift.outcome).  Retries follow
-at once (0.3.9's way) or, with `retry_backoff`, after a pause that doubles
-per retry, with jitter, up to a cap (ssbench.swift.backoff); a retry after
-a 401 never waits.
+Retry rules (docs/internals.rst, "Retries"): 503, 404 on GET/DELETE,
+401 (after the token source renewed the token) and socket-level failures
+are retried up to `retries` times, and counted, each under its cause
+(the HTTP status, or the error_class() of the failure, see
+ssbench.swift.outcome).  Retries follow at once (0.3.9's way) or, with
+`retry_backoff`, after a pause that doubles per retry, with jitter, up to
+a cap (ssbench.swift.backoff); a retry after a 401 never waits.
 
 A pooled keep-alive connection found closed by the server before any of
 the request went out is replaced and the request sent on a new connection:

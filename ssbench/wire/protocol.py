@@ -344,7 +344,8 @@ def _add_optional(result, completed_at, reconnects, time_to_failure,
 def result_ok(job, worker_id, first_byte_latency, last_byte_latency,
               trans_id, retries, completed_at=None, status=None,
               reconnects=None, size=None, retry_causes=None):
-    """The record of a job that succeeded (SPEC section 3).
+    """The record of a job that succeeded (docs/internals.rst, "The result
+    record").
 
     Jobs that reached Swift also give the final HTTP `status` and the
     `reconnects`, reads the body bytes as `size`, and retried jobs their

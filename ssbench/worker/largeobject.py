@@ -1,5 +1,6 @@
-"""Large objects: a job of a segmented size class (SPEC: `segment_size`
-and `large_object` in the job) as one timed operation.
+"""Large objects: a job of a segmented size class (`segment_size` and
+`large_object` in the job: docs/internals.rst, "Messages from the
+master") as one timed operation.
 
 CREATE and UPDATE upload the segments to `<container>_segments` (which
 the master creates before the run), named `<object>/<version>/<8-digit

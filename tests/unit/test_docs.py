@@ -556,3 +556,212 @@ def test_broken_rst_and_links_are_found():
     assert 'Unknown target name: "nowhere"' in found
     assert 'no such file docs/none.rst' in found
     assert 'no section #no-such-part in docs/usage.rst' in found
+
+
+# -- the contributors' page says what the code makes -------------------------
+
+INTERNALS = os.path.join('docs', 'internals.rst')
+
+
+def unnamed(names, text):
+    """The names of `names` that `text` shows nowhere as ``name``."""
+    return sorted(set(name for name in names
+                      if '``%s``' % name not in text))
+
+
+class _Grant(object):
+    storage_urls = ['http://a/v1/AUTH_x']
+    token = 't'
+    generation = 1
+
+
+def wire_names():
+    """Every message type and every key a master or a worker sends."""
+    from ssbench.wire import protocol
+    names = set([protocol.PING, protocol.SUICIDE, protocol.HEARTBEAT,
+                 protocol.REFUSED, protocol.CLOCK, protocol.CONFIGURE])
+    names.update(protocol.JOB_KEYS + protocol.IDENTITY_KEYS +
+                 protocol.HEALTH_KEYS + protocol.HOST_KEYS +
+                 protocol.S3_KEYS + protocol.SEGMENTS_KEYS +
+                 protocol.S3_ADDRESSING + protocol.LARGE_OBJECT_KINDS)
+    messages = [
+        protocol.refused('why'), protocol.clock_probe(1.0),
+        protocol.configure_job(1, 2, 3, _Grant(), True, False, None,
+                               (0.1, 1), {}, 60),
+        protocol.heartbeat(1, [], True, 1, True, 'why'),
+        protocol.result_ok({'job_id': 1}, 1, 0.1, 0.2, 'tx', 0,
+                           status=200, reconnects=0, size=1,
+                           retry_causes={'503': 1}),
+        protocol.result_error({'job_id': 1}, 1, 'e', 'tb', 0,
+                              time_to_failure=1.0, reconnects=0,
+                              retry_causes={'503': 1})]
+    for message in messages:
+        names.update(message)
+    return names - set(['type'])
+
+
+def record_names():
+    """Every key of a result record, by its schema."""
+    from ssbench.measure import record
+    return set([field[0] for field in record.FIELDS] +
+               [record.RETRY_CAUSES, record.SEGMENTS])
+
+
+def stats_header_names():
+    """Every key the master may write in a stats file's header: the
+    scenario's, and each ``header[...] = `` and header map literal of the
+    code that builds it."""
+    from ssbench.cli import s3run
+    from ssbench.measure import record
+    from ssbench.results import workerlist
+    names = set([record.ENDPOINTS, workerlist.HEADER_KEY,
+                 s3run.PROTOCOL_KEY, 's3'] +
+                [key for key, _ in workerlist.FIELDS])
+    path = os.path.join(ROOT, 'ssbench', 'load', 'scenario.py')
+    with io.open(path, encoding='utf-8') as fp:
+        tree = ast.parse(fp.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and \
+                node.name == 'stats_header':
+            for item in ast.walk(node):
+                if isinstance(item, ast.Dict):
+                    # A constant's value (3) or a string's s (2.7).
+                    names.update(vars(key).get('value', vars(key).get('s'))
+                                 for key in item.keys)
+    for path in glob.glob(os.path.join(ROOT, 'ssbench', '*', '*.py')):
+        with io.open(path, encoding='utf-8') as fp:
+            text = fp.read()
+        names.update(re.findall(r"\bheader\['(\w+)'\](?:\['\w+'\])? = ",
+                                text))
+        names.update(re.findall(r"\bheader = \{'(\w+)'", text))
+    return names
+
+
+def control_record_names():
+    """Every kind of control record and every event a stats file holds."""
+    from ssbench.load import schedule
+    from ssbench.master import steadystate
+    from ssbench.results import clockrecords, eventrecords, healthrecords
+    return set((schedule.SCHEDULE_RECORD, steadystate.RECORD_KIND,
+                clockrecords.CLOCK_RECORD, eventrecords.EVENT_RECORD,
+                healthrecords.HEALTH_RECORD) + eventrecords.STORED)
+
+
+@pytest.mark.parametrize('names', [wire_names, record_names,
+                                   stats_header_names,
+                                   control_record_names])
+def test_internals_names_what_the_code_makes(names):
+    assert unnamed(names(), read(INTERNALS)) == []
+
+
+def test_internals_checks_can_fail():
+    assert unnamed(['PING', 'job_id', 'nowhere'], '``PING`` and job_id') \
+        == ['job_id', 'nowhere']
+    assert 'seed' in stats_header_names()
+    assert 'until_steady' in stats_header_names()
+    assert 'suite' in stats_header_names()
+    assert 'config_refused' in wire_names()
+
+
+CITATION = re.compile(r'\bSPEC\b(?! *=)|\bdesign notes\b|\bDESIGN\b')
+
+
+def test_the_code_cites_pages_in_the_tree():
+    """No comment cites a SPEC or design notes outside the repository."""
+    found = []
+    for folder in ('ssbench', 'tests', 'bench', 'docs'):
+        for base, _, files in os.walk(os.path.join(ROOT, folder)):
+            for name in files:
+                if not name.endswith(('.py', '.rst')) or \
+                        name == 'test_docs.py':
+                    continue
+                path = os.path.join(base, name)
+                with io.open(path, encoding='utf-8') as fp:
+                    for number, line in enumerate(fp, 1):
+                        if CITATION.search(line.replace('_SPEC', '')):
+                            found.append('%s:%d' % (
+                                os.path.relpath(path, ROOT), number))
+    assert found == []
+
+
+# -- one version ---------------------------------------------------------
+
+RELEASE = re.compile(r'^(\d+(?:\.\d+)+) \((unreleased|\d{4}-\d\d-\d\d)\)\n=+$',
+                     re.M)
+# A version of this project named in a page: an image tag, a file name, a
+# report's "ssbench version X".
+NAMED_VERSION = re.compile(r'ssbench(?:[:-]| version )'
+                           r'(\d+\.\d+(?:\.\d+)*(?:\.?(?:dev|a|b|rc)\d+)?)')
+
+
+def releases(text):
+    """[(version, date or 'unreleased')] of the CHANGELOG, top first."""
+    return RELEASE.findall(text)
+
+
+def release_of(version):
+    """The release a version is, or is a development version of:
+    '0.7.0.dev0' -> '0.7.0'."""
+    return re.match(r'\d+(?:\.\d+)*', version).group(0)
+
+
+def numbers(version):
+    return tuple(int(part) for part in release_of(version).split('.'))
+
+
+def test_changelog_top_release_is_the_version():
+    import ssbench
+    found = releases(read('CHANGELOG.rst'))
+    top, date = found[0]
+    if date == 'unreleased':
+        assert release_of(ssbench.version) == top
+        assert ssbench.version != top          # a .devN until released
+    else:
+        assert ssbench.version == top
+    assert [numbers(v) for v, _ in found] == sorted(
+        (numbers(v) for v, _ in found), reverse=True)
+    dates = [d for _, d in found if d != 'unreleased']
+    assert dates == sorted(dates, reverse=True)
+    assert [d for _, d in found[1:] if d == 'unreleased'] == []
+
+
+def test_pages_name_only_this_version():
+    import ssbench
+    named = []
+    for page in PAGES + ['deploy/ansible/group_vars/all.yml']:
+        named.extend((page, v) for v in NAMED_VERSION.findall(read(page)))
+    assert named
+    assert [(page, v) for page, v in named if v != ssbench.version] == []
+
+
+def test_helm_chart_is_this_version():
+    import ssbench
+    chart = read(os.path.join('deploy', 'helm', 'ssbench', 'Chart.yaml'))
+    fields = dict(re.findall(r'^(\w+): *"?([^"\n]*)"?$', chart, re.M))
+    assert fields['appVersion'] == ssbench.version
+    # A chart's own version is SemVer: 0.7.0.dev0 -> 0.7.0-dev0.
+    assert fields['version'] == re.sub(r'\.?(dev|a|b|rc)', r'-\1',
+                                       ssbench.version, count=1)
+
+
+def test_fleet_requirement_refuses_the_original_only():
+    """The playbook's pip requirement keeps out 0.3.9 (a public index's
+    ssbench) and lets this version in."""
+    import ssbench
+    value = re.search(r'^ssbench_package: "ssbench>=([\d.]+)"$',
+                      read('deploy/ansible/group_vars/all.yml'),
+                      re.M).group(1)
+    floor = numbers(value)
+    assert (0, 3, 9) < floor <= numbers(ssbench.version)
+
+
+def test_version_checks_can_fail():
+    text = ('x\n\n0.7.0 (unreleased)\n==================\n\n'
+            '0.6.0 (2026-11-28)\n==================\n')
+    assert releases(text) == [('0.7.0', 'unreleased'),
+                              ('0.6.0', '2026-11-28')]
+    assert release_of('0.7.0.dev0') == '0.7.0'
+    assert NAMED_VERSION.findall(
+        'tools/mkimage -t r/ssbench:0.4.0; dist/ssbench-0.7.0.dev0-py311.pyz'
+        ' (ssbench version 0.3.9) ssbench-000001-default') == [
+        '0.4.0', '0.7.0.dev0', '0.3.9']

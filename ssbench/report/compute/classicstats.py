@@ -1,6 +1,7 @@
 """Statistics of a run, computed from a stats file in bounded memory.
 
-The numbers follow the original ssbench 0.3.9 report (SPEC section 5):
+The numbers follow the original ssbench 0.3.9 report (docs/internals.rst,
+"Report numbers"):
 latency series ignore None and 0 values, std_dev is the population standard
 deviation, percentiles use the nearest-rank rule with the "whole rank ->
 mean of two neighbours" twist, and the worst TX ID is the trans_id of the
