@@ -167,6 +167,45 @@ def unpacker(raw=False):
 
 # -- receiving -----------------------------------------------------------
 
+# Maps and arrays a received message may decode to: one per
+# CONTAINER_BYTES of it, and CONTAINERS_FREE more.  Each costs the
+# receiver 56 to 280 bytes of memory (by type and interpreter) however
+# short it is on the wire (one byte when empty): a message of empty maps
+# must not cost 60 to 280 times its size.  Our smallest map, a PING job,
+# packs into 11 bytes, our records into far more.  Messages of up to
+# CONTAINERS_FREE bytes (at most as many maps and arrays, a few MB) are
+# not counted: the count costs a microsecond a message, a tenth of what
+# a master spends on a job.
+CONTAINER_BYTES = 16
+CONTAINERS_FREE = 16 * 1024
+
+
+class _Allowance(object):
+    """Counts the maps and arrays of one decoding (msgpack's object_hook
+    and list_hook), and stops it past the allowance of its size."""
+
+    __slots__ = ('left',)
+
+    def __init__(self, size):
+        self.left = CONTAINERS_FREE + size // CONTAINER_BYTES
+
+    def take(self, value):
+        self.left -= 1
+        if self.left < 0:
+            raise ValueError('more maps and arrays than its size allows')
+        return value
+
+
+def _unpack_received(data, **options):
+    if len(data) <= CONTAINERS_FREE:
+        return msgpack.unpackb(data, raw=False, strict_map_key=False,
+                               **options)
+    allowance = _Allowance(len(data)).take
+    return msgpack.unpackb(data, raw=False, strict_map_key=False,
+                           object_hook=allowance, list_hook=allowance,
+                           **options)
+
+
 def decode(data, check, faults, dropped=None):
     """The valid records of one received message, and True when that was
     all of it (nothing dropped).
@@ -180,13 +219,12 @@ def decode(data, check, faults, dropped=None):
     intact = True
     try:
         try:
-            records = msgpack.unpackb(data, raw=False, strict_map_key=False)
+            records = _unpack_received(data)
         except UnicodeDecodeError:
             # A string that is not UTF-8 (say, a worker echoing the bytes
             # of a bad job): read as U+FFFD, so that the rest of the
             # message is kept, and packed again.
-            records = msgpack.unpackb(data, raw=False, strict_map_key=False,
-                                      unicode_errors='replace')
+            records = _unpack_received(data, unicode_errors='replace')
             intact = False
     except Exception as exc:  # garbage: msgpack raises several types
         faults.add('undecodable message', data, exc)
