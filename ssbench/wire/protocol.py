@@ -18,6 +18,7 @@ import time
 import msgpack
 
 from ssbench.compat import string_types
+from ssbench.wire.wirelimits import HELD_IDS
 
 # Control messages between master and workers.  PING is answered like a
 # no-op job; SUICIDE makes a worker exit; CONFIGURE hands a worker its
@@ -171,18 +172,26 @@ def unpacker(raw=False):
 # CONTAINER_BYTES of it, and CONTAINERS_FREE more.  Each costs the
 # receiver 56 to 280 bytes of memory (by type and interpreter) however
 # short it is on the wire (one byte when empty): a message of empty maps
-# must not cost 60 to 280 times its size.  Our smallest map, a PING job,
-# packs into 11 bytes, our records into far more.  Messages of up to
-# CONTAINERS_FREE bytes (at most as many maps and arrays, a few MB) are
-# not counted: the count costs a microsecond a message, a tenth of what
-# a master spends on a job.
-CONTAINER_BYTES = 16
-CONTAINERS_FREE = 16 * 1024
+# must not cost 60 to 280 times its size.  Our records and jobs pack
+# into 40 bytes or more with at most three maps or arrays per hundred
+# bytes, a PING or SUICIDE into 11 (in messages far shorter than
+# CONTAINERS_FREE).  Messages of up to CONTAINERS_FREE bytes (at most as
+# many maps and arrays, about a megabyte) are not counted: the count
+# costs a microsecond a message, a tenth of what a master spends on a
+# job.  No array is longer than the ids a heartbeat lists at most, no
+# map has more than MAX_MAP_KEYS keys (a CONFIGURE's S3 signing keys,
+# one a day, are the most).
+CONTAINER_BYTES = 32
+CONTAINERS_FREE = 4096
+MAX_MAP_KEYS = 4096
 
 
 class _Allowance(object):
     """Counts the maps and arrays of one decoding (msgpack's object_hook
-    and list_hook), and stops it past the allowance of its size."""
+    and list_hook); past the allowance of its size, each is freed at
+    once (None in its place) and the message is undecodable.  Raising
+    in a hook would stop the decoding sooner, but msgpack 0.6 (Python
+    2.7) then leaks all it had built."""
 
     __slots__ = ('left',)
 
@@ -191,19 +200,22 @@ class _Allowance(object):
 
     def take(self, value):
         self.left -= 1
-        if self.left < 0:
-            raise ValueError('more maps and arrays than its size allows')
-        return value
+        return value if self.left >= 0 else None
 
 
 def _unpack_received(data, **options):
     if len(data) <= CONTAINERS_FREE:
         return msgpack.unpackb(data, raw=False, strict_map_key=False,
                                **options)
-    allowance = _Allowance(len(data)).take
-    return msgpack.unpackb(data, raw=False, strict_map_key=False,
-                           object_hook=allowance, list_hook=allowance,
-                           **options)
+    allowance = _Allowance(len(data))
+    decoded = msgpack.unpackb(data, raw=False, strict_map_key=False,
+                              object_hook=allowance.take,
+                              list_hook=allowance.take,
+                              max_array_len=HELD_IDS,
+                              max_map_len=MAX_MAP_KEYS, **options)
+    if allowance.left < 0:
+        raise ValueError('more maps and arrays than its size allows')
+    return decoded
 
 
 def decode(data, check, faults, dropped=None):

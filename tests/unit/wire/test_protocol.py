@@ -254,3 +254,16 @@ def test_a_batch_of_results_is_well_within_the_allowance():
     assert len(data) > protocol.CONTAINERS_FREE
     assert protocol.decode(data, check_from_worker, Faults('here')) == (
         good, True)
+
+
+def test_the_longest_heartbeat_decodes_and_no_array_is_longer():
+    from ssbench.wire.wirelimits import HELD_IDS
+    beat = protocol.heartbeat(1, [protocol.INT64 - 1] * HELD_IDS)
+    records, intact = protocol.decode(protocol.pack([beat]),
+                                      check_from_worker, Faults('here'))
+    assert intact and records[0]['in_flight'] == beat['in_flight']
+    faults = Faults('here')
+    beat['in_flight'].append(1)
+    assert protocol.decode(protocol.pack([beat]), check_from_worker,
+                           faults) == ([], False)
+    assert faults.counts == {'undecodable message': 1}
