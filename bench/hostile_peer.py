@@ -3,7 +3,7 @@
 
     python bench/hostile_peer.py [--phase waiting|run|both] [--seconds 3]
                                  [--ports work,results]
-                                 [--frames maps,string,larger,beyond]
+                                 [--frames maps,string,larger,former,beyond]
 
 For each phase, port and kind of frame, starts a fresh
 `python -m ssbench.cli.master -q run-scenario --noop` on free loopback
@@ -19,8 +19,9 @@ master's resident memory before (VmRSS) and at its peak (VmHWM):
 The kinds of frames, per port (ssbench.wire.wirelimits): `maps`, the
 largest message a worker sends (a heartbeat of 1.8 MB, results of 1 MiB)
 made of empty maps, the costliest to decode; `string`, as large, one
-string; `larger`, 1 KiB more than a worker sends (dropped unread);
-`beyond`, 2 and 8 MiB, what the sockets took before (the peer cut off).
+string; `larger`, 1 KiB more than a worker sends, and `former`, 2 and 8
+MiB, what the sockets took before (both dropped unread, and logged);
+`beyond`, a byte more than the socket's bound (the peer cut off).
 The master is stopped (SIGINT, then SIGKILL) after each case.
 """
 from __future__ import absolute_import, division, print_function
@@ -68,7 +69,11 @@ def frames(port, kind):
             b'x' * (largest - 10)
     if kind == 'larger':
         return array(largest + 1024, b'\x01')
-    return array((2 if port == 'work' else 8) * 1024 * 1024 - 100, b'\x01')
+    if kind == 'former':
+        return array((2 if port == 'work' else 8) * 1024 * 1024 - 100,
+                     b'\x01')
+    return array((wirelimits.MAX_CONTROL_MESSAGE if port == 'work'
+                  else wirelimits.MAX_RESULTS_MESSAGE) + 1, b'\x01')
 
 
 def vm(pid, key):
@@ -173,7 +178,8 @@ def main():
     parser.add_argument('--seconds', type=float, default=3.0,
                         help='seconds of each flood (default 3)')
     parser.add_argument('--ports', default='work,results')
-    parser.add_argument('--frames', default='maps,string,larger,beyond')
+    parser.add_argument('--frames',
+                        default='maps,string,larger,former,beyond')
     args = parser.parse_args()
     print('Python %s on %s, %d CPUs; libzmq %s' % (
         platform.python_version(), platform.platform(),

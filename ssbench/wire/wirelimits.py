@@ -9,8 +9,10 @@ what one connection can make the receiver hold is at most
 ssbench.wire.faultlog) a message larger than a legitimate peer sends but
 within the margin, or one of more records than a legitimate peer sends.
 
-Each bound is the largest legitimate message plus MARGIN: CURVE adds
-CURVE_OVERHEAD bytes to each frame on the wire, which libzmq counts.
+Each bound is OVERSTEP times the largest legitimate message, plus
+MARGIN: CURVE adds CURVE_OVERHEAD bytes to each frame on the wire, which
+libzmq counts.  A frame up to the bound is read, dropped and logged; a
+larger one only ends its connection, which libzmq does not say why.
 docs/reliability.rst ("The wire in bytes") gives the figures.
 """
 from __future__ import absolute_import, division, print_function
@@ -66,21 +68,28 @@ JOBS_SPLIT = 1 * MIB
 # CONFIGURE carries a token, storage URLs and S3 signing keys: a few KiB.
 LARGEST_JOB = 4 * MIB
 
+# How many times the largest legitimate message the master reads (and
+# drops, and logs) before it cuts a peer off: heartbeats of 2 MiB and
+# results messages of 8 MiB, what it took before (and what a worker of
+# an earlier build of this protocol version may send), are logged.
+OVERSTEP = {'heartbeat': 2, 'results': 8, 'jobs': 1}
+
 # The receive high-water marks: messages queued per connection.  A
 # worker sends a heartbeat a second (two while it asks for a token) and
 # the master looks every 50 ms; a worker's results wait in its own send
 # queue (and the kernel's buffers) while the master's is full, and go
 # out coalesced, so nothing is lost.  A worker takes its jobs as they
 # come; the master's send queue holds what it has not taken yet.
-CONTROL_RCVHWM = 4
-RESULTS_RCVHWM = 8
+CONTROL_RCVHWM = 2
+RESULTS_RCVHWM = 2
 WORKER_RCVHWM = 16
 
 
-def bound(largest):
+def bound(largest, overstep=1):
     """The ZMQ_MAXMSGSIZE of a socket whose peers send messages of at
-    most `largest` bytes: room for CURVE and the margin."""
-    return largest + CURVE_OVERHEAD + MARGIN
+    most `largest` bytes: `overstep` times that, and room for CURVE and
+    the margin."""
+    return largest * overstep + CURVE_OVERHEAD + MARGIN
 
 
 def queued_bytes(largest, marks):
@@ -109,9 +118,9 @@ def excess(data, largest, records):
     return None
 
 
-MAX_CONTROL_MESSAGE = bound(LARGEST_HEARTBEAT)
-MAX_RESULTS_MESSAGE = bound(RESULTS_SPLIT)
-MAX_MASTER_MESSAGE = bound(max(JOBS_SPLIT, LARGEST_JOB))
+MAX_CONTROL_MESSAGE = bound(LARGEST_HEARTBEAT, OVERSTEP['heartbeat'])
+MAX_RESULTS_MESSAGE = bound(RESULTS_SPLIT, OVERSTEP['results'])
+MAX_MASTER_MESSAGE = bound(max(JOBS_SPLIT, LARGEST_JOB), OVERSTEP['jobs'])
 # A socket that receives no message (a worker's PUSH) still reads ZMTP
 # commands: heartbeats and CURVE's handshake, a few hundred bytes.
 COMMANDS_ONLY = bound(0)

@@ -39,16 +39,18 @@ def empty_maps(size):
 
 
 # Per port: frames the largest a worker sends, all maps (undecodable past
-# the allowance); larger than a worker sends but within the socket's
-# bound (dropped and logged); and as large as the sockets took before
-# (2 and 8 MiB less a little: now beyond the bound, the peer cut off).
+# the allowance); larger than a worker sends, and as large as the
+# sockets took before (2 and 8 MiB less a little), within the socket's
+# bound (dropped and logged); and beyond the bound (the peer cut off).
 FRAMES = {
     'work': [empty_maps(wirelimits.LARGEST_HEARTBEAT),
              ints(wirelimits.LARGEST_HEARTBEAT + 1024),
-             ints(2 * 1024 * 1024 - 100)],
+             ints(2 * 1024 * 1024 - 100),
+             ints(wirelimits.MAX_CONTROL_MESSAGE + 1)],
     'results': [empty_maps(wirelimits.RESULTS_SPLIT),
                 ints(wirelimits.RESULTS_SPLIT + 1024),
-                ints(8 * 1024 * 1024 - 100)],
+                ints(8 * 1024 * 1024 - 100),
+                ints(wirelimits.MAX_RESULTS_MESSAGE + 1)],
 }
 KINDS = ('undecodable message', 'message larger than a worker sends')
 

@@ -6,7 +6,7 @@ from ssbench.load import scenario
 from ssbench.wire import protocol, wirelimits
 from ssbench.wire.wirelimits import (
     CONTROL_RCVHWM, CONTROL_RECORDS, CURVE_OVERHEAD, LARGEST_HEARTBEAT,
-    LARGEST_JOB, MARGIN, MAX_CONTROL_MESSAGE, MAX_MASTER_MESSAGE,
+    LARGEST_JOB, MARGIN, MAX_CONTROL_MESSAGE, MAX_MASTER_MESSAGE, OVERSTEP,
     MAX_RESULTS_MESSAGE, RESULT_RECORDS, RESULTS_RCVHWM, RESULTS_SPLIT,
     WORKER_RCVHWM, bound, excess, queued_bytes)
 
@@ -19,10 +19,19 @@ def test_the_user_count_bound_is_the_scenario_s():
 
 def test_each_bound_is_the_largest_legitimate_message_and_a_margin():
     assert bound(1000) == 1000 + CURVE_OVERHEAD + MARGIN
-    assert MAX_CONTROL_MESSAGE == bound(LARGEST_HEARTBEAT)
-    assert MAX_RESULTS_MESSAGE == bound(RESULTS_SPLIT)
+    assert bound(1000, 3) == 3000 + CURVE_OVERHEAD + MARGIN
+    assert MAX_CONTROL_MESSAGE == bound(LARGEST_HEARTBEAT, 2)
+    assert MAX_RESULTS_MESSAGE == bound(RESULTS_SPLIT, 8)
     assert MAX_MASTER_MESSAGE == bound(LARGEST_JOB)
     assert LARGEST_HEARTBEAT == 2 * 100000 * 9 + 16 * 1024
+    assert OVERSTEP == {'heartbeat': 2, 'results': 8, 'jobs': 1}
+
+
+def test_what_the_sockets_took_before_is_read_and_logged():
+    # Frames of 2 and 8 MiB (the former bounds) are dropped and logged,
+    # not only cut off.
+    assert LARGEST_HEARTBEAT < 2 * MIB < MAX_CONTROL_MESSAGE
+    assert RESULTS_SPLIT < 8 * MIB < MAX_RESULTS_MESSAGE
 
 
 def test_one_connection_queues_a_few_megabytes_at_the_master():
@@ -30,8 +39,8 @@ def test_one_connection_queues_a_few_megabytes_at_the_master():
     assert queued_bytes(10, 4) == 50
     work = queued_bytes(MAX_CONTROL_MESSAGE, CONTROL_RCVHWM)
     results = queued_bytes(MAX_RESULTS_MESSAGE, RESULTS_RCVHWM)
-    assert (work, results) == (9409765, 10027305)
-    assert work + results < 20 * MIB
+    assert (work, results) == (11095011, 25362531)
+    assert work + results < 40 * MIB
     assert queued_bytes(MAX_MASTER_MESSAGE, WORKER_RCVHWM) < 80 * MIB
 
 
