@@ -19,6 +19,7 @@ from ssbench.load.jobgen import FORCE, WAIT
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
+from ssbench.wire.wirelimits import JOBS_SPLIT
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +262,14 @@ class Phase(object):
                 schedule.stamp(batch, clock())
             probe = clocks.probe() if clocks is not None else None
             message = batch if probe is None else batch + [probe]
-            sent = send_to(peer.peer, protocol.pack(message), timeout)
+            data = protocol.pack(message)
+            if len(data) > JOBS_SPLIT and len(batch) > 1:
+                # Within what a worker takes (ssbench.wire.wirelimits):
+                # in halves, each sent (and split) in turn.
+                half = len(batch) // 2
+                pending[0:1] = [batch[:half], batch[half:]]
+                continue
+            sent = send_to(peer.peer, data, timeout)
             if sent is None:
                 # Its connection is gone: the next worker gets the batch.
                 admission.forget(peer)

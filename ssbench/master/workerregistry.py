@@ -87,9 +87,13 @@ class WorkerRegistry(object):
         self._dropped_peers = []
         # The line of the latest worker that refused its configuration.
         self.config_refusal = None
-        # Malformed messages and records received: dropped and counted.
-        self.faults = Faults('on the results port', clock=clock)
-        self.control_faults = Faults('on the work port', clock=clock)
+        # Malformed messages and records received: dropped and counted;
+        # with the transport's (messages larger than a worker sends,
+        # dropped before they are decoded) when it counts any.
+        self.faults = getattr(transport, 'results_faults', None) or \
+            Faults('on the results port', clock=clock)
+        self.control_faults = getattr(transport, 'control_faults', None) \
+            or Faults('on the work port', clock=clock)
         # Worker id -> what its latest heartbeat said of it
         # (protocol.IDENTITY_KEYS and `configured`); admitted workers'.
         self.identities = {}

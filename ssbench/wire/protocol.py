@@ -18,6 +18,7 @@ import time
 import msgpack
 
 from ssbench.compat import string_types
+from ssbench.wire.wirelimits import HELD_IDS
 
 # Control messages between master and workers.  PING is answered like a
 # no-op job; SUICIDE makes a worker exit; CONFIGURE hands a worker its
@@ -167,6 +168,56 @@ def unpacker(raw=False):
 
 # -- receiving -----------------------------------------------------------
 
+# Maps and arrays a received message may decode to: one per
+# CONTAINER_BYTES of it, and CONTAINERS_FREE more.  Each costs the
+# receiver 56 to 280 bytes of memory (by type and interpreter) however
+# short it is on the wire (one byte when empty): a message of empty maps
+# must not cost 60 to 280 times its size.  Our records and jobs pack
+# into 40 bytes or more with at most three maps or arrays per hundred
+# bytes, a PING or SUICIDE into 11 (in messages far shorter than
+# CONTAINERS_FREE).  Messages of up to CONTAINERS_FREE bytes (at most as
+# many maps and arrays, about a megabyte) are not counted: the count
+# costs a microsecond a message, a tenth of what a master spends on a
+# job.  No array is longer than the ids a heartbeat lists at most, no
+# map has more than MAX_MAP_KEYS keys (a CONFIGURE's S3 signing keys,
+# one a day, are the most).
+CONTAINER_BYTES = 32
+CONTAINERS_FREE = 4096
+MAX_MAP_KEYS = 4096
+
+
+class _Allowance(object):
+    """Counts the maps and arrays of one decoding (msgpack's object_hook
+    and list_hook); past the allowance of its size, each is freed at
+    once (None in its place) and the message is undecodable.  Raising
+    in a hook would stop the decoding sooner, but msgpack 0.6 (Python
+    2.7) then leaks all it had built."""
+
+    __slots__ = ('left',)
+
+    def __init__(self, size):
+        self.left = CONTAINERS_FREE + size // CONTAINER_BYTES
+
+    def take(self, value):
+        self.left -= 1
+        return value if self.left >= 0 else None
+
+
+def _unpack_received(data, **options):
+    if len(data) <= CONTAINERS_FREE:
+        return msgpack.unpackb(data, raw=False, strict_map_key=False,
+                               **options)
+    allowance = _Allowance(len(data))
+    decoded = msgpack.unpackb(data, raw=False, strict_map_key=False,
+                              object_hook=allowance.take,
+                              list_hook=allowance.take,
+                              max_array_len=HELD_IDS,
+                              max_map_len=MAX_MAP_KEYS, **options)
+    if allowance.left < 0:
+        raise ValueError('more maps and arrays than its size allows')
+    return decoded
+
+
 def decode(data, check, faults, dropped=None):
     """The valid records of one received message, and True when that was
     all of it (nothing dropped).
@@ -180,13 +231,12 @@ def decode(data, check, faults, dropped=None):
     intact = True
     try:
         try:
-            records = msgpack.unpackb(data, raw=False, strict_map_key=False)
+            records = _unpack_received(data)
         except UnicodeDecodeError:
             # A string that is not UTF-8 (say, a worker echoing the bytes
             # of a bad job): read as U+FFFD, so that the rest of the
             # message is kept, and packed again.
-            records = msgpack.unpackb(data, raw=False, strict_map_key=False,
-                                      unicode_errors='replace')
+            records = _unpack_received(data, unicode_errors='replace')
             intact = False
     except Exception as exc:  # garbage: msgpack raises several types
         faults.add('undecodable message', data, exc)

@@ -32,6 +32,13 @@ from ssbench.compat import monotonic
 from ssbench.errors import TransportError
 from ssbench.wire.iothreads import new_context
 from ssbench.wire.poller import POLLIN, HubPoller, gevent_patched
+from ssbench.wire.faultlog import Faults
+from ssbench.wire.wirelimits import (COMMANDS_ONLY, CONTROL_RCVHWM,
+                                     CONTROL_RECORDS, LARGEST_HEARTBEAT,
+                                     MAX_CONTROL_MESSAGE,
+                                     MAX_MASTER_MESSAGE, MAX_RESULTS_MESSAGE,
+                                     RESULT_RECORDS, RESULTS_RCVHWM,
+                                     RESULTS_SPLIT, WORKER_RCVHWM, excess)
 from ssbench.wire.curve.handshakes import (MasterHandshakes, WorkerHandshakes,
                                            enforce_zap, handshake_events,
                                            monitor_handshakes)
@@ -45,33 +52,20 @@ log = logging.getLogger(__name__)
 # out), not ZMQ, is what limits traffic; they cost the sender's memory.
 WORK_HWM = 10000          # jobs to a worker, a worker's heartbeats out
 RESULTS_HWM = 100000      # a worker's results waiting to leave
-# The master's receive marks, per connection, bound what libzmq queues for
-# it (and so its memory) whatever a peer sends, to what a worker can have
-# in flight.  On the work connection a worker sends a heartbeat a second
-# (and one more when it asks for a token): 100 are 100 s of a master that
-# did not look, which it does every CONTROL_WAIT_MS.  On the results
-# connection a worker sends a message per batch_size results, and holds
-# at most the jobs it was sent (its concurrency, user_count at most):
-# 1000 is all a worker of concurrency 64 (the default) at batch size 1
-# can have out 15 times over.  A worker with more out waits: its send
-# says EAGAIN, its outbox keeps the results and sends them coalesced into
-# fewer, larger messages (ssbench.worker.outbox), so nothing is lost; the
-# kernel's socket buffers keep the stream moving meanwhile.
-CONTROL_RCVHWM = 100
-RESULTS_RCVHWM = 1000
-# The largest frame the master takes; a peer that sends a larger one is
-# disconnected by libzmq before the frame is read into memory.  A
-# heartbeat lists the ids of the jobs its worker holds: at most
-# MAX_USER_COUNT (100,000) of them, 9 bytes each in msgpack, at most
-# twice that after a stall (the jobs it held leave room for others),
-# plus its identity and health figures (a few hundred bytes).
-MAX_CONTROL_MESSAGE = 2 * 1024 * 1024
-# A worker splits its results into messages of at most this many bytes
-# (ssbench.worker.outbox): a full COALESCE_MAX batch (1000 results) of
-# results of up to 8 KiB each, a traceback and Swift's longest names
-# (1024-byte objects, 256-byte containers) included.
-MAX_RESULTS_MESSAGE = 8 * 1024 * 1024
-# ZMTP heartbeats notice a dead peer long before TCP would.
+# What the master takes from one connection is bounded in bytes: at most
+# CONTROL_RCVHWM (work) or RESULTS_RCVHWM (results) messages queued, none
+# larger than MAX_CONTROL_MESSAGE or MAX_RESULTS_MESSAGE (libzmq
+# disconnects the peer of a larger frame before reading it); a worker's
+# DEALER takes at most WORKER_RCVHWM messages of MAX_MASTER_MESSAGE.
+# ssbench.wire.wirelimits derives them from what a legitimate peer sends.
+# ZMTP heartbeats notice a dead peer long before TCP would: a worker's
+# notice a master gone.  The master's sockets send none.  libzmq (4.3.5
+# and before) aborts the process (`Assertion failed: !_io_error`) when a
+# heartbeat is due on a connection whose peer hung up while its receive
+# queue was full, which any stranger can arrange; the master learns of
+# lost workers from their own heartbeats (ssbench.master.liveness) and of
+# dead connections from TCP keepalive, and still answers a worker's
+# ZMTP heartbeats.
 ZMTP_HEARTBEAT_IVL_MS = 5000
 ZMTP_HEARTBEAT_TIMEOUT_MS = 15000
 TCP_KEEPALIVE_IDLE_S = 60
@@ -80,8 +74,10 @@ TCP_KEEPALIVE_CNT_S = 6
 # Seconds between tries of a send to a worker whose queue is full.
 ROUTER_RETRY = 0.005
 # Messages of the work connection the master takes in one go: a flood of
-# them must not keep it from its results.
+# them must not keep it from its results.  Nor hold it more bytes than
+# its queue: libzmq refills the queue as fast as the master empties it.
 CONTROL_BATCH = 256
+CONTROL_BATCH_BYTES = CONTROL_RCVHWM * MAX_CONTROL_MESSAGE
 _MORE = zmq.SNDMORE | zmq.NOBLOCK
 # A master's blocking recv() of results returns after at most this many
 # milliseconds, so that its loop takes in heartbeats (controls()) soon.
@@ -116,9 +112,10 @@ def endpoint(address, is_ipv6, port):
     return 'tcp://%s:%s' % (address, port_text)
 
 
-def _set_options(sock, is_ipv6, send_hwm, receive_hwm, largest=-1):
-    """The options of every socket; `largest` is ZMQ_MAXMSGSIZE (-1: no
-    limit)."""
+def _set_options(sock, is_ipv6, send_hwm, receive_hwm, largest,
+                 heartbeats=True):
+    """The options of every socket; `largest` is ZMQ_MAXMSGSIZE,
+    `heartbeats` whether it sends ZMTP heartbeats."""
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.SNDHWM, send_hwm)
     sock.setsockopt(zmq.RCVHWM, receive_hwm)
@@ -128,7 +125,7 @@ def _set_options(sock, is_ipv6, send_hwm, receive_hwm, largest=-1):
     sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, TCP_KEEPALIVE_IDLE_S)
     sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, TCP_KEEPALIVE_INTVL_S)
     sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, TCP_KEEPALIVE_CNT_S)
-    if hasattr(zmq, 'HEARTBEAT_IVL'):  # libzmq >= 4.2
+    if heartbeats and hasattr(zmq, 'HEARTBEAT_IVL'):  # libzmq >= 4.2
         try:
             sock.setsockopt(zmq.HEARTBEAT_IVL, ZMTP_HEARTBEAT_IVL_MS)
             sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, ZMTP_HEARTBEAT_TIMEOUT_MS)
@@ -367,6 +364,8 @@ class MasterSockets(_Sockets):
         keys = curve.master_keys() if curve is not None else None
         address, is_ipv6 = resolve(bind_ip, 'bind address')
         self.bind_ip = bind_ip
+        self.results_faults = Faults('on the results port')
+        self.control_faults = Faults('on the work port')
         self._context = new_context()
         try:
             self._work = self._context.socket(zmq.ROUTER)
@@ -380,9 +379,9 @@ class MasterSockets(_Sockets):
                 self._zap = ZapHandler(self._context, green, keys[1],
                                        curve.directory)
             _set_options(self._work, is_ipv6, WORK_HWM, CONTROL_RCVHWM,
-                         MAX_CONTROL_MESSAGE)
+                         MAX_CONTROL_MESSAGE, heartbeats=False)
             _set_options(self._in, is_ipv6, RESULTS_HWM, RESULTS_RCVHWM,
-                         MAX_RESULTS_MESSAGE)
+                         MAX_RESULTS_MESSAGE, heartbeats=False)
             if keys is not None:
                 (public_key, secret_key), _ = keys
                 for sock in (self._work, self._in):
@@ -417,15 +416,23 @@ class MasterSockets(_Sockets):
 
     def controls(self, limit=CONTROL_BATCH):
         """[(routing id, message)] already queued on the work connection,
-        at most `limit` of them, without waiting."""
+        at most `limit` of them and CONTROL_BATCH_BYTES, without
+        waiting."""
         sock = self._work
         taken = []
+        size = 0
         try:
-            while len(taken) < limit and \
+            while len(taken) < limit and size < CONTROL_BATCH_BYTES and \
                     sock.getsockopt(zmq.EVENTS) & POLLIN:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
-                if len(frames) == 2:    # a DEALER sends one frame
+                size += sum(len(frame) for frame in frames)
+                if len(frames) != 2:    # a DEALER sends one frame
+                    continue
+                fault = excess(frames[1], LARGEST_HEARTBEAT, CONTROL_RECORDS)
+                if fault is None:
                     taken.append((frames[0], frames[1]))
+                else:
+                    self.control_faults.add(fault, len(frames[1]))
         except zmq.Again:
             pass
         except zmq.ZMQError as exc:
@@ -434,6 +441,20 @@ class MasterSockets(_Sockets):
 
     def _control_waiting(self):
         return bool(self._work.getsockopt(zmq.EVENTS) & POLLIN)
+
+    def recv(self, timeout=None):
+        return self._checked(_Sockets.recv(self, timeout))
+
+    def recv_nowait(self):
+        return self._checked(_Sockets.recv_nowait(self))
+
+    def _checked(self, data):
+        if data is not None:
+            fault = excess(data, RESULTS_SPLIT, RESULT_RECORDS)
+            if fault is not None:
+                self.results_faults.add(fault, len(data))
+                return None
+        return data
 
     def _recv_blocking(self, timeout):
         # One blocking recv on the results socket, as a worker's, but for
@@ -502,8 +523,9 @@ class WorkerSockets(_Sockets):
         try:
             self._work = self._in = self._context.socket(zmq.DEALER)
             self._out = self._context.socket(zmq.PUSH)
-            _set_options(self._work, is_ipv6, WORK_HWM, WORK_HWM)
-            _set_options(self._out, is_ipv6, RESULTS_HWM, RESULTS_HWM)
+            _set_options(self._work, is_ipv6, WORK_HWM, WORKER_RCVHWM,
+                         MAX_MASTER_MESSAGE)
+            _set_options(self._out, is_ipv6, RESULTS_HWM, 1, COMMANDS_ONLY)
             self._work.setsockopt(zmq.IMMEDIATE, 1)
             self._out.setsockopt(zmq.IMMEDIATE, 1)
             self._wait_with(green)

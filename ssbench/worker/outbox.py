@@ -27,14 +27,14 @@ import gevent
 import gevent.event
 
 from ssbench.wire import protocol
-from ssbench.wire.transport import MAX_RESULTS_MESSAGE
+from ssbench.wire.wirelimits import RESULTS_SPLIT
 
 # The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
 
 # Results per batch at most (beyond batch_size); a batch leaves as one
 # message, or as several back to back when it packs larger than the
-# master takes (MAX_RESULTS_MESSAGE bytes).
+# master takes (RESULTS_SPLIT bytes).
 COALESCE_MAX = 1000
 HEARTBEAT_RETRY = 0.02   # first retry of an undelivered heartbeat, doubling
 # Seconds a worker told to exit gives its unsent results to leave (the
@@ -167,7 +167,7 @@ class Outbox(object):
                 # A no-op job is echoed back as it came: a value msgpack
                 # cannot encode again costs its result, not the batch.
                 data, used = protocol.pack_prefix(
-                    outbox[:self._due], MAX_RESULTS_MESSAGE, self.faults)
+                    outbox[:self._due], RESULTS_SPLIT, self.faults)
                 if data is not None:
                     if not self.transport.send(data, timeout):
                         return False

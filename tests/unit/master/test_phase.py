@@ -163,3 +163,27 @@ def test_jobs_that_end_when_told_to_force_close_a_rate_schedule():
     assert phase.exhausted and phase.stats.held_back == 1
     assert master.schedule.closed_at == clock.now
     assert master.schedule.taken == 0
+
+
+def test_a_message_of_jobs_is_split_within_what_a_worker_takes(
+        monkeypatch):
+    from ssbench.master import phase
+    monkeypatch.setattr(phase, 'JOBS_SPLIT', 200)
+    transport = FakeTransport()
+    master = Master(transport, user_count=40, batch_size=40)
+    results = []
+    master.run_jobs(jobs(40), on_results=results.extend)
+    assert len(results) == 40
+    sizes = [len(protocol.pack(batch)) for batch in transport.sent]
+    assert max(sizes) <= 200 and len(sizes) > 2
+    assert [job['name'] for batch in transport.sent for job in batch] == [
+        'o%d' % i for i in range(40)]
+
+
+def test_a_single_job_larger_than_the_split_goes_alone(monkeypatch):
+    from ssbench.master import phase
+    monkeypatch.setattr(phase, 'JOBS_SPLIT', 10)
+    transport = FakeTransport()
+    master = Master(transport, user_count=3, batch_size=3)
+    master.run_jobs(jobs(3), on_results=lambda got: None)
+    assert [len(batch) for batch in transport.sent] == [1, 1, 1]

@@ -219,3 +219,51 @@ def test_pack_prefix_leaves_out_a_record_too_large_or_not_packable():
     # Nothing left to send: no message, the record still covered.
     assert protocol.pack_prefix([huge], limit, faults) == (None, 1)
     assert faults.counts['record too large to send'] == 2
+
+
+def test_decode_stops_at_more_maps_and_arrays_than_a_message_s_size_allows():
+    # One byte each on the wire, 56 to 280 bytes each in memory: past
+    # CONTAINERS_FREE bytes a message may decode to one per
+    # CONTAINER_BYTES of it, and CONTAINERS_FREE more.
+    def message(maps):
+        return protocol.pack([[{}] * maps])
+
+    def allowed(data):
+        return protocol.CONTAINERS_FREE + \
+            len(data) // protocol.CONTAINER_BYTES
+
+    most = protocol.CONTAINERS_FREE
+    while most + 1 + 2 <= allowed(message(most + 1)):
+        most += 1
+    assert len(message(most)) > protocol.CONTAINERS_FREE
+    for check in (check_from_worker, check_from_master):
+        # At the allowance (the two arrays count too) it decodes...
+        faults = Faults('here')
+        assert protocol.decode(message(most), check, faults) == ([], False)
+        assert faults.counts == {'record that is not a map': 1}
+        # ... one more and it is undecodable.
+        faults = Faults('here')
+        assert protocol.decode(message(most + 1), check, faults) == (
+            [], False)
+        assert faults.counts == {'undecodable message': 1}
+
+
+def test_a_batch_of_results_is_well_within_the_allowance():
+    good = [swift_result(job_id=n) for n in range(1, 1001)]
+    data = protocol.pack(good)
+    assert len(data) > protocol.CONTAINERS_FREE
+    assert protocol.decode(data, check_from_worker, Faults('here')) == (
+        good, True)
+
+
+def test_the_longest_heartbeat_decodes_and_no_array_is_longer():
+    from ssbench.wire.wirelimits import HELD_IDS
+    beat = protocol.heartbeat(1, [protocol.INT64 - 1] * HELD_IDS)
+    records, intact = protocol.decode(protocol.pack([beat]),
+                                      check_from_worker, Faults('here'))
+    assert intact and records[0]['in_flight'] == beat['in_flight']
+    faults = Faults('here')
+    beat['in_flight'].append(1)
+    assert protocol.decode(protocol.pack([beat]), check_from_worker,
+                           faults) == ([], False)
+    assert faults.counts == {'undecodable message': 1}

@@ -12,10 +12,13 @@ import zmq
 from ssbench.errors import TransportError
 from ssbench.wire.curve.keys import CurveError, CurveKeys, create_curve_keys
 from ssbench.wire import protocol
-from ssbench.wire.transport import (CONTROL_RCVHWM, CONTROL_WAIT_MS,
-                                    MAX_CONTROL_MESSAGE, MAX_RESULTS_MESSAGE,
-                                    RESULTS_RCVHWM, MasterSockets,
-                                    WorkerSockets, resolve)
+from ssbench.wire.transport import (CONTROL_BATCH_BYTES, CONTROL_WAIT_MS,
+                                    MasterSockets, WorkerSockets, resolve)
+from ssbench.wire.wirelimits import (
+    COMMANDS_ONLY, CONTROL_RCVHWM, LARGEST_HEARTBEAT, LARGEST_JOB,
+    MAX_CONTROL_MESSAGE,
+    MAX_MASTER_MESSAGE, MAX_RESULTS_MESSAGE, RESULTS_RCVHWM, RESULTS_SPLIT,
+    WORKER_RCVHWM)
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -307,6 +310,33 @@ def test_curve_admits_only_listed_workers(tmpdir, green):
                 end.close()
 
 
+def test_curve_carries_the_largest_messages_each_end_sends(tmpdir):
+    # CURVE makes each frame longer on the wire, which libzmq counts
+    # against the receiver's bound: within the margin.
+    good_dir, _ = curve_dirs(tmpdir)
+    master = MasterSockets('127.0.0.1', 0, 0, green=False,
+                           curve=CurveKeys(good_dir))
+    worker = worker_sockets('127.0.0.1', master.work_port,
+                            master.results_port, green=False,
+                            curve=CurveKeys(good_dir))
+    try:
+        largest_job = b'j' * LARGEST_JOB
+        assert send_job(master, largest_job, 5)
+        assert worker.recv(5) == largest_job
+        largest = b'r' * RESULTS_SPLIT
+        assert worker.send(largest, timeout=5)
+        assert recv_result(master, 5) == largest
+        beat = b'h' * LARGEST_HEARTBEAT
+        assert worker.send_control(beat, timeout=5)
+        taken = []
+        wait_for(lambda: taken.extend(
+            data for _, data in master.controls() if data == beat) or
+            taken, 5, 'the largest heartbeat')
+    finally:
+        worker.close()
+        master.close()
+
+
 def test_curve_refuses_plain_and_wrong_master_workers(tmpdir):
     good_dir = str(tmpdir.join('good'))
     other_dir = str(tmpdir.join('other'))      # keys of another master
@@ -574,31 +604,113 @@ def test_one_port_for_both_sockets_is_refused_clearly():
     MasterSockets('127.0.0.1', port, 0, green=False).close()
 
 
-def test_master_queues_little_and_takes_no_frame_beyond_the_largest():
+def test_every_socket_is_bounded_in_bytes():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    worker = WorkerSockets('127.0.0.1', master.work_port,
+                           master.results_port)
+    try:
+        options = [(sock.getsockopt(zmq.MAXMSGSIZE),
+                    sock.getsockopt(zmq.RCVHWM))
+                   for sock in (master._work, master._in, worker._work,
+                                worker._out)]
+        assert options == [(MAX_CONTROL_MESSAGE, CONTROL_RCVHWM),
+                           (MAX_RESULTS_MESSAGE, RESULTS_RCVHWM),
+                           (MAX_MASTER_MESSAGE, WORKER_RCVHWM),
+                           (COMMANDS_ONLY, 1)]
+    finally:
+        worker.close()
+        master.close()
+
+
+@pytest.mark.skipif(not hasattr(zmq, 'HEARTBEAT_IVL'),
+                    reason='libzmq without ZMTP heartbeats')
+def test_only_workers_send_zmtp_heartbeats():
+    # libzmq aborts a process whose ZMTP heartbeat falls due on a
+    # connection whose peer hung up while its queue was full.
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    worker = WorkerSockets('127.0.0.1', master.work_port,
+                           master.results_port)
+    try:
+        assert [sock.getsockopt(zmq.HEARTBEAT_IVL)
+                for sock in (master._work, master._in, worker._work,
+                             worker._out)] == [0, 0, 5000, 5000]
+    finally:
+        worker.close()
+        master.close()
+
+
+def test_master_drops_frames_beyond_what_a_worker_sends():
     master = MasterSockets('127.0.0.1', 0, 0, green=False)
     context = zmq.Context()
     pushes = []
     try:
-        assert (master._in.getsockopt(zmq.RCVHWM),
-                master._work.getsockopt(zmq.RCVHWM)) == (RESULTS_RCVHWM,
-                                                         CONTROL_RCVHWM)
-        assert master._work.getsockopt(zmq.MAXMSGSIZE) == \
-            MAX_CONTROL_MESSAGE
-        for _ in range(2):
+        for _ in range(3):
             push = context.socket(zmq.PUSH)
             push.setsockopt(zmq.LINGER, 0)
             push.connect('tcp://127.0.0.1:%d' % master.results_port)
             pushes.append(push)
-        largest = b'x' * MAX_RESULTS_MESSAGE
-        # The peer of the frame one byte too long is cut off before it
-        # is read; the other's frame of the largest size arrives.
-        pushes[0].send(largest + b'x')
-        pushes[1].send(largest)
+        largest = b'x' * RESULTS_SPLIT
+        # The peer of a frame beyond the socket's bound is cut off before
+        # it is read; a frame within it but larger than a worker sends is
+        # dropped and counted; the largest a worker sends arrives.
+        pushes[0].send(b'x' * (MAX_RESULTS_MESSAGE + 1))
+        pushes[1].send(largest + b'x')
+        pushes[2].send(largest)
         assert recv_result(master, 5) == largest
         assert recv_result(master, 0.5) is None
+        assert master.results_faults.counts == {
+            'message larger than a worker sends': 1}
     finally:
         for push in pushes:
             push.close()
+        context.term()
+        master.close()
+
+
+def test_master_drops_messages_of_more_records_than_a_worker_sends():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    context = zmq.Context()
+    dealer = context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    try:
+        dealer.connect('tcp://127.0.0.1:%d' % master.work_port)
+        beat = protocol.pack([{}] * 17)
+        dealer.send(beat)
+        dealer.send(protocol.pack([{}] * 16))
+        taken = []
+        wait_for(lambda: taken.extend(master.controls()) or taken, 5,
+                 'the message of 16 records')
+        assert [data for _, data in taken] == [protocol.pack([{}] * 16)]
+        assert master.control_faults.counts == {
+            'message of more records than a worker sends': 1}
+    finally:
+        dealer.close()
+        context.term()
+        master.close()
+
+
+def test_master_takes_no_more_bytes_of_controls_than_its_queue():
+    master = MasterSockets('127.0.0.1', 0, 0, green=False)
+    context = zmq.Context()
+    dealer = context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.setsockopt(zmq.SNDHWM, 0)
+    try:
+        dealer.connect('tcp://127.0.0.1:%d' % master.work_port)
+        beat = protocol.pack([{'pad': 'x' * (LARGEST_HEARTBEAT - 64)}])
+        for _ in range(40):
+            dealer.send(beat)
+        # libzmq refills the queue as fast as the master empties it: a
+        # take stops at CONTROL_BATCH_BYTES, not at 40 large messages.
+        takes = []
+
+        def all_taken():
+            takes.append(sum(len(data) for _, data in master.controls()))
+            return sum(takes) == 40 * len(beat)
+        wait_for(all_taken, 20, 'the 40 messages')
+        assert max(takes) <= CONTROL_BATCH_BYTES + len(beat)
+    finally:
+        dealer.close()
         context.term()
         master.close()
 
@@ -613,4 +725,4 @@ def test_the_longest_heartbeat_fits_the_master_s_largest_frame():
                 version='v' * 64, pid=protocol.INT64 - 1)
     beat.update(dict.fromkeys(protocol.HEALTH_KEYS + protocol.HOST_KEYS,
                               1e9 - 1), clock_probe=[1e300, 1e9 - 1])
-    assert len(protocol.pack([beat])) <= MAX_CONTROL_MESSAGE
+    assert len(protocol.pack([beat])) <= LARGEST_HEARTBEAT

@@ -418,7 +418,7 @@ def test_a_batch_larger_than_the_master_takes_leaves_in_parts(monkeypatch):
     from ssbench.worker import outbox
     results = noop_results(1, 40)
     one = len(protocol.pack(results[0]))
-    monkeypatch.setattr(outbox, 'MAX_RESULTS_MESSAGE', 5 + 15 * one)
+    monkeypatch.setattr(outbox, 'RESULTS_SPLIT', 5 + 15 * one)
     # The master's socket takes two messages, then is full a while.
     transport = RefusingTransport(2)
     worker = make(transport, batch_size=40)
@@ -438,7 +438,7 @@ def test_a_batch_larger_than_the_master_takes_leaves_in_parts(monkeypatch):
     assert worker._flush(0) and worker.outbox == [] and worker.pending == 1
     assert [len(m) for m in messages_of(transport)] == [15, 15, 10]
     assert results_of(transport) == results
-    assert all(len(data) <= outbox.MAX_RESULTS_MESSAGE
+    assert all(len(data) <= outbox.RESULTS_SPLIT
                for data in transport.sent)
     assert worker.faults.total == 0
 
@@ -451,7 +451,7 @@ def test_a_result_larger_than_the_master_takes_costs_only_itself(
     good = noop_results(1, 2)
     huge = noop_results(3, 1)[0]
     huge['name'] = 'x' * 4096
-    monkeypatch.setattr(outbox, 'MAX_RESULTS_MESSAGE', 4096)
+    monkeypatch.setattr(outbox, 'RESULTS_SPLIT', 4096)
     worker.outbox.extend([good[0], huge, good[1]])
     worker.pending = 3
     assert worker._flush(0, force=True) and worker.outbox == []
