@@ -45,11 +45,13 @@ def stored_warmup(header):
     return 0
 
 
+_KEYS = spec.keys('completed_at', 'last_byte_latency', 'exception',
+                  'first_byte_latency', 'intended_start', 'send_lag',
+                  'worker_time', 'time_to_failure')
+
+
 def _keys(raw):
-    names = ('completed_at', 'last_byte_latency', 'exception',
-             'first_byte_latency', 'intended_start', 'send_lag',
-             'worker_time', 'time_to_failure')
-    return tuple(name.encode('ascii') for name in names) if raw else names
+    return _KEYS[1] if raw else _KEYS[0]
 
 
 def first_request_start(batches, raw=False):

@@ -25,14 +25,13 @@ HEADER_KEY = u'_scenario_data'
 
 # The result values the reports read, in the order they are checked: the
 # first bad one is the one a warning names.
-_VALUE_KEYS = ('completed_at', 'retries', 'time_to_failure', 'size',
-               'reconnects', 'status') + ('intended_start', 'send_lag',
-                                          'worker_time')
+_CHECKED_KEYS, _CHECKED_KEYS_RAW = spec.keys(
+    'first_byte_latency', 'last_byte_latency', 'segments', 'exception',
+    'completed_at', 'retries', 'time_to_failure', 'size', 'reconnects',
+    'status', 'intended_start', 'send_lag', 'worker_time')
+_VALUE_KEYS = _CHECKED_KEYS[4:]
 # Read (so checked) in the file of an open-loop run only: response times.
 _OPEN_LOOP_KEYS = frozenset(_VALUE_KEYS[-3:])
-_CHECKED_KEYS = ('first_byte_latency', 'last_byte_latency', 'segments',
-                 'exception') + _VALUE_KEYS
-_CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
 _INF = float('inf')
 _NUMBER_TYPES = spec.NUMBERS
 _LATENCY_TYPES = _NUMBER_TYPES | spec.NONE

@@ -128,49 +128,31 @@ def _number(kind):
 
 
 _UINT = _uint()
-_TIME = _number(spec.TIME)
-_SECONDS = _number(spec.SECONDS)
-_BYTES = _number(spec.BYTES)
-_COUNT = _number(spec.COUNT)
-_STATUS = _number(spec.STATUS)
-_BOOL = b'[\\xc2\\xc3]'
-
-
-def _maybe(pattern):
-    return b'(?:' + _NIL + b'|' + pattern + b')'
-
-
 _OPERATION = b'(?:' + b'|'.join(_packed(text_type(kind))
                                 for kind in OPERATION_TYPES) + b')'
 _WORKER_ID = b'(?:' + _UINT + b'|' + _TEXT + b')'
+# The pattern of each kind of the record spec that is not a number.
+_KIND_RULES = {spec.OPERATION: _OPERATION, spec.WORKER: _WORKER_ID,
+               spec.WORDS: _TEXT, spec.ECHOED_FLAG: b'[\\xc2\\xc3]'}
+
+
+def _rule(field):
+    """The values a fast shape accepts for a field of the record spec:
+    None for a map or a failure's key (such records go the full way)."""
+    kind = field.kind
+    if kind.types is None or field.presence == spec.FAILURE:
+        return None
+    rule = _KIND_RULES.get(kind) or (
+        _number(kind) if kind.bound is not None else _UINT)
+    # A fast shape is a success's: its last_byte_latency is no nil.
+    if field.nullable and field.presence != spec.SUCCESS:
+        return b'(?:' + _NIL + b'|' + rule + b')'
+    return rule
+
+
 # Each key a fast shape may have, and the values it accepts there.
-_RULES = dict((text_type(key), rule) for key, rule in (
-    ('job_id', _UINT),
-    ('worker_id', _WORKER_ID),
-    ('type', _OPERATION),
-    ('size_str', _TEXT),
-    ('container', _TEXT),
-    ('name', _TEXT),
-    ('trans_id', _maybe(_TEXT)),
-    ('retries', _COUNT),
-    ('completed_at', _TIME),
-    ('first_byte_latency', _maybe(_SECONDS)),
-    ('last_byte_latency', _SECONDS),
-    ('send_lag', _maybe(_SECONDS)),
-    ('worker_time', _maybe(_SECONDS)),
-    ('intended_start', _maybe(_TIME)),
-    ('size', _maybe(_BYTES)),
-    ('status', _maybe(_STATUS)),
-    ('reconnects', _maybe(_COUNT)),
-    ('segment_size', _maybe(_BYTES)),
-    ('large_object', _maybe(_TEXT)),
-    ('block_size', _maybe(_UINT)),
-    ('delete_after', _maybe(_UINT)),
-    ('limit', _maybe(_COUNT)),
-    ('prefix', _maybe(_TEXT)),
-    ('endpoint', _maybe(_COUNT)),
-    ('noop', _maybe(_BOOL)),
-    ('head_first', _maybe(_BOOL))))
+_RULES = dict((field.name, _rule(field)) for field in spec.SCHEMA
+              if _rule(field) is not None)
 # What the full check requires of a success.
 _REQUIRED = frozenset(spec.REQUIRED + (spec.LAST_BYTE_LATENCY,))
 # The start of a record of ours: a map, its job id and worker id first;
