@@ -56,10 +56,10 @@ class Kind(object):
         self.checked = checked
 
 
-TIME = Kind(NUMBERS, MAX_EPOCH, 'epoch seconds')
-SECONDS = Kind(NUMBERS, MAX_SECONDS, 'seconds')
+TIME = Kind(NUMBERS, MAX_EPOCH, 'epoch seconds, below 1e10')
+SECONDS = Kind(NUMBERS, MAX_SECONDS, 'seconds, below 1e9')
 BYTES = Kind(INTEGERS, MAX_SIZE, 'bytes, below 2**53')
-COUNT = Kind(INTEGERS, MAX_COUNT, 'integer, below 10**6')
+COUNT = Kind(INTEGERS, MAX_COUNT, 'integer, below 1e6')
 STATUS = Kind(INTEGERS, MAX_STATUS, 'HTTP status')
 ID = Kind(INTEGERS, None, 'integer')
 WORKER = Kind(INTEGERS | TEXT, None, 'integer or string')
@@ -70,7 +70,7 @@ OPERATION = Kind(TEXT, None, 'job type')
 ECHOED_INT = Kind(INTEGERS, None, 'integer, echoed', False)
 ECHOED_FLAG = Kind(frozenset((bool,)), None, 'true or false, echoed', False)
 FREE = Kind(None, None, 'string, not checked')
-SEGMENTS_MAP = Kind(None, None, 'map of SEGMENT_FIGURES')
+SEGMENTS_MAP = Kind(None, None, 'map: count, retries, seconds, slowest')
 CAUSES_MAP = Kind(None, None, '{cause: count}')
 
 # Whose results carry a field: every result (the wire requires it), a
