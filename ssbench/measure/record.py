@@ -1,7 +1,7 @@
 """The result record: one map per request, sent by a worker, stored by
-the master, read by the reports (docs/record.rst).  The one definition
-of its keys (SCHEMA), their types, whether the wire requires them, who
-sets them, and their limits.
+the master, read by the reports (docs/internals.rst, "The result
+record").  The one definition of its keys, their types, whether the
+wire requires them, and their limits.
 
 Every number a result carries lies in a half-open range [0, bound): the
 master's wire check (ssbench.wire.messagecheck and, on the bytes,
@@ -11,6 +11,8 @@ wire takes is one the reports can render, and a result out of range is
 left out the same way everywhere.
 """
 from __future__ import absolute_import, division, print_function
+
+import collections
 
 from ssbench.compat import PY2, text_type
 
@@ -44,7 +46,7 @@ NONE = frozenset((type(None),))
 class Kind(object):
     """What one kind of value is: its types (None: a rule of its own, or
     none), the bound of a number (None: any integer msgpack carries, or
-    no number at all), its words in docs/record.rst, and whether the
+    no number at all), its words in docs/internals.rst, and whether the
     wire check holds a result to it (else only a fast shape does)."""
 
     __slots__ = ('types', 'bound', 'words', 'checked')
@@ -80,35 +82,13 @@ ALL, SUCCESS, FAILURE, OPTIONAL = 'all', 'success', 'failure', 'optional'
 JOB, WORKER_SET = 'job', 'worker'
 
 
-class Field(object):
-    """One key of a result: see SCHEMA."""
-
-    __slots__ = ('name', 'kind', 'presence', 'nullable', 'source', 'legacy')
-
-    def __init__(self, name, kind, presence, nullable, source, legacy):
-        self.name = text_type(name)
-        self.kind = kind
-        self.presence = presence
-        self.nullable = nullable
-        self.source = source
-        self.legacy = legacy
-
-
-# The result record (docs/record.rst): every key a result may carry, as
-# (key, kind, presence, may be None, set by, 0.3.x wrote it), in the order
-# the wire check reads them; every key tuple and rule table of the wire,
-# master, stats and report checks is made from it.  `type` is the job
-# type (ssbench.OPERATION_TYPES: upload_object, get_object,
-# update_object, delete_object, head_object, list_container); a
-# list_container result has the `name` '' and the page's `limit` and
-# `prefix` (when the scenario gives one).  A scenario that weighs neither
-# HEAD nor LIST makes no such result, so its files are 0.3.9's.  A
-# failure has an `exception`; the maps of RETRY_CAUSES and SEGMENTS have
-# rules of their own (problem()).  With several storage URLs, `endpoint`
-# is the index, in the stats header's ENDPOINTS list, of the one the
-# job's (last) request went to; with one, a result has no such key, as
-# in 0.3.9.
-SCHEMA = tuple(Field(*row) for row in (
+Field = collections.namedtuple(
+    'Field', 'name kind presence nullable source legacy')
+# The result record (docs/internals.rst, "The keys"): every key a result
+# may carry, in the order the wire check reads them; every key tuple and
+# rule table of the wire, master, stats and report checks is made from
+# it.  `type` is one of ssbench.OPERATION_TYPES.
+SCHEMA = tuple(Field(text_type(row[0]), *row[1:]) for row in (
     ('job_id', ID, ALL, False, JOB, False),
     ('completed_at', TIME, ALL, False, WORKER_SET, True),
     ('retries', COUNT, ALL, False, WORKER_SET, True),
@@ -144,12 +124,11 @@ SCHEMA = tuple(Field(*row) for row in (
 NAMES = frozenset(field.name for field in SCHEMA)
 # Keys 0.3.x put in its no-op results, which the readers ignore.
 LEGACY_ONLY = ('auth_kwargs', 'connect_timeout', 'network_timeout')
-# (key, kind, required on the wire, may be None) of every plain value
-# the wire check reads (the loop of problem()).
+# (key, kind, required, may be None) of what problem()'s loop checks.
 FIELDS = tuple((field.name, field.kind, field.presence == ALL,
                 field.nullable) for field in SCHEMA
                if field.kind.types is not None and field.kind.checked)
-KINDS = dict((key, kind) for key, kind, _, _ in FIELDS)
+KINDS = dict((field.name, field.kind) for field in SCHEMA)
 # The allowed types of each key, None included where it may be None.
 TYPES = dict((key, kind.types | NONE if nullable else kind.types)
              for key, kind, _, nullable in FIELDS)

@@ -35,7 +35,6 @@ _NONE = type(None)
 _IDS = _INTS | _TEXT
 _TEXT_OR_NONE = _TEXT | frozenset((_NONE,))
 _INT_OR_NONE = _INTS | frozenset((_NONE,))
-_NUM_OR_NONE = _NUMS | frozenset((_NONE,))
 _FLAG = frozenset((bool, _NONE))
 _NOT_A_MAP = 'record that is not a map'
 
@@ -239,12 +238,10 @@ def _check_token_keys(get, more):
     return None
 
 
-# (key, allowed types) of a job, in JOB_KEYS order.
-_JOB_SPEC = tuple(zip([_key(k) for k in JOB_KEYS], (
-    _TEXT, _TEXT_OR_NONE, _TEXT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
-    _INT_OR_NONE, _INT_OR_NONE, _FLAG, _INT_OR_NONE, _FLAG,
-    _NUM_OR_NONE, _NUM_OR_NONE, _INT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
-    _TEXT_OR_NONE)))
+# (key, allowed types) of a job, in JOB_KEYS order: those of the field of
+# its result (ssbench.measure.record), any but its type may be nil.
+_JOB_SPEC = tuple((_key(k), spec.KINDS[k].types if k == _K_TYPE else
+                   spec.KINDS[k].types | spec.NONE) for k in JOB_KEYS)
 _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
 _K_JOB_ID = _key('job_id')

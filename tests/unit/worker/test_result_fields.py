@@ -1,5 +1,5 @@
 """Every key of a worker's result is a field of the record schema
-(ssbench.measure.record.SCHEMA, docs/record.rst): a key added to the
+(ssbench.measure.record.SCHEMA, docs/internals.rst): a key added to the
 results of ssbench.worker or ssbench.wire.protocol and not to the schema
 fails here, so that the checks and readers made from it know it."""
 from __future__ import absolute_import, division, print_function
@@ -100,7 +100,7 @@ def test_every_key_of_a_workers_result_is_in_the_schema(made):
         unknown = sorted(set(result) - record.NAMES)
         assert not unknown, (
             'result keys %s are not fields of ssbench.measure.record.SCHEMA '
-            '(add a row there, and to docs/record.rst)' % unknown)
+            '(add a row there, and to docs/internals.rst)' % unknown)
 
 
 def test_the_results_cover_what_the_schema_says_a_worker_sets():
