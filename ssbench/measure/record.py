@@ -3,12 +3,9 @@ the master, read by the reports (docs/internals.rst, "The result
 record").  The one definition of its keys, their types, whether the
 wire requires them, and their limits.
 
-Every number a result carries lies in a half-open range [0, bound): the
-master's wire check (ssbench.wire.messagecheck and, on the bytes,
-ssbench.wire.resultbytes), the stats reader (ssbench.results.statscheck)
-and the reports hold a record to the same bounds, so that a result the
-wire takes is one the reports can render, and a result out of range is
-left out the same way everywhere.
+Every number a result carries lies in a half-open range [0, bound), and
+the wire, stats and report checks are made from SCHEMA: a result the wire
+takes is one the reports can render.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -45,9 +42,8 @@ NONE = frozenset((type(None),))
 
 class Kind(object):
     """What one kind of value is: its types (None: a rule of its own, or
-    none), the bound of a number (None: any integer msgpack carries, or
-    no number at all), its words in docs/internals.rst, and whether the
-    wire check holds a result to it (else only a fast shape does)."""
+    none), the bound of a number (None: any integer, or no number), its
+    words in docs/internals.rst, whether the wire check reads it."""
 
     __slots__ = ('types', 'bound', 'words', 'checked')
 
@@ -67,8 +63,7 @@ ID = Kind(INTEGERS, None, 'integer')
 WORKER = Kind(INTEGERS | TEXT, None, 'integer or string')
 WORDS = Kind(TEXT, None, 'string')
 OPERATION = Kind(TEXT, None, 'job type')
-# What a job carried and its result echoes, read by no check: the
-# worker checked it (ssbench.wire.messagecheck.check_from_master).
+# A job's value its result echoes: the worker checked it, no reader does.
 ECHOED_INT = Kind(INTEGERS, None, 'integer, echoed', False)
 ECHOED_FLAG = Kind(frozenset((bool,)), None, 'true or false, echoed', False)
 FREE = Kind(None, None, 'string, not checked')
@@ -122,8 +117,6 @@ SCHEMA = tuple(Field(text_type(row[0]), *row[1:]) for row in (
     ('segments', SEGMENTS_MAP, OPTIONAL, True, WORKER_SET, False),
     ('retry_causes', CAUSES_MAP, OPTIONAL, True, WORKER_SET, False)))
 NAMES = frozenset(field.name for field in SCHEMA)
-# Keys 0.3.x put in its no-op results, which the readers ignore.
-LEGACY_ONLY = ('auth_kwargs', 'connect_timeout', 'network_timeout')
 # (key, kind, required, may be None) of what problem()'s loop checks.
 FIELDS = tuple((field.name, field.kind, field.presence == ALL,
                 field.nullable) for field in SCHEMA
@@ -136,10 +129,9 @@ REQUIRED = tuple(key for key, _, required, _ in FIELDS if required)
 
 
 def keys(*names):
-    """(text keys, raw keys) of `names`, fields of SCHEMA in the order a
-    reader unpacks them: decoded maps have text keys (unicode on Python
-    2, where a native-str key would take a slow compare), raw decoding
-    leaves them bytes."""
+    """(text keys, raw keys) of `names`, fields of SCHEMA: text for
+    decoded maps (a native str is a slow compare on Python 2), bytes for
+    raw ones."""
     unknown = [name for name in names if name not in NAMES]
     if unknown:
         raise ValueError('not a field of the result record: %s' % unknown)

@@ -18,6 +18,10 @@ from __future__ import absolute_import, division, print_function
 import time
 
 from ssbench.measure import record as spec
+from ssbench.measure.record import (
+    MAX_COUNT as _MAX_COUNT, MAX_EPOCH as _MAX_EPOCH, MAX_SECONDS as
+    _MAX_SECONDS, MAX_SIZE as _MAX_SIZE, MAX_STATUS as _MAX_STATUS,
+    NUMBERS as _NUMBER_TYPES)
 from ssbench.measure.profile import weights
 from ssbench.results import clockrecords, timewindow
 
@@ -33,13 +37,7 @@ _VALUE_KEYS = _CHECKED_KEYS[4:]
 # Read (so checked) in the file of an open-loop run only: response times.
 _OPEN_LOOP_KEYS = frozenset(_VALUE_KEYS[-3:])
 _INF = float('inf')
-_NUMBER_TYPES = spec.NUMBERS
 _LATENCY_TYPES = _NUMBER_TYPES | spec.NONE
-_MAX_EPOCH = spec.MAX_EPOCH
-_MAX_SECONDS = spec.MAX_SECONDS
-_MAX_SIZE = spec.MAX_SIZE
-_MAX_COUNT = spec.COUNT.bound
-_MAX_STATUS = spec.STATUS.bound
 # Completion times profiled at once (0.3.x stored one result per batch).
 PROFILE_BATCH = 1 << 13
 # Values in messages are cut to this many characters.

@@ -67,10 +67,10 @@ assert _FAST_KEYS[1:3] == ('completed_at', 'retries') and \
 _get_fast = operator.itemgetter(*_FAST_KEYS)
 _FAST_TYPES = frozenset(_product(
     [spec.TYPES[key] for key in _FAST_KEYS[:10]] + [_NUMS]))
-_K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS = (
-    _key(k) for k in ('status', 'reconnects', 'error_class'))
-_K_SIZE, _K_INTENDED, _K_SEND_LAG, _K_WORKER_TIME = (
-    _key(k) for k in ('size', 'intended_start', 'send_lag', 'worker_time'))
+(_K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS, _K_SIZE, _K_INTENDED,
+ _K_SEND_LAG, _K_WORKER_TIME) = spec.keys(
+    'status', 'reconnects', 'error_class', 'size', 'intended_start',
+    'send_lag', 'worker_time')[0]
 _MAX_COUNT = spec.COUNT.bound
 
 

@@ -9,15 +9,14 @@ whole message against them with one regular expression, taking out only
 what the master needs: the job ids and the worker id.  The stats file gets
 the bytes as they came.
 
-A shape's pattern accepts a subset of what check_from_worker() accepts:
-text of printable ASCII (always valid UTF-8), numbers within the limits
-of the record spec (ssbench.measure.record; the byte ranges are derived
-from it, exact at each limit: floats where it allows floats, integers of
-at least 0), a job type by name, and no key of a failure (`exception`)
-or of retry accounting.  So a
-message scan() takes is one the full check would take whole, and anything
-else (an error, a heartbeat, an odd value) goes the full way.  Our workers
-put `job_id` and `worker_id` first in every result (protocol.result_head),
+A shape's pattern, made from the record spec (ssbench.measure.record
+SCHEMA), accepts a subset of what check_from_worker() accepts: text of
+printable ASCII (always valid UTF-8), numbers within the spec's limits
+(exact at each: floats where it allows floats, integers of at least 0),
+a job type by name, and no key of a failure or map.  So a message scan()
+takes is one the full check would take whole, and anything else (an
+error, a heartbeat, an odd value) goes the full way.  Our workers put
+`job_id` and `worker_id` first in every result (protocol.result_head),
 which is where the pattern looks for them.
 """
 from __future__ import absolute_import, division, print_function
@@ -97,10 +96,10 @@ def _below(limit, width):
     return b'(?:' + b'|'.join(forms) + b')'
 
 
-def _uint(bound=1 << 64):
-    """Integers of at least 0 and below `bound`, in each form msgpack
-    has: fixint, uint8, 16, 32 and 64."""
-    bound = int(bound)
+def _uint(bound=None):
+    """Integers of at least 0 and below `bound` (None: 2**64), in each
+    form msgpack has: fixint, uint8, 16, 32 and 64."""
+    bound = int(bound or 1 << 64)
     forms = [b'[\\x00-' + _byte(min(bound, 0x80) - 1) + b']']
     for head, width in ((b'\\xcc', 1), (b'\\xcd', 2), (b'\\xce', 4),
                         (b'\\xcf', 8)):
@@ -118,15 +117,6 @@ def _float(bound):
         struct.unpack('>Q', struct.pack('>d', bound))[0], 8)
 
 
-def _number(kind):
-    """The values of a kind of number of the record spec
-    (ssbench.measure.record), exact at its limits: floats only where it
-    allows floats (an integer there goes the full way)."""
-    if float in kind.types:
-        return _float(kind.bound)
-    return _uint(kind.bound)
-
-
 _UINT = _uint()
 _OPERATION = b'(?:' + b'|'.join(_packed(text_type(kind))
                                 for kind in OPERATION_TYPES) + b')'
@@ -142,8 +132,10 @@ def _rule(field):
     kind = field.kind
     if kind.types is None or field.presence == spec.FAILURE:
         return None
+    # A number, exact at its limits: floats only where the spec allows
+    # floats (an integer there goes the full way).
     rule = _KIND_RULES.get(kind) or (
-        _number(kind) if kind.bound is not None else _UINT)
+        _float(kind.bound) if float in kind.types else _uint(kind.bound))
     # A fast shape is a success's: its last_byte_latency is no nil.
     if field.nullable and field.presence != spec.SUCCESS:
         return b'(?:' + _NIL + b'|' + rule + b')'
