@@ -35,6 +35,7 @@ import math
 
 from ssbench.compat import monotonic
 from ssbench.measure import loghist
+from ssbench.measure import record as spec
 from ssbench.measure.record import response_wait
 from ssbench.results import healthrecords
 
@@ -215,13 +216,11 @@ class Slot(object):
         return copy
 
 
-_NAMES = ('exception', 'first_byte_latency', 'last_byte_latency',
-          'intended_start', 'type', 'size_str', 'status', 'head_first',
-          'size', 'retries', 'reconnects', 'completed_at', 'send_lag',
-          'worker_time')
 # The keys Slot.add() reads, in that order: as text, and as raw strings.
-TEXT_KEYS = tuple(_NAMES)
-RAW_KEYS = tuple(name.encode('ascii') for name in _NAMES)
+TEXT_KEYS, RAW_KEYS = spec.keys(
+    'exception', 'first_byte_latency', 'last_byte_latency', 'intended_start',
+    'type', 'size_str', 'status', 'head_first', 'size', 'retries',
+    'reconnects', 'completed_at', 'send_lag', 'worker_time')
 
 
 def _text(value):

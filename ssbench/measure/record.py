@@ -3,14 +3,13 @@ the master, read by the reports (docs/internals.rst, "The result
 record").  The one definition of its keys, their types, whether the
 wire requires them, and their limits.
 
-Every number a result carries lies in a half-open range [0, bound): the
-master's wire check (ssbench.wire.messagecheck and, on the bytes,
-ssbench.wire.resultbytes), the stats reader (ssbench.results.statscheck)
-and the reports hold a record to the same bounds, so that a result the
-wire takes is one the reports can render, and a result out of range is
-left out the same way everywhere.
+Every number a result carries lies in a half-open range [0, bound), and
+the wire, stats and report checks are made from SCHEMA: a result the wire
+takes is one the reports can render.
 """
 from __future__ import absolute_import, division, print_function
+
+import collections
 
 from ssbench.compat import PY2, text_type
 
@@ -42,69 +41,104 @@ NONE = frozenset((type(None),))
 
 
 class Kind(object):
-    """What one kind of value is: its types and the bound of a number
-    (None: any integer msgpack carries, or no number at all)."""
+    """What one kind of value is: its types (None: a rule of its own, or
+    none), the bound of a number (None: any integer, or no number), its
+    words in docs/internals.rst, whether the wire check reads it."""
 
-    __slots__ = ('types', 'bound')
+    __slots__ = ('types', 'bound', 'words', 'checked')
 
-    def __init__(self, types, bound=None):
+    def __init__(self, types, bound=None, words='', checked=True):
         self.types = types
         self.bound = bound
+        self.words = words
+        self.checked = checked
 
 
-TIME = Kind(NUMBERS, MAX_EPOCH)
-SECONDS = Kind(NUMBERS, MAX_SECONDS)
-BYTES = Kind(INTEGERS, MAX_SIZE)
-COUNT = Kind(INTEGERS, MAX_COUNT)
-STATUS = Kind(INTEGERS, MAX_STATUS)
-ID = Kind(INTEGERS)
-WORKER = Kind(INTEGERS | TEXT)
-WORDS = Kind(TEXT)
+TIME = Kind(NUMBERS, MAX_EPOCH, 'epoch seconds, below 1e10')
+SECONDS = Kind(NUMBERS, MAX_SECONDS, 'seconds, below 1e9')
+BYTES = Kind(INTEGERS, MAX_SIZE, 'bytes, below 2**53')
+COUNT = Kind(INTEGERS, MAX_COUNT, 'integer, below 1e6')
+STATUS = Kind(INTEGERS, MAX_STATUS, 'HTTP status')
+ID = Kind(INTEGERS, None, 'integer')
+WORKER = Kind(INTEGERS | TEXT, None, 'integer or string')
+WORDS = Kind(TEXT, None, 'string')
+OPERATION = Kind(TEXT, None, 'job type')
+# A job's value its result echoes: the worker checked it, no reader does.
+ECHOED_INT = Kind(INTEGERS, None, 'integer, echoed', False)
+ECHOED_FLAG = Kind(frozenset((bool,)), None, 'true or false, echoed', False)
+FREE = Kind(None, None, 'string, not checked')
+SEGMENTS_MAP = Kind(None, None, 'map: count, retries, seconds, slowest')
+CAUSES_MAP = Kind(None, None, '{cause: count}')
 
-# (key, kind, required on the wire, may be None) of every plain value a
-# result may carry, in the order the wire check reads them.  `type` is the
-# job type (ssbench.OPERATION_TYPES: upload_object, get_object,
-# update_object, delete_object, head_object, list_container); a
-# list_container result has the `name` '' and the page's `limit` and
-# `prefix` (when the scenario gives one).  A scenario that weighs neither
-# HEAD nor LIST makes no such result, so its files are 0.3.9's.  A success
-# has a last_byte_latency, a failure an `exception`; the maps of
-# RETRY_CAUSES and SEGMENTS have rules of their own (problem()).  With
-# several storage URLs, `endpoint` is the index, in the stats header's
-# ENDPOINTS list, of the one the job's (last) request went to; with one,
-# a result has no such key, as in 0.3.9.
-FIELDS = tuple((text_type(key), kind, required, nullable) for (
-    key, kind, required, nullable) in (
-        ('job_id', ID, True, False),
-        ('completed_at', TIME, True, False),
-        ('retries', COUNT, True, False),
-        ('worker_id', WORKER, True, False),
-        ('type', WORDS, True, False),
-        ('size_str', WORDS, True, False),
-        ('container', WORDS, True, False),
-        ('name', WORDS, True, False),
-        ('trans_id', WORDS, True, True),
-        ('first_byte_latency', SECONDS, False, True),
-        ('last_byte_latency', SECONDS, False, True),
-        ('size', BYTES, False, True),
-        ('intended_start', TIME, False, True),
-        ('exception', WORDS, False, False),
-        ('status', STATUS, False, True),
-        ('reconnects', COUNT, False, True),
-        ('error_class', WORDS, False, True),
-        ('send_lag', SECONDS, False, True),
-        ('worker_time', SECONDS, False, True),
-        ('segment_size', BYTES, False, True),
-        ('large_object', WORDS, False, True),
-        ('time_to_failure', SECONDS, False, True),
-        ('limit', COUNT, False, True),
-        ('prefix', WORDS, False, True),
-        ('endpoint', COUNT, False, True)))
-KINDS = dict((key, kind) for key, kind, _, _ in FIELDS)
+# Whose results carry a field: every result (the wire requires it), a
+# success (required of one), a failure (only), or any result (optional).
+ALL, SUCCESS, FAILURE, OPTIONAL = 'all', 'success', 'failure', 'optional'
+# Who sets it: echoed from the job the master made, or the worker's own.
+JOB, WORKER_SET = 'job', 'worker'
+
+
+Field = collections.namedtuple(
+    'Field', 'name kind presence nullable source legacy')
+# The result record (docs/internals.rst, "The keys"): every key a result
+# may carry, in the order the wire check reads them; every key tuple and
+# rule table of the wire, master, stats and report checks is made from
+# it.  `type` is one of ssbench.OPERATION_TYPES.
+SCHEMA = tuple(Field(text_type(row[0]), *row[1:]) for row in (
+    ('job_id', ID, ALL, False, JOB, False),
+    ('completed_at', TIME, ALL, False, WORKER_SET, True),
+    ('retries', COUNT, ALL, False, WORKER_SET, True),
+    ('worker_id', WORKER, ALL, False, WORKER_SET, True),
+    ('type', OPERATION, ALL, False, JOB, True),
+    ('size_str', WORDS, ALL, False, JOB, True),
+    ('container', WORDS, ALL, False, JOB, True),
+    ('name', WORDS, ALL, False, JOB, True),
+    ('trans_id', WORDS, ALL, True, WORKER_SET, True),
+    ('first_byte_latency', SECONDS, OPTIONAL, True, WORKER_SET, True),
+    ('last_byte_latency', SECONDS, SUCCESS, True, WORKER_SET, True),
+    ('size', BYTES, OPTIONAL, True, JOB, True),
+    ('intended_start', TIME, OPTIONAL, True, JOB, False),
+    ('exception', WORDS, FAILURE, False, WORKER_SET, True),
+    ('status', STATUS, OPTIONAL, True, WORKER_SET, False),
+    ('reconnects', COUNT, OPTIONAL, True, WORKER_SET, False),
+    ('error_class', WORDS, FAILURE, True, WORKER_SET, False),
+    ('send_lag', SECONDS, OPTIONAL, True, JOB, False),
+    ('worker_time', SECONDS, OPTIONAL, True, WORKER_SET, False),
+    ('segment_size', BYTES, OPTIONAL, True, JOB, False),
+    ('large_object', WORDS, OPTIONAL, True, JOB, False),
+    ('time_to_failure', SECONDS, FAILURE, True, WORKER_SET, False),
+    ('limit', COUNT, OPTIONAL, True, JOB, False),
+    ('prefix', WORDS, OPTIONAL, True, JOB, False),
+    ('endpoint', COUNT, OPTIONAL, True, WORKER_SET, False),
+    ('block_size', ECHOED_INT, OPTIONAL, True, JOB, True),
+    ('delete_after', ECHOED_INT, OPTIONAL, True, JOB, True),
+    ('noop', ECHOED_FLAG, OPTIONAL, True, JOB, True),
+    ('head_first', ECHOED_FLAG, OPTIONAL, True, JOB, True),
+    ('traceback', FREE, FAILURE, True, WORKER_SET, True),
+    ('segments', SEGMENTS_MAP, OPTIONAL, True, WORKER_SET, False),
+    ('retry_causes', CAUSES_MAP, OPTIONAL, True, WORKER_SET, False)))
+NAMES = frozenset(field.name for field in SCHEMA)
+# (key, kind, required, may be None) of what problem()'s loop checks.
+FIELDS = tuple((field.name, field.kind, field.presence == ALL,
+                field.nullable) for field in SCHEMA
+               if field.kind.types is not None and field.kind.checked)
+KINDS = dict((field.name, field.kind) for field in SCHEMA)
 # The allowed types of each key, None included where it may be None.
 TYPES = dict((key, kind.types | NONE if nullable else kind.types)
              for key, kind, _, nullable in FIELDS)
 REQUIRED = tuple(key for key, _, required, _ in FIELDS if required)
+
+
+def keys(*names):
+    """(text keys, raw keys) of `names`, fields of SCHEMA: text for
+    decoded maps (a native str is a slow compare on Python 2), bytes for
+    raw ones."""
+    unknown = [name for name in names if name not in NAMES]
+    if unknown:
+        raise ValueError('not a field of the result record: %s' % unknown)
+    return (tuple(text_type(name) for name in names),
+            tuple(name.encode('ascii') for name in names))
+
+
 EXCEPTION = text_type('exception')
 LAST_BYTE_LATENCY = text_type('last_byte_latency')
 TIME_TO_FAILURE = text_type('time_to_failure')

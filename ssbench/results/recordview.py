@@ -45,17 +45,16 @@ def stored_warmup(header):
     return 0
 
 
-def _keys(raw):
-    names = ('completed_at', 'last_byte_latency', 'exception',
-             'first_byte_latency', 'intended_start', 'send_lag',
-             'worker_time', 'time_to_failure')
-    return tuple(name.encode('ascii') for name in names) if raw else names
+# (text keys, raw keys): _KEYS[raw].
+_KEYS = spec.keys('completed_at', 'last_byte_latency', 'exception',
+                  'first_byte_latency', 'intended_start', 'send_lag',
+                  'worker_time', 'time_to_failure')
 
 
 def first_request_start(batches, raw=False):
     """The earliest request start over every result of `batches`, or None
     when there is none."""
-    k_completed, k_last, k_exc = _keys(raw)[:3]
+    k_completed, k_last, k_exc = _KEYS[raw][:3]
     first = _INF
     for batch in batches:
         for record in batch:
@@ -126,7 +125,7 @@ class RecordView(object):
     def _results(self, batches, raw):
         """Batches without the control ones (see the module docstring);
         the control records of the last pass are kept in `controls`."""
-        k_completed = _keys(raw)[0]
+        k_completed = _KEYS[raw][0]
         controls = self.controls = []
         for batch in batches:
             if batch and isinstance(batch[0], dict) and \
@@ -144,7 +143,7 @@ class RecordView(object):
             yield batch
 
     def _after(self, batches, raw):
-        k_completed = _keys(raw)[0]
+        k_completed = _KEYS[raw][0]
         until = self.skip_until
         skipped = 0
         for batch in batches:
@@ -174,7 +173,7 @@ def _response_times(batches, raw):
     """Batches with the latencies of open-loop results made response
     times (see the module docstring); records are changed in place."""
     (k_completed, k_last, k_exc, k_first, k_intended, k_lag,
-     k_held, k_ttf) = _keys(raw)
+     k_held, k_ttf) = _KEYS[raw]
     for batch in batches:
         for record in batch:
             try:

@@ -18,6 +18,10 @@ from __future__ import absolute_import, division, print_function
 import time
 
 from ssbench.measure import record as spec
+from ssbench.measure.record import (
+    MAX_COUNT as _MAX_COUNT, MAX_EPOCH as _MAX_EPOCH, MAX_SECONDS as
+    _MAX_SECONDS, MAX_SIZE as _MAX_SIZE, MAX_STATUS as _MAX_STATUS,
+    NUMBERS as _NUMBER_TYPES)
 from ssbench.measure.profile import weights
 from ssbench.results import clockrecords, timewindow
 
@@ -25,22 +29,15 @@ HEADER_KEY = u'_scenario_data'
 
 # The result values the reports read, in the order they are checked: the
 # first bad one is the one a warning names.
-_VALUE_KEYS = ('completed_at', 'retries', 'time_to_failure', 'size',
-               'reconnects', 'status') + ('intended_start', 'send_lag',
-                                          'worker_time')
+_CHECKED_KEYS, _CHECKED_KEYS_RAW = spec.keys(
+    'first_byte_latency', 'last_byte_latency', 'segments', 'exception',
+    'completed_at', 'retries', 'time_to_failure', 'size', 'reconnects',
+    'status', 'intended_start', 'send_lag', 'worker_time')
+_VALUE_KEYS = _CHECKED_KEYS[4:]
 # Read (so checked) in the file of an open-loop run only: response times.
 _OPEN_LOOP_KEYS = frozenset(_VALUE_KEYS[-3:])
-_CHECKED_KEYS = ('first_byte_latency', 'last_byte_latency', 'segments',
-                 'exception') + _VALUE_KEYS
-_CHECKED_KEYS_RAW = tuple(key.encode('ascii') for key in _CHECKED_KEYS)
 _INF = float('inf')
-_NUMBER_TYPES = spec.NUMBERS
 _LATENCY_TYPES = _NUMBER_TYPES | spec.NONE
-_MAX_EPOCH = spec.MAX_EPOCH
-_MAX_SECONDS = spec.MAX_SECONDS
-_MAX_SIZE = spec.MAX_SIZE
-_MAX_COUNT = spec.COUNT.bound
-_MAX_STATUS = spec.STATUS.bound
 # Completion times profiled at once (0.3.x stored one result per batch).
 PROFILE_BATCH = 1 << 13
 # Values in messages are cut to this many characters.

@@ -35,7 +35,6 @@ _NONE = type(None)
 _IDS = _INTS | _TEXT
 _TEXT_OR_NONE = _TEXT | frozenset((_NONE,))
 _INT_OR_NONE = _INTS | frozenset((_NONE,))
-_NUM_OR_NONE = _NUMS | frozenset((_NONE,))
 _FLAG = frozenset((bool, _NONE))
 _NOT_A_MAP = 'record that is not a map'
 
@@ -68,10 +67,10 @@ assert _FAST_KEYS[1:3] == ('completed_at', 'retries') and \
 _get_fast = operator.itemgetter(*_FAST_KEYS)
 _FAST_TYPES = frozenset(_product(
     [spec.TYPES[key] for key in _FAST_KEYS[:10]] + [_NUMS]))
-_K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS = (
-    _key(k) for k in ('status', 'reconnects', 'error_class'))
-_K_SIZE, _K_INTENDED, _K_SEND_LAG, _K_WORKER_TIME = (
-    _key(k) for k in ('size', 'intended_start', 'send_lag', 'worker_time'))
+(_K_STATUS, _K_RECONNECTS, _K_ERROR_CLASS, _K_SIZE, _K_INTENDED,
+ _K_SEND_LAG, _K_WORKER_TIME) = spec.keys(
+    'status', 'reconnects', 'error_class', 'size', 'intended_start',
+    'send_lag', 'worker_time')[0]
 _MAX_COUNT = spec.COUNT.bound
 
 
@@ -239,12 +238,10 @@ def _check_token_keys(get, more):
     return None
 
 
-# (key, allowed types) of a job, in JOB_KEYS order.
-_JOB_SPEC = tuple(zip([_key(k) for k in JOB_KEYS], (
-    _TEXT, _TEXT_OR_NONE, _TEXT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
-    _INT_OR_NONE, _INT_OR_NONE, _FLAG, _INT_OR_NONE, _FLAG,
-    _NUM_OR_NONE, _NUM_OR_NONE, _INT_OR_NONE, _TEXT_OR_NONE, _INT_OR_NONE,
-    _TEXT_OR_NONE)))
+# (key, allowed types) of a job, in JOB_KEYS order: those of the field of
+# its result (ssbench.measure.record), any but its type may be nil.
+_JOB_SPEC = tuple((_key(k), spec.KINDS[k].types if k == _K_TYPE else
+                   spec.KINDS[k].types | spec.NONE) for k in JOB_KEYS)
 _JOB_TYPES = dict(_JOB_SPEC)
 _JOB_STRINGS = tuple(_key(k) for k in ('size_str', 'container', 'name'))
 _K_JOB_ID = _key('job_id')

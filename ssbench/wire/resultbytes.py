@@ -9,15 +9,14 @@ whole message against them with one regular expression, taking out only
 what the master needs: the job ids and the worker id.  The stats file gets
 the bytes as they came.
 
-A shape's pattern accepts a subset of what check_from_worker() accepts:
-text of printable ASCII (always valid UTF-8), numbers within the limits
-of the record spec (ssbench.measure.record; the byte ranges are derived
-from it, exact at each limit: floats where it allows floats, integers of
-at least 0), a job type by name, and no key of a failure (`exception`)
-or of retry accounting.  So a
-message scan() takes is one the full check would take whole, and anything
-else (an error, a heartbeat, an odd value) goes the full way.  Our workers
-put `job_id` and `worker_id` first in every result (protocol.result_head),
+A shape's pattern, made from the record spec (ssbench.measure.record
+SCHEMA), accepts a subset of what check_from_worker() accepts: text of
+printable ASCII (always valid UTF-8), numbers within the spec's limits
+(exact at each: floats where it allows floats, integers of at least 0),
+a job type by name, and no key of a failure or map.  So a message scan()
+takes is one the full check would take whole, and anything else (an
+error, a heartbeat, an odd value) goes the full way.  Our workers put
+`job_id` and `worker_id` first in every result (protocol.result_head),
 which is where the pattern looks for them.
 """
 from __future__ import absolute_import, division, print_function
@@ -97,10 +96,10 @@ def _below(limit, width):
     return b'(?:' + b'|'.join(forms) + b')'
 
 
-def _uint(bound=1 << 64):
-    """Integers of at least 0 and below `bound`, in each form msgpack
-    has: fixint, uint8, 16, 32 and 64."""
-    bound = int(bound)
+def _uint(bound=None):
+    """Integers of at least 0 and below `bound` (None: 2**64), in each
+    form msgpack has: fixint, uint8, 16, 32 and 64."""
+    bound = int(bound or 1 << 64)
     forms = [b'[\\x00-' + _byte(min(bound, 0x80) - 1) + b']']
     for head, width in ((b'\\xcc', 1), (b'\\xcd', 2), (b'\\xce', 4),
                         (b'\\xcf', 8)):
@@ -118,59 +117,34 @@ def _float(bound):
         struct.unpack('>Q', struct.pack('>d', bound))[0], 8)
 
 
-def _number(kind):
-    """The values of a kind of number of the record spec
-    (ssbench.measure.record), exact at its limits: floats only where it
-    allows floats (an integer there goes the full way)."""
-    if float in kind.types:
-        return _float(kind.bound)
-    return _uint(kind.bound)
-
-
 _UINT = _uint()
-_TIME = _number(spec.TIME)
-_SECONDS = _number(spec.SECONDS)
-_BYTES = _number(spec.BYTES)
-_COUNT = _number(spec.COUNT)
-_STATUS = _number(spec.STATUS)
-_BOOL = b'[\\xc2\\xc3]'
-
-
-def _maybe(pattern):
-    return b'(?:' + _NIL + b'|' + pattern + b')'
-
-
 _OPERATION = b'(?:' + b'|'.join(_packed(text_type(kind))
                                 for kind in OPERATION_TYPES) + b')'
 _WORKER_ID = b'(?:' + _UINT + b'|' + _TEXT + b')'
+# The pattern of each kind of the record spec that is not a number.
+_KIND_RULES = {spec.OPERATION: _OPERATION, spec.WORKER: _WORKER_ID,
+               spec.WORDS: _TEXT, spec.ECHOED_FLAG: b'[\\xc2\\xc3]'}
+
+
+def _rule(field):
+    """The values a fast shape accepts for a field of the record spec:
+    None for a map or a failure's key (such records go the full way)."""
+    kind = field.kind
+    if kind.types is None or field.presence == spec.FAILURE:
+        return None
+    # A number, exact at its limits: floats only where the spec allows
+    # floats (an integer there goes the full way).
+    rule = _KIND_RULES.get(kind) or (
+        _float(kind.bound) if float in kind.types else _uint(kind.bound))
+    # A fast shape is a success's: its last_byte_latency is no nil.
+    if field.nullable and field.presence != spec.SUCCESS:
+        return b'(?:' + _NIL + b'|' + rule + b')'
+    return rule
+
+
 # Each key a fast shape may have, and the values it accepts there.
-_RULES = dict((text_type(key), rule) for key, rule in (
-    ('job_id', _UINT),
-    ('worker_id', _WORKER_ID),
-    ('type', _OPERATION),
-    ('size_str', _TEXT),
-    ('container', _TEXT),
-    ('name', _TEXT),
-    ('trans_id', _maybe(_TEXT)),
-    ('retries', _COUNT),
-    ('completed_at', _TIME),
-    ('first_byte_latency', _maybe(_SECONDS)),
-    ('last_byte_latency', _SECONDS),
-    ('send_lag', _maybe(_SECONDS)),
-    ('worker_time', _maybe(_SECONDS)),
-    ('intended_start', _maybe(_TIME)),
-    ('size', _maybe(_BYTES)),
-    ('status', _maybe(_STATUS)),
-    ('reconnects', _maybe(_COUNT)),
-    ('segment_size', _maybe(_BYTES)),
-    ('large_object', _maybe(_TEXT)),
-    ('block_size', _maybe(_UINT)),
-    ('delete_after', _maybe(_UINT)),
-    ('limit', _maybe(_COUNT)),
-    ('prefix', _maybe(_TEXT)),
-    ('endpoint', _maybe(_COUNT)),
-    ('noop', _maybe(_BOOL)),
-    ('head_first', _maybe(_BOOL))))
+_RULES = dict((field.name, _rule(field)) for field in spec.SCHEMA
+              if _rule(field) is not None)
 # What the full check requires of a success.
 _REQUIRED = frozenset(spec.REQUIRED + (spec.LAST_BYTE_LATENCY,))
 # The start of a record of ours: a map, its job id and worker id first;

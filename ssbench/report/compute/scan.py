@@ -53,14 +53,11 @@ from ssbench.report.compute.cells import GROUPS, as_text
 log = logging.getLogger(__name__)
 
 # The record keys read, in the order the scanner unpacks them.
-KEYS = ('type', 'size_str', 'exception', 'completed_at',
-        'first_byte_latency', 'last_byte_latency', 'trans_id', 'retries',
-        'worker_id', 'reconnects', 'size', 'status', 'error_class',
-        'time_to_failure', 'container', 'name', 'retry_causes')
-# Decoded maps have text keys (unicode on Python 2, where a native-str key
-# would take a slow compare); raw decoding (faster) leaves them bytes.
-TEXT_KEYS = tuple(key.encode('ascii').decode('ascii') for key in KEYS)
-RAW_KEYS = tuple(key.encode('ascii') for key in KEYS)
+TEXT_KEYS, RAW_KEYS = spec.keys(
+    'type', 'size_str', 'exception', 'completed_at', 'first_byte_latency',
+    'last_byte_latency', 'trans_id', 'retries', 'worker_id', 'reconnects',
+    'size', 'status', 'error_class', 'time_to_failure', 'container', 'name',
+    'retry_causes')
 
 # Slots: one per job type of OPERATION_TYPES in its order, then every
 # other job type.

@@ -2,12 +2,16 @@
 keys, types and limits, and what it says of a record."""
 from __future__ import absolute_import, division, print_function
 
+import io
+import os
 import struct
 
 import pytest
 
 from ssbench.compat import text_type
 from ssbench.measure import record
+from ssbench.wire import protocol
+from tests import paths
 
 NAN, INF = float('nan'), float('inf')
 
@@ -149,3 +153,56 @@ def test_the_response_wait_takes_one_clock_per_part_when_it_can():
         pytest.approx(1.9)
     assert record.response_wait(0.1, 1000.0, 998.0, -1.0, 0.3) == \
         pytest.approx(1.9)
+
+
+# -- the schema, the job keys and docs/internals.rst ------------------------
+
+def test_the_keys_a_job_carries_are_the_schemas_echoed_fields():
+    echoed = set(f.name for f in record.SCHEMA if f.source == record.JOB)
+    assert echoed == set(protocol.JOB_KEYS)
+
+
+def test_keys_are_text_and_raw_and_only_fields_of_the_schema():
+    assert record.keys('size', 'noop') == ((u'size', u'noop'),
+                                           (b'size', b'noop'))
+    assert all(type(key) is text_type for key in record.keys('size')[0])
+    with pytest.raises(ValueError) as raised:
+        record.keys('size', 'sise')
+    assert 'sise' in str(raised.value)
+
+
+def schema_table(schema):
+    """The table of docs/internals.rst that `schema` makes."""
+    rows = [('key', 'kind', 'in', 'nil', 'set by', '0.3.x')] + [
+        (f.name, f.kind.words, f.presence, 'yes' if f.nullable else 'no',
+         f.source, 'yes' if f.legacy else 'no') for f in schema]
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    rule = '  '.join('=' * width for width in widths)
+    lines = ['  '.join(cell.ljust(width) for cell, width in
+                       zip(row, widths)).rstrip() for row in rows]
+    return [rule, lines[0], rule] + lines[1:] + [rule]
+
+
+def page_table(text):
+    """The lines of the first simple table of `text` after the heading
+    "The keys"."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines)
+                 if line.startswith('====') and ' ' in line and
+                 i > lines.index('The keys'))
+    end = lines.index(lines[start], start + 3)
+    return lines[start:end + 1]
+
+
+def test_the_record_page_shows_the_schema():
+    with io.open(os.path.join(paths.ROOT, 'docs', 'internals.rst'),
+                 encoding='utf-8') as page:
+        shown = page_table(page.read())
+    assert shown == schema_table(record.SCHEMA), '\n'.join(
+        ['docs/internals.rst should show:'] + schema_table(record.SCHEMA))
+
+
+def test_a_row_missing_from_the_page_is_found():
+    shown = schema_table(record.SCHEMA)
+    assert schema_table(record.SCHEMA[:-1]) != shown
+    assert page_table('\n'.join(['The keys', ''] + shown)) == shown
