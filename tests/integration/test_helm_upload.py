@@ -6,12 +6,15 @@ from __future__ import absolute_import, division, print_function
 
 import os
 import runpy
+import sys
 import threading
 
 import pytest
 
-
 from tests.unit.test_helm_upload import SCRIPT, run_folder
+
+pytestmark = pytest.mark.skipif(sys.version_info < (3, 6),
+                                reason='the image runs Python 3')
 
 
 @pytest.fixture

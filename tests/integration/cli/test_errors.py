@@ -21,6 +21,8 @@ from tests.clirun import MASTER, NO_AUTH_ENV, check, error_lines
 
 from tests.unit.cli.test_errors import CASES, GOOD, KEYSTONE_ARGS
 
+pytestmark = pytest.mark.timeout(120)
+
 
 def run_process(module, args, timeout=60, env=None):
     """(status, stdout, stderr) of `python -m module ARGS`, a real

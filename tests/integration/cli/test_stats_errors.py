@@ -22,6 +22,8 @@ from tests.unit.cli.test_stats_errors import (CASES, RESULTS, START,
                                               case_file, header, result,
                                               write_stats)
 
+pytestmark = pytest.mark.timeout(120)
+
 
 @pytest.fixture(scope='module')
 def stats(tmpdir_factory):

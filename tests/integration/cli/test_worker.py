@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 
 from ssbench import READ_OBJECT
 from ssbench.wire import protocol
@@ -13,6 +14,8 @@ from ssbench.wire.protocol import HEARTBEAT, PING
 from ssbench.wire.transport import MasterSockets
 from tests import paths
 from tests.commands import wait_exit
+
+pytestmark = pytest.mark.timeout(60)
 
 
 ROOT = paths.ROOT

@@ -24,6 +24,8 @@ if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
 else:
     from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+pytestmark = pytest.mark.timeout(30)
+
 
 NOON = calendar.timegm((2024, 2, 29, 12, 0, 0, 0, 0, 0))
 

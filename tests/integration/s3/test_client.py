@@ -18,6 +18,8 @@ from tests.clocks import FakeClock
 
 from tests.unit.s3.test_client import NOON, SECRET
 
+pytestmark = pytest.mark.timeout(30)
+
 
 ERROR = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code>'
          b'<Message>%s</Message></Error>')

@@ -16,6 +16,8 @@ from tests.authservers import (AuthServer, endless_chunk, grant, redirect,
                                refuse, trickle)
 from tests.fakes import CannedServer, serve_fake_swift
 
+pytestmark = pytest.mark.timeout(60)
+
 
 fake = pytest.fixture(name='fake')(serve_fake_swift)
 

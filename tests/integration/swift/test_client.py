@@ -18,6 +18,8 @@ from tests.integration.swift.test_httpconn import (BIG, HeadServer, answer,
                                                    idle_input)
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.timeout(60)
+
 
 fake = pytest.fixture(name='fake')(serve_fake_swift)
 

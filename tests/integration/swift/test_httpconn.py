@@ -20,6 +20,8 @@ from tests.waiting import wait_for
 
 from tests.unit.swift.test_httpconn import ok
 
+pytestmark = pytest.mark.timeout(60)
+
 
 @pytest.fixture(autouse=True, params=['threads', 'gevent'])
 def sockets(request, monkeypatch):

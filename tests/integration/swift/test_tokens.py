@@ -14,6 +14,8 @@ from tests.waiting import wait_for
 
 from tests.unit.swift.test_tokens import grant_job
 
+pytestmark = pytest.mark.timeout(30)
+
 
 def put_job(job_id):
     return {'type': 'upload_object', 'size_str': 'tiny', 'container': 'c',

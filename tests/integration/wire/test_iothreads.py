@@ -3,7 +3,9 @@ nothing else does."""
 from __future__ import absolute_import, division, print_function
 
 import os
+import sys
 
+import pytest
 import zmq
 
 from ssbench.wire.iothreads import new_context
@@ -11,6 +13,12 @@ from ssbench.wire.transport import MasterSockets, WorkerSockets
 from tests.waiting import wait_for
 
 from tests.unit.wire.test_iothreads import SCHED_BATCH
+
+pytestmark = [
+    pytest.mark.timeout(30),
+    pytest.mark.skipif(not sys.platform.startswith('linux') or
+                       not hasattr(zmq, 'THREAD_SCHED_POLICY'),
+                       reason='SCHED_BATCH is Linux\'s; libzmq >= 4.3')]
 
 
 SCHED_OTHER = 0

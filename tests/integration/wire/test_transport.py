@@ -17,6 +17,8 @@ from ssbench.wire.transport import (CONTROL_RCVHWM, CONTROL_WAIT_MS,
                                     WorkerSockets, resolve)
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.timeout(30)
+
 
 def ipv6_available():
     if not socket.has_ipv6:

@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 import json
 
+import pytest
 
 from ssbench import (CREATE_OBJECT, HEAD_OBJECT, LIST_CONTAINER, READ_OBJECT,
                      UPDATE_OBJECT)
@@ -15,6 +16,8 @@ from tests.fakes import FakeSwift
 from tests.waiting import wait_for
 
 from tests.unit.worker.test_execution import Harness, job
+
+pytestmark = pytest.mark.timeout(30)
 
 
 def http_harness(server):

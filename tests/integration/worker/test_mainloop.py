@@ -4,6 +4,8 @@ from __future__ import absolute_import, division, print_function
 
 import gevent
 
+import pytest
+
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
 from ssbench.wire.protocol import SUICIDE
@@ -14,6 +16,8 @@ from tests.fakes import FakeSwift, FakeTransport
 from tests.waiting import wait_for
 
 from tests.unit.worker.test_mainloop import job, results_of
+
+pytestmark = pytest.mark.timeout(30)
 
 
 def test_against_fake_swift_over_http():

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT
@@ -19,6 +20,8 @@ from tests.relay import Relay
 from tests.waiting import wait_for
 
 from tests.unit.wire.curve.test_keys import FILES, make_keys
+
+pytestmark = pytest.mark.timeout(60)
 
 
 ROOT = paths.ROOT
