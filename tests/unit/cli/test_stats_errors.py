@@ -11,13 +11,11 @@ from __future__ import absolute_import, division, print_function
 import io
 import json
 import os
-import resource
-import sys
 
 import pytest
 
 from ssbench.wire import protocol
-from tests import commands, paths
+from tests import paths
 from tests.clirun import MASTER, check, error_lines
 
 # A main() that hangs is bounded as the process of each case was.
@@ -193,26 +191,6 @@ def test_results_far_outside_the_run_are_left_out(cli, stats, tmpdir, flags):
     assert lines[0].startswith(
         'WARNING:%s: left out 2 results completed far outside the run '
         '(before ' % (stats['strays'],))
-
-
-def limit_memory():
-    limit = 700 * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def test_a_worker_clock_at_1970_costs_no_memory(stats, tmpdir):
-    # One counter per second from 1970 took 2.7 GB; 700 MB of address
-    # space is ample for the report of 200 results.
-    rps = str(tmpdir.join('rps.csv'))
-    ran = commands.run(
-        [sys.executable, '-m', MASTER, 'report-scenario', '-s',
-         stats['strays'], '-r', rps, '--json', str(tmpdir.join('a.json'))],
-        60, preexec_fn=limit_memory)
-    err = ran.err
-    assert ran.status == 0, err
-    assert 'far outside the run' in err and 'MemoryError' not in err
-    with io.open(rps) as fp:
-        assert len(fp.read().splitlines()) == RESULTS + 1
 
 
 @pytest.mark.parametrize('flags', [[], ['--json', '-'], ['--csv']])
