@@ -81,7 +81,10 @@ def measured(batches, raw, stats_file):
     # The completion times not yet profiled (appended by the check).
     stamps = []
     append = stamps.append if profile is not None else _ignore
-    # The batches of a small file, kept for timewindow.idle_window().
+    # (began, completed, worker) of a small file's results, in file order,
+    # for timewindow.idle_window(): three values a result, not its record
+    # (a suite's master analyses a step of 10,000 results; holding their
+    # records grew it by megabytes a step on Python 2.7).
     small = [] if profile is not None else None
     seen = 0
     idle = stats_file.idle_window
@@ -153,7 +156,7 @@ def measured(batches, raw, stats_file):
             if small is not None:
                 seen += len(batch)
                 if seen <= timewindow.SMALL:
-                    small.append(batch)
+                    small.extend(_requests(batch, keys, k_worker))
                 else:
                     small = None
         else:
@@ -176,8 +179,7 @@ def measured(batches, raw, stats_file):
     if profile is not None and stats_file.window is None:
         profile.add_all(stamps)
         corrections = clockrecords.corrections(clocks)
-        spans = None if small is None else _spans(
-            small, keys, k_worker, corrections)
+        spans = None if small is None else _spans(small, corrections)
         stats_file.profiled(profile, corrections, spans)
         # A growing file holds the run so far, not a run that ended.
         early = None if stats_file.growing else ended_early(
@@ -252,35 +254,45 @@ def _stamps(batch, k_completed):
     return stamps
 
 
-def _spans(batches, keys, k_worker, offsets):
-    """(began, completed) of each result of `batches` (checked), on the
-    master's clock by `offsets` (as _on_master_clock()): a request
-    began at its completion less its latency (its time to failure), or
-    at its intended start if earlier (an open-loop job that waited)."""
+def _requests(batch, keys, k_worker):
+    """(began, completed, worker id) of each result of `batch` (checked),
+    on the worker's clock: a request began at its completion less its
+    latency (its time to failure), or at its intended start if earlier
+    (an open-loop job that waited)."""
     k_last, k_completed, k_failed_after, k_intended = (
         keys[1], keys[4], keys[6], keys[10])
-    spans = []
+    out = []
+    for record in batch:
+        try:
+            completed = record[k_completed]
+            took = record.get(k_last) or record.get(k_failed_after) or 0
+            began = completed - took
+            intended = record.get(k_intended)
+            if intended is not None and intended < began:
+                began = intended
+        except (KeyError, TypeError, AttributeError):
+            continue
+        out.append((began, completed, record.get(k_worker)))
+    return out
+
+
+def _spans(requests, offsets):
+    """(began, completed) of each of _requests()' `requests`, on the
+    master's clock by `offsets` (as _on_master_clock())."""
     clockrecords.restart(offsets)
-    for batch in batches:
-        for record in batch:
-            try:
-                completed = record[k_completed]
-                took = record.get(k_last) or record.get(k_failed_after) or 0
-                began = completed - took
-                intended = record.get(k_intended)
-                if intended is not None and intended < began:
-                    began = intended
-                offset = _offset_of(record, k_worker, offsets, completed)
-            except (KeyError, TypeError, AttributeError):
-                continue
-            spans.append((began - offset, completed - offset))
+    spans = []
+    for began, completed, worker in requests:
+        try:
+            offset = _offset_of(worker, offsets, completed)
+        except (TypeError, AttributeError):
+            continue
+        spans.append((began - offset, completed - offset))
     return spans
 
 
-def _offset_of(record, k_worker, offsets, stamped):
+def _offset_of(worker, offsets, stamped):
     if not offsets:
         return 0
-    worker = record.get(k_worker)
     offset = offsets.get(worker)
     if offset is None and isinstance(worker, bytes):
         offset = offsets.get(worker.decode('utf-8', 'replace'))
