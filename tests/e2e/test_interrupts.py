@@ -32,9 +32,11 @@ BOUND = 120
 
 def own_group_with_default_sigint():
     """preexec_fn: a process group of its own, as a terminal's job gets,
-    and SIGINT at its default even if this test runs in the background."""
+    and SIGINT and SIGHUP at their defaults even if this test runs in the
+    background or under nohup (which the master keeps ignoring)."""
     os.setpgrp()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     support.die_with_parent()
 
 
@@ -273,6 +275,8 @@ def test_a_terminal_that_hangs_up_mid_benchmark(tmpdir):
     pid, terminal = pty.fork()
     if pid == 0:    # the child: a session of its own, the pty its terminal
         try:
+            # As a login shell's job: a hangup not ignored (nohup).
+            signal.signal(signal.SIGHUP, signal.SIG_DFL)
             os.chdir(support.ROOT)
             os.execv(sys.executable, argv)
         finally:
