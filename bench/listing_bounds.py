@@ -30,9 +30,10 @@ except ImportError:  # pragma: no cover - Python 2.7
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEASURED = (
-    'import atexit, resource, runpy, sys\n'
-    'atexit.register(lambda: sys.stderr.write("PEAK-RSS %d\\n" % '
-    'resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n'
+    'import atexit, re, runpy, sys\n'
+    'atexit.register(lambda: sys.stderr.write("PEAK-RSS %s\\n" % '
+    're.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read())'
+    '.group(1)))\n'
     'sys.argv = ["ssbench-master"] + sys.argv[1:]\n'
     'runpy.run_module("ssbench.cli.master", run_name="__main__")\n')
 
