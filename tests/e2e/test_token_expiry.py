@@ -174,45 +174,70 @@ def test_a_run_longer_than_the_token_renews_it_ahead_without_a_401(
         answered.count(401), total['retries_by_cause'])
 
 
-def delete_token_once(auth_url, access_log, deleted):
+def delete_token_once(access_log, deleted):
     """`during` for run(): once the run's requests reach the proxy, drop
-    the token it hands out from memcache (tempauth's keys, as Swift's
-    memcache client hashes them) while it is fresh, before any renewal
-    is due: the token ends early without the proxy having said so."""
-    from ssbench.swift.auth import AuthOptions
-    from ssbench.swift.tempauth import tempauth_token
-
+    the token tempauth handed out from memcache (tempauth's keys, as
+    Swift's memcache client hashes them) while it is fresh, before any
+    renewal is due: the token ends early without the proxy having said
+    so.  The token is read from memcache, not asked of tempauth: asking
+    made this test's request the one that created the next token
+    whenever it came before the master's (on a loaded host), and the
+    token dropped was then one the run never used."""
     def during(base):
         # Its reads: the workers' benchmark, not the master's own first
         # requests (which renew without a run event).
         support.wait_for(lambda: statuses(access_log, base + '_', 'GET'),
                          60, 'the run\'s reads at our proxy')
-        while not deleted:
-            _, token, left = tempauth_token(auth_url, USER, KEY,
-                                            AuthOptions(), 5)
-            if left >= TOKEN_LIFE - 1:
+        deadline = time.time() + 60
+        while not deleted and time.time() < deadline:
+            token = memcache_get('AUTH_/user/' + USER)
+            held = token and memcache_get('AUTH_/token/' + token)
+            if held and held[0] - time.time() >= TOKEN_LIFE - 1:
                 for key in ('AUTH_/token/' + token, 'AUTH_/user/' + USER):
-                    memcache_delete(hashlib.md5(
-                        key.encode('utf-8')).hexdigest())
+                    memcache_delete(key)
                 deleted.append(token)
             else:
-                time.sleep(0.2)
+                time.sleep(0.05)
     return during
 
 
-def memcache_delete(key):
-    """Delete `key` from the memcache our proxy shares with the local
-    Swift's."""
+def _memcache(command):
+    """One command to the memcache our proxy shares with the local
+    Swift's; its whole answer."""
     with open(os.path.join(SAIO_DIR, 'etc', 'proxy-8080.conf')) as fp:
         server = re.search(r'(?m)^memcache_servers = ([^,\s]+)',
                            fp.read()).group(1)
     host, port = server.rsplit(':', 1)
     sock = socket.create_connection((host, int(port)), 5)
     try:
-        sock.sendall(('delete %s\r\n' % key).encode('ascii'))
-        assert sock.recv(100).rstrip() in (b'DELETED', b'NOT_FOUND')
+        sock.sendall(command.encode('ascii') + b'\r\n')
+        answer = b''
+        while True:
+            chunk = sock.recv(65536)
+            answer += chunk
+            if not chunk or answer.endswith(b'END\r\n') or (
+                    not answer.startswith(b'VALUE') and
+                    answer.endswith(b'\r\n')):
+                return answer
     finally:
         sock.close()
+
+
+def _hashed(key):
+    return hashlib.md5(key.encode('utf-8')).hexdigest()
+
+
+def memcache_get(key):
+    """tempauth's JSON value of `key`, or None."""
+    m = re.match(br'VALUE \S+ \d+ \d+\r\n(.*)\r\nEND\r\n$',
+                 _memcache('get ' + _hashed(key)), re.S)
+    return json.loads(m.group(1).decode('utf-8')) if m else None
+
+
+def memcache_delete(key):
+    """Delete tempauth's `key` from memcache."""
+    assert _memcache('delete ' + _hashed(key)).rstrip() in (
+        b'DELETED', b'NOT_FOUND')
 
 
 def test_a_token_that_ends_early_unsaid_is_renewed_after_a_401(
@@ -223,7 +248,7 @@ def test_a_token_that_ends_early_unsaid_is_renewed_after_a_401(
     auth_url, access_log = proxy
     deleted = []
     ran, doc, base = run(tmpdir, auth_url, 6,
-                         delete_token_once(auth_url, access_log, deleted))
+                         delete_token_once(access_log, deleted))
     assert deleted
     renewals = [e['text'] for e in doc['events']
                 if e['kind'] == 'token_renewed']
