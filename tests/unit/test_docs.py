@@ -36,6 +36,8 @@ FOREIGN = frozenset([
     # Containers and Kubernetes (docs/kubernetes.rst, docs/many-hosts.rst).
     'docker', 'helm', 'kubectl', 'podman', 'scp',
     'systemctl', 'tcpdump', 'time', 'ulimit', 'useradd', 'wrk',
+    # HdrHistogram's tools (docs/live-view.rst).
+    'java', 'hdr-plot',
 ])
 PYTHONS = re.compile(r'^python[0-9.]*$')
 # Tokens after which a new command starts.
