@@ -38,6 +38,8 @@ FIRST_BYTE = '-first-byte'
 _LABELS = [(label, job) for label, _, job in GROUPS if job is not None]
 # The tags of each job type: (last byte, first byte).
 _TAGS = dict((job, (label, label + FIRST_BYTE)) for label, job in _LABELS)
+# The tags of a job type no operation has: only the untagged line.
+_UNKNOWN = (None, None)
 # The order of a log's lines in each interval.
 TAG_ORDER = ([None] + [label for label, _ in _LABELS] +
              [label + FIRST_BYTE for label, _ in _LABELS])
@@ -112,13 +114,12 @@ def _cut(view, seconds):
     index = intervals.layout.index
     floor = math.floor
 
-    def count(key, latency):
-        nanos = int(latency * NANOS + 0.5)
+    def count(key, nanos, i):
         hist = hists.get(key)
         if hist is None:
             hist = hists[key] = Histogram()
-        i = index(nanos)
-        hist.counts[i] = hist.counts.get(i, 0) + 1
+        counts = hist.counts
+        counts[i] = counts.get(i, 0) + 1
         if nanos > hist.max:
             hist.max = nanos
     try:
@@ -128,13 +129,17 @@ def _cut(view, seconds):
                 if not last or k_exc in result:
                     continue
                 k = int(floor(result[k_completed] / seconds))
-                pair = tags.get(result.get(k_type), (None, None))
-                count((k, None), last)
-                if pair[0] is not None:
-                    count((k, pair[0]), last)
+                tag, first_tag = tags.get(result.get(k_type), _UNKNOWN)
+                # The untagged and the operation's line share the value.
+                nanos = int(last * NANOS + 0.5)
+                i = index(nanos)
+                count((k, None), nanos, i)
+                if tag is not None:
+                    count((k, tag), nanos, i)
                     first = result.get(k_first)
                     if first:
-                        count((k, pair[1]), first)
+                        nanos = int(first * NANOS + 0.5)
+                        count((k, first_tag), nanos, index(nanos))
     except (TypeError, ValueError, OverflowError, KeyError) as exc:
         raise StatsFileError('%s: not a valid ssbench stats file: a result '
                              'has a bad value (%s)' % (view.path, exc))
