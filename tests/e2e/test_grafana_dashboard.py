@@ -5,7 +5,8 @@ that has an outage, an open loop, a mark): every panel's, annotation's
 and variable's query and every rule's expression, Grafana's variables
 put in, returns data over the run; and every metric and label they name
 is one the master served (so that a name it does not serve fails here,
-named).  promtool checks the rules file."""
+named).  promtool checks the rules file, and runs its unit tests
+(tests/data/prometheus/ssbench-rules-test.yml)."""
 from __future__ import absolute_import, division, print_function
 
 import io
@@ -32,6 +33,8 @@ pytestmark = pytest.mark.e2e
 
 DASHBOARD = os.path.join(ROOT, 'deploy', 'grafana', 'ssbench.json')
 RULES = os.path.join(ROOT, 'deploy', 'prometheus', 'ssbench-rules.yml')
+RULES_TEST = os.path.join(ROOT, 'tests', 'data', 'prometheus',
+                          'ssbench-rules-test.yml')
 PROMTOOL = os.path.join(os.path.dirname(support.PROMETHEUS), 'promtool')
 OPERATIONS = {'upload_object', 'get_object', 'update_object',
               'delete_object'}
@@ -163,12 +166,19 @@ def test_the_name_check_refuses_what_the_master_does_not_serve(
     assert fragment in str(caught.value)
 
 
-def test_promtool_passes_the_rules():
+@pytest.mark.parametrize('command', [
+    ['check', 'rules', RULES],
+    # Each alert fires on the series meant to fire it, after its `for`.
+    ['test', 'rules', RULES_TEST],
+])
+def test_promtool_passes_the_rules(command):
     if not os.path.exists(PROMTOOL):
+        if os.environ.get('SSBENCH_REQUIRE_PROMETHEUS') == '1':
+            pytest.fail('Debian\'s prometheus package is not installed')
         pytest.skip('Debian\'s prometheus package is not installed')
-    ran = support.run([PROMTOOL, 'check', 'rules', RULES], 60)
+    ran = support.run([PROMTOOL] + command, 60)
     assert ran.status == 0, ran
-    assert 'SUCCESS' in ran.out, ran
+    assert 'SUCCESS' in ran.out + ran.err, ran
 
 
 def test_every_query_of_the_dashboard_and_the_rules_has_data(
