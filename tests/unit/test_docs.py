@@ -36,6 +36,8 @@ FOREIGN = frozenset([
     # Containers and Kubernetes (docs/kubernetes.rst, docs/many-hosts.rst).
     'docker', 'helm', 'kubectl', 'podman', 'scp',
     'systemctl', 'tcpdump', 'time', 'ulimit', 'useradd', 'wrk',
+    # Prometheus and Grafana (docs/live-view.rst).
+    'curl', 'promtool',
 ])
 PYTHONS = re.compile(r'^python[0-9.]*$')
 # Tokens after which a new command starts.
