@@ -1,6 +1,6 @@
 """run-scenario's options for how a run goes beyond its load: how long
 to wait for workers and when one is lost, --retry-backoff, and what the
-run shows while it runs (--progress, --metrics)."""
+run shows while it runs (--progress, --metrics, --push)."""
 from __future__ import absolute_import, division, print_function
 
 import argparse
@@ -60,8 +60,32 @@ def _metrics_address(text):
         raise argparse.ArgumentTypeError('%s' % exc)
 
 
-def start_live_view(shown, metrics_address):
-    """ssbench.master.liveview.live_view(shown, metrics_address), with a
+def _push_url(text):
+    from ssbench.master.push import parse_url
+    try:
+        parse_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError('%s' % exc)
+    return text.strip()
+
+
+def pusher(args, name):
+    """The ssbench.master.push.Pusher of --push for the run (or suite)
+    named `name`, beginning now; None without --push."""
+    if args.push is None:
+        if args.push_interval is not None:
+            from ssbench.errors import UsageError
+            raise UsageError('--push-interval needs --push URL')
+        return None
+    import time
+    from ssbench.master.push import Pusher, run_id
+    return Pusher(args.push, run_id(name, time.time()), job=args.push_job,
+                  interval=args.push_interval)
+
+
+def start_live_view(shown, metrics_address, push=None):
+    """ssbench.master.liveview.live_view(shown, metrics_address, push),
+    with a
     --metrics address it cannot listen on (a port in use, an address not
     this host's) exiting with status 1, a runtime failure as a ZeroMQ port
     in use is (docs/reliability.rst): the flag's value was good, it
@@ -69,13 +93,13 @@ def start_live_view(shown, metrics_address):
     from ssbench.errors import SsbenchError, UsageError
     from ssbench.master.liveview import live_view
     try:
-        return live_view(shown, metrics_address)
+        return live_view(shown, metrics_address, push)
     except UsageError as exc:
         raise SsbenchError('%s' % (exc,))
 
 
 def add_live_options(parser):
-    """--progress and --metrics."""
+    """--progress, --metrics and --push."""
     parser.add_argument(
         '--progress', choices=('none', 'chars', 'line'), default=None,
         help='What the run shows while it runs: nothing, the 0.3.9 '
@@ -88,3 +112,17 @@ def add_live_options(parser):
         help='Serve the run\'s figures to Prometheus at '
         'http://ADDR:PORT/metrics while it runs (ADDR defaults to '
         '127.0.0.1; needs ssbench[metrics])')
+    parser.add_argument(
+        '--push', metavar='URL', type=_push_url, default=None,
+        help='PUT the run\'s final figures (those --metrics serves, no '
+        'phase left running) to the Prometheus Pushgateway at URL '
+        '(http://HOST:PORT), grouped as job/JOB/run/NAME-START; a gateway '
+        'that fails is one warning, not a failed run')
+    parser.add_argument(
+        '--push-interval', metavar='SECONDS', type=common.positive_float,
+        default=None,
+        help='With --push, push the figures every SECONDS while the run '
+        'runs too (default: at the end only)')
+    parser.add_argument(
+        '--push-job', metavar='NAME', default='ssbench',
+        help='The job label of --push\'s group (default: ssbench)')

@@ -83,8 +83,9 @@ def cmd_run_scenario(args):
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
                             args.zmq_results_port, green=False, curve=curve)
     try:
-        from ssbench.cli.runopts import start_live_view
-        options.live = start_live_view(shown, args.metrics)
+        from ssbench.cli.runopts import pusher, start_live_view
+        options.live = start_live_view(shown, args.metrics,
+                                       pusher(args, scenario.name))
         run = ScenarioRun(scenario, sockets, stats_paths, options,
                           swift=swift, worker_config=worker_config)
         # From here on a first Ctrl-C (or SIGTERM) stops the run at the

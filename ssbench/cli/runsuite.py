@@ -163,12 +163,13 @@ def _run(runner, swift, worker_config, curve, widest):
     live = None
     try:
         from ssbench.master import progress
-        from ssbench.cli.runopts import start_live_view
+        from ssbench.cli.runopts import pusher, start_live_view
         shown = progress.mode(args.progress, sys.stderr, args.verbose,
                               args.quiet)
         options = dict(shared_run_options(args), progress_stream=(
             sys.stderr if shown == 'chars' else None))
-        live = start_live_view(shown, args.metrics)
+        live = start_live_view(shown, args.metrics,
+                               pusher(args, runner.suite.name))
         suite_run = SuiteRun(sockets, swift, worker_config)
         with stop_on_signals(suite_run):
             local = local_workers(args, widest.scenario.user_count, sockets,

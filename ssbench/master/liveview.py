@@ -203,26 +203,45 @@ class LiveView(object):
             self.metrics = None
 
 
-def live_view(progress, metrics_address=None):
+def live_view(progress, metrics_address=None, push=None):
     """The LiveView a run needs for its progress `mode` (see
-    ssbench.master.progress.mode: 'line' draws on stderr) and a
-    --metrics (host, port), or None when neither asks for one.  The
-    endpoint is listening (and serving) once this returns."""
+    ssbench.master.progress.mode: 'line' draws on stderr), a --metrics
+    (host, port) and a --push ssbench.master.push.Pusher, or None when
+    none asks for one.  The endpoint is listening (and serving) once this
+    returns."""
     import sys
-    metrics = None
+    outlets = []
     if metrics_address is not None:
         from ssbench.master.metrics import MetricsServer
-        metrics = MetricsServer(metrics_address[0], metrics_address[1],
-                                Snapshot())
-    if metrics is None and progress != 'line':
+        outlets.append(MetricsServer(metrics_address[0], metrics_address[1],
+                                     Snapshot()))
+    if push is not None:
+        outlets.append(push)
+    if not outlets and progress != 'line':
         return None
     view = LiveView(status_stream=sys.stderr if progress == 'line'
-                    else None, metrics=metrics)
+                    else None, metrics=_Outlets(outlets) if outlets
+                    else None)
     if view.status is not None:
         _ClearBeforeLogging.install(view.status)
-    if metrics is not None:
-        metrics.start()
+    for outlet in outlets:
+        outlet.start()
     return view
+
+
+class _Outlets(object):
+    """The endpoint and the push as one: each takes every Snapshot."""
+
+    def __init__(self, outlets):
+        self.outlets = outlets
+
+    def publish(self, snapshot):
+        for outlet in self.outlets:
+            outlet.publish(snapshot)
+
+    def stop(self, linger=True):
+        for outlet in self.outlets:
+            outlet.stop(linger)
 
 
 class _ClearBeforeLogging(logging.Filter):

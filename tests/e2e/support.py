@@ -401,11 +401,12 @@ PROMETHEUS = (shutil.which('prometheus') if hasattr(shutil, 'which')
 
 
 @contextlib.contextmanager
-def prometheus(directory, rule_files=()):
+def prometheus(directory, rule_files=(), honor_labels=False):
     """(Prometheus's port, the port it scrapes each second as job
     "ssbench"): Prometheus running on loopback with its data and log in
-    `directory` and `rule_files` loaded, stopped on exit.  Skips when
-    Debian's package is missing (tools/run-tests installs it), fails
+    `directory` and `rule_files` loaded, stopped on exit; `honor_labels`
+    keeps the scraped job label, as a Pushgateway's scrape needs.  Skips
+    when Debian's package is missing (tools/run-tests installs it), fails
     instead under SSBENCH_REQUIRE_PROMETHEUS=1 (CI)."""
     if not os.path.exists(PROMETHEUS):
         if os.environ.get('SSBENCH_REQUIRE_PROMETHEUS') == '1':
@@ -419,9 +420,10 @@ def prometheus(directory, rule_files=()):
                  'rule_files: [%s]\n'
                  'scrape_configs:\n  - job_name: ssbench\n'
                  '    static_configs:\n'
-                 '      - targets: ["127.0.0.1:%d"]\n' % (
+                 '      - targets: ["127.0.0.1:%d"]\n%s' % (
                      ', '.join('"%s"' % path for path in rule_files),
-                     target))
+                     target, '    honor_labels: true\n' if honor_labels
+                     else ''))
     log = open(os.path.join(str(directory), 'prometheus.log'), 'wb')
     proc = subprocess.Popen(
         [PROMETHEUS, '--config.file', config, '--storage.tsdb.path',
