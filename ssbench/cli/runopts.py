@@ -101,11 +101,13 @@ def start_live_view(shown, metrics_address, push=None):
 def add_live_options(parser):
     """--progress, --metrics and --push."""
     parser.add_argument(
-        '--progress', choices=('none', 'chars', 'line'), default=None,
+        '--progress', choices=('none', 'chars', 'line', 'ops'),
+        default=None,
         help='What the run shows while it runs: nothing, the 0.3.9 '
-        'progress characters, or a status line redrawn in place (rate, '
-        'time left, p50/p99, errors, workers); default: the line on a '
-        'terminal, the characters otherwise, nothing with -v or -q')
+        'progress characters, a status line redrawn in place (rate, '
+        'time left, p50/p99, errors, workers), or that line with a row '
+        'per operation under it (rate, p99, errors); default: the line on '
+        'a terminal, the characters otherwise, nothing with -v or -q')
     parser.add_argument(
         '--metrics', metavar='ADDR:PORT', type=_metrics_address,
         default=None,

@@ -49,12 +49,13 @@ class Snapshot(object):
 
 class LiveView(object):
     """Hooks a run's phases into LiveStats, redraws the status line on
-    `status_stream` (None: no line) and publishes Snapshots to `metrics`
+    `status_stream` (None: no line; with `ops`, a row per operation
+    under it: ssbench.master.opsview) and publishes Snapshots to `metrics`
     (a ssbench.master.metrics.MetricsServer, or None), each at most every
     `interval` seconds from the run loop's idle callback."""
 
     def __init__(self, status_stream=None, metrics=None, clock=monotonic,
-                 interval=INTERVAL, width=None):
+                 interval=INTERVAL, width=None, ops=False):
         self.stats = LiveStats(clock)
         self.clock = clock
         self.interval = interval
@@ -68,9 +69,13 @@ class LiveView(object):
         self.step = None
         self.status = None
         if status_stream is not None:
-            self.status = StatusLine(status_stream, self.line,
-                                     interval=interval, clock=clock,
-                                     width=width)
+            status, text = StatusLine, self.line
+            if ops:
+                from ssbench.master import opsview
+                status = opsview.StatusBlock
+                text = lambda: opsview.block(self)  # noqa: E731
+            self.status = status(status_stream, text, interval=interval,
+                                 clock=clock, width=width)
 
     def attach(self, master):
         """Read workers and the open-loop schedule from `master` (a
@@ -205,10 +210,10 @@ class LiveView(object):
 
 def live_view(progress, metrics_address=None, push=None):
     """The LiveView a run needs for its progress `mode` (see
-    ssbench.master.progress.mode: 'line' draws on stderr), a --metrics
-    (host, port) and a --push ssbench.master.push.Pusher, or None when
-    none asks for one.  The endpoint is listening (and serving) once this
-    returns."""
+    ssbench.master.progress.mode: 'line' and 'ops' draw on stderr), a
+    --metrics (host, port) and a --push ssbench.master.push.Pusher, or
+    None when none asks for one.  The endpoint is listening (and serving)
+    once this returns."""
     import sys
     outlets = []
     if metrics_address is not None:
@@ -217,11 +222,12 @@ def live_view(progress, metrics_address=None, push=None):
                                      Snapshot()))
     if push is not None:
         outlets.append(push)
-    if not outlets and progress != 'line':
+    shown = progress in ('line', 'ops')
+    if not outlets and not shown:
         return None
-    view = LiveView(status_stream=sys.stderr if progress == 'line'
-                    else None, metrics=_Outlets(outlets) if outlets
-                    else None)
+    view = LiveView(status_stream=sys.stderr if shown else None,
+                    metrics=_Outlets(outlets) if outlets else None,
+                    ops=progress == 'ops')
     if view.status is not None:
         _ClearBeforeLogging.install(view.status)
     for outlet in outlets:

@@ -18,7 +18,7 @@ LEGEND = """Benchmark Run:
   @ >= 10s last-byte-latency  (CREATE or UPDATE)
 """
 
-MODES = ('none', 'chars', 'line')
+MODES = ('none', 'chars', 'line', 'ops')
 
 _FIRST_BYTE = '.oO*'
 _LAST_BYTE = '_|^@'

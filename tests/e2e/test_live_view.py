@@ -106,6 +106,51 @@ def test_a_terminal_shows_the_status_line_a_file_the_characters(
     assert 'req/s' not in ran.err and '\x1b[K' not in ran.err
 
 
+# A row of --progress ops: an operation, its rate, p99 and errors.
+OPS_ROW = re.compile(r'^  (CREATE|READ|UPDATE|DELETE) +\d[\d,]* req/s \| '
+                     r'p99 [\d.]+m?s +\| errors \d+', re.M)
+
+
+def test_progress_ops_redraws_a_row_per_operation_in_place(
+        tmpdir, scenario):
+    path, _ = scenario(crud_profile=[30, 50, 10, 10])
+    socket_name = 'ssbench-ops-%d' % os.getpid()
+    done = os.path.join(str(tmpdir), 'status')
+    command = ' '.join("'%s'" % arg for arg in _run_argv(
+        path, os.path.join(str(tmpdir), 'ops.stat'), '-R', '--progress',
+        'ops'))
+    _tmux(socket_name, 'new-session', '-d', '-s', 'run', '-x', '200',
+          '-y', '50', 'cd %s && %s; echo $? > %s; sleep 120' % (
+              support.ROOT, command, done))
+    blocks = []
+    try:
+        deadline = time.time() + 120
+        while not (os.path.exists(done) and support.read_text(done)) and \
+                time.time() < deadline:
+            screen = _tmux(socket_name, 'capture-pane', '-p', '-t', 'run')
+            status = re.search(r'^benchmark \d\d:\d\d', screen, re.M)
+            if status and 'Deleting population' not in screen:
+                blocks.append(screen[status.start():])
+            time.sleep(0.3)
+        assert support.read_text(done).strip() == '0'
+    finally:
+        subprocess.call(['tmux', '-L', socket_name, 'kill-server'])
+    rows = [OPS_ROW.findall(block) for block in blocks]
+    # Every screen of the benchmark holds one block, a row per operation,
+    # however often it was redrawn...
+    assert rows and all(sorted(found) == sorted(set(found)) for found in
+                        rows), blocks
+    assert set(['CREATE', 'READ']) <= set(rows[-1]), blocks[-1]
+    # ...and the figures moved on between redraws.
+    assert len(set(block.splitlines()[0] for block in blocks)) >= 2, blocks
+
+    # On a file: the same rows as plain lines, no cursor movement.
+    ran = support.run(_run_argv(path, os.path.join(str(tmpdir), 'f.stat'),
+                                '-R', '--progress', 'ops'), 240)
+    assert ran.status == 0, ran
+    assert OPS_ROW.search(ran.err) and '\x1b' not in ran.err, ran.err
+
+
 def _query(port, expression):
     answer = json.loads(urlopen('http://127.0.0.1:%d/api/v1/query?%s' % (
         port, urlencode({'query': expression})), timeout=10).read().decode(
