@@ -68,14 +68,14 @@ class LiveView(object):
         # (number, of, values) of the run-suite step running, or None.
         self.step = None
         self.status = None
-        if status_stream is not None:
-            status, text = StatusLine, self.line
-            if ops:
-                from ssbench.master import opsview
-                status = opsview.StatusBlock
-                text = lambda: opsview.block(self)  # noqa: E731
-            self.status = status(status_stream, text, interval=interval,
-                                 clock=clock, width=width)
+        if ops and status_stream is not None:
+            from ssbench.master import opsview
+            self.status = opsview.StatusBlock(
+                status_stream, lambda: opsview.block(self), width, clock)
+        elif status_stream is not None:
+            self.status = StatusLine(status_stream, self.line,
+                                     interval=interval, clock=clock,
+                                     width=width)
 
     def attach(self, master):
         """Read workers and the open-loop schedule from `master` (a

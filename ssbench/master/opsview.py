@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 from ssbench import OPERATION_TYPES
 from ssbench.compat import monotonic
 from ssbench.master.livestats import RATE_WINDOW, WINDOW, _text
-from ssbench.master.statusline import INTERVAL, StatusLine, latency_text
+from ssbench.master.statusline import latency_text, terminal_width
 from ssbench.measure import loghist
 from ssbench.measure.profile import PROFILE_KEYS
 
@@ -108,37 +108,45 @@ def block(view):
                      format_rows(operation_figures(view.stats)))
 
 
-class StatusBlock(StatusLine):
-    """A StatusLine whose `line()` gives several lines: on a terminal
-    redrawn in place (the cursor taken back up to the block's first
-    line, the screen cleared below it), each line cut to the width;
-    on anything else written as plain lines every `plain_interval`
-    seconds."""
+class StatusBlock(object):
+    """Draws `text()` (several lines) on `stream` as the status line is
+    drawn (ssbench.master.statusline.StatusLine: draw(), clear(),
+    finish()): on a terminal redrawn in place (the cursor taken back up
+    to the block's first line, the screen cleared below it), each line
+    cut to the width so that none wraps; on anything else written as
+    plain lines, at most every `plain_interval` seconds of `clock`."""
 
-    def __init__(self, stream, line, interval=INTERVAL, clock=monotonic,
-                 width=None, plain_interval=PLAIN_INTERVAL):
-        StatusLine.__init__(self, stream, line, interval, clock, width)
+    def __init__(self, stream, text, width=None, clock=monotonic,
+                 plain_interval=PLAIN_INTERVAL):
+        self.stream = stream
+        self.text = text
+        self.width = width if width is not None else \
+            (lambda: terminal_width(stream))
+        self.clock = clock
         isatty = getattr(stream, 'isatty', None)
         self.terminal = bool(isatty and isatty())
         self.plain_interval = plain_interval
+        self.shown = False
         self._rows = 0           # lines of the block on screen
         self._plain_at = None
 
     def draw(self, now=None):
-        self._drawn_at = now = self.clock() if now is None else now
         if not self.terminal:
+            now = self.clock() if now is None else now
             if self._plain_at is None or \
                     now - self._plain_at >= self.plain_interval:
                 self._plain_at = now
-                self.stream.write(self.line() + '\n')
-                self.stream.flush()
+                self._write(self.text() + '\n')
             return
         room = max(1, self.width() - 1)
-        lines = [text[:room] for text in self.line().split('\n')]
-        self.stream.write(self._back() + '\n'.join(lines))
-        self.stream.flush()
+        lines = [line[:room] for line in self.text().split('\n')]
+        self._write(self._back() + '\n'.join(lines))
         self._rows = len(lines)
         self.shown = True
+
+    def _write(self, text):
+        self.stream.write(text)
+        self.stream.flush()
 
     def _back(self):
         """Up to the block's first line, cleared to the screen's end."""
@@ -146,18 +154,15 @@ class StatusBlock(StatusLine):
         return (_UP % up if up > 0 else '') + _CLEAR_DOWN
 
     def clear(self):
+        """Take the block away (before a log line)."""
         if self.shown:
-            self.stream.write(self._back())
-            self.stream.flush()
+            self._write(self._back())
             self.shown = False
-        self._drawn_at = None
 
     def finish(self):
-        """Leave the last figures on screen (and the last block in a
-        file)."""
-        if not self.terminal:
-            self._plain_at = None
-            self.draw()
-            self._drawn_at = None
-            return
-        StatusLine.finish(self)
+        """Leave the last figures on screen (a file gets them too)."""
+        self._plain_at = None
+        self.draw()
+        if self.terminal:
+            self._write('\n')
+            self.shown = False

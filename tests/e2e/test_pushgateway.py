@@ -66,6 +66,7 @@ def _query(port, expression):
 
 
 def test_a_short_run_is_in_prometheus_through_the_gateway(tmpdir):
+    """A 10 s run pushing every second and at the end."""
     support.require_swift()
     path, data = support.write_scenario(tmpdir)
     report = os.path.join(str(tmpdir), 'report.json')
@@ -77,6 +78,7 @@ def test_a_short_run_is_in_prometheus_through_the_gateway(tmpdir):
                     os.path.join(str(tmpdir), 'run.stat'), '-r', '10',
                     '--workers', '2', '--progress', 'none', '--json', report,
                     '--push', 'http://127.0.0.1:%d' % gateway,
+                    '--push-interval', '1',
                     *(support.zmq_args() + support.auth_args()),
                     timeout=240)
             finally:
@@ -103,8 +105,12 @@ def test_a_short_run_is_in_prometheus_through_the_gateway(tmpdir):
             assert (errors[0][1] if errors else 0) == total['errors']
             # The group is the run: the scenario's name and its start.
             assert labels['run'].startswith(json.load(open(path))['name'])
-            # Nothing pushed says a phase runs or no worker is there: the
-            # alerting rules have nothing stale to fire on.
+            # The pushes while it ran had the benchmark running...
+            assert _query(port, 'max_over_time(ssbench_phase{'
+                          'phase="benchmark"}[5m])')[0][1] == 1
+            # ...and the final one, which replaced them, says no phase
+            # runs and no worker is there: the alerting rules have nothing
+            # stale to fire on.
             assert _query(port, 'ssbench_phase') == []
             assert _query(port, 'ssbench_workers_connected') == []
             assert _query(port, 'ssbench_phase_elapsed_seconds{'

@@ -88,8 +88,7 @@ class Stream(object):
 def test_a_terminal_has_the_block_redrawn_in_place():
     stream = Stream(True)
     text = ['status\n  READ 1', 'status line too long\n  READ 2\n  LIST 3']
-    block = StatusBlock(stream, lambda: text[0], width=lambda: 12,
-                        clock=lambda: 0.0)
+    block = StatusBlock(stream, lambda: text[0], width=lambda: 12)
     block.draw()
     assert stream.parts == ['\r\x1b[Jstatus\n  READ 1']
     text.pop(0)
@@ -110,7 +109,7 @@ def test_a_file_gets_plain_blocks_now_and_then():
                         clock=lambda: now[0], plain_interval=10.0)
     for second in range(25):
         now[0] = float(second)
-        block.tick()
+        block.draw()
     assert stream.parts == ['status\n  READ 0\n', 'status\n  READ 10\n',
                             'status\n  READ 20\n']
     block.clear()
