@@ -90,3 +90,43 @@ def test_families_without_a_sample_are_left_out():
     # would refuse.
     assert b'ssbench_phase ' not in push.body(Snapshot())
     assert b'# TYPE ssbench_phase gauge' not in push.body(Snapshot())
+
+
+def test_a_failing_gateway_is_one_warning_for_the_run(monkeypatch, caplog):
+    sent = []
+
+    def refuse(address, path, data, timeout):
+        sent.append((address, path, timeout))
+        raise IOError('Connection refused')
+    monkeypatch.setattr(push, '_put', refuse)
+    pusher = push.Pusher('http://127.0.0.1:9/gw', 'run 1', job='nightly')
+    pusher.publish(_snapshot())
+    for _ in range(3):
+        assert pusher.push(b'x') is False
+    pusher.stop()
+    assert sent == [(('127.0.0.1', 9), '/gw/metrics/job/nightly/run/run%201',
+                     push.TIMEOUT)] * 4
+    warnings = [r.getMessage() for r in caplog.records
+                if r.levelname == 'WARNING']
+    assert warnings == ['--push http://127.0.0.1:9/gw: the Pushgateway did '
+                        'not take the figures (Connection refused)']
+
+
+def test_stop_pushes_the_final_figures_of_the_last_snapshot(monkeypatch):
+    bodies = []
+    monkeypatch.setattr(push, '_put', lambda address, path, data, timeout:
+                        bodies.append(data) or 202)
+    pusher = push.Pusher('http://127.0.0.1:9091', 'r')
+    pusher.stop()
+    assert bodies == []          # nothing published, nothing to push
+    snapshot = _snapshot()
+    pusher.publish(snapshot)
+    pusher.stop()
+    assert bodies == [push.body(push.final(snapshot), last=True)]
+    assert pusher.pushed == 1 and not pusher.warned
+
+
+def test_an_error_status_is_a_failure_too(monkeypatch, caplog):
+    monkeypatch.setattr(push, '_put', lambda *args: 400)
+    assert push.Pusher('http://gw:9091', 'r').push(b'x') is False
+    assert 'HTTP status 400' in caplog.text
