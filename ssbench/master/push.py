@@ -6,10 +6,10 @@ shorter than a scrape interval is on the dashboard too
 The body is the families --metrics serves (ssbench.master.metrics), in
 the Prometheus text format, under the grouping key job/<job>/run/<run>.
 A PUT replaces the whole group: the final push, which marks no phase as
-running and has no worker gauges (a finished run has no workers, and a 0
-would read as lost ones), leaves nothing for the alerting rules to fire
-on.  A gateway that cannot be reached or refuses is one warning line for
-the whole run, never a failed run.
+running and has no worker nor open-loop gauges (a finished run has no
+workers, and a 0 would read as lost ones), leaves nothing for the
+alerting rules to fire on.  A gateway that cannot be reached or refuses
+is one warning line for the whole run, never a failed run.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -31,9 +31,13 @@ log = logging.getLogger(__name__)
 TIMEOUT = 5.0           # seconds for each step of one push
 DEFAULT_JOB = 'ssbench'
 CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
-# Families that say what runs now: none of them is in the final push.
+# Families that say how the run goes now, which alerting rules read
+# (deploy/prometheus/ssbench-rules.yml): none is in the final push, which
+# the gateway serves for as long as it keeps the group.
 LIVE_ONLY = ('ssbench_phase', 'ssbench_phase_fraction_done',
-             'ssbench_workers_connected', 'ssbench_workers_saturated')
+             'ssbench_workers_connected', 'ssbench_workers_saturated',
+             'ssbench_open_loop_intended_rate',
+             'ssbench_open_loop_achieved_rate')
 
 
 def run_id(name, started):

@@ -55,7 +55,8 @@ def _snapshot():
     now[0] += 2
     stats.end_phase()
     return Snapshot(stats.totals(), {'benchmark': 2.0}, 'benchmark', 0.5,
-                    workers=0, saturated=0)
+                    workers=0, saturated=0, intended_rate=100.0,
+                    achieved_rate=90.0)
 
 
 def _names(data):
@@ -73,6 +74,7 @@ def test_a_push_while_running_is_what_the_endpoint_serves():
 
 def test_the_final_push_marks_no_phase_running_and_no_workers():
     snapshot = _snapshot()
+    assert set(push.LIVE_ONLY) <= set(_names(push.body(snapshot)))
     pushed = _names(push.body(push.final(snapshot), last=True))
     for name in push.LIVE_ONLY:
         assert name not in pushed
