@@ -17,3 +17,14 @@ CRUD_TYPES = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
 # ssbench.measure.profile.PROFILE_KEYS: CRUD, then HEAD and LIST (only
 # the object form of a profile gives these two a weight).
 OPERATION_TYPES = CRUD_TYPES + (HEAD_OBJECT, LIST_CONTAINER)
+
+# The kinds of large object a segmented size class may ask for (Swift's;
+# an S3 run makes every one a multipart upload).
+LARGE_OBJECT_KINDS = ('slo', 'dlo')
+
+
+def segments_container(container):
+    """The container of the segments of `container`'s Swift large objects,
+    named as Swift's tools name theirs; the master creates it with
+    `container` and cleanup-containers removes both."""
+    return container + '_segments'

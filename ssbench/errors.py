@@ -28,7 +28,17 @@ class SwiftAuthError(SsbenchError):
     exit_status = 1
 
 
-class SwiftError(SsbenchError):
+class StoreError(SsbenchError):
+    """A store (Swift, S3: docs/internals.rst, "Stores") failed, or gave
+    an answer that cannot be used."""
+    exit_status = 1
+
+
+class SwiftError(StoreError):
+    exit_status = 1
+
+
+class S3Error(StoreError):
     exit_status = 1
 
 

@@ -12,7 +12,7 @@ def retry_backoff(text):
     """--retry-backoff's value: BASE or BASE,CAP seconds (BASE alone
     keeps the default cap, or BASE if larger; nothing: the defaults);
     (base, cap)."""
-    from ssbench.swift.backoff import (DEFAULT_BACKOFF_BASE,
+    from ssbench.store.backoff import (DEFAULT_BACKOFF_BASE,
                                        DEFAULT_BACKOFF_CAP)
     if not text.strip():
         return DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP

@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.errors import ScenarioError, SwiftError, UsageError
+from ssbench.errors import ScenarioError, StoreError, UsageError
 
 log = logging.getLogger('ssbench')
 
@@ -61,7 +61,7 @@ def store_info(client):
     then S3's own limits are assumed, with a warning)."""
     try:
         info = client.cluster_info()
-    except SwiftError as exc:
+    except StoreError as exc:
         log.warning('cannot read the store\'s /info (%s): S3\'s own part '
                     'limits are assumed', exc)
         return None

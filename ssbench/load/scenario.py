@@ -37,7 +37,6 @@ MAX_OBJECT_SIZE = 5 * 1024 ** 3 + 2
 # A segmented (large) object: at most 1 PiB; its segments are bounded like
 # any object.
 MAX_LARGE_OBJECT_SIZE = 1024 ** 5
-LARGE_OBJECT_KINDS = ('slo', 'dlo')
 # X-Delete-At must stay a 10-digit timestamp; this is about 31 years.
 MAX_DELETE_AFTER = 10 ** 9
 MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
@@ -116,7 +115,7 @@ def _segments(check, entry, where, size_min, size_max, override):
     elif override is not None and size_max > override:
         segment_size = override
     large_object = entry.get('large_object', 'slo')
-    if large_object not in LARGE_OBJECT_KINDS:
+    if large_object not in ssbench.LARGE_OBJECT_KINDS:
         check.fail('%s: "large_object" must be "slo" or "dlo", not %s' % (
             where, show(large_object)))
     if segment_size is None:

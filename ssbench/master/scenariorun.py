@@ -14,7 +14,6 @@ from ssbench.results import (clockrecords, healthrecords, safefiles,
 from ssbench.load import popularity, seeds
 from ssbench.measure import record
 from ssbench.swift import hints
-from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, StatsFileError
 from ssbench.master.clockoffset import ClockOffsets, clock_stepped
@@ -133,7 +132,7 @@ def _with_segments(containers):
     """Each container name followed by its segments container's."""
     for name in containers:
         yield name
-        yield protocol.segments_container(name)
+        yield ssbench.segments_container(name)
 
 
 class ScenarioRun(object):

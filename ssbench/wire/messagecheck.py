@@ -13,15 +13,15 @@ from __future__ import absolute_import, division, print_function
 import operator
 import re
 
-from ssbench import OPERATION_TYPES
+from ssbench import LARGE_OBJECT_KINDS, OPERATION_TYPES
 from ssbench.compat import text_type
 from ssbench.measure import record as spec
 from ssbench.measure.record import (MAX_EPOCH, MAX_SECONDS, MAX_SIZE,
                                     NUMBERS as _NUMS, INTEGERS as _INTS,
                                     TEXT as _TEXT)
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
-                                   INT64, JOB_KEYS, LARGE_OBJECT_KINDS, PING,
-                                   REFUSED, S3_ADDRESSING, S3_KEYS, SUICIDE)
+                                   INT64, JOB_KEYS, PING, REFUSED,
+                                   S3_ADDRESSING, S3_KEYS, SUICIDE)
 
 
 def _key(name):

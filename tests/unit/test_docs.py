@@ -21,6 +21,8 @@ import re
 
 import pytest
 
+import ssbench
+
 from tests import paths
 
 ROOT = paths.ROOT
@@ -583,7 +585,7 @@ def wire_names():
     names.update(protocol.JOB_KEYS + protocol.IDENTITY_KEYS +
                  protocol.HEALTH_KEYS + protocol.HOST_KEYS +
                  protocol.S3_KEYS + protocol.SEGMENTS_KEYS +
-                 protocol.S3_ADDRESSING + protocol.LARGE_OBJECT_KINDS)
+                 protocol.S3_ADDRESSING + ssbench.LARGE_OBJECT_KINDS)
     messages = [
         protocol.refused('why'), protocol.clock_probe(1.0),
         protocol.configure_job(1, 2, 3, _Grant(), True, False, None,

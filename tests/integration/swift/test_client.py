@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from ssbench.swift import httpconn, client as swift
-from ssbench.errors import SwiftError
-from ssbench.swift.client import SwiftClient
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.store import httpconn
+from ssbench.swift import client as swift
+from ssbench.errors import StoreError
+from ssbench.swift.client import SwiftClient, SwiftRequestError
 from ssbench.swift.auth import AuthOptions
 from ssbench.swift.auth import Grant
 from tests.clocks import FakeClock
@@ -457,7 +457,7 @@ def test_a_listing_that_does_not_advance_ends_with_an_error(canned, pages):
     canned.replies.extend(_ok(pages[-1]) for _ in range(5))
     client = _canned_client(canned)
     try:
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             client.list_objects('c d')
     finally:
         client.close()
@@ -802,12 +802,12 @@ def test_a_listing_page_over_the_byte_limit_ends_the_listing(canned):
 
 def test_a_listing_that_always_advances_ends_at_max_pages(canned,
                                                           monkeypatch):
-    from ssbench.swift import paging
+    from ssbench.store import paging
     monkeypatch.setattr(paging, 'MAX_PAGES', 4)
     canned.replies.extend(_ok(b'[{"name": "n%03d"}]' % i) for i in range(9))
     client = _canned_client(canned)
     try:
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             client.list_objects('c')
     finally:
         client.close()
@@ -817,7 +817,7 @@ def test_a_listing_that_always_advances_ends_at_max_pages(canned,
 
 
 def test_a_listing_ends_at_its_deadline(canned):
-    from ssbench.swift import paging
+    from ssbench.store import paging
     canned.replies.extend(_ok(b'[{"name": "n%03d"}]' % i) for i in range(9))
     client = _canned_client(canned)
     clock = FakeClock(start=0.0, step=1.0)

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 import pytest
 
 from ssbench.cli.masterparser import build_parser
-from ssbench.swift.backoff import DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
+from ssbench.store.backoff import DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
 
 RUN = ['run-scenario', '-f', 'x.scenario']
 

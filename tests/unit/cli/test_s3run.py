@@ -99,10 +99,10 @@ class InfoClient(object):
 
 
 def test_an_unreadable_info_assumes_s3s_limits(caplog):
-    from ssbench.swift.outcome import SwiftRequestError
+    from ssbench.s3.client import S3RequestError
     assert s3run.store_info(InfoClient(SAIO_INFO)) == SAIO_INFO
     assert s3run.store_info(InfoClient(None)) is None
-    assert s3run.store_info(InfoClient(SwiftRequestError(
+    assert s3run.store_info(InfoClient(S3RequestError(
         'GET', '/info', None, 'refused'))) is None
     assert "S3's own part limits are assumed" in caplog.text
 

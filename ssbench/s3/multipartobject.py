@@ -1,5 +1,5 @@
 """Large objects over S3: a job of a segmented size class as one timed
-multipart upload, the S3 counterpart of ssbench.worker.largeobject.
+multipart upload, the S3 counterpart of ssbench.swift.largeobject.
 
 CREATE and UPDATE are CreateMultipartUpload, an UploadPart per Part of
 ssbench.s3.multipart.part_plan() (segment_size bytes each, the last the
@@ -30,8 +30,8 @@ import sys
 
 from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.s3 import multipart, xmlsafe
-from ssbench.swift.outcome import SwiftRequestError
-from ssbench.worker.largeobject import Operation, each
+from ssbench.s3.errorbody import S3RequestError
+from ssbench.store.segments import Operation, each
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,11 @@ def _send(s3, op, bucket, key, **kwargs):
 
 
 def _bad_answer(op, timing, exc):
-    """SwiftRequestError of a success whose body `exc` (BadBody) could
+    """S3RequestError of a success whose body `exc` (BadBody) could
     not be read, or an <Error> a 200 carried: its S3 code is the error
     class.  Its retries are left to the Operation that counted
     `timing`."""
-    error = SwiftRequestError(
+    error = S3RequestError(
         op.method, op.target(), timing.status, 'unexpected answer: %s'
         % (exc,), timing.trans_id, error_class=exc.code or 'BadBody')
     error.endpoint = timing.endpoint
@@ -70,7 +70,7 @@ class MultipartObjects(object):
         self.block_size = block_size
 
     def run(self, job):
-        """The Timing of `job`; raises SwiftRequestError."""
+        """The Timing of `job`; raises S3RequestError."""
         op = Operation()
         kind = job['type']
         if kind in (CREATE_OBJECT, UPDATE_OBJECT):
@@ -82,7 +82,7 @@ class MultipartObjects(object):
                 return op.timing(timing, timing.size)
             return op.timing(op.add(self.s3.delete_object(
                 job['container'], job['name'])))
-        except SwiftRequestError as exc:
+        except S3RequestError as exc:
             raise op.failed(exc)
 
     def upload(self, op, job):
@@ -113,7 +113,7 @@ class MultipartObjects(object):
             return self._parts_then_complete(op, bucket, key, upload_id,
                                              parts, fill)
         except Exception as exc:
-            if isinstance(exc, SwiftRequestError):
+            if isinstance(exc, S3RequestError):
                 op.failed(exc)
             if upload_id is not None:
                 self._abort(bucket, key, upload_id)
@@ -147,7 +147,7 @@ class MultipartObjects(object):
         try:
             _send(self.s3, multipart.abort(bucket, key, upload_id), bucket,
                   key, missing_ok=True)
-        except SwiftRequestError as exc:
+        except S3RequestError as exc:
             log.warning('multipart upload %s of %s/%s not aborted (%s): '
                         'its parts stay stored until a cleanup aborts it',
                         upload_id, bucket, key, exc)
