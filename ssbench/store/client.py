@@ -66,6 +66,12 @@ ERROR_BODY = 64 * 1024
 MAX_INFO = 1024 * 1024
 
 
+def _is_stale(exc):
+    """A reused connection the server had closed before the request went
+    out."""
+    return isinstance(exc, StaleConnection)
+
+
 def _exchange(pool, conn, method, path, headers, size, block, read,
               block_size, limit=MAX_BODY):
     """One attempt on `conn`: (response, first byte's and last byte's
@@ -206,7 +212,7 @@ class StoreClient(object):
                     pool, conn, method, path, headers, size, block, read,
                     block_size, self.max_body)
             except _NETWORK_ERRORS as exc:
-                if stale < _STALE_LIMIT and isinstance(exc, StaleConnection):
+                if stale < _STALE_LIMIT and _is_stale(exc):
                     stale += 1
                     reconnects += 1
                     continue

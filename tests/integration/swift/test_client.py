@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ssbench.store import httpconn
+from ssbench.store import client as store, httpconn
 from ssbench.swift import client as swift
 from ssbench.errors import StoreError
 from ssbench.swift.client import SwiftClient, SwiftRequestError
@@ -14,7 +14,7 @@ from ssbench.swift.auth import AuthOptions
 from ssbench.swift.auth import Grant
 from tests.clocks import FakeClock
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer, serve_fake_swift
-from tests.integration.swift.test_httpconn import (BIG, HeadServer, answer,
+from tests.integration.store.test_httpconn import (BIG, HeadServer, answer,
                                                    idle_input)
 from tests.waiting import wait_for
 
@@ -320,8 +320,8 @@ def test_socket_errors_exhausted(fake):
 
 def test_closed_keep_alive_replaced_without_retry(fake, client):
     stale = []
-    real = swift._is_stale
-    swift._is_stale = lambda exc: stale.append(exc) or real(exc)
+    real = store._is_stale
+    store._is_stale = lambda exc: stale.append(exc) or real(exc)
     try:
         client.put_object('c', 'o', 10)
         fake.close_after_response = True
@@ -332,7 +332,7 @@ def test_closed_keep_alive_replaced_without_retry(fake, client):
                  'idle_input(client.pools[0].idle[0])')
         timing = client.get_object('c', 'o')
     finally:
-        swift._is_stale = real
+        store._is_stale = real
     assert timing.retries == 0 and timing.status == 200
     assert timing.reconnects == 1 and timing.size == 10
     assert len(stale) == 1
@@ -617,7 +617,7 @@ def test_chunked_listing_and_head_headers(canned):
 @pytest.fixture
 def clock(monkeypatch):
     fake_clock = FakeClock()
-    monkeypatch.setattr(swift, 'monotonic', fake_clock)
+    monkeypatch.setattr(store, 'monotonic', fake_clock)
     return fake_clock
 
 
