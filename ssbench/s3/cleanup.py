@@ -24,8 +24,8 @@ from ssbench.compat import monotonic
 from ssbench.errors import S3Error
 from ssbench.s3 import batchdelete, listing, multipart, xmlsafe
 from ssbench.s3.buckets import bucket_name
-from ssbench.store.cleanup import (CONTAINER_DELETE_TRIES, DEFAULT_DEADLINE,
-                                   CleanupStats, delete_each, one_line)
+from ssbench.store.cleanup import (DEFAULT_DEADLINE, CleanupStats,
+                                   delete_each, empty_then_delete, one_line)
 from ssbench.store.paging import MAX_PAGES, Deadline, Pages
 
 log = logging.getLogger(__name__)
@@ -129,27 +129,17 @@ def _delete_objects(client, bucket, stats, deadline=None):
 
 
 def _delete_bucket(client, bucket, stats, sleep, deadline=None):
-    if deadline is not None:
-        deadline.check()
-    _abort_uploads(client, bucket, deadline)
-    for attempt in range(CONTAINER_DELETE_TRIES):
+    def empty():
         failed = _delete_objects(client, bucket, stats, deadline)
         if failed:
             # Refused once, refused again: no point in trying the bucket.
             raise S3Error('it still holds the %d objects that could not '
                           'be deleted' % failed)
-        try:
-            timing = client.delete_container(bucket, missing_ok=True)
-        except S3Error as exc:
-            # 409 BucketNotEmpty: the listing may lag the deletes.
-            if getattr(exc, 'http_status', None) == 409 and \
-                    attempt + 1 < CONTAINER_DELETE_TRIES:
-                sleep(0.2 * (attempt + 1))
-                continue
-            raise
-        if timing.status != 404:
-            stats.containers += 1
-        return
+
+    if deadline is not None:
+        deadline.check()
+    _abort_uploads(client, bucket, deadline)
+    empty_then_delete(client, bucket, empty, stats, sleep)
 
 
 def _reason(exc):

@@ -18,17 +18,11 @@ from __future__ import absolute_import, division, print_function
 import hashlib
 import time
 
-from ssbench.compat import PY2
+from ssbench.compat import urlsplit
 from ssbench.s3 import sigv4
 from ssbench.s3.errorbody import S3RequestError, s3_error
 from ssbench.s3.keyring import Keyring
-from ssbench.store.client import (DEFAULT_BLOCK_SIZE, USER_AGENT,
-                                  StoreClient)
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urlsplit
-else:
-    from urllib.parse import urlsplit
+from ssbench.store.client import DEFAULT_BLOCK_SIZE, StoreClient
 
 # Bytes of an S3 answer read whole at most: parsing one costs 10 to 17
 # times its size (docs/reliability.rst, "Answers from outside").
@@ -52,6 +46,7 @@ class S3Client(StoreClient):
 
     TRANS_ID = 'x-amz-request-id'
     Error = S3RequestError
+    error_bodies = True
     # Bytes of an answer read whole (a listing page, a DeleteObjects
     # result) at most: a page of 1000 keys of 1024 bytes, each byte
     # URL-encoded, is under 3.5 MB (docs/s3.rst).
@@ -142,44 +137,20 @@ class S3Client(StoreClient):
 
     # -- requests -------------------------------------------------------
 
-    def request(self, method, container=None, name=None, query=None,
-                headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
-                read='discard', retry_404=False, missing_ok=False,
-                body=None, retry_timeouts=True):
-        """One timed request, retried per ssbench.store.client's rules:
-        `container` is the bucket, `query` a list of raw (name, value)
-        pairs; an error's body is read for its S3 code.  A body of `size`
-        bytes of `fill` is sent in `block_size` chunks from one reused
-        buffer, or `body` (bytes) when given.  `read` is 'discard',
-        'keep' (Timing.body), 'headers' (Timing.headers too) or 'errors';
-        `missing_ok` returns a 404 as a Timing; without `retry_timeouts`
-        an attempt that times out is not retried."""
+    def _address(self, container, name, query, size, block, whole):
+        """(the headers' first slot: the raw path, the query's raw (name,
+        value) pairs and the payload hash, signed per attempt; the path
+        and query as sent) of a request to the bucket `container`."""
         path = '/'
         if container is not None:
             path += container
             if name is not None:
                 path += '/' + name
         params = list(query or ())
-        if body is not None:
-            size = len(body)
-            block = body
-        else:
-            block = self._block(fill, block_size) if size else None
-        send_headers = [(path, params,
-                         self._payload(size, block, body is not None)),
-                        ('User-Agent', USER_AGENT)]
-        if headers:
-            send_headers.extend(headers.items())
-        if method in ('PUT', 'POST'):
-            send_headers.append(('Content-Length', str(size)))
         shown = sigv4.uri_encode(path, True)
         if params:
             shown += '?' + sigv4.canonical_query(params)
-        # One endpoint: every request is turn 0, its results name none.
-        return self._attempts(0, method, shown, send_headers, size, block,
-                              'errors' if read == 'discard' else read,
-                              block_size, retry_404, missing_ok,
-                              retry_timeouts)
+        return (path, params, self._payload(size, block, whole)), shown
 
     def put_container(self, container, policy=None):
         """CreateBucket; a region other than us-east-1 is its location

@@ -28,10 +28,10 @@ from __future__ import absolute_import, division, print_function
 import logging
 import sys
 
-from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench import CREATE_OBJECT
 from ssbench.s3 import multipart, xmlsafe
 from ssbench.s3.errorbody import S3RequestError
-from ssbench.store.segments import Operation, each
+from ssbench.store.segments import SegmentedObjects, each
 
 log = logging.getLogger(__name__)
 
@@ -61,34 +61,18 @@ def _bad_answer(op, timing, exc):
     return error
 
 
-class MultipartObjects(object):
-    """Runs the jobs of segmented size classes with `s3` (a
+class MultipartObjects(SegmentedObjects):
+    """Runs the jobs of segmented size classes with `client` (a
     ssbench.s3.client.S3Client)."""
 
-    def __init__(self, s3, block_size):
-        self.s3 = s3
-        self.block_size = block_size
-
-    def run(self, job):
-        """The Timing of `job`; raises S3RequestError."""
-        op = Operation()
-        kind = job['type']
-        if kind in (CREATE_OBJECT, UPDATE_OBJECT):
-            return self.upload(op, job)
-        try:
-            if kind == READ_OBJECT:
-                timing = op.add(self.s3.get_object(
-                    job['container'], job['name'], self.block_size))
-                return op.timing(timing, timing.size)
-            return op.timing(op.add(self.s3.delete_object(
-                job['container'], job['name'])))
-        except S3RequestError as exc:
-            raise op.failed(exc)
+    def delete(self, op, job):
+        return op.timing(op.add(self.client.delete_object(
+            job['container'], job['name'])))
 
     def upload(self, op, job):
         """The Timing of a CREATE or UPDATE; a failure is timed when it
         happened, then the upload aborted."""
-        s3 = self.s3
+        s3 = self.client
         bucket, key = job['container'], job['name']
         upload_id = None
         try:
@@ -121,7 +105,7 @@ class MultipartObjects(object):
 
     def _parts_then_complete(self, op, bucket, key, upload_id, parts,
                              fill):
-        s3 = self.s3
+        s3 = self.client
 
         def put(part):
             request = multipart.upload_part(bucket, key, upload_id, part)
@@ -145,7 +129,7 @@ class MultipartObjects(object):
         """AbortMultipartUpload of a failed upload; a failure is logged,
         not raised (the upload's own failure is the job's)."""
         try:
-            _send(self.s3, multipart.abort(bucket, key, upload_id), bucket,
+            _send(self.client, multipart.abort(bucket, key, upload_id), bucket,
                   key, missing_ok=True)
         except S3RequestError as exc:
             log.warning('multipart upload %s of %s/%s not aborted (%s): '

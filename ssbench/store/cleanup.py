@@ -46,6 +46,26 @@ def one_line(exc):
     return '%s: %s' % (type(exc).__name__, exc)
 
 
+def empty_then_delete(client, name, empty, stats, sleep):
+    """empty(), then delete the container (or bucket) `name`; one that
+    answers 409 (not empty: the listing may lag the deletes) is emptied
+    and deleted again after sleep(seconds), CONTAINER_DELETE_TRIES times
+    in all."""
+    for attempt in range(CONTAINER_DELETE_TRIES):
+        empty()
+        try:
+            timing = client.delete_container(name, missing_ok=True)
+        except StoreError as exc:
+            if getattr(exc, 'http_status', None) == 409 and \
+                    attempt + 1 < CONTAINER_DELETE_TRIES:
+                sleep(0.2 * (attempt + 1))
+                continue
+            raise
+        if timing.status != 404:
+            stats.containers += 1
+        return
+
+
 def delete_each(names, delete, concurrency, stats, what, reason=one_line):
     """delete(name) for each of `names`, `concurrency` at a time (a
     container or a bucket, `what`, with all it holds, counted in

@@ -1,12 +1,7 @@
 """StoreClient: timed requests to a store, retried, that each store's
 client (ssbench.swift.client.SwiftClient, ssbench.s3.client.S3Client)
-builds on; what a store provides: docs/internals.rst, "Stores".
-
-Requests go through our own small HTTP/1.1 connection
-(ssbench.store.httpconn, kept alive in a ConnectionPool per URL): it costs a
-fraction of the CPU of swiftclient's requests-based stack (and of the
-standard library's client), and lets us time the first and the last byte
-and count retries ourselves.
+builds on, over our own HTTP/1.1 connection (ssbench.store.httpconn),
+kept alive in a ConnectionPool per URL.
 
 Retry rules (docs/internals.rst, "Retries"): 503, 404 on GET/DELETE,
 401 (after the store renewed its token) and socket-level failures
@@ -108,10 +103,12 @@ def _exchange(pool, conn, method, path, headers, size, block, read,
 
 class StoreClient(object):
     """Timed requests to one store for one worker (or the master's own
-    work); a store's client says how a request is addressed and
-    authorized (_route()), what a refusal says (_refusal()), how a token
-    is renewed (renewable, _renew()) and how large objects are made
-    (large_objects()).
+    work).  A store's client subclasses it with _address(container,
+    name, query, size, block, whole) -> (the headers' first slot, the
+    path as sent), _route(turn, method, path, headers) -> (pool, path,
+    headers, credential) for each attempt, _renew(credential) after a
+    401 (when `renewable`), _refusal() and large_objects(block_size)
+    (docs/internals.rst, "Stores").
 
     `concurrency` bounds the idle connections kept per URL: one per
     greenlet.  `retry_backoff` (base, cap) in seconds makes retries wait
@@ -131,6 +128,9 @@ class StoreClient(object):
     max_body = MAX_BODY
     # Whether a 401 may be retried with a renewed token (_renew()).
     renewable = False
+    # Whether a body read='discard' drops is kept when an error's (its
+    # cause, as an S3 code, is there).
+    error_bodies = False
 
     def __init__(self, concurrency=64, retries=DEFAULT_RETRIES,
                  connect_timeout=DEFAULT_CONNECT_TIMEOUT,
@@ -148,6 +148,7 @@ class StoreClient(object):
         self.pools = []
         self._ssl_context = None
         self._blocks = {}
+        self._turn = -1
 
     def _pool(self, url):
         """A ConnectionPool of `url` (a TLS context, which loads the CA
@@ -162,11 +163,6 @@ class StoreClient(object):
         """The URLs requests go to."""
         return [p.url for p in self.pools]
 
-    def large_objects(self, block_size):
-        """The store's way of running a job of a segmented size class: an
-        object whose run(job) returns its Timing (or raises Error)."""
-        raise NotImplementedError
-
     # -- the request loop ---------------------------------------------
 
     def _block(self, fill, block_size):
@@ -178,16 +174,57 @@ class StoreClient(object):
             block = self._blocks[key] = fill[:1] * block_size
         return block
 
-    def _route(self, turn, method, path_tail, send_headers):
-        """(pool, request path, headers, credential) of one attempt of
-        request number `turn`: the credential is what a 401 makes
-        _renew() replace."""
-        raise NotImplementedError
+    def request(self, method, container=None, name=None, query=None,
+                headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
+                read='discard', retry_404=False, missing_ok=False,
+                body=None, retry_timeouts=True):
+        """One timed request, retried per the module's rules; `container`
+        and `name` are the store's names, `query` its query
+        (_address()).
 
-    def _renew(self, stale):
-        """Replace the credential `stale`, which the store refused
-        (SsbenchError when it cannot be)."""
-        raise NotImplementedError
+        A body of `size` bytes of `fill` is sent in `block_size` chunks from
+        one reused buffer, or `body` (bytes) when given.  `read` is
+        'discard' (read and drop the body in `block_size` chunks), 'keep'
+        (return it in Timing.body), 'headers' (keep the response headers
+        too) or 'errors' (discard, but keep an error's body for its
+        cause).  `missing_ok` returns a
+        404 as a Timing instead of raising.  Without `retry_timeouts` an
+        attempt that times out is not retried: a server that answers no
+        faster than network_timeout gives up at once (for the master's
+        own first requests, which tell whether the cluster is usable).
+        """
+        if body is not None:
+            size, block = len(body), body
+        else:
+            block = self._block(fill, block_size) if size else None
+        first, path_tail = self._address(container, name, query, size,
+                                         block, body is not None)
+        send_headers = [first, ('User-Agent', USER_AGENT)]
+        if headers:
+            send_headers.extend(headers.items())
+        if method in ('PUT', 'POST'):
+            send_headers.append(('Content-Length', str(size)))
+        if read == 'discard' and self.error_bodies:
+            read = 'errors'
+        # The URLs in turn, one per request with its retries, so that
+        # each URL's figures are its own (docs/usage.rst).
+        turn = self._turn = self._turn + 1
+        try:
+            timing = self._attempts(turn, method, path_tail, send_headers,
+                                    size, block, read, block_size, retry_404,
+                                    missing_ok, retry_timeouts)
+        except RequestError as exc:
+            exc.endpoint = self._endpoint(turn)
+            raise
+        if len(self.pools) > 1:
+            timing.endpoint = self._endpoint(turn)
+        return timing
+
+    def _endpoint(self, turn):
+        """The index of the URL of request number `turn`, None with only
+        one."""
+        count = len(self.pools)
+        return turn % count if count > 1 else None
 
     def _refusal(self, resp, body):
         """(reason, error class) of a response that failed for good: its

@@ -2,14 +2,9 @@
 URL, kept for the next request of a store's client."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.compat import PY2
+from ssbench.compat import urlsplit
 from ssbench.errors import StoreError
 from ssbench.store.httpconn import HTTPConnection, host_header, ssl_context
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urlsplit
-else:
-    from urllib.parse import urlsplit
 
 
 class ConnectionPool(object):

@@ -8,8 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 import gevent
 
+from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.compat import monotonic
-from ssbench.store.outcome import Timing, add_causes
+from ssbench.store.outcome import RequestError, Timing, add_causes
 
 # Segment requests of one object in flight at once: a few overlap one
 # segment's fixed costs (the proxy's connections to the object servers,
@@ -114,3 +115,28 @@ def each(func, items, limit=SEGMENT_CONCURRENCY):
     if errors:
         raise errors[0]
     return results
+
+
+class SegmentedObjects(object):
+    """Runs the jobs of segmented size classes with a store's `client`: a
+    READ is one GET of the whole object; the store's subclass says how
+    to upload(op, job) (timing its own failure) and delete(op, job)."""
+
+    def __init__(self, client, block_size):
+        self.client = client
+        self.block_size = block_size
+
+    def run(self, job):
+        """The Timing of `job`; raises RequestError."""
+        op = Operation()
+        kind = job['type']
+        if kind in (CREATE_OBJECT, UPDATE_OBJECT):
+            return self.upload(op, job)
+        try:
+            if kind == READ_OBJECT:
+                timing = op.add(self.client.get_object(
+                    job['container'], job['name'], self.block_size))
+                return op.timing(timing, timing.size)
+            return self.delete(op, job)
+        except RequestError as exc:
+            raise op.failed(exc)

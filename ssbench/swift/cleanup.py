@@ -7,8 +7,8 @@ import re
 from ssbench.swift import hints
 from ssbench.compat import monotonic, string_types
 from ssbench.errors import SwiftError
-from ssbench.store.cleanup import (CONTAINER_DELETE_TRIES, DEFAULT_DEADLINE,
-                                   CleanupStats, delete_each, one_line,
+from ssbench.store.cleanup import (DEFAULT_DEADLINE, CleanupStats,
+                                   delete_each, empty_then_delete, one_line,
                                    quietly)
 from ssbench.store.paging import Deadline
 
@@ -67,25 +67,15 @@ def _delete_objects(client, name, objects, concurrency, stats):
 
 
 def _delete_container(client, name, concurrency, stats, deadline=None):
-    import gevent
-
-    for attempt in range(CONTAINER_DELETE_TRIES):
+    def empty():
         if deadline is not None:
             deadline.check()
         objects = _listing(client.list_objects, 'cannot list the objects '
                            'of %s' % (name,), name, deadline=deadline)
         _delete_objects(client, name, objects, concurrency, stats)
-        try:
-            timing = client.delete_container(name, missing_ok=True)
-        except SwiftError as exc:
-            if getattr(exc, 'http_status', None) == 409 and \
-                    attempt + 1 < CONTAINER_DELETE_TRIES:
-                gevent.sleep(0.2 * (attempt + 1))
-                continue
-            raise
-        if timing.status != 404:
-            stats.containers += 1
-        return
+
+    import gevent
+    empty_then_delete(client, name, empty, stats, gevent.sleep)
 
 
 def cleanup_containers(client, base='ssbench', policy='default_policy',

@@ -16,7 +16,7 @@ from ssbench.compat import PY2
 from ssbench.errors import SwiftError
 from ssbench.store.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                                  USER_AGENT, StoreClient)
+                                  StoreClient)
 from ssbench.store.outcome import RequestError
 from ssbench.store.paging import Pages
 from ssbench.swift.auth import Credentials
@@ -71,7 +71,6 @@ class SwiftClient(StoreClient):
         self.tokens = tokens if tokens is not None else Credentials(
             auth, timeout=network_timeout)
         self.grant = None
-        self._turn = -1
 
     # -- auth -------------------------------------------------------------
 
@@ -113,23 +112,10 @@ class SwiftClient(StoreClient):
 
     # -- requests -----------------------------------------------------
 
-    def request(self, method, container=None, name=None, query=None,
-                headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
-                read='discard', retry_404=False, missing_ok=False,
-                body=None, retry_timeouts=True):
-        """One timed request, retried per the module's rules.
-
-        A body of `size` bytes of `fill` is sent in `block_size` chunks from
-        one reused buffer, or `body` (bytes) when given.  `read` is
-        'discard' (read and drop the body in `block_size` chunks), 'keep'
-        (return it in Timing.body), 'headers' (keep the response headers
-        too) or 'errors' (discard, but keep an error's body for its
-        cause).  `missing_ok` returns a
-        404 as a Timing instead of raising.  Without `retry_timeouts` an
-        attempt that times out is not retried: a server that answers no
-        faster than network_timeout gives up at once (for the master's
-        own first requests, which tell whether the cluster is usable).
-        """
+    def _address(self, container, name, query, size, block, whole):
+        """(the headers' first slot: the token's, filled per attempt,
+        the quoted path after the storage URL) of a request; `query` is
+        the query string."""
         path_tail = ''
         if container is not None:
             path_tail = '/' + quote(container)
@@ -137,36 +123,7 @@ class SwiftClient(StoreClient):
                 path_tail += '/' + quote(name)
         if query:
             path_tail += '?' + query
-        send_headers = [('X-Auth-Token', None), ('User-Agent', USER_AGENT)]
-        if headers:
-            send_headers.extend(headers.items())
-        if body is not None:
-            size = len(body)
-        if method in ('PUT', 'POST'):
-            send_headers.append(('Content-Length', str(size)))
-        if body is not None:
-            block = body
-        else:
-            block = self._block(fill, block_size) if size else None
-        # The storage URLs in turn, one per request with its retries, so
-        # that each URL's figures are its own (docs/usage.rst).
-        turn = self._turn = self._turn + 1
-        try:
-            timing = self._attempts(turn, method, path_tail, send_headers,
-                                    size, block, read, block_size, retry_404,
-                                    missing_ok, retry_timeouts)
-        except SwiftRequestError as exc:
-            exc.endpoint = self._endpoint(turn)
-            raise
-        if len(self.pools) > 1:
-            timing.endpoint = self._endpoint(turn)
-        return timing
-
-    def _endpoint(self, turn):
-        """The index of the storage URL of request number `turn`, None
-        with only one."""
-        count = len(self.pools)
-        return turn % count if count > 1 else None
+        return ('X-Auth-Token', None), path_tail
 
     def _route(self, turn, method, path_tail, send_headers):
         """(pool, request path, headers, the Grant) of one attempt of

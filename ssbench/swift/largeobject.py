@@ -27,11 +27,10 @@ from __future__ import absolute_import, division, print_function
 import random
 import time
 
-from ssbench import (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT,
-                     segments_container)
+from ssbench import CREATE_OBJECT, UPDATE_OBJECT, segments_container
 from ssbench.compat import monotonic
 from ssbench.store.outcome import RequestError, Timing
-from ssbench.store.segments import Operation, each
+from ssbench.store.segments import SegmentedObjects, each
 
 
 def segment_name(name, version, index):
@@ -56,31 +55,18 @@ def segment_sizes(size, segment_size):
     return sizes
 
 
-class LargeObjects(object):
-    """Runs the jobs of segmented size classes with `swift` (a
+class LargeObjects(SegmentedObjects):
+    """Runs the jobs of segmented size classes with `client` (a
     ssbench.swift.client.SwiftClient)."""
 
-    def __init__(self, swift, block_size):
-        self.swift = swift
-        self.block_size = block_size
-
-    def run(self, job):
-        """The Timing of `job`; raises RequestError."""
-        op = Operation()
-        kind = job['type']
+    def upload(self, op, job):
         try:
-            if kind in (CREATE_OBJECT, UPDATE_OBJECT):
-                return self.upload(op, job)
-            if kind == READ_OBJECT:
-                timing = op.add(self.swift.get_object(
-                    job['container'], job['name'], self.block_size))
-                return op.timing(timing, timing.size)
-            return self.delete(op, job)
+            return self._upload(op, job)
         except RequestError as exc:
             raise op.failed(exc)
 
-    def upload(self, op, job):
-        swift = self.swift
+    def _upload(self, op, job):
+        swift = self.client
         container, name = job['container'], job['name']
         seg_container = segments_container(container)
         if job.get('head_first'):
@@ -120,7 +106,7 @@ class LargeObjects(object):
     def _delete_segments(self, op, seg_container, name, keep=None):
         """Delete the segments of `name` but those of version `keep`."""
         started = monotonic()
-        names = self.swift.list_objects(seg_container, name + '/')
+        names = self.client.list_objects(seg_container, name + '/')
         # The listing's pages, timed together as one request.
         op.add(Timing(200, None, monotonic() - started, None, 0),
                segment=True)
@@ -129,13 +115,13 @@ class LargeObjects(object):
                  if keep is None or not segment.startswith(kept)]
 
         def delete(segment):
-            op.add(self.swift.request('DELETE', seg_container, segment,
-                                      missing_ok=True), segment=True)
+            op.add(self.client.request('DELETE', seg_container, segment,
+                                       missing_ok=True), segment=True)
 
         each(delete, extra)
 
     def delete(self, op, job):
-        swift = self.swift
+        swift = self.client
         container, name = job['container'], job['name']
         if job['large_object'] == 'dlo':
             self._delete_segments(op, segments_container(container), name)
