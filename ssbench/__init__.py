@@ -18,13 +18,11 @@ CRUD_TYPES = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
 # the object form of a profile gives these two a weight).
 OPERATION_TYPES = CRUD_TYPES + (HEAD_OBJECT, LIST_CONTAINER)
 
-# The kinds of large object a segmented size class may ask for (Swift's;
-# an S3 run makes every one a multipart upload).
+# Swift's large objects (over S3 each is a multipart upload).
 LARGE_OBJECT_KINDS = ('slo', 'dlo')
 
 
 def segments_container(container):
-    """The container of the segments of `container`'s Swift large objects,
-    named as Swift's tools name theirs; the master creates it with
-    `container` and cleanup-containers removes both."""
+    """The container of the segments of `container`'s large objects (as
+    Swift's tools name it); the master creates it, cleanup deletes it."""
     return container + '_segments'

@@ -29,8 +29,7 @@ class SwiftAuthError(SsbenchError):
 
 
 class StoreError(SsbenchError):
-    """A store (Swift, S3: docs/internals.rst, "Stores") failed, or gave
-    an answer that cannot be used."""
+    """A store failed (docs/internals.rst, "Stores")."""
     exit_status = 1
 
 

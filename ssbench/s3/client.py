@@ -24,9 +24,6 @@ from ssbench.s3.errorbody import S3RequestError, s3_error
 from ssbench.s3.keyring import Keyring
 from ssbench.store.client import DEFAULT_BLOCK_SIZE, StoreClient
 
-# Bytes of an S3 answer read whole at most: parsing one costs 10 to 17
-# times its size (docs/reliability.rst, "Answers from outside").
-MAX_BODY = 8 * 1024 * 1024
 # The region whose CreateBucket takes no LocationConstraint.
 US_EAST_1 = 'us-east-1'
 # The signed payload hashes remembered: sizes repeat within a size class.
@@ -48,9 +45,10 @@ class S3Client(StoreClient):
     Error = S3RequestError
     error_bodies = True
     # Bytes of an answer read whole (a listing page, a DeleteObjects
-    # result) at most: a page of 1000 keys of 1024 bytes, each byte
-    # URL-encoded, is under 3.5 MB (docs/s3.rst).
-    max_body = MAX_BODY
+    # result) at most: parsing one costs 10 to 17 times its size
+    # (docs/reliability.rst, "Answers from outside"); a page of 1000 keys
+    # of 1024 bytes, each byte URL-encoded, is under 3.5 MB (docs/s3.rst).
+    max_body = 8 * 1024 * 1024
 
     def __init__(self, endpoint_url, keys, region=US_EAST_1,
                  addressing='path', signed_payload=False, now=time.time,
@@ -180,19 +178,23 @@ class S3Client(StoreClient):
         such as SignatureDoesNotMatch, when not)."""
         return self.request('GET', read='keep', retry_timeouts=False)
 
-    def perform(self, operation, missing_ok=False, retry_timeouts=True):
-        """Send an ssbench.s3.operation.Operation (a listing, a
-        DeleteObjects, an abort, ...) as request() does: the answer's body
-        (bytes; None for a 404 with `missing_ok`)."""
+    def send(self, operation, **kwargs):
+        """The Timing of an ssbench.s3.operation.Operation (a listing, a
+        DeleteObjects, a step of a multipart upload, ...) sent as
+        request(**kwargs) sends one."""
         bucket, _, key = operation.path[1:].partition(u'/')
         # request() sets the Content-Length of a body itself.
         headers = dict(item for item in operation.headers
                        if item[0].lower() != 'content-length')
-        timing = self.request(operation.method, bucket or None, key or None,
-                              query=operation.params, headers=headers,
-                              body=operation.body or None, read='keep',
-                              missing_ok=missing_ok,
-                              retry_timeouts=retry_timeouts)
+        return self.request(operation.method, bucket or None, key or None,
+                            query=operation.params, headers=headers,
+                            body=operation.body or None, **kwargs)
+
+    def perform(self, operation, missing_ok=False, retry_timeouts=True):
+        """send() `operation`: the answer's body (bytes; None for a 404
+        with `missing_ok`)."""
+        timing = self.send(operation, read='keep', missing_ok=missing_ok,
+                           retry_timeouts=retry_timeouts)
         return None if timing.status == 404 else timing.body
 
     def close(self):
@@ -222,13 +224,10 @@ class S3Access(object):
         self.settings = settings
         return changed
 
-    def _keys(self):
-        return self.keyring
-
     def client(self, **kwargs):
         """The S3Client of the current settings; `kwargs` are
         StoreClient's (concurrency, retries, timeouts, back-off)."""
         endpoint_url, region, addressing, signed = self.settings
-        return self.factory(endpoint_url, self._keys, region=region,
+        return self.factory(endpoint_url, lambda: self.keyring, region=region,
                             addressing=addressing, signed_payload=signed,
                             **kwargs)

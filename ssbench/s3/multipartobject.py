@@ -39,16 +39,6 @@ log = logging.getLogger(__name__)
 _SPLIT_ONLY = multipart.PartLimits(1, sys.maxsize, sys.maxsize)
 
 
-def _send(s3, op, bucket, key, **kwargs):
-    """S3Client.request() of the ssbench.s3.operation.Operation `op` on
-    `key` in `bucket` (request() sets Content-Length itself)."""
-    headers = dict((name, value) for name, value in op.headers
-                   if name.lower() != 'content-length')
-    return s3.request(op.method, bucket, key, query=op.params,
-                      headers=headers or None, body=op.body or None,
-                      **kwargs)
-
-
 def _bad_answer(op, timing, exc):
     """S3RequestError of a success whose body `exc` (BadBody) could
     not be read, or an <Error> a 200 carried: its S3 code is the error
@@ -83,7 +73,7 @@ class MultipartObjects(SegmentedObjects):
             parts = multipart.part_plan(job['size'], job['segment_size'],
                                         _SPLIT_ONLY)
             request = multipart.create(bucket, key)
-            started = _send(s3, request, bucket, key, read='keep')
+            started = s3.send(request, read='keep')
             # CreateMultipartUpload's retries count, but not as the first
             # byte: that is the first part's, as a Swift segment's is.
             first = op.first
@@ -118,7 +108,7 @@ class MultipartObjects(SegmentedObjects):
 
         etags = each(put, parts)
         request = multipart.complete(bucket, key, upload_id, etags)
-        last = op.add(_send(s3, request, bucket, key, read='keep'))
+        last = op.add(s3.send(request, read='keep'))
         try:
             multipart.parse_complete(last.body)
         except xmlsafe.BadBody as exc:
@@ -129,8 +119,8 @@ class MultipartObjects(SegmentedObjects):
         """AbortMultipartUpload of a failed upload; a failure is logged,
         not raised (the upload's own failure is the job's)."""
         try:
-            _send(self.client, multipart.abort(bucket, key, upload_id), bucket,
-                  key, missing_ok=True)
+            self.client.send(multipart.abort(bucket, key, upload_id),
+                             missing_ok=True)
         except S3RequestError as exc:
             log.warning('multipart upload %s of %s/%s not aborted (%s): '
                         'its parts stay stored until a cleanup aborts it',

@@ -1,6 +1,5 @@
-"""What cleaning a store up takes whichever the store: deleting each
-container (or bucket) a few at a time, counting what was deleted and
-what was not (ssbench.swift.cleanup, ssbench.s3.cleanup)."""
+"""Cleaning any store up: its containers (or buckets) deleted a few at a
+time, and what was and was not (ssbench.swift.cleanup, s3.cleanup)."""
 from __future__ import absolute_import, division, print_function
 
 import logging

@@ -119,17 +119,13 @@ class StoreClient(object):
     https connections (--os-cacert, --insecure).
     """
 
-    # The response header naming a request for the server's logs.
-    TRANS_ID = None
-    # The RequestError subclass of the store's failed requests.
-    Error = RequestError
+    TRANS_ID = None         # the answer's header naming the request
+    Error = RequestError    # the store's failed requests
     # Bytes of a body read whole (a listing page, a bulk delete's
     # outcome) at most: docs/reliability.rst, "Answers from outside".
     max_body = MAX_BODY
-    # Whether a 401 may be retried with a renewed token (_renew()).
-    renewable = False
-    # Whether a body read='discard' drops is kept when an error's (its
-    # cause, as an S3 code, is there).
+    renewable = False       # a 401 is retried after _renew()
+    # read='discard' keeps an error's body (its cause: an S3 code).
     error_bodies = False
 
     def __init__(self, concurrency=64, retries=DEFAULT_RETRIES,
@@ -178,21 +174,17 @@ class StoreClient(object):
                 headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
                 read='discard', retry_404=False, missing_ok=False,
                 body=None, retry_timeouts=True):
-        """One timed request, retried per the module's rules; `container`
-        and `name` are the store's names, `query` its query
-        (_address()).
-
-        A body of `size` bytes of `fill` is sent in `block_size` chunks from
-        one reused buffer, or `body` (bytes) when given.  `read` is
-        'discard' (read and drop the body in `block_size` chunks), 'keep'
-        (return it in Timing.body), 'headers' (keep the response headers
-        too) or 'errors' (discard, but keep an error's body for its
-        cause).  `missing_ok` returns a
+        """One timed request, retried per the module's rules (`query` as
+        the store's _address() takes it).  A body of `size` bytes of
+        `fill` is sent in `block_size` chunks from one reused buffer, or
+        `body` (bytes) when given.  `read` is 'discard' (read and drop the
+        body in `block_size` chunks), 'keep' (return it in Timing.body),
+        'headers' (keep the response headers too) or 'errors' (discard,
+        but keep an error's body for its cause).  `missing_ok` returns a
         404 as a Timing instead of raising.  Without `retry_timeouts` an
         attempt that times out is not retried: a server that answers no
         faster than network_timeout gives up at once (for the master's
-        own first requests, which tell whether the cluster is usable).
-        """
+        own first requests, which tell whether the cluster is usable)."""
         if body is not None:
             size, block = len(body), body
         else:

@@ -1,9 +1,7 @@
-"""A job that takes many requests (a large object's segments or parts)
-timed as one operation: from the first send to the end of its last
-request, its retries, reconnects and retry causes those of all its
-requests; the segment requests are also summed apart, in `segments`
-(Operation.segment_stats()).  ssbench.swift.largeobject and
-ssbench.s3.multipartobject run theirs with it."""
+"""A large object's job (ssbench.swift.largeobject, ssbench.s3.
+multipartobject) timed as one request: from its first send to the end of
+its last request, with the retries, reconnects and retry causes of all;
+the segment requests are also summed apart (Operation.segment_stats())."""
 from __future__ import absolute_import, division, print_function
 
 import gevent

@@ -1,12 +1,7 @@
-"""SwiftClient: Swift's store (docs/internals.rst, "Stores"): its
-requests carry a token, go to the storage URLs in turn, and make large
-objects as SLOs or DLOs (ssbench.swift.largeobject); the timed, retried
-request loop is ssbench.store.client's.
-
-Tokens come from a token source (ssbench.swift.auth.Credentials, or on a
-worker its master's ssbench.swift.tokens.HandedTokens); after a 401 the
-request is retried with the token the source renews.
-"""
+"""SwiftClient: the Swift store (docs/internals.rst, "Stores"): requests
+carry a token, go to the storage URLs in turn and make large objects as
+SLOs or DLOs (ssbench.swift.largeobject); the request loop is
+ssbench.store.client's."""
 from __future__ import absolute_import, division, print_function
 
 import json
@@ -95,10 +90,6 @@ class SwiftClient(StoreClient):
     def _renew(self, stale):
         """A token newer than the Grant `stale`, which Swift rejected."""
         return self._use(self.tokens.renew(stale))
-
-    @property
-    def token(self):
-        return self.grant.token if self.grant is not None else None
 
     def storage_urls(self):
         if self.grant is None:

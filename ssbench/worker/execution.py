@@ -7,7 +7,7 @@ is a visible part of a worker's CPU.  A job put while every runner is
 busy waits there, so putting never blocks the reader.
 
 `SwiftJobs` runs a job and turns what happened into a result record:
-configuration (CONFIGURE jobs, waiting for one), the Swift client, and one
+configuration (CONFIGURE jobs, waiting for one), the store's client, one
 handler per job type.  ssbench.worker.mainloop.Worker builds one and hands
 it the collaborators it needs (result sink, client factory, tokens, a way
 to ask the master for CONFIGURE, a clock), so it also runs without a
@@ -208,7 +208,7 @@ class SwiftJobs(object):
         self.runners.kill(timeout=timeout)
 
     def close(self):
-        """Close the Swift client's connections, if there is a client."""
+        """Close the store client's connections, if there is a client."""
         if self.swift is not None:
             self.swift.close()
 
@@ -281,7 +281,7 @@ class SwiftJobs(object):
         self._add_result(result)
 
     def get_swift(self):
-        """The Swift client, built on first use (after CONFIGURE, for a
+        """The store's client, built on first use (after CONFIGURE, for a
         worker without credentials of its own)."""
         if self.swift is None:
             error = self._wait_configured()

@@ -229,10 +229,10 @@ def test_other_errors_not_retried(fake, client):
 
 
 def test_401_reauthenticates_and_counts(fake, client):
-    old = client.token
+    old = client.grant.token
     fake.valid_tokens.discard(old)
     timing = client.put_object('c', 'o', 10)
-    assert timing.retries == 1 and client.token != old
+    assert timing.retries == 1 and client.grant.token != old
     assert fake.tokens_issued == 2
 
 
@@ -673,7 +673,7 @@ def test_a_retry_with_a_new_token_does_not_wait(fake, clock):
                          sleep=clock.sleep)
     try:
         client.put_container('c')
-        fake.valid_tokens.discard(client.token)
+        fake.valid_tokens.discard(client.grant.token)
         timing = client.put_object('c', 'o', 10)
     finally:
         client.close()
