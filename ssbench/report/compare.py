@@ -15,9 +15,10 @@ import collections
 
 from ssbench.compat import write_text
 from ssbench.errors import StatsFileError, printable
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.metricnames import (
     ENDPOINT, KINDS, OPERATIONS, all_sizes, endpoints_of, error_rate,
-    operations_of, percentile_key)
+    operations_of)
 from ssbench.report.render.classic import format_time
 
 KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
@@ -113,7 +114,7 @@ def _percentile_keys(*docs):
     numbers = set()
     for doc in docs:
         numbers.update(doc.get('percentiles') or _DEFAULT_PERCENTILES)
-    return [percentile_key(n) for n in sorted(numbers)]
+    return [percentile_name(n, '_') for n in sorted(numbers)]
 
 
 def _describe_run(doc):

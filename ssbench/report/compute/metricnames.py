@@ -16,6 +16,8 @@ from __future__ import absolute_import, division, print_function
 import collections
 import re
 
+from ssbench.measure.rank import percentile_name
+
 OPERATIONS = ('total', 'create', 'read', 'update', 'delete', 'head',
               'list')
 KINDS = ('last_byte', 'first_byte')
@@ -45,11 +47,6 @@ class MetricName(collections.namedtuple('MetricName',
             return None
         number = float(self.metric[1:].replace('_', '.'))
         return int(number) if number == int(number) else number
-
-
-def percentile_key(number):
-    """The document's key of a percentile: 99.9 -> 'p99_9', 50 -> 'p50'."""
-    return 'p' + ('%g' % number).replace('.', '_')
 
 
 def _cut(text):
@@ -87,7 +84,7 @@ def parse_metric(text):
         if not 0 < number <= 100:
             raise ValueError('percentile %s is not above 0 and at most 100'
                              % match.group(2))
-        metric = percentile_key(number)
+        metric = percentile_name(number, '_')
     if metric in ('rps', 'errors'):
         if kind is not None:
             raise ValueError('%s. applies only to latency metrics '
