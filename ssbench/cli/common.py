@@ -6,6 +6,7 @@ import logging
 import sys
 
 from ssbench.errors import SsbenchError, printable
+from ssbench.measure.finite import is_finite
 
 log = logging.getLogger('ssbench')
 
@@ -132,7 +133,7 @@ def _number(text):
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError('%s is not a number' % shown(text))
-    if value != value or value in (float('inf'), float('-inf')):
+    if not is_finite(value):
         raise argparse.ArgumentTypeError('%s is not a finite number'
                                          % shown(text))
     return value

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
+from ssbench.measure.finite import is_non_negative
 from ssbench.results import (clockrecords, eventrecords, healthrecords,
                              sortedruns)
 from ssbench.report.compute import (document, endpoints, fleet, openloop,
@@ -39,8 +40,7 @@ def _check_percentiles(pctiles):
 
 
 def _check_skip(skip):
-    if (isinstance(skip, bool) or not isinstance(skip, numbers.Real) or
-            not 0 <= skip < float('inf')):
+    if not is_non_negative(skip):
         raise UsageError('warm-up skip %r is not a number of seconds >= 0'
                          % (skip,))
     return skip
