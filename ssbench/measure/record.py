@@ -25,6 +25,8 @@ MAX_SIZE = 1 << 53
 # Retries and reconnects of one request (ssbench-worker --retries is at
 # most 1000): a count beyond is a bad value, not a count to add up.
 MAX_COUNT = 10 ** 6
+# The longest run (run_seconds, and so --warmup): about 16 weeks.
+MAX_RUN_SECONDS = 10 ** 7
 # An HTTP status has three digits.
 MAX_STATUS = 1000
 # Characters of a retry cause's name (an HTTP status or an error class).
