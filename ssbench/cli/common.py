@@ -10,19 +10,16 @@ from ssbench.measure.finite import is_finite
 
 log = logging.getLogger('ssbench')
 
-#: The output FILE that means standard output.
-STDOUT = '-'
-
 
 def write_outputs(outputs):
     """Write each (path, what, mode, write) of `outputs`: write(stream)
     into `path` whole (ssbench.results.safefiles.atomic_output), or to
-    standard output for None or STDOUT, which comes last, so that a file
+    standard output for None or "-", which comes last, so that a file
     that fails is said before anything is printed."""
     from ssbench.results import safefiles
     for path, what, mode, write in sorted(
-            outputs, key=lambda output: output[0] in (None, STDOUT)):
-        if path in (None, STDOUT):
+            outputs, key=lambda output: output[0] in (None, safefiles.STDOUT)):
+        if path in (None, safefiles.STDOUT):
             write(sys.stdout)
             sys.stdout.flush()
         else:

@@ -19,6 +19,8 @@ import tempfile
 from ssbench.compat import PY2, makedirs
 from ssbench.errors import SsbenchError, UsageError
 
+#: The output path that names standard output.
+STDOUT = '-'
 # Stats files start with this (plain) or are gzip; see looks_like_stats().
 _GZIP_MAGIC = b'\x1f\x8b'
 _HEADER_KEY = b'_scenario_data'
