@@ -17,9 +17,9 @@ import collections
 import re
 
 from ssbench.measure.rank import percentile_name
+from ssbench.report.compute.cells import GROUPS
 
-OPERATIONS = ('total', 'create', 'read', 'update', 'delete', 'head',
-              'list')
+OPERATIONS = tuple(key for _, key, _ in GROUPS)
 KINDS = ('last_byte', 'first_byte')
 LATENCY_METRICS = ('max', 'avg')
 
