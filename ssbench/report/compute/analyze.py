@@ -20,8 +20,7 @@ from ssbench.results.statscheck import HEADER_KEY
 from ssbench.results.recordview import (RecordView, controls_of_kind,
                                         narrow)
 from ssbench.report.compute.classicnotes import open_loop
-
-DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
+from ssbench.report.compute.metricnames import DEFAULT_PERCENTILES
 
 
 def _check_percentiles(pctiles):

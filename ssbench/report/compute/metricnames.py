@@ -20,6 +20,8 @@ from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.cells import GROUPS
 
 OPERATIONS = tuple(key for _, key, _ in GROUPS)
+# The analysis's percentiles when no one asks for others.
+DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
 KINDS = ('last_byte', 'first_byte')
 LATENCY_METRICS = ('max', 'avg')
 
