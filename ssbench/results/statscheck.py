@@ -77,7 +77,7 @@ def measured(batches, raw, stats_file):
     profile = timewindow.TimeProfile() if window is None else None
     offsets = stats_file.offsets if profile is None else None
     clockrecords.restart(offsets)
-    k_worker = b'worker_id' if raw else 'worker_id'
+    k_worker = spec.keys('worker_id')[raw][0]
     clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
     stamps = []

@@ -39,10 +39,8 @@ _INT_OR_NONE = _INTS | frozenset((_NONE,))
 _FLAG = frozenset((bool, _NONE))
 _NOT_A_MAP = 'record that is not a map'
 
-_K_TYPE = _key('type')
-_K_WORKER_ID = _key('worker_id')
+_K_TYPE, _K_WORKER_ID, _K_NOOP = spec.keys('type', 'worker_id', 'noop')[0]
 _K_EXCEPTION = spec.EXCEPTION
-_K_NOOP = _key('noop')
 
 
 def _product(choices):
