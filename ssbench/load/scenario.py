@@ -15,7 +15,7 @@ import ssbench
 from ssbench.compat import range
 from ssbench.load import popularity
 from ssbench.load.scenariocheck import Checker, read_json, show
-from ssbench.measure.record import MAX_RUN_SECONDS
+from ssbench.measure.record import HEADER_KEY, MAX_RUN_SECONDS
 
 DEFAULT_CONTAINER_BASE = 'ssbench'
 DEFAULT_CONTAINER_COUNT = 100
@@ -415,7 +415,7 @@ class Scenario(object):
         """The first object of a stats file (docs/internals.rst, "The
         header")."""
         return {
-            '_scenario_data': self.data,
+            HEADER_KEY: self.data,
             'name': self.name,
             'version': ssbench.version if version is None else version,
             'user_count': self.user_count,

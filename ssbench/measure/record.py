@@ -148,6 +148,8 @@ RETRIES = text_type('retries')
 ENDPOINT = text_type('endpoint')
 # The stats header's list of the run's storage URLs, when several.
 ENDPOINTS = text_type('endpoints')
+# The stats header's scenario: its JSON, exactly as read.
+HEADER_KEY = text_type('_scenario_data')
 # {cause: count} of a request's retries, the counts adding up to
 # `retries`; a cause is 1 to MAX_CAUSE characters.
 RETRY_CAUSES = text_type('retry_causes')

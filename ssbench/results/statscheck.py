@@ -20,13 +20,11 @@ import time
 from ssbench.measure import record as spec
 from ssbench.measure.finite import is_finite
 from ssbench.measure.record import (
-    MAX_COUNT as _MAX_COUNT, MAX_EPOCH as _MAX_EPOCH, MAX_SECONDS as
-    _MAX_SECONDS, MAX_SIZE as _MAX_SIZE, MAX_STATUS as _MAX_STATUS,
-    NUMBERS as _NUMBER_TYPES)
+    HEADER_KEY, MAX_COUNT as _MAX_COUNT, MAX_EPOCH as _MAX_EPOCH,
+    MAX_SECONDS as _MAX_SECONDS, MAX_SIZE as _MAX_SIZE, MAX_STATUS as
+    _MAX_STATUS, NUMBERS as _NUMBER_TYPES)
 from ssbench.measure.profile import weights
 from ssbench.results import clockrecords, timewindow
-
-HEADER_KEY = u'_scenario_data'
 
 # The result values the reports read, in the order they are checked: the
 # first bad one is the one a warning names.
