@@ -17,11 +17,10 @@ from ssbench.compat import write_text
 from ssbench.errors import StatsFileError, printable
 from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.metricnames import (
-    DEFAULT_PERCENTILES, ENDPOINT, KINDS, OPERATIONS, all_sizes, endpoints_of,
-    error_rate, operations_of)
+    DEFAULT_PERCENTILES, ENDPOINT, KIND_LABELS, KINDS, OPERATIONS, all_sizes,
+    endpoints_of, error_rate, operations_of)
 from ssbench.report.render.classic import format_time
 
-KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
 # The fewest seconds (first and last left out) a spread is estimated from.
 MIN_SPREAD_SECONDS = 5
 

@@ -36,7 +36,7 @@ import collections
 import re
 
 from ssbench.report.compute import metricnames, tailsize
-from ssbench.report.compare import KIND_LABELS, format_value, spread_text
+from ssbench.report.compare import format_value, spread_text
 from ssbench.errors import UsageError
 
 # The CLI's exit status when a --fail-if rule failed.
@@ -183,7 +183,7 @@ def check_rule(result, rule):
         return few
     row = _rule_row(op, rule)
     what = '%s %s' % (rule.operation, row['label'] if row else '%s %s' % (
-        KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
+        metricnames.KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
     if row is None or row['base'] is None or row['this'] is None:
         if row is None or (row['base'] is None and row['this'] is None):
             side = 'both runs'

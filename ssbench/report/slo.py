@@ -151,7 +151,7 @@ def describe(name):
     """A figure's name in words: 'read last-byte p99.9', 'total rps'."""
     words = [name.operation]
     if name.kind is not None:
-        words.append(name.kind.replace('_', '-'))
+        words.append(metricnames.KIND_LABELS[name.kind])
     words.append(name.metric.replace('_', '.'))
     return ' '.join(words)
 
@@ -187,7 +187,7 @@ def verdict(doc, objective):
             '%s: too few results: %s has %d %s latencies, %s needs at '
             'least %d (neither met nor missed; a longer run has more)' % (
                 objective.text, objective.name.operation, count or 0,
-                objective.name.kind.replace('_', '-'),
+                metricnames.KIND_LABELS[objective.name.kind],
                 objective.name.metric.replace('_', '.'),
                 tailsize.needed(percentile)))
     if value is None:

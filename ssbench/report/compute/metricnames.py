@@ -23,6 +23,8 @@ OPERATIONS = tuple(key for _, key, _ in GROUPS)
 # The analysis's percentiles when no one asks for others.
 DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
 KINDS = ('last_byte', 'first_byte')
+# A kind as messages and tables write it.
+KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
 LATENCY_METRICS = ('max', 'avg')
 
 _OPERATION_RE = re.compile(r'(%s)\.' % '|'.join(OPERATIONS))
