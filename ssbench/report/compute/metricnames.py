@@ -35,7 +35,8 @@ _KIND_RE = re.compile(r'(first_byte|last_byte)\.')
 # [0-9], not \d: Python 3's \d takes any Unicode digit, so a full-width
 # "p\uff19\uff19" would pass for p99.
 _METRIC_RE = re.compile(r'(rps|max|avg|errors|p([0-9]+(?:[._][0-9]+)?))$')
-# A name is quoted in messages up to this many characters.
+# A name, a --fail-if rule or an --slo objective is quoted in messages up
+# to this many characters.
 SHOWN = 60
 
 
@@ -53,7 +54,8 @@ class MetricName(collections.namedtuple('MetricName',
         return int(number) if number == int(number) else number
 
 
-def _cut(text):
+def cut(text):
+    """`text` as a message quotes it: cut to SHOWN characters."""
     return text if len(text) <= SHOWN else text[:SHOWN - 3] + '...'
 
 
@@ -81,7 +83,7 @@ def parse_metric(text):
         raise ValueError(
             "unknown metric '%s'; write [OP.][first_byte.]METRIC, OP one "
             "of %s/endpoint[N], METRIC one of rps/pN/max/avg/errors (pN: "
-            "p50, p99.9, ...)" % (_cut(left), '/'.join(OPERATIONS)))
+            "p50, p99.9, ...)" % (cut(left), '/'.join(OPERATIONS)))
     metric = match.group(1)
     if match.group(2) is not None:
         number = float(match.group(2).replace('_', '.'))
