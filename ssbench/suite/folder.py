@@ -15,11 +15,10 @@ import re
 from ssbench.compat import string_types
 from ssbench.load.scenariocheck import show
 from ssbench.measure.finite import is_finite
+from ssbench.report.compute.suitefigures import FORMAT, FORMAT_VERSION
 from ssbench.suite.steadystate import RECORD_KIND as STEADY_RECORD
 
 SUITE_FILE = 'suite.json'
-FORMAT = 'ssbench-suite'
-FORMAT_VERSION = 1
 # suite.json of 1000 steps with their figures per operation is a few MB.
 MAX_SUITE_BYTES = 16 * 1024 * 1024
 
