@@ -14,7 +14,8 @@ import os
 import sys
 
 import ssbench
-from ssbench.cli.common import STDOUT, write_outputs
+from ssbench.cli.common import write_outputs
+from ssbench.results.safefiles import STDOUT
 from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
 from ssbench.cli.runscenario import (connect_swift, local_workers,

@@ -15,6 +15,7 @@ import ssbench
 from ssbench.compat import range
 from ssbench.load import popularity
 from ssbench.load.scenariocheck import Checker, read_json, show
+from ssbench.measure.record import HEADER_KEY, MAX_RUN_SECONDS
 
 DEFAULT_CONTAINER_BASE = 'ssbench'
 DEFAULT_CONTAINER_COUNT = 100
@@ -27,7 +28,6 @@ DEFAULT_POLICY_LABEL = 'default_policy'
 # per live object and a map per job in flight) or fail mid-run.
 MAX_USER_COUNT = 100000
 MAX_OPERATION_COUNT = 10 ** 9
-MAX_RUN_SECONDS = 10 ** 7            # about 16 weeks
 MAX_CONTAINER_COUNT = 10 ** 6
 MAX_CONTAINER_CONCURRENCY = 1000
 MAX_INITIAL_FILES = 10 ** 7          # all size classes together
@@ -414,7 +414,7 @@ class Scenario(object):
         """The first object of a stats file (docs/internals.rst, "The
         header")."""
         return {
-            '_scenario_data': self.data,
+            HEADER_KEY: self.data,
             'name': self.name,
             'version': ssbench.version if version is None else version,
             'user_count': self.user_count,

@@ -10,6 +10,7 @@ import os
 from ssbench.suite import folder as suitefolder
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.load.scenariocheck import show
+from ssbench.measure.record import HEADER_KEY
 
 # The options, besides the steps' settings, that make what a step
 # measures: (attribute of the parsed flags, the flag).
@@ -136,7 +137,7 @@ def _header_differences(header, step, args):
              header.get('warmup') or None)
     _compare(out, '--until-steady', bool(args.until_steady),
              header.get('until_steady') is True)
-    if header.get('_scenario_data') != scenario.data:
+    if header.get(HEADER_KEY) != scenario.data:
         out.append('the scenario file %s (changed since)' % (
             scenario.source,))
     return out

@@ -12,12 +12,10 @@ from __future__ import absolute_import, division, print_function
 import logging
 import uuid
 
+from ssbench.results.safefiles import STDOUT
 from ssbench.suite import folder as suitefolder, plan as suiteplan
 
 log = logging.getLogger('ssbench')
-
-# Where a suite's outputs go to standard output (ssbench.cli.common.STDOUT).
-STDOUT = '-'
 
 
 class Step(object):

@@ -32,6 +32,7 @@ import logging
 import time
 
 from ssbench.measure import record
+from ssbench.measure.finite import is_non_negative
 from ssbench.measure.rank import percentile_of_sorted
 
 log = logging.getLogger(__name__)
@@ -158,8 +159,7 @@ class SteadyWatch(object):
         for result in results:
             completed = self._completed(result, now)
             latency = _latency(result)
-            if completed is None or latency is None or \
-                    not 0 <= latency < float('inf'):
+            if completed is None or not is_non_negative(latency):
                 continue
             if self.origin is None:
                 self.origin = completed - latency + self.warmup
