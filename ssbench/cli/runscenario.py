@@ -18,19 +18,16 @@ log = logging.getLogger('ssbench')
 
 def cmd_run_scenario(args):
     """Run a scenario (see ssbench.master.scenariorun), then report on it."""
-    from ssbench.load import scenario as scenario_mod
+    from ssbench.cli import scenarioopts
     from ssbench.master import progress
     from ssbench.master.scenariorun import RunOptions, ScenarioRun
 
+    scenario = scenarioopts.load(args)
+    if args.print_scenario is not None:
+        return scenarioopts.print_scenario(args, scenario)
     check_ports(args)
     from ssbench.cli.s3opts import s3_from_args
     s3 = s3_from_args(args)
-    scenario = scenario_mod.load_scenario(args.scenario_file, {
-        'user_count': args.user_count, 'operation_count': args.op_count,
-        'run_seconds': args.run_seconds,
-        'container_count': args.container_count,
-        'delete_after': args.delete_after, 'policy': args.policy,
-        'block_size': args.block_size, 'segment_size': args.segment_size})
     log.info('SwiftStack Benchmark (ssbench version %s)', ssbench.version)
     batch_size = args.batch_size
     if batch_size > scenario.user_count:
