@@ -140,13 +140,14 @@ def size_label(size_min, size_max):
     return '%s-%s' % (one(size_min), one(size_max))
 
 
-def _each(values, count, what):
-    """`values` for `count` size classes: one for all, or one each."""
-    if len(values) == 1:
+def _each(values, count, what, one_for_all=True):
+    """`values` for `count` size classes: one each, or one for all."""
+    if len(values) == 1 and one_for_all:
         return values * count
     if len(values) != count:
-        raise ValueError('%s gives %d values for %d sizes: give one, or '
-                         'one per size' % (what, len(values), count))
+        raise ValueError('%s gives %d values for %d sizes: give %sone per '
+                         'size' % (what, len(values), count,
+                                   'one, or ' if one_for_all else ''))
     return values
 
 
@@ -163,7 +164,7 @@ def build(sizes, crud, objects=None, names=None, segment_size=None,
         raise TypeError('build() got unknown settings %s'
                         % ', '.join(sorted(unknown)))
     names = _each(names or [size_label(*size) for size in sizes],
-                  len(sizes), '--size-name')
+                  len(sizes), '--size-name', one_for_all=False)
     counts = _each(objects or [DEFAULT_OBJECTS], len(sizes), '--objects')
     classes = []
     for name, (size_min, size_max) in zip(names, sizes):
