@@ -57,7 +57,6 @@ def build_parser():
         formatter_class=common.HelpFormatter)
     scenarioopts.add_scenario_options(run)
     add_run_arguments(run)
-    scenarioopts.add_container_base(run)
     from ssbench.cli.s3opts import add_s3_options
     add_s3_options(run)
     run.add_argument(
@@ -199,7 +198,9 @@ def add_run_arguments(run, sweep=None):
     run.add_argument(
         '-p', '--policy', default=None, type=sweep(str),
         help='Storage policy for the containers (overrides the scenario).')
+    scenarioopts.add_container_base(run)
     runopts.add_liveness_options(run)
+    runopts.add_steady_options(run)
     loadopts.add_run_options(run, sweep)
     runopts.add_live_options(run)
 

@@ -67,10 +67,15 @@ def cmd_run_scenario(args):
 
     shown = progress.mode(args.progress, sys.stderr, args.verbose,
                           args.quiet)
+    from ssbench.cli.runopts import steady_watch
+    watch = steady_watch(args)
+    if watch is not None:
+        # -r or -o is a ceiling: ending before it is no early end.
+        header = dict(header or {}, until_steady=True)
     options = RunOptions(
         batch_size=batch_size, profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,
-        header_extra=header,
+        header_extra=header, watch=watch,
         **dict(shared_run_options(args), **loadopts.run_options(args)))
 
     from ssbench.wire.transport import MasterSockets
@@ -110,6 +115,9 @@ def cmd_run_scenario(args):
 
     # Where the results are comes first: a report that fails (a full
     # disk, a second Ctrl-C) must not hide it.
+    if watch is not None and not watch.steady:
+        log.info('--until-steady: not steady by the end of the run: %s',
+                 watch.verdict.why)
     log.info('Scenario run results saved to %s', outcome.stats_path)
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)
