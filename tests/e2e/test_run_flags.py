@@ -104,5 +104,6 @@ def test_until_steady_ends_a_steady_run_early(tmpdir):
     assert 'INFO:Steady after' in ran.err and 'the benchmark ends' in ran.err
     # A run that ended once steady reports as one that reached its end.
     assert 'TOTAL' in ran.out
-    assert 'WARNING' not in ran.err, ran.err
+    # (A busy machine may warn of its own: only this warning is wrong.)
+    assert 'ended early' not in ran.err, ran.err
     assert elapsed < 100
