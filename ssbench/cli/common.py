@@ -176,6 +176,15 @@ def bounded(parse, maximum):
     return parse_bounded
 
 
+def percent(text):
+    """A PERCENT flag, above 0 and below 100, as a fraction."""
+    value = positive_float(text)
+    if not value < 100:
+        raise argparse.ArgumentTypeError('%s must be below 100'
+                                         % shown(text))
+    return value / 100
+
+
 def port(text):
     value = non_negative_int(text)
     if value > 65535:

@@ -4,7 +4,7 @@ from __future__ import absolute_import, division, print_function
 
 import ssbench
 from ssbench.load import scenario as limits
-from ssbench.cli import common, loadopts, runopts
+from ssbench.cli import common, loadopts, runopts, scenarioopts
 from ssbench.cli import report as report_cli
 from ssbench.cli.cleanupcontainers import cmd_cleanup_containers
 from ssbench.cli.common import ArgumentParser, bounded
@@ -55,8 +55,7 @@ def build_parser():
         'set of v1.0, v2.0 or v3 auth credentials (unless --noop). See '
         'usage message for run-scenario for more details.',
         formatter_class=common.HelpFormatter)
-    run.add_argument('-f', '--scenario-file', required=True,
-                     help='Scenario file (JSON) to run')
+    scenarioopts.add_scenario_options(run)
     add_run_arguments(run)
     from ssbench.cli.s3opts import add_s3_options
     add_s3_options(run)
@@ -79,6 +78,7 @@ def build_parser():
         formatter_class=common.HelpFormatter)
     cleanup.add_argument(
         '-b', '--container-base', default='ssbench',
+        type=scenarioopts.container_base,
         help='Base name of the containers to delete')
     cleanup.add_argument(
         '-c', '--concurrency',
@@ -198,7 +198,9 @@ def add_run_arguments(run, sweep=None):
     run.add_argument(
         '-p', '--policy', default=None, type=sweep(str),
         help='Storage policy for the containers (overrides the scenario).')
+    scenarioopts.add_container_base(run)
     runopts.add_liveness_options(run)
+    runopts.add_steady_options(run)
     loadopts.add_run_options(run, sweep)
     runopts.add_live_options(run)
 

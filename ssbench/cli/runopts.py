@@ -52,6 +52,40 @@ def add_liveness_options(parser):
         'before writing the stats file and the report')
 
 
+def add_steady_options(parser):
+    """--until-steady, --steady-seconds, --steady-tolerance."""
+    from ssbench.suite import steadystate
+    windows = steadystate.WINDOWS
+    parser.add_argument(
+        '--until-steady', action='store_true', default=False,
+        help='End the benchmark (each step of a suite) after --warmup once '
+        'its throughput and p99 are steady over the last --steady-seconds '
+        '(within --steady-tolerance, without drift); -r or -o is the '
+        'ceiling')
+    parser.add_argument(
+        '--steady-seconds', metavar='SECONDS',
+        type=common.between(common.positive_float,
+                            steadystate.MIN_WINDOW * windows,
+                            steadystate.MAX_WINDOW * windows),
+        default=steadystate.WINDOW * windows,
+        help='--until-steady judges the last SECONDS (%g to %g), in %d '
+        'windows' % (steadystate.MIN_WINDOW * windows,
+                     steadystate.MAX_WINDOW * windows, windows))
+    parser.add_argument(
+        '--steady-tolerance', metavar='PERCENT', type=common.percent,
+        default=steadystate.TOLERANCE,
+        help='--until-steady: how far throughput may vary over them (p99: '
+        'twice as far)')
+
+
+def steady_watch(args):
+    """The SteadyWatch of --until-steady, or None."""
+    if not args.until_steady:
+        return None
+    from ssbench.suite.steadystate import over
+    return over(args.steady_seconds, args.steady_tolerance, args.warmup)
+
+
 def _metrics_address(text):
     from ssbench.master.metrics import parse_address
     try:

@@ -18,19 +18,16 @@ log = logging.getLogger('ssbench')
 
 def cmd_run_scenario(args):
     """Run a scenario (see ssbench.master.scenariorun), then report on it."""
-    from ssbench.load import scenario as scenario_mod
+    from ssbench.cli import scenarioopts
     from ssbench.master import progress
     from ssbench.master.scenariorun import RunOptions, ScenarioRun
 
+    scenario = scenarioopts.load(args)
+    if args.print_scenario is not None:
+        return scenarioopts.print_scenario(args, scenario)
     check_ports(args)
     from ssbench.cli.s3opts import s3_from_args
     s3 = s3_from_args(args)
-    scenario = scenario_mod.load_scenario(args.scenario_file, {
-        'user_count': args.user_count, 'operation_count': args.op_count,
-        'run_seconds': args.run_seconds,
-        'container_count': args.container_count,
-        'delete_after': args.delete_after, 'policy': args.policy,
-        'block_size': args.block_size, 'segment_size': args.segment_size})
     log.info('SwiftStack Benchmark (ssbench version %s)', ssbench.version)
     batch_size = args.batch_size
     if batch_size > scenario.user_count:
@@ -71,10 +68,15 @@ def cmd_run_scenario(args):
 
     shown = progress.mode(args.progress, sys.stderr, args.verbose,
                           args.quiet)
+    from ssbench.cli.runopts import steady_watch
+    watch = steady_watch(args)
+    if watch is not None:
+        # -r or -o is a ceiling: ending before it is no early end.
+        header = dict(header or {}, until_steady=True)
     options = RunOptions(
         batch_size=batch_size, profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,
-        header_extra=header,
+        header_extra=header, watch=watch,
         **dict(shared_run_options(args), **loadopts.run_options(args)))
 
     from ssbench.wire.transport import MasterSockets
@@ -114,6 +116,9 @@ def cmd_run_scenario(args):
 
     # Where the results are comes first: a report that fails (a full
     # disk, a second Ctrl-C) must not hide it.
+    if watch is not None and not watch.steady:
+        log.info('--until-steady: not steady by the end of the run: %s',
+                 watch.verdict.why)
     log.info('Scenario run results saved to %s', outcome.stats_path)
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)

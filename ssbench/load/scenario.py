@@ -53,8 +53,8 @@ LISTING_KEYS = ('limit', 'prefix')
 
 # Keys an `overrides` dict may carry (None values mean "not given").
 OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
-                 'container_count', 'delete_after', 'policy', 'block_size',
-                 'segment_size')
+                 'container_base', 'container_count', 'delete_after',
+                 'policy', 'block_size', 'segment_size')
 
 
 class SizeClass(object):

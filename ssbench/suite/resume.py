@@ -18,6 +18,7 @@ OPTION_FLAGS = (('arrival', '--arrival'), ('warmup', '--warmup'),
                 ('noop', '--noop'), ('block_size', '--block-size'),
                 ('segment_size', '--segment-size'),
                 ('delete_after', '--delete-after'),
+                ('container_base', '--container-base'),
                 ('until_steady', '--until-steady'),
                 ('steady_seconds', '--steady-seconds'),
                 ('steady_tolerance', '--steady-tolerance'))

@@ -58,6 +58,7 @@ def load_step(args, plan, folder, suite):
         'container_count': one('container_count', 'container_count'),
         'delete_after': one('delete_after', 'delete_after'),
         'policy': one('policy', 'policy'),
+        'container_base': args.container_base,
         'block_size': args.block_size, 'segment_size': args.segment_size})
     batch_size = min(one('batch_size', 'batch_size') or 1,
                      scenario.user_count)
@@ -124,7 +125,6 @@ class SuiteRunner(object):
     def _run_step(self, suite_run, live, options, step, index):
         from ssbench.master.scenariorun import RunOptions
         from ssbench.suite import steadystate
-        from ssbench.suite.steadystate import SteadyWatch
         from ssbench.results.safefiles import StatsPaths
         args = self.args
         number, total = step.plan.number, len(self.steps)
@@ -137,11 +137,8 @@ class SuiteRunner(object):
             live.step = (number, total, step.plan.label())
         watch = None
         if args.until_steady:
-            watch = SteadyWatch(
-                warmup=args.warmup,
-                window=args.steady_seconds / steadystate.WINDOWS,
-                tolerance=args.steady_tolerance,
-                latency_tolerance=2 * args.steady_tolerance)
+            watch = steadystate.over(args.steady_seconds,
+                                     args.steady_tolerance, args.warmup)
         header = {'suite': {'name': self.suite.name, 'step': number,
                             'steps': total, 'label': step.plan.label()}}
         if self.id is not None:

@@ -223,7 +223,7 @@ class SteadyWatch(object):
         """`jobs` until the results are steady."""
         for job in jobs:
             if self.steady_after is not None:
-                log.info('Steady after %.0f s: %s; the step ends',
+                log.info('Steady after %.0f s: %s; the benchmark ends',
                          self.steady_after, self.verdict.why)
                 return
             yield job
@@ -233,6 +233,13 @@ class SteadyWatch(object):
         return {'kind': RECORD_KIND, 'steady': self.steady,
                 'after': self.steady_after, 'why': self.verdict.why,
                 'windows': self.judged}
+
+
+def over(seconds, tolerance, warmup=0.0):
+    """The SteadyWatch of --until-steady: the last `seconds` in WINDOWS
+    windows, throughput within `tolerance` and p99 within twice it."""
+    return SteadyWatch(warmup=warmup, window=seconds / WINDOWS,
+                       tolerance=tolerance, latency_tolerance=2 * tolerance)
 
 
 def _latency(result):
