@@ -1,4 +1,4 @@
-"""The ssbench-master argument tree: its global flags and its four
+"""The ssbench-master argument tree: its global flags and its five
 sub-commands, each with the function that runs it."""
 from __future__ import absolute_import, division, print_function
 
@@ -36,7 +36,7 @@ def build_parser():
                         version='%(prog)s ' + ssbench.version)
     subparsers = parser.add_subparsers(
         dest='command', metavar='{report-scenario,kill-workers,'
-        'run-scenario,cleanup-containers}')
+        'run-scenario,run-suite,cleanup-containers}')
     subparsers.required = True
 
     kill = subparsers.add_parser(

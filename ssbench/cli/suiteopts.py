@@ -44,6 +44,12 @@ def _percent(text):
     return value / 100
 
 
+def _shown_percent(fraction):
+    """A PERCENT option's default as --help shows it (0.05: "5%"), as
+    the user types it, not as it is kept."""
+    return '%g%%%%' % (fraction * 100)
+
+
 def add_suite_parser(subparsers, add_run_arguments):
     """The run-suite sub-command; `add_run_arguments` adds run-scenario's
     flags (ssbench.cli.masterparser)."""
@@ -94,7 +100,7 @@ def add_suite_parser(subparsers, add_run_arguments):
         '--steady-tolerance', metavar='PERCENT', type=_percent,
         default=steadystate.TOLERANCE,
         help='--until-steady: how far throughput may vary over them (p99: '
-        'twice as far)')
+        'twice as far) (default: %s)' % _shown_percent(steadystate.TOLERANCE))
     suite.add_argument(
         '--find-max-rate', action='store_true', default=False,
         help='With --slo and -r: run open-loop steps from --rate upwards '
@@ -105,7 +111,8 @@ def add_suite_parser(subparsers, add_run_arguments):
         '--resolution', metavar='PERCENT', type=_percent,
         default=capacitysearch.RESOLUTION,
         help='--find-max-rate stops once the rates that met and missed are '
-        'within PERCENT of each other')
+        'within PERCENT of each other (default: %s)'
+        % _shown_percent(capacitysearch.RESOLUTION))
     suite.add_argument(
         '--max-steps', metavar='COUNT',
         type=common.bounded(common.positive_int, sweep.MAX_STEPS),
