@@ -101,7 +101,7 @@ def add_run_arguments(run, sweep=None):
     from ssbench.cli.authopts import add_auth_options
 
     sweep = sweep or _one_value
-    add_zmq_options(run)
+    add_zmq_options(run, run=True)
     add_auth_options(run)
     run.add_argument(
         '-c', '--container-count', metavar='COUNT',
