@@ -145,6 +145,12 @@ def add_run_arguments(run, sweep=None):
         help='Spawn COUNT local ssbench-worker processes just for this run '
         '(0: none; workers on other hosts are started by hand).')
     run.add_argument(
+        '--keep-worker-logs', action='store_true', default=False,
+        help='Keep the local workers\' logs beside the stats file, in '
+        'STATS.worker-logs (run-suite: in the suite folder\'s worker-logs); '
+        'without it they go to a private folder in the temp dir, removed '
+        'after a run that went well')
+    run.add_argument(
         '--batch-size', metavar='COUNT',
         type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
         default=sweep.default(1),

@@ -23,7 +23,7 @@ from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
 from ssbench.cli.runscenario import (connect_swift, local_workers,
                                      shared_run_options, stop_on_signals,
-                                     workers_gone)
+                                     went_well, workers_gone)
 from ssbench.errors import UsageError
 
 log = logging.getLogger('ssbench')
@@ -237,7 +237,9 @@ class SuiteRunner(object):
                 local = local_workers(args, widest.scenario.user_count,
                                       sockets, curve, max(
                                           step.batch_size
-                                          for step in self.steps))
+                                          for step in self.steps),
+                                      os.path.join(self.folder,
+                                                   'worker-logs'))
                 try:
                     if local is not None:
                         suite_run.workers_gone = workers_gone(
@@ -248,6 +250,7 @@ class SuiteRunner(object):
                 finally:
                     if local is not None:
                         local.stop()
+                        local.settle_logs(went_well(outcome))
         finally:
             if live is not None:
                 live.close(linger=outcome is not None)
