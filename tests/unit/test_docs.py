@@ -36,6 +36,10 @@ FOREIGN = frozenset([
     # Containers and Kubernetes (docs/kubernetes.rst, docs/many-hosts.rst).
     'docker', 'helm', 'kubectl', 'podman', 'scp',
     'systemctl', 'tcpdump', 'time', 'ulimit', 'useradd', 'wrk',
+    # Prometheus and Grafana (docs/live-view.rst).
+    'curl', 'promtool',
+    # HdrHistogram's tools (docs/live-view.rst).
+    'java', 'hdr-plot',
 ])
 PYTHONS = re.compile(r'^python[0-9.]*$')
 # Tokens after which a new command starts.
@@ -640,7 +644,7 @@ def stats_header_names():
 def control_record_names():
     """Every kind of control record and every event a stats file holds."""
     from ssbench.load import schedule
-    from ssbench.master import steadystate
+    from ssbench.suite import steadystate
     from ssbench.results import clockrecords, eventrecords, healthrecords
     return set((schedule.SCHEDULE_RECORD, steadystate.RECORD_KIND,
                 clockrecords.CLOCK_RECORD, eventrecords.EVENT_RECORD,
