@@ -139,8 +139,8 @@ def run_suite(runner, to_run):
     check_steps(args, to_run)
     runner.report_done()
     log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
-             '%d steps, files in %s', ssbench.version, runner.suite.name,
-             len(runner.steps), runner.folder)
+             '%s, files in %s', ssbench.version, runner.suite.name,
+             runner.size_text(), runner.folder)
     widest = max(runner.steps, key=lambda step: step.scenario.user_count)
     check_open_files(args, widest.scenario)
     if args.metrics is not None:
