@@ -184,10 +184,13 @@ def _run(runner, swift, worker_config, curve, widest):
                 outcome = runner.run_steps(
                     suite_run, live, options,
                     lambda steps: check_steps(args, steps))
+                # None: every step was complete already.
+                ended_well = outcome is None or went_well(outcome)
             finally:
                 if local is not None:
                     local.stop()
-                    local.settle_logs(went_well(outcome))
+                    local.settle_logs('ended_well' in locals() and
+                                      ended_well)
     finally:
         if live is not None:
             live.close(linger=outcome is not None)
