@@ -74,6 +74,9 @@ def test_an_interrupted_run_keeps_its_log_folder_and_says_where(tmpdir):
         kept = re.findall(r"WARNING:The local workers' logs are in (\S+)",
                           err)
         assert kept == [folder], err
+        # Private: nothing planted in /tmp can redirect a log.
+        assert os.path.basename(folder).startswith('ssbench-workers-')
+        assert os.stat(folder).st_mode & 0o777 == 0o700
         assert sorted(os.listdir(folder)) == ['worker-0.log', 'worker-1.log']
     finally:
         import shutil
