@@ -185,6 +185,12 @@ def percent(text):
     return value / 100
 
 
+def shown_percent(fraction):
+    """A PERCENT flag's default as --help shows it (0.05: "5%"), as the
+    user types it, not as it is kept."""
+    return '%g%%%%' % (fraction * 100)
+
+
 def port(text):
     value = non_negative_int(text)
     if value > 65535:

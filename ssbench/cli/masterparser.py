@@ -1,4 +1,4 @@
-"""The ssbench-master argument tree: its global flags and its four
+"""The ssbench-master argument tree: its global flags and its five
 sub-commands, each with the function that runs it."""
 from __future__ import absolute_import, division, print_function
 
@@ -36,7 +36,7 @@ def build_parser():
                         version='%(prog)s ' + ssbench.version)
     subparsers = parser.add_subparsers(
         dest='command', metavar='{report-scenario,kill-workers,'
-        'run-scenario,cleanup-containers}')
+        'run-scenario,run-suite,cleanup-containers}')
     subparsers.required = True
 
     kill = subparsers.add_parser(
@@ -101,7 +101,7 @@ def add_run_arguments(run, sweep=None):
     from ssbench.cli.authopts import add_auth_options
 
     sweep = sweep or _one_value
-    add_zmq_options(run)
+    add_zmq_options(run, run=True)
     add_auth_options(run)
     run.add_argument(
         '-c', '--container-count', metavar='COUNT',
@@ -144,6 +144,12 @@ def add_run_arguments(run, sweep=None):
         type=bounded(common.non_negative_int, MAX_LOCAL_WORKERS), default=0,
         help='Spawn COUNT local ssbench-worker processes just for this run '
         '(0: none; workers on other hosts are started by hand).')
+    run.add_argument(
+        '--keep-worker-logs', action='store_true', default=False,
+        help='Keep the local workers\' logs beside the stats file, in '
+        'STATS.worker-logs (run-suite: in the suite folder\'s worker-logs); '
+        'without it they go to a private folder in the temp dir, removed '
+        'after a run that went well')
     run.add_argument(
         '--batch-size', metavar='COUNT',
         type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),

@@ -75,7 +75,8 @@ def add_steady_options(parser):
         '--steady-tolerance', metavar='PERCENT', type=common.percent,
         default=steadystate.TOLERANCE,
         help='--until-steady: how far throughput may vary over them (p99: '
-        'twice as far)')
+        'twice as far) (default: %s)'
+        % common.shown_percent(steadystate.TOLERANCE))
 
 
 def steady_watch(args):

@@ -95,7 +95,8 @@ def cmd_run_scenario(args):
             run.master.events.watch_file(args.mark_file)
         with stop_on_signals(run), marks_on_signal(run.master.events):
             local = local_workers(args, scenario.user_count, sockets,
-                                  curve, batch_size)
+                                  curve, batch_size,
+                                  stats_paths.plain + '.worker-logs')
             try:
                 if local is not None:
                     run.master.workers_gone = workers_gone(local, run.master)
@@ -105,6 +106,7 @@ def cmd_run_scenario(args):
             finally:
                 if local is not None:
                     local.stop()
+                    local.settle_logs(went_well(locals().get('outcome')))
     finally:
         if options.live is not None:
             # A run stopped at once (a second Ctrl-C, an error) does not
@@ -172,13 +174,15 @@ def connect_swift(args, scenarios):
                                retry_backoff=args.retry_backoff)
 
 
-def local_workers(args, user_count, sockets, curve, batch_size):
-    """The LocalWorkers of --workers N (not started), or None."""
+def local_workers(args, user_count, sockets, curve, batch_size,
+                  kept_logs):
+    """The LocalWorkers of --workers N (not started), or None; their logs
+    go to `kept_logs` with --keep-worker-logs."""
     if not args.workers:
         return None
     import math
     from ssbench.cli import authopts, s3opts
-    from ssbench.master.localworkers import LocalWorkers
+    from ssbench.master.localworkers import LocalWorkers, fresh_log_dir
     concurrency = int(math.ceil(user_count / args.workers))
     extra = ['--profile-count', '1000'] if args.profile else []
     if curve is not None:
@@ -188,7 +192,16 @@ def local_workers(args, user_count, sockets, curve, batch_size):
     return LocalWorkers(args.workers, worker_host(args.zmq_bind_ip),
                         sockets.work_port, sockets.results_port,
                         concurrency, batch_size, extra,
+                        log_dir=fresh_log_dir(kept_logs)
+                        if args.keep_worker_logs else None,
                         drop_env=authopts.ENV_NAMES + s3opts.ENV_NAMES)
+
+
+def went_well(outcome):
+    """Whether a run (its RunOutcome, None when it ended in an exception)
+    ran to its end without an error."""
+    return outcome is not None and outcome.error is None and \
+        not outcome.interrupted
 
 
 def workers_gone(local, master):

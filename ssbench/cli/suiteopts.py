@@ -76,7 +76,8 @@ def add_suite_parser(subparsers, add_run_arguments):
         '--resolution', metavar='PERCENT', type=common.percent,
         default=capacitysearch.RESOLUTION,
         help='--find-max-rate stops once the rates that met and missed are '
-        'within PERCENT of each other')
+        'within PERCENT of each other (default: %s)'
+        % common.shown_percent(capacitysearch.RESOLUTION))
     suite.add_argument(
         '--max-steps', metavar='COUNT',
         type=common.bounded(common.positive_int, sweep.MAX_STEPS),

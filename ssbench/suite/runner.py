@@ -14,6 +14,7 @@ import uuid
 
 from ssbench.results.safefiles import STDOUT
 from ssbench.suite import folder as suitefolder, plan as suiteplan
+from ssbench.suite.capacitysearch import steps_text
 
 log = logging.getLogger('ssbench')
 
@@ -103,6 +104,14 @@ class SuiteRunner(object):
             if entry['complete']:
                 self._report_done(entry)
 
+    def step_title(self, number):
+        """How the log names step `number`: 'Step 2/5'."""
+        return 'Step %d/%d' % (number, len(self.steps))
+
+    def size_text(self):
+        """The suite's size, for its first log line: '5 steps'."""
+        return steps_text(len(self.steps))
+
     def run_steps(self, suite_run, live, options, check_steps):
         """Run the steps not done yet through `suite_run` (a
         ssbench.suite.sharedworkers.SuiteRun); the outcome of the last one
@@ -113,8 +122,8 @@ class SuiteRunner(object):
         for index, step in enumerate(self.steps):
             entry = self.entries[index]
             if entry.get('complete'):
-                log.info('Step %d/%d (%s): complete already, in %s',
-                         step.plan.number, len(self.steps),
+                log.info('%s (%s): complete already, in %s',
+                         self.step_title(step.plan.number),
                          entry['label'] or '-', entry['stats_file'])
                 continue
             outcome = self._run_step(suite_run, live, options, step, index)
@@ -131,7 +140,7 @@ class SuiteRunner(object):
         # Saved before the step too: a step that fills the disk or kills
         # the master leaves suite.json saying which it was.
         self._save()
-        log.info('Step %d/%d (%s): %s', number, total,
+        log.info('%s (%s): %s', self.step_title(number),
                  step.plan.label() or '-', step.plan.scenario)
         if live is not None:
             live.step = (number, total, step.plan.label())
@@ -228,8 +237,8 @@ class SuiteRunner(object):
         args = self.args
         doc = self.document()
         complete = [e['step'] for e in self.entries if e.get('complete')]
-        log.info('Suite results saved in %s: %d of %d steps complete',
-                 self.folder, len(complete), len(self.entries))
+        log.info('Suite results saved in %s: %d of %s complete',
+                 self.folder, len(complete), steps_text(len(self.entries)))
         partial = [e['step'] for e in self.entries
                    if not e.get('complete') and e.get('figures')]
         if partial:
