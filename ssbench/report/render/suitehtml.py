@@ -10,6 +10,7 @@ single-run page (ssbench.report.render.html) is; needs ssbench[html].
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import text_type, write_text
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.suitefigures import KEYS, PERCENTILES
 from ssbench.report.render.html import (DRAW_JS, PAGE, STYLE, plotly_js,
                                         script_json)
@@ -77,7 +78,7 @@ def chart_specs(doc):
     for index, key in enumerate(KEYS):
         latency.append({
             'type': 'scatter', 'mode': 'lines+markers',
-            'name': 'p%g' % (PERCENTILES[index],), 'x': achieved,
+            'name': percentile_name(PERCENTILES[index]), 'x': achieved,
             'y': [_total(step)['latency'].get(key) for step in steps],
             'text': labels, 'line': {'color': _COLORS[index]}})
     errors = [{'type': 'scatter', 'mode': 'lines+markers',
