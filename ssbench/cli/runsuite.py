@@ -208,7 +208,7 @@ class SuiteRunner(object):
         widest = max(self.steps, key=lambda step: step.scenario.user_count)
         check_open_files(args, widest.scenario)
         if args.metrics is not None:
-            from ssbench.master.metrics import require_client
+            from ssbench.live.metrics import require_client
             require_client()
         curve = curve_keys(args, local_workers=bool(args.workers))
         swift, worker_config = connect_swift(
@@ -226,12 +226,12 @@ class SuiteRunner(object):
         outcome = None
         live = None
         try:
-            from ssbench.master import progress
-            from ssbench.cli.runopts import start_live_view
+            from ssbench.live import progress
+            from ssbench.cli.runopts import live_sinks, start_live_view
             shown = progress.mode(args.progress, sys.stderr, args.verbose,
                                   args.quiet)
-            self.progress_stream = sys.stderr if shown == 'chars' else None
             live = start_live_view(shown, args.metrics)
+            self.sinks = live_sinks(shown, live)
             suite_run = SuiteRun(sockets, swift, worker_config)
             with stop_on_signals(suite_run):
                 local = local_workers(args, widest.scenario.user_count,
@@ -303,9 +303,9 @@ class SuiteRunner(object):
             # early end.
             header['until_steady'] = True
         options = RunOptions(
-            batch_size=step.batch_size, progress_stream=self.progress_stream,
-            seed=args.seed, rate=step.rate, arrival=args.arrival,
-            warmup=args.warmup, live=live, header_extra=header, watch=watch,
+            batch_size=step.batch_size, sinks=self.sinks, seed=args.seed,
+            rate=step.rate, arrival=args.arrival, warmup=args.warmup,
+            header_extra=header, watch=watch,
             **shared_run_options(args))
         outcome = suite_run.run_step(step.scenario,
                                      StatsPaths(step.stats_path), options)

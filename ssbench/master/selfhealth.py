@@ -2,10 +2,11 @@
 
 Every job and every result goes through the one master, so when it is at
 its limit the run's rate is its limit.  Master.run_jobs notes each loop
-turn here and, once per WINDOW seconds, hands the sample to on_heartbeat
-as a heartbeat of worker ssbench.results.healthrecords.MASTER_ID; the
-stats file, the client-health table, the JSON and the warnings then treat
-it as they treat a worker's (see healthrecords):
+turn here and, once per WINDOW seconds, hands the sample to its sinks
+(ssbench.master.pipeline) as a heartbeat of worker
+ssbench.results.healthrecords.MASTER_ID; the stats file, the
+client-health table, the JSON and the warnings then treat it as they
+treat a worker's (see healthrecords):
 
 - cpu: the master process's CPU (all its threads) over the window, in
   cores;

@@ -24,6 +24,7 @@ from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.wire.faultlog import Faults
 from ssbench.master.admission import Admission
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
+from ssbench.master.pipeline import Pipeline
 from ssbench.master.recentids import RecentIds
 from ssbench.master.runevents import RunEvents
 from ssbench.wire.protocol import HEARTBEAT
@@ -66,10 +67,11 @@ class WorkerRegistry(object):
         # Set (by a signal handler) to stop: the wait for workers ends at
         # once, and a phase sends no more work (ssbench.master.dispatch).
         self.stop_requested = False
-        # None, or a callable given every HEARTBEAT record (with the
-        # worker's health figures, see ssbench.worker.health), and the
-        # master's own every health_window seconds (see selfhealth).
-        self.on_heartbeat = None
+        # The running phase's sinks (ssbench.master.pipeline): given
+        # every HEARTBEAT record (with the worker's health figures, see
+        # ssbench.worker.health), and the master's own every
+        # health_window seconds (see selfhealth).
+        self.pipeline = Pipeline()
         # None, or a ssbench.master.clockoffset.ClockOffsets: messages
         # of jobs then carry clock probes, heartbeats return them.
         self.clocks = None
@@ -145,8 +147,7 @@ class WorkerRegistry(object):
             (key, record.get(key)) for key in
             protocol.IDENTITY_KEYS + ('configured',))
         self.tracker.heartbeat(worker_id, record.get('in_flight'), now)
-        if self.on_heartbeat is not None:
-            self.on_heartbeat(record)
+        self.pipeline.heartbeat(record)
         if self.clocks is not None:
             self.clocks.heartbeat(record)
         if (self.configuration is not None and

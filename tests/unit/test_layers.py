@@ -33,6 +33,7 @@ MAY_IMPORT = {
     'ssbench.worker': ('ssbench.swift', 'ssbench.wire', 'ssbench.s3'),
     'ssbench.master': ('ssbench.load', 'ssbench.wire', 'ssbench.swift',
                        'ssbench.results', 'ssbench.report'),
+    'ssbench.live': ('ssbench.results',),
     'ssbench.cli': ('ssbench',),
 }
 

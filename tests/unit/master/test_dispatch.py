@@ -7,13 +7,31 @@ import pytest
 
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
-from ssbench.master.dispatch import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
-                                     store_raw)
+from ssbench.master.dispatch import KILL_HEARTBEAT_WAIT, Master, kill_workers
+from ssbench.master.pipeline import BYTES, Store, Take
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.master.workerconfig import WorkerConfig
 from tests.clocks import FakeClock
 from tests.masterwire import RoutedControls
+
+
+class Raw(object):
+    """A sink given each message's bytes."""
+    needs = BYTES
+
+    def __init__(self, add):
+        self.add = add
+
+    def results(self, message):
+        self.add(message.data)
+
+
+class Idle(object):
+    """A sink calling `call()` each turn of the run loop."""
+
+    def __init__(self, call):
+        self.idle = lambda now: call()
 
 
 class FakeTransport(RoutedControls):
@@ -93,7 +111,8 @@ def answer(job, worker_id, exception=None):
 def test_all_jobs_sent_and_results_seen():
     transport = FakeTransport()
     seen = []
-    stats = Master(transport, user_count=4).run_jobs(jobs(10), seen.extend)
+    stats = Master(transport, user_count=4).run_jobs(jobs(10),
+                                                     [Take(seen.extend)])
     assert stats.sent == 10 and stats.received == 10 and stats.errors == 0
     assert [r['name'] for r in seen] == ['o%d' % i for i in range(10)]
 
@@ -186,7 +205,7 @@ def test_heartbeats_are_not_results_and_not_stored():
 
     writer = Writer()
     master = Master(FakeTransport(respond), 2)
-    stats = master.run_jobs(jobs(3), on_raw=store_raw(writer))
+    stats = master.run_jobs(jobs(3), [Store(writer)])
     assert stats.received == 3
     # Heartbeats come on the work connection: the results only.
     stored = [protocol.unpack(data) for data in writer.raw]
@@ -199,7 +218,7 @@ def test_heartbeats_are_not_results_and_not_stored():
 def test_pure_result_messages_are_stored_verbatim():
     stored = []
     Master(FakeTransport(), 1).run_jobs(
-        jobs(2), on_raw=lambda data, results: stored.append(data))
+        jobs(2), [Raw(stored.append)])
     assert all(isinstance(d, bytes) for d in stored)
     assert [protocol.unpack(d)[0]['name'] for d in stored] == ['o0', 'o1']
 
@@ -313,7 +332,7 @@ def test_kill_workers_without_any_worker_returns_at_once():
 def test_jobs_get_increasing_ids():
     transport = FakeTransport()
     seen = []
-    Master(transport, 2).run_jobs(jobs(3), seen.extend)
+    Master(transport, 2).run_jobs(jobs(3), [Take(seen.extend)])
     assert [r['job_id'] for r in seen] == [1, 2, 3]
 
 
@@ -327,7 +346,7 @@ def test_all_workers_lost_ends_the_phase_after_recording_their_jobs():
                     worker_timeout=5, clock=clock)
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(5),
-                        on_raw=lambda data, results: stored.extend(results))
+                        [Take(stored.extend)])
     assert 'all workers lost (1)' in str(info.value)
     assert [r['exception'] for r in stored] == ['worker 1 lost'] * 2
 
@@ -343,7 +362,7 @@ def test_stop_request_drains_in_flight_results_then_returns():
         if not master.stop_requested:
             master.stop_requested = True
             transport.hold = False
-    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
+    stats = master.run_jobs(jobs(100), [Take(seen.extend), Idle(on_idle)])
     assert stats.interrupted
     assert stats.sent == 3 and len(seen) == 3
 
@@ -358,7 +377,7 @@ def test_stop_request_gives_up_after_the_drain_period(caplog):
     def on_idle():
         master.stop_requested = True
     with caplog.at_level(logging.WARNING):
-        stats = master.run_jobs(jobs(10), on_idle=on_idle)
+        stats = master.run_jobs(jobs(10), [Idle(on_idle)])
     assert stats.interrupted and stats.sent == 2 and stats.received == 0
     assert clock.now - 1000.0 < 5
     # The two requests left out are said, with how long they were out.
@@ -385,7 +404,7 @@ def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
         master.stop_requested = True
         transport.hold = False     # queued, then the workers are gone
         master.workers_gone = lambda: 'gone'
-    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
+    stats = master.run_jobs(jobs(100), [Take(seen.extend), Idle(on_idle)])
     assert stats.interrupted and len(seen) == 3
     assert clock.now - 1000.0 < 2
 
@@ -407,8 +426,7 @@ def test_a_duplicate_result_is_not_called_late(caplog):
         return [answer(job, 1)] * 2
     stored = []
     master = Master(FakeTransport(respond), 1)
-    master.run_jobs(jobs(2), on_raw=lambda data, results:
-                    stored.extend(results))
+    master.run_jobs(jobs(2), [Take(stored.extend)])
     assert len(stored) == 2
     text = caplog.text
     assert 'already counted as lost' not in text

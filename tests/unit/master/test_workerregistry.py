@@ -9,6 +9,7 @@ import pytest
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
+from ssbench.master.pipeline import Take
 from ssbench.report.compute.causes import cause_of
 from tests.clocks import FakeClock
 from tests.masterwire import admitting, peer_of
@@ -105,7 +106,7 @@ def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
     stored = []
     master = Master(transport, user_count=3, worker_timeout=5, clock=clock)
     stats = master.run_jobs(
-        jobs(6), on_raw=lambda data, results: stored.extend(results))
+        jobs(6), [Take(stored.extend)])
     to_one = sorted(job['name'] for peer, batch in zip(transport.peers,
                                                        transport.sent)
                     for job in batch if peer == peer_of(1))
@@ -129,7 +130,7 @@ def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
     stored = []
     master = Master(transport, user_count=1, worker_timeout=2, clock=clock)
     stats = master.run_jobs(
-        jobs(1), on_raw=lambda data, results: stored.extend(results))
+        jobs(1), [Take(stored.extend)])
     assert stats.errors == 1
     assert stored[0]['exception'] == 'job lost: no worker claimed it'
     assert stored[0]['error_class'] == 'job lost'
@@ -246,7 +247,7 @@ def test_a_worker_started_again_under_its_id_takes_over_at_once():
     master = Master(transport, user_count=4, worker_timeout=10,
                     clock=clock)
     stats = master.run_jobs(
-        jobs(10), on_raw=lambda data, results: stored.extend(results))
+        jobs(10), [Take(stored.extend)])
     held = set(transport.held)
     assert len(held) == 4 and stats.received == 10 and stats.errors == 4
     lost = [r for r in stored if 'exception' in r]
@@ -291,7 +292,7 @@ def test_the_only_worker_refusing_its_configuration_stops_the_run():
     stored = []
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(3),
-                        on_raw=lambda data, results: stored.extend(results))
+                        [Take(stored.extend)])
     line = str(info.value)
     assert line.startswith('all workers lost (1); worker 1 (')
     assert line.endswith(') refused its configuration: %s; the run cannot '
@@ -326,7 +327,7 @@ def test_the_run_goes_on_with_the_workers_that_took_their_configuration():
     transport.respond = respond
     stored = []
     stats = master.run_jobs(
-        jobs(10), on_raw=lambda data, results: stored.extend(results))
+        jobs(10), [Take(stored.extend)])
     lost = [r for r in stored if 'exception' in r]
     assert stats.received == 10 and stats.errors == len(lost) >= 1
     assert all(r['worker_id'] == 2 for r in lost)

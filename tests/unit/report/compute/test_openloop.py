@@ -19,6 +19,7 @@ from ssbench.report.compute.analyze import analyze
 from ssbench.report.render.html import render_html
 from ssbench.compat import PY2
 from ssbench.master.dispatch import Master
+from ssbench.master.pipeline import Take
 from ssbench.load.schedule import POISSON, SCHEDULE_RECORD, Schedule
 from ssbench.results.statswriter import StatsWriter
 from tests.clocks import FakeClock
@@ -89,7 +90,7 @@ def run(rate, count, user_count, service, arrival='uniform', rng=None):
     master.schedule = schedule = Schedule(rate, arrival, rng, start=1.0,
                                           epoch_offset=EPOCH)
     results = []
-    stats = master.run_jobs(jobs(count), on_results=results.extend)
+    stats = master.run_jobs(jobs(count), [Take(results.extend)])
     return world, schedule, stats, results
 
 
@@ -149,7 +150,7 @@ def test_a_timed_run_ends_at_its_deadline_and_counts_every_due_job():
     master.schedule = schedule = Schedule(2000, start=1.0,
                                           epoch_offset=EPOCH, duration=5.0)
     results = []
-    stats = master.run_jobs(endless_jobs(), on_results=results.extend)
+    stats = master.run_jobs(endless_jobs(), [Take(results.extend)])
     summary = schedule.summary()
     assert summary['intended'] == 10000
     assert summary['sent'] == stats.sent == len(results)
@@ -177,7 +178,7 @@ def test_a_stopped_timed_run_counts_what_was_due_by_then():
     def on_results(results):
         if world.clock.now >= 2.0:
             master.stop_requested = True
-    stats = master.run_jobs(endless_jobs(), on_results=on_results)
+    stats = master.run_jobs(endless_jobs(), [Take(on_results)])
     assert stats.interrupted
     summary = schedule.summary()
     assert summary['seconds'] == pytest.approx(1.0, abs=0.02)

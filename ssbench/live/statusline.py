@@ -1,5 +1,5 @@
 """The status line: one line on a terminal, redrawn in place while a run
-runs (see ssbench.master.livestats for the figures)."""
+runs (see ssbench.live.livestats for the figures)."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import monotonic
@@ -89,12 +89,13 @@ class StatusLine(object):
     every `interval` seconds, cut to the terminal's width so that it
     never wraps (a wrapped line could not be redrawn in place)."""
 
-    def __init__(self, stream, line, interval=INTERVAL, clock=monotonic,
+    def __init__(self, stream, line, interval=INTERVAL,
+                 monotonic=monotonic,
                  width=None):
         self.stream = stream
         self.line = line
         self.interval = interval
-        self.clock = clock
+        self.monotonic = monotonic
         self.width = width if width is not None else \
             (lambda: terminal_width(stream))
         self._drawn_at = None
@@ -102,12 +103,12 @@ class StatusLine(object):
 
     def tick(self):
         """Redraw if `interval` has passed since the last time."""
-        now = self.clock()
+        now = self.monotonic()
         if self._drawn_at is None or now - self._drawn_at >= self.interval:
             self.draw(now)
 
     def draw(self, now=None):
-        self._drawn_at = self.clock() if now is None else now
+        self._drawn_at = self.monotonic() if now is None else now
         text = self.line()[:max(1, self.width() - 1)]
         self.stream.write(_CLEAR + text)
         self.stream.flush()

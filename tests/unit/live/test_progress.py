@@ -2,8 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.progress import (LEGEND, ProgressPrinter, mode,
-                                     progress_chars)
+from ssbench.live.progress import (LEGEND, ProgressPrinter, mode,
+                                   progress_chars)
 from tests.clocks import FakeClock
 
 
@@ -43,7 +43,7 @@ def test_printer_wraps_lines_and_finishes():
     printer.add_results([{'first_byte_latency': 0.1}] * 7)
     printer.flush()
     printer.add_results([{'exception': 'boom'}])
-    printer.finish()
+    printer.end()
     assert out.getvalue() == '.....\n..X\n'
 
 
@@ -75,22 +75,22 @@ def test_progress_chars_of_every_bucket():
 def test_tick_writes_at_most_once_per_interval():
     clock = FakeClock(100.0)
     out = Stream()
-    printer = ProgressPrinter(out, width=80, interval=0.5, clock=clock)
+    printer = ProgressPrinter(out, width=80, interval=0.5, monotonic=clock)
     printer.add_results([{'first_byte_latency': 0.1}] * 3)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == ''          # written at creation time
     clock.advance(0.5)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == '...'
     printer.add_results([{'exception': 'e'}])
     clock.advance(0.25)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == '...'
     clock.advance(0.25)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == '...X'
     printer.add_results([{'first_byte_latency': 0.1}])
-    printer.finish()
+    printer.end()
     assert out.getvalue() == '...X.\n'
 
 
@@ -132,7 +132,7 @@ def test_a_warning_starts_on_a_fresh_line_and_the_characters_go_on():
         printer.flush()
         logging.getLogger('ssbench').warning('queue growing')
         printer.add_results([{'first_byte_latency': 0.1}] * 2)
-        printer.finish()
+        printer.end()
         logging.getLogger('ssbench').warning('after the run')
     finally:
         root.removeHandler(handler)

@@ -2,7 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.statusline import (
+from ssbench.live.statusline import (
     StatusLine, clock_text, format_line, latency_text)
 
 
@@ -68,7 +68,7 @@ def test_redrawn_in_place_at_most_every_interval_and_cut_to_width():
     stream = Stream()
     texts = iter('line %d ' % n + 'x' * 50 for n in range(100))
     status = StatusLine(stream, lambda: next(texts), interval=0.5,
-                        clock=lambda: now[0], width=lambda: 20)
+                        monotonic=lambda: now[0], width=lambda: 20)
     for step in range(10):
         status.tick()
         now[0] += 0.2

@@ -28,7 +28,7 @@ LINE_WIDTH = 78
 def mode(requested, stream, verbose=False, quiet=False):
     """The progress display of a run: `requested` (--progress) if given;
     else, as in 0.3.9, none with -v or -q and characters when `stream`
-    is not a terminal; else the status line (ssbench.master.liveview)."""
+    is not a terminal; else the status line (ssbench.live.liveview)."""
     if requested is not None:
         return requested
     if verbose or quiet:
@@ -66,26 +66,31 @@ def progress_chars(results):
 
 
 class ProgressPrinter(object):
-    """Buffers progress characters and writes them in wrapped lines.
+    """Buffers progress characters and writes them in wrapped lines; a
+    sink of the benchmark phase's results (docs/internals.rst, "Results:
+    one pipeline").
 
     Writing one character per result would cost a system call each at tens
     of thousands of results per second, so callers add results and call
-    tick() once per loop iteration, which writes at most every `interval`
+    idle() once per loop iteration, which writes at most every `interval`
     seconds; flush() writes at once.
     """
 
+    needs = 'records'
+    phases = ('benchmark',)
+
     def __init__(self, stream, width=LINE_WIDTH, interval=0.1,
-                 clock=monotonic):
+                 monotonic=monotonic):
         self.stream = stream
         self.width = width
         self.column = 0
         self.pending = []
         self.interval = interval
-        self.clock = clock
-        self._written_at = clock()
+        self.monotonic = monotonic
+        self._written_at = monotonic()
 
     def legend(self):
-        """Print the legend; from now until finish(), a log line starts
+        """Print the legend; from now until end(), a log line starts
         on a line of its own."""
         self.stream.write(LEGEND)
         self.stream.flush()
@@ -98,18 +103,26 @@ class ProgressPrinter(object):
             self.stream.flush()
             self.column = 0
 
+    def begin(self, master, name, total=None, seconds=None):
+        self.legend()
+
+    def results(self, message):
+        self.add_results(message.records)
+
     def add_results(self, results):
         self.pending.append(progress_chars(results))
 
-    def tick(self):
-        """Flush if anything waits and `interval` has passed."""
+    def idle(self, now=None):
+        """Flush if anything waits and `interval` has passed (`now` on
+        the monotonic clock)."""
         if self.pending:
-            now = self.clock()
+            if now is None:
+                now = self.monotonic()
             if now - self._written_at >= self.interval:
                 self.flush()
 
     def flush(self):
-        self._written_at = self.clock()
+        self._written_at = self.monotonic()
         if not self.pending:
             return
         text = ''.join(self.pending)
@@ -126,7 +139,7 @@ class ProgressPrinter(object):
         self.stream.write(''.join(out))
         self.stream.flush()
 
-    def finish(self):
+    def end(self):
         """Flush and end the current line, if any."""
         _FreshLineForLogging.remove(self)
         self.flush()
