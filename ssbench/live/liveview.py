@@ -3,18 +3,12 @@ Prometheus endpoint, both fed by one LiveStats, a sink of the master's
 results (docs/internals.rst, "Results: one pipeline")."""
 from __future__ import absolute_import, division, print_function
 
-import logging
+import msgpack
 
 from ssbench.compat import monotonic
 from ssbench.live.livestats import RAW_KEYS, LiveStats
-from ssbench.live.statusline import INTERVAL, StatusLine, format_line
-
-
-def unpack_raw(data):
-    """The records of a message checked on its bytes, strings left raw
-    (bytes): they unpack in about half the time of text."""
-    import msgpack
-    return msgpack.unpackb(data, raw=True, strict_map_key=False)
+from ssbench.live.statusline import (INTERVAL, BeforeLogging, StatusLine,
+                                     format_line)
 
 
 class Snapshot(object):
@@ -71,9 +65,10 @@ class LiveView(object):
         self.step = None
         self.status = None
         if status_stream is not None:
-            self.status = StatusLine(status_stream, self.line,
-                                     interval=interval, monotonic=monotonic,
-                                     width=width)
+            self.status = StatusLine(status_stream, self.line, width)
+            # A log line takes the status line's place (redrawn below it
+            # at the next tick) instead of being written after its text.
+            self.logging = BeforeLogging(self.status.clear)
         self.heartbeat = self.stats.heartbeat
 
     def _live_workers(self):
@@ -100,7 +95,9 @@ class LiveView(object):
 
     def results(self, message):
         if message.scanned:
-            self.stats.add(unpack_raw(message.data), RAW_KEYS)
+            # Strings left raw (bytes) unpack in half the time of text.
+            self.stats.add(msgpack.unpackb(message.data, raw=True,
+                                           strict_map_key=False), RAW_KEYS)
         else:
             self.stats.add(message.records)
 
@@ -130,7 +127,7 @@ class LiveView(object):
                 self.interval:
             self._ticked_at = now
             if self.status is not None:
-                self.status.draw(now)
+                self.status.draw()
             self.publish()
         self._next_tick = min(self._ticked_at + self.interval,
                               int(now) + 1)
@@ -162,7 +159,7 @@ class LiveView(object):
         MetricsServer.stop)."""
         self.end()
         if self.status is not None:
-            _ClearBeforeLogging.remove()
+            self.logging.remove()
         if self.metrics is not None:
             stopped = getattr(self.master, 'stop_requested', False)
             self.metrics.stop(linger and not stopped)
@@ -185,33 +182,7 @@ def live_view(progress, metrics_address=None):
     view = LiveView(status_stream=sys.stderr if progress == 'line'
                     else None, metrics=metrics)
     if view.status is not None:
-        _ClearBeforeLogging.install(view.status)
+        view.logging.install()
     if metrics is not None:
         metrics.start()
     return view
-
-
-class _ClearBeforeLogging(logging.Filter):
-    """On the root logger's handlers while a status line is shown: a log
-    line takes the status line's place (redrawn below it at the next
-    tick) instead of being written after its text."""
-
-    def __init__(self, status):
-        logging.Filter.__init__(self)
-        self.status = status
-
-    def filter(self, record):
-        self.status.clear()
-        return True
-
-    @classmethod
-    def install(cls, status):
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(cls(status))
-
-    @classmethod
-    def remove(cls):
-        for handler in logging.getLogger().handlers:
-            for installed in [f for f in handler.filters
-                              if isinstance(f, cls)]:
-                handler.removeFilter(installed)

@@ -2,9 +2,8 @@
 and which progress display a run gets (mode())."""
 from __future__ import absolute_import, division, print_function
 
-import logging
-
 from ssbench.compat import monotonic
+from ssbench.live.statusline import BeforeLogging
 
 LEGEND = """Benchmark Run:
   X    work job raised an exception
@@ -88,13 +87,14 @@ class ProgressPrinter(object):
         self.interval = interval
         self.monotonic = monotonic
         self._written_at = monotonic()
+        self._logging = BeforeLogging(self.end_line)
 
-    def legend(self):
+    def begin(self, *phase):
         """Print the legend; from now until end(), a log line starts
         on a line of its own."""
         self.stream.write(LEGEND)
         self.stream.flush()
-        _FreshLineForLogging.install(self)
+        self._logging.install()
 
     def end_line(self):
         """End the line of characters begun, if any."""
@@ -102,9 +102,6 @@ class ProgressPrinter(object):
             self.stream.write('\n')
             self.stream.flush()
             self.column = 0
-
-    def begin(self, master, name, total=None, seconds=None):
-        self.legend()
 
     def results(self, message):
         self.add_results(message.records)
@@ -141,33 +138,6 @@ class ProgressPrinter(object):
 
     def end(self):
         """Flush and end the current line, if any."""
-        _FreshLineForLogging.remove(self)
+        self._logging.remove()
         self.flush()
         self.end_line()
-
-
-class _FreshLineForLogging(logging.Filter):
-    """On the root logger's handlers while progress characters are
-    printed: a log line (a warning) starts on a fresh line instead of
-    after the characters, which go on on the line below it."""
-
-    def __init__(self, printer):
-        logging.Filter.__init__(self)
-        self.printer = printer
-
-    def filter(self, record):
-        self.printer.end_line()
-        return True
-
-    @classmethod
-    def install(cls, printer):
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(cls(printer))
-
-    @classmethod
-    def remove(cls, printer):
-        for handler in logging.getLogger().handlers:
-            for installed in [f for f in handler.filters
-                              if isinstance(f, cls) and
-                              f.printer is printer]:
-                handler.removeFilter(installed)

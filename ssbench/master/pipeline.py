@@ -1,22 +1,7 @@
-"""One pipeline for a phase's results: each message of results as a
-Message, handed to an ordered list of sinks, each declaring what it needs
-so that the master decodes no more than they use (docs/internals.rst,
-"Results: one pipeline").
-
-A sink is any object (duck-typed, nothing to import) with some of:
-
-- `needs`: SCANNED, BYTES or RECORDS (the default), the least its
-  `results()` can do with (RECORDS makes the master decode every
-  message);
-- `results(message)`: each Message of results;
-- `idle(now)`: once per turn of the run loop, `now` on the monotonic
-  clock;
-- `heartbeat(record)`: each worker's heartbeat and the master's own
-  health sample (ssbench.master.selfhealth);
-- `phases`: the phase names it takes part in (default: all), and
-  `begin(master, name, total, seconds)` / `end()` around each of them
-  (ssbench.master.scenariorun calls these).
-"""
+"""One pipeline for a phase's results: each message of results, as a
+Message, goes to an ordered list of sinks, duck-typed objects whose
+`needs` tell how little the master may decode for them (the protocol:
+docs/internals.rst, "Results: one pipeline")."""
 from __future__ import absolute_import, division, print_function
 
 from operator import itemgetter
@@ -25,9 +10,6 @@ from ssbench.results import healthrecords
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 
-# What a sink needs of a message: a message checked on its bytes will do
-# (its jobs, bytes and count are there, its records decoded if read), its
-# bytes (re-packed if records were dropped), or every record decoded.
 SCANNED, BYTES, RECORDS = 'scanned', 'bytes', 'records'
 PHASES = ('population', 'benchmark', 'cleanup')
 
@@ -35,12 +17,7 @@ _JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
 
 
 class Message(object):
-    """One message of results.  `data`: the bytes as received (re-packed
-    when records were dropped from it or it held control records; None
-    when no sink needs bytes and it was decoded); `scanned`: True when it
-    was checked on its bytes (ssbench.wire.resultbytes): plain successes,
-    whose records are decoded only if a sink reads `records`; `count`:
-    how many results."""
+    """One message of results (its attributes: docs/internals.rst)."""
 
     __slots__ = ('data', 'scanned', 'count', '_records', '_entries',
                  '_faults')
@@ -55,7 +32,6 @@ class Message(object):
 
     @property
     def records(self):
-        """The result records, decoded (once) and checked."""
         if self._records is None:
             self._records = protocol.decode(self.data, check_from_worker,
                                             self._faults)[0]
@@ -63,8 +39,6 @@ class Message(object):
 
     @property
     def jobs(self):
-        """All a success's job tells: the jobs (as sent) a scanned
-        message answers, else the records."""
         if self.scanned:
             return list(map(_JOB, self._entries))
         return self._records

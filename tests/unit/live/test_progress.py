@@ -49,7 +49,7 @@ def test_printer_wraps_lines_and_finishes():
 
 def test_legend_matches_the_original_wording():
     out = Stream()
-    ProgressPrinter(out).legend()
+    ProgressPrinter(out).begin()
     assert out.getvalue() == LEGEND
     assert '  X    work job raised an exception' in LEGEND
     assert '  @ >= 10s last-byte-latency  (CREATE or UPDATE)' in LEGEND
@@ -127,7 +127,7 @@ def test_a_warning_starts_on_a_fresh_line_and_the_characters_go_on():
     root.addHandler(handler)
     try:
         printer = ProgressPrinter(out, width=10)
-        printer.legend()
+        printer.begin()
         printer.add_results([{'first_byte_latency': 0.1}] * 3)
         printer.flush()
         logging.getLogger('ssbench').warning('queue growing')
