@@ -34,6 +34,8 @@ MAY_IMPORT = {
     'ssbench.master': ('ssbench.load', 'ssbench.wire', 'ssbench.swift',
                        'ssbench.results', 'ssbench.report'),
     'ssbench.live': ('ssbench.results',),
+    'ssbench.suite': ('ssbench.load', 'ssbench.results', 'ssbench.report',
+                      'ssbench.master'),
     'ssbench.cli': ('ssbench',),
 }
 
