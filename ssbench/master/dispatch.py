@@ -40,9 +40,9 @@ class Master(WorkerRegistry):
 
     def __init__(self, transport, user_count, batch_size=1,
                  worker_timeout=10.0, poll_interval=0.5, drain_seconds=5.0,
-                 clock=monotonic):
+                 monotonic=monotonic):
         WorkerRegistry.__init__(self, transport, worker_timeout,
-                                poll_interval, clock)
+                                poll_interval, monotonic)
         self.resize(user_count, batch_size)
         self.next_job_id = 1
         # A stop request (stop_requested) ends the current phase: it
@@ -91,7 +91,7 @@ class Master(WorkerRegistry):
         stats = phase.stats
         tracker = self.tracker
         outstanding = tracker.outstanding
-        clock = self.clock
+        clock = self.monotonic
         recv = self.transport.recv
         receive = phase.receive
         fill = phase.fill
@@ -195,7 +195,7 @@ class Master(WorkerRegistry):
             data = self.transport.recv(0)
             if data is None:
                 break
-            phase.receive(data, self.clock())
+            phase.receive(data, self.monotonic())
         return True
 
 
@@ -210,7 +210,7 @@ def _say_unanswered(outstanding, now):
                 len(ages), min(ages), max(ages))
 
 
-def kill_workers(transport, timeout=5.0, clock=monotonic):
+def kill_workers(transport, timeout=5.0, monotonic=monotonic):
     """Tell every worker heard through `transport` to exit.
 
     Workers are learnt from their heartbeats on the work connection
@@ -223,6 +223,7 @@ def kill_workers(transport, timeout=5.0, clock=monotonic):
     """
     killed = set()
     told = set()
+    clock = monotonic
     faults = Faults('on the results port', clock=clock)
     control_faults = Faults('on the work port', clock=clock)
     message = protocol.pack([protocol.ping_job(), protocol.suicide_job()])

@@ -155,7 +155,7 @@ class Phase(object):
             master.admission.stalled_out
         schedule = self.schedule
         if schedule is not None:
-            now = master.clock()
+            now = master.monotonic()
             if schedule.over(now):
                 # A timed run's deadline: what is still due goes unsent
                 # and is counted so.
@@ -177,7 +177,7 @@ class Phase(object):
             if schedule is not None:
                 schedule.unused(room - len(batch))
                 if self.exhausted:
-                    schedule.close(master.clock())
+                    schedule.close(master.monotonic())
         if not batch:
             return
         job_id = master.next_job_id
@@ -230,7 +230,7 @@ class Phase(object):
             until = schedule.deadline
         else:
             return longest
-        return min(longest, max(0.0, until - self.master.clock()))
+        return min(longest, max(0.0, until - self.master.monotonic()))
 
     def stop(self):
         """Send nothing more: the jobs not sent yet are dropped (in a
@@ -239,7 +239,7 @@ class Phase(object):
         schedule = self.schedule
         if schedule is not None:
             offset = schedule.epoch_offset
-            schedule.close(self.master.clock(), [
+            schedule.close(self.master.monotonic(), [
                 job['intended_start'] - offset
                 for batch in self.pending for job in batch])
         del self.pending[:]
@@ -251,7 +251,7 @@ class Phase(object):
         seconds)."""
         pending = self.pending
         send_to = self.transport.send_to
-        clock = self.master.clock
+        clock = self.master.monotonic
         schedule = self.schedule
         clocks = self.master.clocks
         admission = self.master.admission

@@ -38,14 +38,14 @@ class MasterHealth(object):
     """turn() per loop turn, due() and sample() per window; clock and CPU
     reader injectable for tests."""
 
-    def __init__(self, clock=monotonic, cpu_time=process_cpu,
+    def __init__(self, monotonic=monotonic, cpu_time=process_cpu,
                  window=WINDOW, waited=run_delay, cores=None):
-        self.clock = clock
+        self.monotonic = monotonic
         self.cpu_time = cpu_time
         self.window = window
         self.waited = waited
         self.cores = cpu_count() if cores is None else cores
-        self._since = clock()
+        self._since = monotonic()
         self._cpu_since = cpu_time()
         self._waited_since = waited()
         self._reset()

@@ -147,7 +147,7 @@ def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
         yield jobs(1)[0]
         yield WAIT
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
+    master = Master(FakeTransport(clock=clock), user_count=4, monotonic=clock)
     master.take_controls(clock.now)     # worker 1 admitted
     master.schedule = Schedule(1000.0, start=clock.now)
     clock.advance(0.0035)           # four jobs due
@@ -170,7 +170,7 @@ def test_jobs_that_end_when_told_to_force_close_a_rate_schedule():
     def waiting():
         yield WAIT      # and FORCE finds nothing more to make
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
+    master = Master(FakeTransport(clock=clock), user_count=4, monotonic=clock)
     master.tracker.seen(1, clock.now)
     master.schedule = Schedule(1000.0, start=clock.now)
     clock.advance(0.0035)

@@ -86,7 +86,7 @@ def jobs(count):
 
 def run(rate, count, user_count, service, arrival='uniform', rng=None):
     world = World(service)
-    master = Master(world, user_count, clock=world.clock)
+    master = Master(world, user_count, monotonic=world.clock)
     master.schedule = schedule = Schedule(rate, arrival, rng, start=1.0,
                                           epoch_offset=EPOCH)
     results = []
@@ -146,7 +146,7 @@ def endless_jobs():
 def test_a_timed_run_ends_at_its_deadline_and_counts_every_due_job():
     # 2,000 jobs/s for 5 s, 2 in flight that take 10 ms: 200/s go out.
     world = World(lambda job: 0.01)
-    master = Master(world, 2, clock=world.clock)
+    master = Master(world, 2, monotonic=world.clock)
     master.schedule = schedule = Schedule(2000, start=1.0,
                                           epoch_offset=EPOCH, duration=5.0)
     results = []
@@ -171,7 +171,7 @@ def test_a_timed_run_ends_at_its_deadline_and_counts_every_due_job():
 
 def test_a_stopped_timed_run_counts_what_was_due_by_then():
     world = World(lambda job: 0.01)
-    master = Master(world, 2, clock=world.clock, drain_seconds=1.0)
+    master = Master(world, 2, monotonic=world.clock, drain_seconds=1.0)
     master.schedule = schedule = Schedule(1000, start=1.0,
                                           epoch_offset=EPOCH, duration=60.0)
 
@@ -188,7 +188,7 @@ def test_a_stopped_timed_run_counts_what_was_due_by_then():
 
 def test_closed_loop_jobs_carry_no_intended_start():
     world = World(lambda job: 0.01)
-    master = Master(world, 4, clock=world.clock)
+    master = Master(world, 4, monotonic=world.clock)
     master.run_jobs(jobs(10))
     assert all('intended_start' not in job for _, job in world.sends)
 
