@@ -4,6 +4,7 @@ import logging
 
 from ssbench.live.liveview import LiveView, live_view
 from ssbench.master.pipeline import SCANNED, Message
+from ssbench.master.runevents import RunEvents
 from tests.clocks import FakeClock
 
 
@@ -78,6 +79,11 @@ def test_a_phase_feeds_the_live_figures_drawn_and_published_now_and_then():
     assert last.intended_rate == 50.0
     assert last.achieved_rate == 120.0       # 240 jobs in 2 s
     assert last.fraction_done == 0.08
+    assert last.events == {}              # no events sink: none
+    master.events = RunEvents()
+    master.events.attach(object())     # kept, never flushed here
+    master.events.mark()
+    assert view.snapshot().events == {'mark': 1}
     view.close()
     assert stream.parts[-1] == '\n'          # the last line stays
     assert sink.stopped == 'lingered'
