@@ -365,10 +365,12 @@ class Phase(object):
         self.tracker.seen(worker_id, now)
         self.stats.scanned += 1
         self.stats.received += len(entries)
-        pipeline = self.pipeline
-        if pipeline.takers:
-            pipeline.results(Message(data, entries=entries,
-                                     faults=self.master.faults))
+        takers = self.pipeline.takers
+        if takers:
+            message = Message(data, entries=entries,
+                              faults=self.master.faults)
+            for take in takers:     # this runs for most results of a run
+                take(message)
         return True
 
     def _answered(self, peer, count):

@@ -19,8 +19,7 @@ _JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
 class Message(object):
     """One message of results (its attributes: docs/internals.rst)."""
 
-    __slots__ = ('data', 'scanned', 'count', '_records', '_entries',
-                 '_faults')
+    __slots__ = ('data', 'scanned', '_records', '_entries', '_faults')
 
     def __init__(self, data, records=None, entries=None, faults=None):
         self.data = data
@@ -28,7 +27,10 @@ class Message(object):
         self._entries = entries
         self._faults = faults
         self.scanned = records is None
-        self.count = len(records if records is not None else entries)
+
+    @property
+    def count(self):
+        return len(self._entries if self.scanned else self._records)
 
     @property
     def records(self):
