@@ -88,7 +88,7 @@ def steady_watch(args):
 
 
 def _metrics_address(text):
-    from ssbench.master.metrics import parse_address
+    from ssbench.live.metrics import parse_address
     try:
         return parse_address(text)
     except ValueError as exc:
@@ -96,17 +96,30 @@ def _metrics_address(text):
 
 
 def start_live_view(shown, metrics_address):
-    """ssbench.master.liveview.live_view(shown, metrics_address), with a
+    """ssbench.live.liveview.live_view(shown, metrics_address), with a
     --metrics address it cannot listen on (a port in use, an address not
     this host's) exiting with status 1, a runtime failure as a ZeroMQ port
     in use is (docs/reliability.rst): the flag's value was good, it
     parsed."""
     from ssbench.errors import SsbenchError, UsageError
-    from ssbench.master.liveview import live_view
+    from ssbench.live.liveview import live_view
     try:
         return live_view(shown, metrics_address)
     except UsageError as exc:
         raise SsbenchError('%s' % (exc,))
+
+
+def live_sinks(shown, live):
+    """The sinks (ssbench.master.pipeline) of what a run shows while it
+    runs: the clean-up's progress lines, the progress characters when
+    `shown` says so, and `live` (from start_live_view) when there is
+    one."""
+    import sys
+    from ssbench.live.progress import PhaseLog, ProgressPrinter
+    sinks = [PhaseLog()]
+    if shown == 'chars':
+        sinks.append(ProgressPrinter(sys.stderr))
+    return sinks + ([live] if live is not None else [])
 
 
 def add_live_options(parser):
