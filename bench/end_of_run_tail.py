@@ -35,22 +35,19 @@ ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, 'scenarios', 'very_small.scenario')
 DEFAULT_CASES = 'u24w2b8,u24w2b1'
 
-# The master's scenario run stores each message of results through the
-# callback store_raw() builds: wrap it to note when each one came.
+# The master's scenario run stores each message of results through its
+# Store sink (ssbench.master.pipeline): wrap it to note when each one came.
 WRAPPER = """
 import sys, time
-from ssbench.master import scenariorun
+from ssbench.master import pipeline
 from ssbench.cli.master import main
 from ssbench.results.statsreader import open_stats
 last = [None]
-store = scenariorun.store_raw
-def store_raw(writer):
-    on_raw = store(writer)
-    def noted(data, results):
-        last[0] = time.time()
-        on_raw(data, results)
-    return noted
-scenariorun.store_raw = store_raw
+store = pipeline.Store.results
+def noted(self, message):
+    last[0] = time.time()
+    store(self, message)
+pipeline.Store.results = noted
 argv, stats = sys.argv[1:], sys.argv[-1]
 status = main(argv)
 if status == 0:

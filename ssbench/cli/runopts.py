@@ -88,7 +88,7 @@ def steady_watch(args):
 
 
 def _metrics_address(text):
-    from ssbench.master.metrics import parse_address
+    from ssbench.live.metrics import parse_address
     try:
         return parse_address(text)
     except ValueError as exc:
@@ -96,7 +96,7 @@ def _metrics_address(text):
 
 
 def _push_url(text):
-    from ssbench.master.push import parse_url
+    from ssbench.live.push import parse_url
     try:
         parse_url(text)
     except ValueError as exc:
@@ -105,7 +105,7 @@ def _push_url(text):
 
 
 def pusher(args, name):
-    """The ssbench.master.push.Pusher of --push for the run (or suite)
+    """The ssbench.live.push.Pusher of --push for the run (or suite)
     named `name`, beginning now; None without --push."""
     if args.push is None:
         if args.push_interval is not None:
@@ -113,24 +113,37 @@ def pusher(args, name):
             raise UsageError('--push-interval needs --push URL')
         return None
     import time
-    from ssbench.master.push import Pusher, run_id
+    from ssbench.live.push import Pusher, run_id
     return Pusher(args.push, run_id(name, time.time()), job=args.push_job,
                   interval=args.push_interval)
 
 
 def start_live_view(shown, metrics_address, push=None):
-    """ssbench.master.liveview.live_view(shown, metrics_address, push),
+    """ssbench.live.liveview.live_view(shown, metrics_address, push),
     with a
     --metrics address it cannot listen on (a port in use, an address not
     this host's) exiting with status 1, a runtime failure as a ZeroMQ port
     in use is (docs/reliability.rst): the flag's value was good, it
     parsed."""
     from ssbench.errors import SsbenchError, UsageError
-    from ssbench.master.liveview import live_view
+    from ssbench.live.liveview import live_view
     try:
         return live_view(shown, metrics_address, push)
     except UsageError as exc:
         raise SsbenchError('%s' % (exc,))
+
+
+def live_sinks(shown, live):
+    """The sinks (ssbench.master.pipeline) of what a run shows while it
+    runs: the clean-up's progress lines, the progress characters when
+    `shown` says so, and `live` (from start_live_view) when there is
+    one."""
+    import sys
+    from ssbench.live.progress import PhaseLog, ProgressPrinter
+    sinks = [PhaseLog()]
+    if shown == 'chars':
+        sinks.append(ProgressPrinter(sys.stderr))
+    return sinks + ([live] if live is not None else [])
 
 
 def add_live_options(parser):

@@ -19,7 +19,7 @@ log = logging.getLogger('ssbench')
 def cmd_run_scenario(args):
     """Run a scenario (see ssbench.master.scenariorun), then report on it."""
     from ssbench.cli import scenarioopts
-    from ssbench.master import progress
+    from ssbench.live import progress
     from ssbench.master.scenariorun import RunOptions, ScenarioRun
 
     scenario = scenarioopts.load(args)
@@ -56,7 +56,7 @@ def cmd_run_scenario(args):
     check_open_files(args, scenario)
     check_mark_file(args.mark_file)
     if args.metrics is not None:
-        from ssbench.master.metrics import require_client
+        from ssbench.live.metrics import require_client
         require_client()
     curve = curve_keys(args, local_workers=bool(args.workers))
     header = None
@@ -75,7 +75,6 @@ def cmd_run_scenario(args):
         header = dict(header or {}, until_steady=True)
     options = RunOptions(
         batch_size=batch_size, profile_path=profile_path,
-        progress_stream=sys.stderr if shown == 'chars' else None,
         header_extra=header, watch=watch,
         **dict(shared_run_options(args), **loadopts.run_options(args)))
 
@@ -84,10 +83,13 @@ def cmd_run_scenario(args):
     # and a blocking poll costs far less per message than gevent's.
     sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
                             args.zmq_results_port, green=False, curve=curve)
+    live = None
     try:
-        from ssbench.cli.runopts import pusher, start_live_view
-        options.live = start_live_view(shown, args.metrics,
-                                       pusher(args, scenario.name))
+        from ssbench.cli.runopts import (live_sinks, pusher,
+                                         start_live_view)
+        live = start_live_view(shown, args.metrics,
+                               pusher(args, scenario.name))
+        options.sinks = live_sinks(shown, live)
         run = ScenarioRun(scenario, sockets, stats_paths, options,
                           swift=swift, worker_config=worker_config)
         # From here on a first Ctrl-C (or SIGTERM) stops the run at the
@@ -109,10 +111,10 @@ def cmd_run_scenario(args):
                     local.stop()
                     local.settle_logs(went_well(locals().get('outcome')))
     finally:
-        if options.live is not None:
+        if live is not None:
             # A run stopped at once (a second Ctrl-C, an error) does not
             # wait for Prometheus to take its last figures.
-            options.live.close(linger='outcome' in locals())
+            live.close(linger='outcome' in locals())
         sockets.close()
         if swift is not None:
             swift.close()

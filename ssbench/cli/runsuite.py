@@ -145,7 +145,7 @@ def run_suite(runner, to_run):
     widest = max(runner.steps, key=lambda step: step.scenario.user_count)
     check_open_files(args, widest.scenario)
     if args.metrics is not None:
-        from ssbench.master.metrics import require_client
+        from ssbench.live.metrics import require_client
         require_client()
     curve = curve_keys(args, local_workers=bool(args.workers))
     swift, worker_config = connect_swift(
@@ -163,14 +163,15 @@ def _run(runner, swift, worker_config, curve, widest):
     outcome = None
     live = None
     try:
-        from ssbench.master import progress
-        from ssbench.cli.runopts import pusher, start_live_view
+        from ssbench.live import progress
+        from ssbench.cli.runopts import (live_sinks, pusher,
+                                         start_live_view)
         shown = progress.mode(args.progress, sys.stderr, args.verbose,
                               args.quiet)
-        options = dict(shared_run_options(args), progress_stream=(
-            sys.stderr if shown == 'chars' else None))
         live = start_live_view(shown, args.metrics,
                                pusher(args, runner.suite.name))
+        options = dict(shared_run_options(args),
+                       sinks=live_sinks(shown, live))
         suite_run = SuiteRun(sockets, swift, worker_config)
         with stop_on_signals(suite_run):
             local = local_workers(args, widest.scenario.user_count, sockets,

@@ -8,6 +8,7 @@ import argparse
 
 from ssbench.errors import UsageError
 from ssbench.load import scenarioflags
+from ssbench.results.safefiles import STDOUT
 
 # (attribute, flag) of the flags that build a scenario.
 BUILDING_FLAGS = (('size', '--size'), ('size_name', '--size-name'),
@@ -66,7 +67,7 @@ def add_scenario_options(parser):
         help='Without -f: initial objects of each size class, or one count '
         'per class (default %d)' % scenarioflags.DEFAULT_OBJECTS)
     parser.add_argument(
-        '--print-scenario', metavar='FILE', nargs='?', const='-',
+        '--print-scenario', metavar='FILE', nargs='?', const=STDOUT,
         default=None,
         help='Write the scenario the flags build, as a scenario file for '
         '-f, to FILE (or standard output) and exit without running')
@@ -123,7 +124,7 @@ def print_scenario(args, scenario):
     """--print-scenario: the scenario as JSON, to its file or standard
     output; exit status 0."""
     import json
-    from ssbench.cli.common import STDOUT, write_outputs
+    from ssbench.cli.common import write_outputs
     from ssbench.results import safefiles
     path = args.print_scenario
     if path != STDOUT:

@@ -1,4 +1,4 @@
 """The master: one scenario run phase by phase, its run loop (dispatch),
-the registry of workers and their liveness (workerregistry), local workers
-and the progress characters.
+the pipeline of its results (pipeline), the registry of workers and their
+liveness (workerregistry), and local workers.
 """

@@ -46,10 +46,10 @@ STEP = 1.0
 class ClockOffsets(object):
     """Probes to send and, per worker, the best estimate so far."""
 
-    def __init__(self, clock=monotonic, wall=time.time,
+    def __init__(self, monotonic=monotonic, wall_clock=time.time,
                  interval=PROBE_INTERVAL, on_step=None):
-        self.clock = clock
-        self.wall = wall
+        self.monotonic = monotonic
+        self.wall_clock = wall_clock
         self.interval = interval
         #: on_step(worker_id, offset before, offset after, the worker's
         #: wall clock then) when a worker's clock stepped.
@@ -62,7 +62,7 @@ class ClockOffsets(object):
     def probe(self):
         """A CLOCK record to send with the next message, or None when one
         went out less than `interval` ago."""
-        now = self.clock()
+        now = self.monotonic()
         if self._next is not None and now < self._next:
             return None
         self._next = now + self.interval
@@ -74,7 +74,7 @@ class ClockOffsets(object):
         probe = record.get('clock_probe')
         if probe is None:
             return
-        now, wall = self.clock(), self.wall()
+        now, wall = self.monotonic(), self.wall_clock()
         sent, held = probe
         rtt = (now - sent) - held
         if sent > now or rtt < 0:

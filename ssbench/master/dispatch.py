@@ -16,6 +16,7 @@ from ssbench.compat import monotonic
 from ssbench.errors import NoWorkersError
 from ssbench.wire.faultlog import Faults
 from ssbench.master.phase import Phase
+from ssbench.master.pipeline import Pipeline
 from ssbench.master.selfhealth import WINDOW, MasterHealth
 from ssbench.master.workerregistry import WorkerRegistry
 from ssbench.wire.protocol import HEARTBEAT, PING
@@ -39,9 +40,9 @@ class Master(WorkerRegistry):
 
     def __init__(self, transport, user_count, batch_size=1,
                  worker_timeout=10.0, poll_interval=0.5, drain_seconds=5.0,
-                 clock=monotonic):
+                 monotonic=monotonic):
         WorkerRegistry.__init__(self, transport, worker_timeout,
-                                poll_interval, clock)
+                                poll_interval, monotonic)
         self.resize(user_count, batch_size)
         self.next_job_id = 1
         # A stop request (stop_requested) ends the current phase: it
@@ -52,10 +53,10 @@ class Master(WorkerRegistry):
         # run_jobs(): jobs then go out when due (and room allows), each stamped
         # with its `intended_start`; None: closed loop.
         self.schedule = None
-        # How often on_heartbeat gets the master's own health.
+        # How often the sinks get the master's own health.
         self.health_window = WINDOW
-        # The shapes of results seen, for run_jobs(on_done=...); compiled
-        # off the loop, which keeps sending meanwhile.
+        # The shapes of results seen, to check messages on their bytes;
+        # compiled off the loop, which keeps sending meanwhile.
         self.shapes = ResultShapes(background=True)
 
     def resize(self, user_count, batch_size):
@@ -66,36 +67,31 @@ class Master(WorkerRegistry):
 
     # -- the loop -------------------------------------------------------
 
-    def run_jobs(self, jobs, on_results=None, on_raw=None, on_idle=None,
-                 on_done=None):
+    def run_jobs(self, jobs, sinks=()):
         """Send `jobs`, keeping at most user_count outstanding, until all
-        results are back.  `on_results(results)` sees each list of result
-        records, `on_raw(data, results)` each received message
-        holding results (`data` is the bytes as received, or the results
-        re-packed when control records or malformed ones were mixed in;
-        None for the error records of jobs lost with a worker), `on_idle()`
-        runs once per loop turn.  With `on_done(jobs)`, a message of plain
-        successes of known shapes is checked on its bytes and not decoded
-        (ssbench.wire.resultbytes): on_done gets the jobs it answers (the
-        maps sent), on_raw its bytes and None, on_results nothing of it;
-        for callers that need no more of a success than its job.  Raises
+        results are back, handing results, loop turns and heartbeats to
+        `sinks` (ssbench.master.pipeline): unless one needs every record,
+        a message of plain successes of known shapes is checked on its
+        bytes and not decoded (ssbench.wire.resultbytes).  Raises
         NoWorkersError when every worker is lost.  After `stop_requested`
         is set it sends nothing more and returns once the in-flight
         results are in or drain_seconds have passed.  Malformed input
         dropped meanwhile is summed up at the end.
         """
+        self.pipeline = pipeline = Pipeline(sinks)
         try:
-            return self._run_jobs(jobs, on_results, on_raw, on_idle,
-                                  on_done)
+            return self._run_jobs(jobs, pipeline)
         finally:
+            self.pipeline = Pipeline()
             self.faults.summary()
 
-    def _run_jobs(self, jobs, on_results, on_raw, on_idle, on_done):
-        phase = Phase(self, jobs, on_results, on_raw, on_done)
+    def _run_jobs(self, jobs, pipeline):
+        phase = Phase(self, jobs, pipeline)
+        idlers = pipeline.idlers
         stats = phase.stats
         tracker = self.tracker
         outstanding = tracker.outstanding
-        clock = self.clock
+        clock = self.monotonic
         recv = self.transport.recv
         receive = phase.receive
         fill = phase.fill
@@ -156,14 +152,14 @@ class Master(WorkerRegistry):
                 if self.configuration is not None and \
                         self.configuration.renew_if_due():
                     self._broadcast(0)
-            if on_idle is not None:
-                on_idle()
+            for idle in idlers:
+                idle(now)
             if now >= next_check:
                 next_check = now + poll_interval
                 self._check_liveness(now, phase.deliver)
                 self.events.flush()
-                if self.on_heartbeat is not None and health.due(now):
-                    self.on_heartbeat(health.sample(now, sum(
+                if pipeline.beats and health.due(now):
+                    pipeline.heartbeat(health.sample(now, sum(
                         len(batch) for batch in phase.pending)))
                 if not self.stop_requested and (
                         outstanding or phase.pending) and \
@@ -199,7 +195,7 @@ class Master(WorkerRegistry):
             data = self.transport.recv(0)
             if data is None:
                 break
-            phase.receive(data, self.clock())
+            phase.receive(data, self.monotonic())
         return True
 
 
@@ -214,18 +210,7 @@ def _say_unanswered(outstanding, now):
                 len(ages), min(ages), max(ages))
 
 
-def store_raw(writer):
-    """An on_raw callback that stores result messages verbatim, re-packing
-    only the results when control records were mixed in."""
-    def on_raw(data, results):
-        if data is None:
-            writer.write_batch(results)
-        else:
-            writer.write_raw(data)
-    return on_raw
-
-
-def kill_workers(transport, timeout=5.0, clock=monotonic):
+def kill_workers(transport, timeout=5.0, monotonic=monotonic):
     """Tell every worker heard through `transport` to exit.
 
     Workers are learnt from their heartbeats on the work connection
@@ -238,6 +223,7 @@ def kill_workers(transport, timeout=5.0, clock=monotonic):
     """
     killed = set()
     told = set()
+    clock = monotonic
     faults = Faults('on the results port', clock=clock)
     control_faults = Faults('on the work port', clock=clock)
     message = protocol.pack([protocol.ping_job(), protocol.suicide_job()])

@@ -4,8 +4,9 @@ Phase sends jobs into whatever room there is (in messages sized for the
 live workers, each to the least loaded admitted worker, see
 ssbench.master.admission), takes in each message of results (a result
 counts only when its job was sent to the worker it names; anything else,
-heartbeats included, is dropped and counted) and delivers the results to the
-caller's callbacks, counting them in PhaseStats.  The master's loop
+heartbeats included, is dropped and counted) and hands each message of
+results to the phase's pipeline (ssbench.master.pipeline), counting them
+in PhaseStats.  The master's loop
 (ssbench.master.dispatch) decides when each step runs and when the phase ends.
 """
 from __future__ import absolute_import, division, print_function
@@ -16,6 +17,7 @@ from itertools import islice, repeat, takewhile
 from operator import is_not, itemgetter
 
 from ssbench.load.jobgen import FORCE, WAIT
+from ssbench.master.pipeline import Message, Pipeline
 from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT
 from ssbench.wire.messagecheck import check_from_worker
@@ -24,8 +26,7 @@ from ssbench.wire.wirelimits import JOBS_SPLIT
 log = logging.getLogger(__name__)
 
 _NOBODY = object()     # a worker id no record carries
-_JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
-_PEER = itemgetter(2)
+_PEER = itemgetter(2)   # of an outstanding entry, (job, sent at, Peer)
 # Jobs that fit at once go out in at least this many messages, so that a
 # worker can start on one while the master still sends.
 MIN_MESSAGES = 2
@@ -61,14 +62,13 @@ _NOT_WAIT = partial(is_not, WAIT)
 class Phase(object):
     """The state of one run_jobs() call, and its per-message steps."""
 
-    def __init__(self, master, jobs, on_results, on_raw, on_done=None):
+    def __init__(self, master, jobs, pipeline=None):
         self.master = master
         self.jobs = iter(jobs)
-        self.on_results = on_results
-        self.on_raw = on_raw
-        self.on_done = on_done
-        # With on_done, plain successes are taken on their bytes.
-        self.shapes = master.shapes if on_done is not None else None
+        self.pipeline = pipeline = pipeline or Pipeline()
+        # Unless a sink needs every record, plain successes are taken on
+        # their bytes.
+        self.shapes = None if pipeline.decode else master.shapes
         self.stats = PhaseStats()
         self.exhausted = False
         # The jobs wait for results to free objects (jobgen.WAIT): the
@@ -124,18 +124,21 @@ class Phase(object):
             start = end
         return messages
 
-    def deliver(self, results, data):
-        """Count results and hand them (and `data`, as run_jobs' on_raw
-        takes it) to the callbacks."""
+    def deliver(self, results, data=None):
+        """Count decoded results and hand them to the pipeline as a
+        Message of `data` (their bytes as received, or None: re-packed
+        when a sink needs bytes)."""
+        pipeline = self.pipeline
+        if data is None and pipeline.packed:
+            data, results = protocol.pack_records(results,
+                                                  self.master.faults)
         stats = self.stats
         stats.received += len(results)
         for result in results:
             if 'exception' in result:
                 stats.errors += 1
-        if self.on_results is not None:
-            self.on_results(results)
-        if self.on_raw is not None:
-            self.on_raw(data, results)
+        if results and pipeline.takers:
+            pipeline.results(Message(data, results))
 
     def fill(self):
         """Send jobs into whatever room there is (unless the socket still
@@ -152,7 +155,7 @@ class Phase(object):
             master.admission.stalled_out
         schedule = self.schedule
         if schedule is not None:
-            now = master.clock()
+            now = master.monotonic()
             if schedule.over(now):
                 # A timed run's deadline: what is still due goes unsent
                 # and is counted so.
@@ -174,7 +177,7 @@ class Phase(object):
             if schedule is not None:
                 schedule.unused(room - len(batch))
                 if self.exhausted:
-                    schedule.close(master.clock())
+                    schedule.close(master.monotonic())
         if not batch:
             return
         job_id = master.next_job_id
@@ -227,7 +230,7 @@ class Phase(object):
             until = schedule.deadline
         else:
             return longest
-        return min(longest, max(0.0, until - self.master.clock()))
+        return min(longest, max(0.0, until - self.master.monotonic()))
 
     def stop(self):
         """Send nothing more: the jobs not sent yet are dropped (in a
@@ -236,7 +239,7 @@ class Phase(object):
         schedule = self.schedule
         if schedule is not None:
             offset = schedule.epoch_offset
-            schedule.close(self.master.clock(), [
+            schedule.close(self.master.monotonic(), [
                 job['intended_start'] - offset
                 for batch in self.pending for job in batch])
         del self.pending[:]
@@ -248,7 +251,7 @@ class Phase(object):
         seconds)."""
         pending = self.pending
         send_to = self.transport.send_to
-        clock = self.master.clock
+        clock = self.master.monotonic
         schedule = self.schedule
         clocks = self.master.clocks
         admission = self.master.admission
@@ -330,9 +333,6 @@ class Phase(object):
         if stale is not None:
             results = self._drop_stale(results, stale)
             data = None
-        if data is None and results and self.on_raw is not None:
-            data, results = protocol.pack_records(results,
-                                                  self.master.faults)
         if results:
             self.stats.decoded += 1
             self.deliver(results, data)
@@ -365,9 +365,12 @@ class Phase(object):
         self.tracker.seen(worker_id, now)
         self.stats.scanned += 1
         self.stats.received += len(entries)
-        self.on_done(list(map(_JOB, entries)))
-        if self.on_raw is not None:
-            self.on_raw(data, None)
+        takers = self.pipeline.takers
+        if takers:
+            message = Message(data, entries=entries,
+                              faults=self.master.faults)
+            for take in takers:     # this runs for most results of a run
+                take(message)
         return True
 
     def _answered(self, peer, count):

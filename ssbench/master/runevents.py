@@ -27,8 +27,8 @@ MARK_FILE_CHUNK = 65536
 class RunEvents(object):
     """Collects events while a writer (a StatsWriter) is attached."""
 
-    def __init__(self, clock=time.time):
-        self.clock = clock
+    def __init__(self, wall_clock=time.time):
+        self.wall_clock = wall_clock
         self.writer = None
         self.pending = []
         self.marks = 0
@@ -41,7 +41,7 @@ class RunEvents(object):
         """Record `event` now (dropped with no stats file attached)."""
         if self.writer is not None:
             self.pending.append(eventrecords.record(
-                event, worker_id, text, self.clock()))
+                event, worker_id, text, self.wall_clock()))
             self.counts[event] = self.counts.get(event, 0) + 1
 
     def mark(self, text=None):

@@ -9,17 +9,16 @@ from itertools import islice
 
 import ssbench
 from ssbench.load import jobgen
-from ssbench.results import (clockrecords, healthrecords, safefiles,
-                             workerlist)
+from ssbench.results import clockrecords, safefiles, workerlist
 from ssbench.load import popularity, seeds
 from ssbench.measure import record
 from ssbench.swift import hints
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, StatsFileError
 from ssbench.master.clockoffset import ClockOffsets, clock_stepped
-from ssbench.master.dispatch import Master, store_raw
+from ssbench.master.dispatch import Master
+from ssbench.master.pipeline import PHASES, SCANNED, Store, Take
 from ssbench.load.objectring import ObjectRing
-from ssbench.master.progress import PhaseLog, ProgressPrinter
 from ssbench.results.statswriter import StatsWriter
 
 log = logging.getLogger(__name__)
@@ -31,10 +30,9 @@ class RunOptions(object):
     def __init__(self, batch_size=1, noop=False, keep_objects=False,
                  connect_timeout=10.0, network_timeout=20.0,
                  worker_wait=60.0, worker_timeout=10.0, drain_seconds=5.0,
-                 profile_path=None, progress_stream=None, rng=None,
-                 seed=None, rate=None, arrival='uniform', warmup=0,
-                 live=None, expect_workers=None, header_extra=None,
-                 watch=None):
+                 profile_path=None, rng=None, seed=None, rate=None,
+                 arrival='uniform', warmup=0, sinks=(), expect_workers=None,
+                 header_extra=None, watch=None):
         self.batch_size = batch_size
         self.noop = noop
         self.keep_objects = keep_objects
@@ -44,7 +42,6 @@ class RunOptions(object):
         self.worker_timeout = worker_timeout
         self.drain_seconds = drain_seconds
         self.profile_path = profile_path
-        self.progress_stream = progress_stream
         self.rng = rng
         # None: draw one (ssbench.load.seeds); stored in the stats header.
         self.seed = seed
@@ -54,8 +51,9 @@ class RunOptions(object):
         self.arrival = arrival
         # Seconds the reports leave out; stored in the header when > 0.
         self.warmup = warmup
-        # A ssbench.master.liveview.LiveView (status line, metrics) or None.
-        self.live = live
+        # More sinks of the phases' results (ssbench.master.pipeline): what
+        # the run shows while it runs (ssbench.live).
+        self.sinks = list(sinks)
         # None: start once a worker is heard from; N: once N workers are
         # connected and configured (within worker_wait).
         self.expect_workers = expect_workers
@@ -168,6 +166,7 @@ class ScenarioRun(object):
         ring.rank_by(popularity.pickers(scenario, options.rng or seeds.stream(
             self.seed, seeds.POPULARITY)))
         self.ring = ring
+        self._begun = []        # the options' sinks of the current phase
         if master is None:
             master = Master(transport, scenario.user_count,
                             options.batch_size,
@@ -176,35 +175,28 @@ class ScenarioRun(object):
             # Workers' clock offsets, from probes sent with jobs all run
             # long.
             master.clocks = ClockOffsets(on_step=clock_stepped(master.events))
-            if options.live is not None:
-                options.live.attach(master)
         else:
             master.resize(scenario.user_count, options.batch_size)
         self.master = master
         if worker_config is not None:
             worker_config.events = master.events
 
-    def _live(self, name, total=None, on_results=None, on_idle=None,
-              on_heartbeat=None, on_raw=None):
-        """A phase's (on_results, on_idle, on_heartbeat, on_raw), with the
-        live view's added when there is one."""
-        live = self.options.live
-        if live is None:
-            return on_results, on_idle, on_heartbeat, on_raw
+    def _sinks(self, name, total=None, own=()):
+        """Phase `name`'s sinks: `own`, then those of the options that take
+        part in it, begun (_end() ends them)."""
         seconds = self.scenario.run_seconds if name == 'benchmark' else None
-        return live.phase(name, total, seconds, on_results, on_idle,
-                          on_heartbeat, on_raw)
+        self._begun = [sink for sink in self.options.sinks
+                       if name in getattr(sink, 'phases', PHASES)]
+        for sink in self._begun:
+            if hasattr(sink, 'begin'):
+                sink.begin(self.master, name, total, seconds)
+        return list(own) + self._begun
 
-    def _on_done(self, on_results):
-        """run_jobs()'s on_done: the ring's, when nothing but the ring
-        looks at results (a success's job tells all the ring needs; the
-        live view and the progress lines want the figures)."""
-        ring_on_results = self.ring.on_results
-        return ring_on_results if on_results == ring_on_results else None
-
-    def _live_end(self):
-        if self.options.live is not None:
-            self.options.live.end_phase()
+    def _end(self):
+        for sink in self._begun:
+            if hasattr(sink, 'end'):
+                sink.end()
+        self._begun = []
 
     def request_stop(self):
         """Ask the run to stop (first signal); True if it was already
@@ -291,18 +283,15 @@ class ScenarioRun(object):
     def populate(self):
         log.info('Initializing cluster with stock data (up to %d concurrent '
                  'workers)', self.scenario.user_count)
-        on_results, on_idle, self.master.on_heartbeat, _ = self._live(
-            'population', sum(size.initial_count
-                              for size in self.scenario.sizes),
-            self.ring.on_results)
+        sinks = self._sinks('population', sum(
+            size.initial_count for size in self.scenario.sizes),
+            [Take(self.ring.on_results, SCANNED)])
         try:
             stats = self.master.run_jobs(
                 jobgen.initial_jobs(self.scenario, self.population_rng),
-                on_results=on_results, on_idle=on_idle,
-                on_done=self._on_done(on_results))
+                sinks)
         finally:
-            self.master.on_heartbeat = None
-            self._live_end()
+            self._end()
         if stats.errors:
             log.warning('%d of %d initial objects could not be uploaded',
                         stats.errors, stats.sent)
@@ -314,23 +303,17 @@ class ScenarioRun(object):
         scenario, options = self.scenario, self.options
         log.info('Starting benchmark run (up to %d concurrent workers)',
                  scenario.user_count)
-        progress = self._progress()
-        on_results, on_idle = self._bench_callbacks(progress)
         paths = self.stats_paths
         header = self._bench_header()
         schedule = self.open_loop(header)
         writer = StatsWriter(paths.plain, header, paths.final)
         self.master.events.attach(writer)
-        on_results, on_idle, self.master.on_heartbeat, on_raw = self._live(
-            'benchmark', scenario.operation_count, on_results, on_idle,
-            healthrecords.store_health(writer), store_raw(writer))
+        sinks = self._sinks('benchmark', scenario.operation_count,
+                            self._bench_sinks(writer))
         profiler = _start_profile(options.profile_path)
         stats = error = None
         try:
-            stats = self.master.run_jobs(
-                self._bench_jobs(),
-                on_results=on_results, on_raw=on_raw,
-                on_idle=on_idle, on_done=self._on_done(on_results))
+            stats = self.master.run_jobs(self._bench_jobs(), sinks)
             self.store_controls(schedule, writer)
         except KeyboardInterrupt:
             # Second interrupt: stop now; the plain file stays readable.
@@ -342,7 +325,7 @@ class ScenarioRun(object):
         except Exception as exc:
             error = self._bench_failed(exc, schedule, writer)
         finally:
-            profiled = self._bench_end(profiler, progress, writer)
+            profiled = self._bench_end(profiler, writer)
         self._bench_said(stats, profiled)
         if writer.error is not None:
             return self._unwritten(writer, stats)
@@ -361,15 +344,6 @@ class ScenarioRun(object):
                           stats.interrupted, stats, writer.error,
                           finalized=False)
 
-    def _progress(self):
-        """The progress characters' printer (its legend printed), or None
-        without a progress stream."""
-        if self.options.progress_stream is None:
-            return None
-        progress = ProgressPrinter(self.options.progress_stream)
-        progress.legend()
-        return progress
-
     def _bench_jobs(self):
         """The benchmark's jobs, ended early by the watch if it says so."""
         jobs = jobgen.bench_jobs(self.scenario, self.rng, self.ring,
@@ -378,27 +352,18 @@ class ScenarioRun(object):
             jobs = self.options.watch.jobs(jobs)
         return jobs
 
-    def _bench_callbacks(self, progress):
-        """The benchmark's (on_results, on_idle): the ring's, and the
-        progress printer's and the watch's when there are."""
-        hooks = [self.ring.on_results]
-        on_idle = None
-        if progress is not None:
-            hooks.append(progress.add_results)
-            on_idle = progress.tick
-        if self.options.watch is not None:
+    def _bench_sinks(self, writer):
+        """The benchmark's own sinks: the stats file, the ring, and the
+        steady watch when there is one."""
+        sinks = [Store(writer), Take(self.ring.on_results, SCANNED)]
+        watch = self.options.watch
+        if watch is not None:
             # Completion times on the master's clock, as the reports put
             # them.
             if self.master.clocks is not None:
-                self.options.watch.offsets = self.master.clocks.offset
-            hooks.append(self.options.watch.add)
-        if len(hooks) == 1:
-            return hooks[0], on_idle
-
-        def on_results(results):
-            for hook in hooks:
-                hook(results)
-        return on_results, on_idle
+                watch.offsets = self.master.clocks.offset
+            sinks.append(Take(watch.add))
+        return sinks
 
     def _bench_header(self):
         """The stats file's header: the scenario's, the seed, the warmup,
@@ -434,22 +399,18 @@ class ScenarioRun(object):
             log.debug('control records not stored', exc_info=True)
         return error
 
-    def _bench_end(self, profiler, progress, writer):
+    def _bench_end(self, profiler, writer):
         """However the phase ended: the master let go of the phase, the
-        profile saved, progress and live view ended, the writer closed
-        (a failure to write kept in writer.error).  True when a profile
-        was saved."""
+        profile saved, the sinks ended, the writer closed (a failure to
+        write kept in writer.error).  True when a profile was saved."""
         self.master.schedule = None
-        self.master.on_heartbeat = None
         try:
             self.master.events.detach()
         except StatsFileError:
             pass        # writer.error says it
         saved = profiler is not None and _save_profile(
             profiler, self.options.profile_path)
-        if progress is not None:
-            progress.finish()
-        self._live_end()
+        self._end()
         try:
             writer.close()
         except StatsFileError:
@@ -515,16 +476,12 @@ class ScenarioRun(object):
         created = self.ring.pop_created()
         log.info('Deleting the %d objects the benchmark created (the '
                  'initial objects stay for the next run)', len(created))
-        done = PhaseLog('Clean-up', len(created))
-        on_results, on_idle, self.master.on_heartbeat, _ = self._live(
-            'cleanup', len(created), done.on_results, done.on_idle)
+        sinks = self._sinks('cleanup', len(created))
         try:
             stats = self.master.run_jobs(
-                jobgen.cleanup_jobs(created, scenario=self.scenario),
-                on_results=on_results, on_idle=on_idle)
+                jobgen.cleanup_jobs(created, scenario=self.scenario), sinks)
         finally:
-            self.master.on_heartbeat = None
-            self._live_end()
+            self._end()
         if stats.errors:
             log.warning('%d of %d objects created by the run could not be '
                         'deleted', stats.errors, stats.sent)

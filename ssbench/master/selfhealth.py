@@ -2,10 +2,11 @@
 
 Every job and every result goes through the one master, so when it is at
 its limit the run's rate is its limit.  Master.run_jobs notes each loop
-turn here and, once per WINDOW seconds, hands the sample to on_heartbeat
-as a heartbeat of worker ssbench.results.healthrecords.MASTER_ID; the
-stats file, the client-health table, the JSON and the warnings then treat
-it as they treat a worker's (see healthrecords):
+turn here and, once per WINDOW seconds, hands the sample to its sinks
+(ssbench.master.pipeline) as a heartbeat of worker
+ssbench.results.healthrecords.MASTER_ID; the stats file, the
+client-health table, the JSON and the warnings then treat it as they
+treat a worker's (see healthrecords):
 
 - cpu: the master process's CPU (all its threads) over the window, in
   cores;
@@ -37,14 +38,14 @@ class MasterHealth(object):
     """turn() per loop turn, due() and sample() per window; clock and CPU
     reader injectable for tests."""
 
-    def __init__(self, clock=monotonic, cpu_time=process_cpu,
+    def __init__(self, monotonic=monotonic, cpu_time=process_cpu,
                  window=WINDOW, waited=run_delay, cores=None):
-        self.clock = clock
+        self.monotonic = monotonic
         self.cpu_time = cpu_time
         self.window = window
         self.waited = waited
         self.cores = cpu_count() if cores is None else cores
-        self._since = clock()
+        self._since = monotonic()
         self._cpu_since = cpu_time()
         self._waited_since = waited()
         self._reset()

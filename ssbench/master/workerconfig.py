@@ -43,7 +43,7 @@ class WorkerConfig(object):
     events = staticmethod(_no_event)
 
     def __init__(self, credentials=None, connect_timeout=None,
-                 network_timeout=None, block_size=None, clock=monotonic,
+                 network_timeout=None, block_size=None, monotonic=monotonic,
                  retry_backoff=None, s3=None):
         self.credentials = credentials
         self.connect_timeout = connect_timeout
@@ -51,14 +51,14 @@ class WorkerConfig(object):
         self.block_size = block_size
         self.retry_backoff = retry_backoff
         self.s3 = s3
-        self.clock = clock
+        self.monotonic = monotonic
         self._last_broadcast = None
         self._retry_at = None
 
     def broadcast(self):
         """The CONFIGURE job, with the current token, that the master is
         about to send to every live worker."""
-        self._last_broadcast = self.clock()
+        self._last_broadcast = self.monotonic()
         grant = renewable = expires_in = None
         insecure, cacert = False, None
         credentials = self.credentials
@@ -129,10 +129,10 @@ class WorkerConfig(object):
 
     def _broadcast_due(self):
         last = self._last_broadcast
-        return last is None or self.clock() - last >= BROADCAST_INTERVAL
+        return last is None or self.monotonic() - last >= BROADCAST_INTERVAL
 
     def _renew(self, reason):
-        now = self.clock()
+        now = self.monotonic()
         if self._retry_at is not None and now < self._retry_at:
             return False
         credentials = self.credentials

@@ -24,6 +24,7 @@ from ssbench.errors import Interrupted, NoWorkersError
 from ssbench.wire.faultlog import Faults
 from ssbench.master.admission import Admission
 from ssbench.master.liveness import ORPHAN_GRACE_FACTOR, LivenessTracker
+from ssbench.master.pipeline import Pipeline
 from ssbench.master.recentids import RecentIds
 from ssbench.master.runevents import RunEvents
 from ssbench.wire.protocol import HEARTBEAT
@@ -52,10 +53,10 @@ class WorkerRegistry(object):
     """
 
     def __init__(self, transport, worker_timeout=10.0, poll_interval=0.5,
-                 clock=monotonic):
+                 monotonic=monotonic):
         self.transport = transport
         self.poll_interval = poll_interval
-        self.clock = clock
+        self.monotonic = monotonic
         self.tracker = LivenessTracker(worker_timeout)
         self.admission = Admission()
         # Run events (workers joined, lost, back; marks), kept in the
@@ -66,10 +67,11 @@ class WorkerRegistry(object):
         # Set (by a signal handler) to stop: the wait for workers ends at
         # once, and a phase sends no more work (ssbench.master.dispatch).
         self.stop_requested = False
-        # None, or a callable given every HEARTBEAT record (with the
-        # worker's health figures, see ssbench.worker.health), and the
-        # master's own every health_window seconds (see selfhealth).
-        self.on_heartbeat = None
+        # The running phase's sinks (ssbench.master.pipeline): given
+        # every HEARTBEAT record (with the worker's health figures, see
+        # ssbench.worker.health), and the master's own every
+        # health_window seconds (see selfhealth).
+        self.pipeline = Pipeline()
         # None, or a ssbench.master.clockoffset.ClockOffsets: messages
         # of jobs then carry clock probes, heartbeats return them.
         self.clocks = None
@@ -91,9 +93,9 @@ class WorkerRegistry(object):
         # with the transport's (messages larger than a worker sends,
         # dropped before they are decoded) when it counts any.
         self.faults = getattr(transport, 'results_faults', None) or \
-            Faults('on the results port', clock=clock)
+            Faults('on the results port', clock=monotonic)
         self.control_faults = getattr(transport, 'control_faults', None) \
-            or Faults('on the work port', clock=clock)
+            or Faults('on the work port', clock=monotonic)
         # Worker id -> what its latest heartbeat said of it
         # (protocol.IDENTITY_KEYS and `configured`); admitted workers'.
         self.identities = {}
@@ -145,8 +147,7 @@ class WorkerRegistry(object):
             (key, record.get(key)) for key in
             protocol.IDENTITY_KEYS + ('configured',))
         self.tracker.heartbeat(worker_id, record.get('in_flight'), now)
-        if self.on_heartbeat is not None:
-            self.on_heartbeat(record)
+        self.pipeline.heartbeat(record)
         if self.clocks is not None:
             self.clocks.heartbeat(record)
         if (self.configuration is not None and
@@ -255,7 +256,7 @@ class WorkerRegistry(object):
         """Block until at least one worker is admitted (`expect`: that
         many are configured), or raise (NoWorkersError after `timeout`,
         Interrupted on a stop request)."""
-        deadline = self.clock() + timeout
+        deadline = self.monotonic() + timeout
         while not self._started(expect):
             if self.stop_requested:
                 raise Interrupted('interrupted while waiting for workers')
@@ -263,7 +264,7 @@ class WorkerRegistry(object):
             if gone:
                 raise NoWorkersError('%s before connecting%s' % (
                     gone, self._refusal_note()))
-            left = deadline - self.clock()
+            left = deadline - self.monotonic()
             if left <= 0 and expect is not None:
                 raise NoWorkersError(self._too_few(expect, timeout))
             if left <= 0:
@@ -274,10 +275,10 @@ class WorkerRegistry(object):
             if data is not None:
                 records = protocol.decode(data, check_from_worker,
                                           self.faults)[0]
-                results = self.results_of(records, self.clock())
+                results = self.results_of(records, self.monotonic())
                 if results:
                     log.debug('ignoring %d stale results', len(results))
-            self.take_controls(self.clock())
+            self.take_controls(self.monotonic())
         return self.tracker.live()
 
     def _started(self, expect):

@@ -245,13 +245,3 @@ def warnings(judged):
 def warning(judged):
     """warnings() as one line, or None."""
     return '; '.join(warnings(judged)) or None
-
-
-def store_health(writer):
-    """A Master.on_heartbeat callback: each heartbeat's health as a
-    control record, a batch of its own, in `writer` (a StatsWriter)."""
-    def on_heartbeat(heartbeat):
-        rec = record(heartbeat)
-        if rec is not None:
-            writer.write_batch([rec])
-    return on_heartbeat

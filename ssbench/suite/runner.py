@@ -158,8 +158,8 @@ class SuiteRunner(object):
             header['until_steady'] = True
         run_options = RunOptions(
             batch_size=step.batch_size, seed=args.seed, rate=step.rate,
-            arrival=args.arrival, warmup=args.warmup, live=live,
-            header_extra=header, watch=watch, **options)
+            arrival=args.arrival, warmup=args.warmup, header_extra=header,
+            watch=watch, **options)
         outcome = suite_run.run_step(step.scenario,
                                      StatsPaths(step.stats_path), run_options)
         entry = self.entries[index]

@@ -21,7 +21,7 @@ except ImportError:  # Python 2
     from urllib import urlencode
     from urllib2 import urlopen
 
-from ssbench.master.progress import LEGEND
+from ssbench.live.progress import LEGEND
 from tests.e2e import support
 
 pytestmark = pytest.mark.e2e

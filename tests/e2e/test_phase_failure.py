@@ -23,7 +23,7 @@ calls = [0]
 receive = phase.Phase.receive
 def failing(self, data, now):
     calls[0] += 1
-    if calls[0] == 300 and self.on_raw is not None:
+    if calls[0] == 300 and self.pipeline.packed:    # the benchmark
         raise RuntimeError('injected failure')
     return receive(self, data, now)
 phase.Phase.receive = failing

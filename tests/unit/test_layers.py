@@ -35,6 +35,7 @@ MAY_IMPORT = {
                        'ssbench.s3'),
     'ssbench.master': ('ssbench.load', 'ssbench.wire', 'ssbench.swift',
                        'ssbench.results', 'ssbench.report'),
+    'ssbench.live': ('ssbench.results',),
     'ssbench.suite': ('ssbench.load', 'ssbench.results', 'ssbench.report',
                       'ssbench.master'),
     'ssbench.cli': ('ssbench',),

@@ -116,7 +116,7 @@ class ProbeWorld(RoutedControls):
 def test_probes_ride_on_job_messages_and_come_back_in_heartbeats():
     clocks = master_clocks()
     world = ProbeWorld(clocks, ahead=0.25)
-    master = Master(world, 1, clock=clocks.monotonic)
+    master = Master(world, 1, monotonic=clocks.monotonic)
     master.clocks = ClockOffsets(clocks.monotonic, clocks.time)
     jobs = [{'type': 'get_object', 'size_str': 's', 'container': 'c',
              'name': 'n%d' % n, 'noop': True} for n in range(10)]
@@ -134,7 +134,7 @@ def test_probes_ride_on_job_messages_and_come_back_in_heartbeats():
 def test_without_clock_offsets_no_probe_goes_out():
     clocks = master_clocks()
     world = ProbeWorld(clocks, ahead=0.0)
-    Master(world, 1, clock=clocks.monotonic).run_jobs(
+    Master(world, 1, monotonic=clocks.monotonic).run_jobs(
         [{'type': 'get_object', 'size_str': 's', 'container': 'c',
           'name': 'n', 'noop': True}])
     assert world.probes == 0

@@ -7,13 +7,31 @@ import pytest
 
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
-from ssbench.master.dispatch import (KILL_HEARTBEAT_WAIT, Master, kill_workers,
-                                     store_raw)
+from ssbench.master.dispatch import KILL_HEARTBEAT_WAIT, Master, kill_workers
+from ssbench.master.pipeline import BYTES, Store, Take
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.master.workerconfig import WorkerConfig
 from tests.clocks import FakeClock
 from tests.masterwire import RoutedControls
+
+
+class Raw(object):
+    """A sink given each message's bytes."""
+    needs = BYTES
+
+    def __init__(self, add):
+        self.add = add
+
+    def results(self, message):
+        self.add(message.data)
+
+
+class Idle(object):
+    """A sink calling `call()` each turn of the run loop."""
+
+    def __init__(self, call):
+        self.idle = lambda now: call()
 
 
 class FakeTransport(RoutedControls):
@@ -93,7 +111,8 @@ def answer(job, worker_id, exception=None):
 def test_all_jobs_sent_and_results_seen():
     transport = FakeTransport()
     seen = []
-    stats = Master(transport, user_count=4).run_jobs(jobs(10), seen.extend)
+    stats = Master(transport, user_count=4).run_jobs(jobs(10),
+                                                     [Take(seen.extend)])
     assert stats.sent == 10 and stats.received == 10 and stats.errors == 0
     assert [r['name'] for r in seen] == ['o%d' % i for i in range(10)]
 
@@ -103,7 +122,7 @@ def test_batches_respect_batch_size_and_user_count():
     transport.hold = True
     clock = FakeClock(1000.0)
     transport.clock = clock
-    master = Master(transport, user_count=5, batch_size=2, clock=clock,
+    master = Master(transport, user_count=5, batch_size=2, monotonic=clock,
                     worker_timeout=3)
     with pytest.raises(NoWorkersError):
         master.run_jobs(jobs(20))
@@ -130,7 +149,7 @@ def test_room_that_opens_at_once_goes_out_in_few_even_messages(
     clock = FakeClock(1000.0)
     transport.clock = clock
     master = Master(transport, user_count=users, batch_size=batch,
-                    clock=clock, worker_timeout=3)
+                    monotonic=clock, worker_timeout=3)
     for worker_id in range(workers):
         master.tracker.seen(worker_id, clock())
     with pytest.raises(NoWorkersError):
@@ -186,7 +205,7 @@ def test_heartbeats_are_not_results_and_not_stored():
 
     writer = Writer()
     master = Master(FakeTransport(respond), 2)
-    stats = master.run_jobs(jobs(3), on_raw=store_raw(writer))
+    stats = master.run_jobs(jobs(3), [Store(writer)])
     assert stats.received == 3
     # Heartbeats come on the work connection: the results only.
     stored = [protocol.unpack(data) for data in writer.raw]
@@ -199,7 +218,7 @@ def test_heartbeats_are_not_results_and_not_stored():
 def test_pure_result_messages_are_stored_verbatim():
     stored = []
     Master(FakeTransport(), 1).run_jobs(
-        jobs(2), on_raw=lambda data, results: stored.append(data))
+        jobs(2), [Raw(stored.append)])
     assert all(isinstance(d, bytes) for d in stored)
     assert [protocol.unpack(d)[0]['name'] for d in stored] == ['o0', 'o1']
 
@@ -207,7 +226,7 @@ def test_pure_result_messages_are_stored_verbatim():
 def test_silent_workers_end_the_phase_with_an_error():
     clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock)
-    master = Master(transport, user_count=2, worker_timeout=5, clock=clock)
+    master = Master(transport, user_count=2, worker_timeout=5, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(4))
     # Worker 1 was admitted, then went silent.
@@ -217,7 +236,7 @@ def test_silent_workers_end_the_phase_with_an_error():
 def test_no_worker_connected_ends_with_an_error():
     clock = FakeClock(1000.0)
     transport = FakeTransport(workers=0, clock=clock)
-    master = Master(transport, 1, worker_timeout=5, clock=clock)
+    master = Master(transport, 1, worker_timeout=5, monotonic=clock)
     with pytest.raises(NoWorkersError):
         master.run_jobs(jobs(1))
 
@@ -244,9 +263,10 @@ def token_master(clock, lifetime=None, workers=(1,)):
     transport = FakeTransport(respond=lambda job: [] if job['type'] ==
                               'CONFIGURE' else [answer(job, 1)], clock=clock)
     transport.admit = workers
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     master.take_controls(clock())
-    master.configure(WorkerConfig(credentials, 1.0, 2.0, 4096, clock=clock))
+    master.configure(WorkerConfig(credentials, 1.0, 2.0, 4096,
+                                  monotonic=clock))
     return master, transport, fake
 
 
@@ -284,7 +304,7 @@ def test_kill_workers_tells_each_worker_heard_and_names_it():
     transport.admit = ()
     transport.inbox.append(protocol.pack([protocol.heartbeat(1, [])]))
     transport.inbox.append(protocol.pack([protocol.heartbeat(2, [])]))
-    killed = kill_workers(transport, timeout=1.0, clock=clock)
+    killed = kill_workers(transport, timeout=1.0, monotonic=clock)
     assert killed == [1, 2]
     assert alive == []
     # One message each, addressed to its connection.
@@ -299,7 +319,7 @@ def test_kill_workers_tells_no_peer_that_never_beats():
     clock = FakeClock(1000.0)
     transport = FakeTransport(clock=clock)
     transport.admit = ()
-    assert kill_workers(transport, timeout=5.0, clock=clock) == []
+    assert kill_workers(transport, timeout=5.0, monotonic=clock) == []
     assert transport.sent == []
     assert KILL_HEARTBEAT_WAIT <= clock.now - 1000.0 < 5.0
 
@@ -307,13 +327,13 @@ def test_kill_workers_tells_no_peer_that_never_beats():
 def test_kill_workers_without_any_worker_returns_at_once():
     clock = FakeClock(1000.0)
     assert kill_workers(FakeTransport(workers=0, clock=clock), timeout=1,
-                        clock=clock) == []
+                        monotonic=clock) == []
 
 
 def test_jobs_get_increasing_ids():
     transport = FakeTransport()
     seen = []
-    Master(transport, 2).run_jobs(jobs(3), seen.extend)
+    Master(transport, 2).run_jobs(jobs(3), [Take(seen.extend)])
     assert [r['job_id'] for r in seen] == [1, 2, 3]
 
 
@@ -324,10 +344,10 @@ def test_all_workers_lost_ends_the_phase_after_recording_their_jobs():
         return [protocol.heartbeat(1, [job['job_id']])]
     stored = []
     master = Master(FakeTransport(respond, clock=clock), user_count=2,
-                    worker_timeout=5, clock=clock)
+                    worker_timeout=5, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(5),
-                        on_raw=lambda data, results: stored.extend(results))
+                        [Take(stored.extend)])
     assert 'all workers lost (1)' in str(info.value)
     assert [r['exception'] for r in stored] == ['worker 1 lost'] * 2
 
@@ -336,14 +356,14 @@ def test_stop_request_drains_in_flight_results_then_returns():
     clock = FakeClock(1000.0)
     transport = FakeTransport(clock=clock)
     transport.hold = True           # results arrive only when released
-    master = Master(transport, user_count=3, clock=clock)
+    master = Master(transport, user_count=3, monotonic=clock)
     seen = []
 
     def on_idle():
         if not master.stop_requested:
             master.stop_requested = True
             transport.hold = False
-    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
+    stats = master.run_jobs(jobs(100), [Take(seen.extend), Idle(on_idle)])
     assert stats.interrupted
     assert stats.sent == 3 and len(seen) == 3
 
@@ -352,13 +372,13 @@ def test_stop_request_gives_up_after_the_drain_period(caplog):
     clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock,
                               beating=[1])
-    master = Master(transport, user_count=2, clock=clock, drain_seconds=2,
+    master = Master(transport, user_count=2, monotonic=clock, drain_seconds=2,
                     worker_timeout=60)
 
     def on_idle():
         master.stop_requested = True
     with caplog.at_level(logging.WARNING):
-        stats = master.run_jobs(jobs(10), on_idle=on_idle)
+        stats = master.run_jobs(jobs(10), [Idle(on_idle)])
     assert stats.interrupted and stats.sent == 2 and stats.received == 0
     assert clock.now - 1000.0 < 5
     # The two requests left out are said, with how long they were out.
@@ -377,7 +397,7 @@ def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
     clock = FakeClock(1000.0)
     transport = FakeTransport(clock=clock, beating=[1])
     transport.hold = True
-    master = Master(transport, user_count=3, clock=clock, drain_seconds=60,
+    master = Master(transport, user_count=3, monotonic=clock, drain_seconds=60,
                     worker_timeout=600)
     seen = []
 
@@ -385,7 +405,7 @@ def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
         master.stop_requested = True
         transport.hold = False     # queued, then the workers are gone
         master.workers_gone = lambda: 'gone'
-    stats = master.run_jobs(jobs(100), seen.extend, on_idle=on_idle)
+    stats = master.run_jobs(jobs(100), [Take(seen.extend), Idle(on_idle)])
     assert stats.interrupted and len(seen) == 3
     assert clock.now - 1000.0 < 2
 
@@ -393,7 +413,8 @@ def test_workers_gone_ends_the_drain_at_once_keeping_queued_results():
 def test_workers_gone_mid_phase_is_an_error_at_once():
     clock = FakeClock(1000.0)
     transport = FakeTransport(respond=lambda job: [], clock=clock)
-    master = Master(transport, user_count=2, clock=clock, worker_timeout=600)
+    master = Master(transport, user_count=2, monotonic=clock,
+                    worker_timeout=600)
     master.workers_gone = lambda: 'every local ssbench-worker exited (y)'
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(10))
@@ -407,8 +428,7 @@ def test_a_duplicate_result_is_not_called_late(caplog):
         return [answer(job, 1)] * 2
     stored = []
     master = Master(FakeTransport(respond), 1)
-    master.run_jobs(jobs(2), on_raw=lambda data, results:
-                    stored.extend(results))
+    master.run_jobs(jobs(2), [Take(stored.extend)])
     assert len(stored) == 2
     text = caplog.text
     assert 'already counted as lost' not in text
@@ -430,7 +450,7 @@ def test_a_result_after_its_worker_was_lost_is_late(caplog):
             replies.append(state.pop('late'))
         return replies
     transport = FakeTransport(respond, clock=clock, beating=[2])
-    master = Master(transport, user_count=1, worker_timeout=5, clock=clock)
+    master = Master(transport, user_count=1, worker_timeout=5, monotonic=clock)
     master.admission.stall = 60     # worker 2 waits for 1 to be lost
     master.run_jobs(iter(jobs(4) + [dict(j) for j in jobs(4)]))
     assert '1 result(s) arrived for jobs already counted as lost' in \
@@ -487,7 +507,7 @@ def test_a_late_worker_gets_its_share_of_a_closed_loop(users):
     gets as many as the first from then on, whatever the load."""
     clock = FakeClock(1000.0, step=0.001)
     transport = LateWorkerTransport(clock, lambda now, sent: sent >= 100)
-    stats = Master(transport, user_count=users, clock=clock).run_jobs(
+    stats = Master(transport, user_count=users, monotonic=clock).run_jobs(
         jobs(1100))
     assert stats.received == 1100 and transport.joined
     first, late = shares_after_joining(transport)
@@ -500,7 +520,7 @@ def test_a_late_worker_gets_its_share_of_an_open_loop():
     from ssbench.load.schedule import Schedule
     clock = FakeClock(1000.0)
     transport = LateWorkerTransport(clock, lambda now, sent: now >= 1002.0)
-    master = Master(transport, user_count=50, clock=clock)
+    master = Master(transport, user_count=50, monotonic=clock)
     master.schedule = Schedule(50.0, start=clock.now)
     stats = master.run_jobs(jobs(600))
     assert stats.received == 600

@@ -1,25 +1,40 @@
-"""The phase's two ways in: results decoded and checked, or (with
-on_done) plain successes taken on their bytes."""
+"""The phase's two ways in: results decoded and checked, or (unless a
+sink needs every record) plain successes taken on their bytes."""
 from __future__ import absolute_import, division, print_function
 
 from ssbench.master.dispatch import Master
 from ssbench.master.phase import Phase
+from ssbench.master.pipeline import BYTES, Pipeline, Take
 from ssbench.wire import protocol, resultbytes
 from tests.clocks import FakeClock
 from tests.unit.master.test_dispatch import FakeTransport, answer, jobs
 
 
+class Sink(object):
+    """The jobs of messages taken on their bytes, the records of those
+    decoded, and the bytes of both."""
+    needs = BYTES
+
+    def __init__(self):
+        self.done, self.decoded, self.raw = [], [], []
+
+    def results(self, message):
+        if message.scanned:
+            self.done.extend(message.jobs)
+        else:
+            self.decoded.extend(message.records)
+        self.raw.append(message.data)
+
+
 def run(transport, count=10, user_count=2):
-    done, results, raw = [], [], []
+    sink = Sink()
     master = Master(transport, user_count=user_count)
     # Shapes compiled in the loop, so that a shape is ready for the very
     # next message (a run compiles them on a thread of their own).
     assert master.shapes._background
     master.shapes = resultbytes.ResultShapes()
-    stats = master.run_jobs(jobs(count), on_results=results.extend,
-                            on_done=done.extend,
-                            on_raw=lambda data, got: raw.append(data))
-    return master, stats, done, results, raw
+    stats = master.run_jobs(jobs(count), [sink])
+    return master, stats, sink.done, sink.decoded, sink.raw
 
 
 def test_successes_after_the_first_message_are_taken_on_their_bytes():
@@ -32,7 +47,7 @@ def test_successes_after_the_first_message_are_taken_on_their_bytes():
         # The first message is decoded and teaches the shape.
         assert len(results) == 1 and len(done) == 9
         assert (stats.scanned, stats.decoded) == (9, 1)
-        # on_done gets the jobs as they were sent; no figure of a result.
+        # The jobs as they were sent; no figure of a result.
         assert all('last_byte_latency' not in job for job in done)
     else:
         assert done == [] and len(results) == 10
@@ -43,10 +58,10 @@ def test_successes_after_the_first_message_are_taken_on_their_bytes():
     assert not master.tracker.outstanding
 
 
-def test_without_on_done_every_message_is_decoded():
+def test_a_sink_that_needs_records_has_every_message_decoded():
     results = []
     master = Master(FakeTransport(), user_count=2)
-    master.run_jobs(jobs(6), on_results=results.extend)
+    master.run_jobs(jobs(6), [Take(results.extend)])
     assert len(results) == 6 and master.shapes.shapes == []
 
 
@@ -79,9 +94,10 @@ def test_a_result_naming_another_worker_than_its_jobs_went_to_is_dropped():
     peer.out += 1
     forged = protocol.pack([answer(job, 2)])
     master.shapes.learn(protocol.unpack(forged))
-    done, results = [], []
-    phase = Phase(master, [], results.extend, None, done.extend)
+    sink = Sink()
+    phase = Phase(master, [], Pipeline([sink]))
     phase.receive(forged, 1.0)
+    done, results = sink.done, sink.decoded
     assert done == [] and results == []
     assert 1 in master.tracker.outstanding and peer.out == 1
     assert master.faults.counts.get('result of no job in flight') == 1
@@ -103,7 +119,7 @@ def test_jobs_that_wait_for_objects_resume_as_results_come_back():
     transport = FakeTransport()
     master = Master(transport, user_count=4)
     stats = master.run_jobs(jobgen.bench_jobs(scenario, Random(1), ring),
-                            on_results=ring.on_results)
+                            [Take(ring.on_results)])
     assert stats.sent == stats.received == 20 and stats.errors == 0
     assert transport.max_outstanding == 2
     assert stats.held_back >= 9 and stats.forced == 0
@@ -118,7 +134,7 @@ def test_jobs_waiting_with_nothing_out_are_told_to_force():
         told.append((yield WAIT))
         yield jobs(1)[0]
     stats = Master(FakeTransport(), user_count=2).run_jobs(
-        waiting(), on_results=lambda results: None)
+        waiting(), [Take(lambda results: None)])
     assert told == [FORCE] and stats.received == 1
     assert (stats.held_back, stats.forced) == (1, 1)
 
@@ -131,11 +147,11 @@ def test_a_rate_run_whose_jobs_wait_waits_for_a_message_not_a_time():
         yield jobs(1)[0]
         yield WAIT
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
+    master = Master(FakeTransport(clock=clock), user_count=4, monotonic=clock)
     master.take_controls(clock.now)     # worker 1 admitted
     master.schedule = Schedule(1000.0, start=clock.now)
     clock.advance(0.0035)           # four jobs due
-    phase = Phase(master, waiting(), None, None)
+    phase = Phase(master, waiting())
     phase.fill()
     assert phase.blocked and not phase.exhausted
     # One job went out; the other three times go back to the schedule,
@@ -154,11 +170,11 @@ def test_jobs_that_end_when_told_to_force_close_a_rate_schedule():
     def waiting():
         yield WAIT      # and FORCE finds nothing more to make
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(clock=clock), user_count=4, clock=clock)
+    master = Master(FakeTransport(clock=clock), user_count=4, monotonic=clock)
     master.tracker.seen(1, clock.now)
     master.schedule = Schedule(1000.0, start=clock.now)
     clock.advance(0.0035)
-    phase = Phase(master, waiting(), None, None)
+    phase = Phase(master, waiting())
     phase.fill()
     assert phase.exhausted and phase.stats.held_back == 1
     assert master.schedule.closed_at == clock.now
@@ -172,7 +188,7 @@ def test_a_message_of_jobs_is_split_within_what_a_worker_takes(
     transport = FakeTransport()
     master = Master(transport, user_count=40, batch_size=40)
     results = []
-    master.run_jobs(jobs(40), on_results=results.extend)
+    master.run_jobs(jobs(40), [Take(results.extend)])
     assert len(results) == 40
     sizes = [len(protocol.pack(batch)) for batch in transport.sent]
     assert max(sizes) <= 200 and len(sizes) > 2
@@ -185,5 +201,5 @@ def test_a_single_job_larger_than_the_split_goes_alone(monkeypatch):
     monkeypatch.setattr(phase, 'JOBS_SPLIT', 10)
     transport = FakeTransport()
     master = Master(transport, user_count=3, batch_size=3)
-    master.run_jobs(jobs(3), on_results=lambda got: None)
+    master.run_jobs(jobs(3), [Take(lambda got: None)])
     assert [len(batch) for batch in transport.sent] == [1, 1, 1]

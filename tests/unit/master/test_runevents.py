@@ -22,7 +22,7 @@ class Writer(object):
 
 
 def sink():
-    events = RunEvents(clock=FakeClock(start=50.0).time)
+    events = RunEvents(wall_clock=FakeClock(start=50.0).time)
     writer = Writer()
     events.attach(writer)
     return events, writer
@@ -34,7 +34,7 @@ def summary(writer):
 
 
 def test_events_go_out_as_one_batch_per_flush_and_only_when_attached():
-    events = RunEvents(clock=FakeClock(start=50.0).time)
+    events = RunEvents(wall_clock=FakeClock(start=50.0).time)
     events('worker_lost', 1)            # no stats file: dropped
     writer = Writer()
     events.attach(writer)

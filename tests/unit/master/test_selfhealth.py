@@ -1,5 +1,5 @@
 """The master's own health (ssbench.master.selfhealth) and its way
-through Master.run_jobs' on_heartbeat."""
+through Master.run_jobs' sinks."""
 from __future__ import absolute_import, division, print_function
 
 import pytest
@@ -57,7 +57,7 @@ def test_without_schedstat_no_run_delay(tmpdir):
     assert run_delay(str(tmpdir.join('none'))) is None
     health = MasterHealth(FakeClock(1000.0), FakeCpu(), waited=lambda: None,
                           cores=4)
-    beat = health.sample(health.clock() + 1, 0)
+    beat = health.sample(health.monotonic() + 1, 0)
     assert 'run_delay' not in beat and beat['cores'] == 4
 
 
@@ -66,24 +66,24 @@ def test_a_p99_below_the_floor_is_the_longest_short_turn():
     for n in range(1000):
         health.turn(FLOOR / 2 if n == 5 else FLOOR / 10)
     health.turn(0.5)         # one in 1001: not the p99
-    assert health.sample(health.clock(), 0)['loop_lag'] == FLOOR / 2
+    assert health.sample(health.monotonic(), 0)['loop_lag'] == FLOOR / 2
 
 
-def test_run_jobs_hands_the_masters_health_to_on_heartbeat():
+def test_run_jobs_hands_the_masters_health_to_the_sinks():
     clock = FakeClock(1000.0)
     # Worker 1 is heard from but answers no job: the loop waits, turn
     # after turn, and the fake clock moves by each wait.
     transport = FakeTransport(respond=lambda job: [], clock=clock,
                               beating=(1,))
-    master = Master(transport, 2, clock=clock, drain_seconds=1.0)
+    master = Master(transport, 2, monotonic=clock, drain_seconds=1.0)
     beats = []
 
-    def on_heartbeat(record):
-        beats.append(record)
-        if record['worker_id'] == healthrecords.MASTER_ID:
-            master.stop_requested = True
-    master.on_heartbeat = on_heartbeat
-    master.run_jobs(jobs(4))
+    class Beats(object):
+        def heartbeat(self, record):
+            beats.append(record)
+            if record['worker_id'] == healthrecords.MASTER_ID:
+                master.stop_requested = True
+    master.run_jobs(jobs(4), [Beats()])
     mine = [b for b in beats if b['worker_id'] == healthrecords.MASTER_ID]
     assert mine and mine[0]['window'] >= 1.0
     assert healthrecords.record(mine[0])['worker_id'] == 'master'

@@ -52,7 +52,7 @@ def config(clock, fail=None, lifetime=None):
     credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
                                           key='k'),
                               authenticator=authenticator, clock=clock)
-    return WorkerConfig(credentials, clock=clock), calls
+    return WorkerConfig(credentials, monotonic=clock), calls
 
 
 def test_rejections_of_one_generation_renew_once():
@@ -150,7 +150,7 @@ def test_a_token_handed_out_again_is_sent_with_its_closer_expiry():
     credentials = Credentials(AuthOptions(auth_url='http://a', user='u',
                                           key='k'),
                               authenticator=authenticator, clock=clock)
-    worker_config = WorkerConfig(credentials, clock=clock)
+    worker_config = WorkerConfig(credentials, monotonic=clock)
     told = []
     worker_config.events = lambda *event: told.append(event)
     assert worker_config.broadcast()['token_expires_in'] == 1.0

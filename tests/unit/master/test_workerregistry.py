@@ -9,6 +9,7 @@ import pytest
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import Master
+from ssbench.master.pipeline import Take
 from ssbench.report.compute.causes import cause_of
 from tests.clocks import FakeClock
 from tests.masterwire import admitting, peer_of
@@ -20,7 +21,7 @@ def test_wait_for_workers_times_out():
     clock = FakeClock(1000.0)
     transport = FakeTransport(clock=clock)
     transport.admit = ()
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(3)
     assert 'no ssbench-worker connected within 3 s' in str(info.value)
@@ -103,9 +104,9 @@ def test_a_lost_worker_costs_its_jobs_as_errors_and_the_run_goes_on():
         return [answer(job, 2), protocol.heartbeat(2, [])]
     transport = FakeTransport(respond, clock=clock, beating=[2])
     stored = []
-    master = Master(transport, user_count=3, worker_timeout=5, clock=clock)
+    master = Master(transport, user_count=3, worker_timeout=5, monotonic=clock)
     stats = master.run_jobs(
-        jobs(6), on_raw=lambda data, results: stored.extend(results))
+        jobs(6), [Take(stored.extend)])
     to_one = sorted(job['name'] for peer, batch in zip(transport.peers,
                                                        transport.sent)
                     for job in batch if peer == peer_of(1))
@@ -127,9 +128,9 @@ def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
     transport = FakeTransport(respond=lambda job: [], clock=clock,
                               beating=[1])
     stored = []
-    master = Master(transport, user_count=1, worker_timeout=2, clock=clock)
+    master = Master(transport, user_count=1, worker_timeout=2, monotonic=clock)
     stats = master.run_jobs(
-        jobs(1), on_raw=lambda data, results: stored.extend(results))
+        jobs(1), [Take(stored.extend)])
     assert stats.errors == 1
     assert stored[0]['exception'] == 'job lost: no worker claimed it'
     assert stored[0]['error_class'] == 'job lost'
@@ -139,7 +140,7 @@ def test_a_job_no_worker_ever_claims_does_not_hang_the_phase():
 def test_a_stop_request_ends_the_wait_for_workers():
     from ssbench.errors import Interrupted
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(clock=clock), 1, clock=clock)
+    master = Master(FakeTransport(clock=clock), 1, monotonic=clock)
     master.stop_requested = True
     with pytest.raises(Interrupted):
         master.wait_for_workers(60)
@@ -150,7 +151,7 @@ def test_a_stop_request_ends_the_wait_for_workers():
 
 def test_workers_gone_ends_the_wait_for_workers_at_once():
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    master = Master(FakeTransport(workers=0, clock=clock), 1, monotonic=clock)
     master.workers_gone = lambda: 'every local ssbench-worker exited (x)'
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(60)
@@ -164,7 +165,7 @@ def test_no_worker_hint_names_refused_curve_keys():
     transport = FakeTransport(workers=0, clock=clock)
     transport.curve_refusals = {'K3y': 2, None: 1}
     transport.curve_directory = '/keys'
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(3)
     message = str(info.value)
@@ -177,7 +178,7 @@ def test_no_worker_hint_names_refused_curve_keys():
 
 def test_no_worker_hint_without_curve():
     clock = FakeClock(1000.0)
-    master = Master(FakeTransport(workers=0, clock=clock), 1, clock=clock)
+    master = Master(FakeTransport(workers=0, clock=clock), 1, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(3)
     assert 'start workers (or use --workers N)' in str(info.value)
@@ -244,9 +245,9 @@ def test_a_worker_started_again_under_its_id_takes_over_at_once():
     transport = Restarting(clock, killed_at=1001.5, back_at=1004.0)
     stored = []
     master = Master(transport, user_count=4, worker_timeout=10,
-                    clock=clock)
+                    monotonic=clock)
     stats = master.run_jobs(
-        jobs(10), on_raw=lambda data, results: stored.extend(results))
+        jobs(10), [Take(stored.extend)])
     held = set(transport.held)
     assert len(held) == 4 and stats.received == 10 and stats.errors == 4
     lost = [r for r in stored if 'exception' in r]
@@ -291,7 +292,7 @@ def test_the_only_worker_refusing_its_configuration_stops_the_run():
     stored = []
     with pytest.raises(NoWorkersError) as info:
         master.run_jobs(jobs(3),
-                        on_raw=lambda data, results: stored.extend(results))
+                        [Take(stored.extend)])
     line = str(info.value)
     assert line.startswith('all workers lost (1); worker 1 (')
     assert line.endswith(') refused its configuration: %s; the run cannot '
@@ -326,7 +327,7 @@ def test_the_run_goes_on_with_the_workers_that_took_their_configuration():
     transport.respond = respond
     stored = []
     stats = master.run_jobs(
-        jobs(10), on_raw=lambda data, results: stored.extend(results))
+        jobs(10), [Take(stored.extend)])
     lost = [r for r in stored if 'exception' in r]
     assert stats.received == 10 and stats.errors == len(lost) >= 1
     assert all(r['worker_id'] == 2 for r in lost)
@@ -344,7 +345,7 @@ def test_a_refusal_of_a_configured_worker_is_not_a_stop(configured):
         master, transport, _ = token_master(clock)
     else:
         transport = FakeTransport(clock=clock)
-        master = Master(transport, 1, clock=clock)
+        master = Master(transport, 1, monotonic=clock)
     hear(master, refusing(1, configured=configured))
     assert master.run_jobs(jobs(3)).received == 3
     assert master.config_refusal is None and not master.refused

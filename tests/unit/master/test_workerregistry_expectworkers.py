@@ -75,7 +75,7 @@ def test_expect_waits_for_that_many_configured_workers():
     clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(1)], [beat(2, configured=False)],
                                  [beat(2)], [beat(3)]])
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     master.configuration = Config()
     assert master.wait_for_workers(60, expect=3) == [1, 2, 3]
     # The unconfigured worker 2 brought a copy of the configuration.
@@ -86,14 +86,14 @@ def test_without_a_configuration_heard_from_is_enough():
     clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(1, configured=False),
                                   beat(2, configured=False)]])
-    assert Master(transport, 1, clock=clock).wait_for_workers(
+    assert Master(transport, 1, monotonic=clock).wait_for_workers(
         60, expect=2) == [1, 2]
 
 
 def test_too_few_workers_is_one_line_naming_how_many_came():
     clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(1), beat(7)]])
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(30, expect=8)
     line = str(info.value)
@@ -104,7 +104,7 @@ def test_too_few_workers_is_one_line_naming_how_many_came():
 
 def test_none_came_gives_the_hint():
     clock = FakeClock(1000.0)
-    master = Master(Scripted(clock), 1, clock=clock)
+    master = Master(Scripted(clock), 1, monotonic=clock)
     with pytest.raises(NoWorkersError) as info:
         master.wait_for_workers(5, expect=2)
     assert '0 worker(s)' in str(info.value)
@@ -118,7 +118,7 @@ def test_another_protocol_is_refused_once_and_told(caplog, version, said):
     clock = FakeClock(1000.0)
     transport = Scripted(clock, [[beat(9, proto=version, host='h9')],
                                  [beat(9, proto=version)], [beat(1)]])
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     with caplog.at_level(logging.ERROR):
         assert master.wait_for_workers(60, expect=1) == [1]
     lines = [r.getMessage() for r in caplog.records
@@ -139,7 +139,7 @@ def test_a_duplicate_worker_id_is_refused_naming_who_holds_it(caplog):
     first = beat(4, host='h1', pid=11)
     second = beat(4, host='h2', pid=22)
     transport = Scripted(clock, [[first]])
-    master = Master(transport, 1, clock=clock)
+    master = Master(transport, 1, monotonic=clock)
     master.wait_for_workers(60, expect=1)
     transport.messages.append([second])
     with caplog.at_level(logging.ERROR):
@@ -157,7 +157,7 @@ def test_a_duplicate_worker_id_is_refused_naming_who_holds_it(caplog):
 
 def test_heartbeats_on_the_results_port_are_dropped():
     clock = FakeClock(1000.0)
-    master = Master(Scripted(clock), 1, clock=clock)
+    master = Master(Scripted(clock), 1, monotonic=clock)
     assert master.results_of([beat(9)], clock.now) == []
     assert 9 not in master.tracker.workers
     assert master.faults.counts == {'heartbeat on the results port': 1}
@@ -167,7 +167,7 @@ def test_identities_come_from_heartbeats():
     clock = FakeClock(1000.0)
     master = Master(Scripted(clock, [[beat(
         4, host='h', pid=12, version='0.4.0', concurrency=8)]]), 1,
-        clock=clock)
+        monotonic=clock)
     master.take_controls(clock.now)
     assert master.identities[4] == {
         'protocol': PROTOCOL_VERSION, 'host': 'h', 'pid': 12,

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from ssbench.master.pipeline import Store
 from ssbench.report.compute import classicnotes
 from ssbench.report.compute.analyze import analyze
 from ssbench.results import healthrecords
@@ -66,7 +67,7 @@ def write(tmpdir, controls):
     path = os.path.join(str(tmpdir), 'run.stat')
     writer = StatsWriter(path, HEADER)
     writer.write_batch([res(at=100.5), res(at=101.0)])
-    store = healthrecords.store_health(writer)
+    store = Store(writer).heartbeat
     for control in controls:
         store(dict(control, type=protocol.HEARTBEAT, in_flight=[],
                    completed_at=control['at']))

@@ -19,6 +19,7 @@ from ssbench.report.compute.analyze import analyze
 from ssbench.report.render.html import render_html
 from ssbench.compat import PY2
 from ssbench.master.dispatch import Master
+from ssbench.master.pipeline import Take
 from ssbench.load.schedule import POISSON, SCHEDULE_RECORD, Schedule
 from ssbench.results.statswriter import StatsWriter
 from tests.clocks import FakeClock
@@ -85,11 +86,11 @@ def jobs(count):
 
 def run(rate, count, user_count, service, arrival='uniform', rng=None):
     world = World(service)
-    master = Master(world, user_count, clock=world.clock)
+    master = Master(world, user_count, monotonic=world.clock)
     master.schedule = schedule = Schedule(rate, arrival, rng, start=1.0,
                                           epoch_offset=EPOCH)
     results = []
-    stats = master.run_jobs(jobs(count), on_results=results.extend)
+    stats = master.run_jobs(jobs(count), [Take(results.extend)])
     return world, schedule, stats, results
 
 
@@ -145,11 +146,11 @@ def endless_jobs():
 def test_a_timed_run_ends_at_its_deadline_and_counts_every_due_job():
     # 2,000 jobs/s for 5 s, 2 in flight that take 10 ms: 200/s go out.
     world = World(lambda job: 0.01)
-    master = Master(world, 2, clock=world.clock)
+    master = Master(world, 2, monotonic=world.clock)
     master.schedule = schedule = Schedule(2000, start=1.0,
                                           epoch_offset=EPOCH, duration=5.0)
     results = []
-    stats = master.run_jobs(endless_jobs(), on_results=results.extend)
+    stats = master.run_jobs(endless_jobs(), [Take(results.extend)])
     summary = schedule.summary()
     assert summary['intended'] == 10000
     assert summary['sent'] == stats.sent == len(results)
@@ -170,14 +171,14 @@ def test_a_timed_run_ends_at_its_deadline_and_counts_every_due_job():
 
 def test_a_stopped_timed_run_counts_what_was_due_by_then():
     world = World(lambda job: 0.01)
-    master = Master(world, 2, clock=world.clock, drain_seconds=1.0)
+    master = Master(world, 2, monotonic=world.clock, drain_seconds=1.0)
     master.schedule = schedule = Schedule(1000, start=1.0,
                                           epoch_offset=EPOCH, duration=60.0)
 
     def on_results(results):
         if world.clock.now >= 2.0:
             master.stop_requested = True
-    stats = master.run_jobs(endless_jobs(), on_results=on_results)
+    stats = master.run_jobs(endless_jobs(), [Take(on_results)])
     assert stats.interrupted
     summary = schedule.summary()
     assert summary['seconds'] == pytest.approx(1.0, abs=0.02)
@@ -187,7 +188,7 @@ def test_a_stopped_timed_run_counts_what_was_due_by_then():
 
 def test_closed_loop_jobs_carry_no_intended_start():
     world = World(lambda job: 0.01)
-    master = Master(world, 4, clock=world.clock)
+    master = Master(world, 4, monotonic=world.clock)
     master.run_jobs(jobs(10))
     assert all('intended_start' not in job for _, job in world.sends)
 

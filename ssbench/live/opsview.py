@@ -10,8 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench import OPERATION_TYPES
 from ssbench.compat import monotonic
-from ssbench.master.livestats import RATE_WINDOW, WINDOW, _text
-from ssbench.master.statusline import latency_text, terminal_width
+from ssbench.live.livestats import RATE_WINDOW, WINDOW, _text
+from ssbench.live.statusline import latency_text, terminal_width
 from ssbench.measure import loghist
 from ssbench.measure.profile import PROFILE_KEYS
 
@@ -39,7 +39,7 @@ def operation_figures(stats):
     phase so far before there are that many), p99 of the successes'
     last-byte latency (None without one) and errors over the last
     WINDOW seconds."""
-    current = int(stats.clock())
+    current = int(stats.monotonic())
     ops = {}
 
     def of(kind):
@@ -110,19 +110,20 @@ def block(view):
 
 class StatusBlock(object):
     """Draws `text()` (several lines) on `stream` as the status line is
-    drawn (ssbench.master.statusline.StatusLine: draw(), clear(),
+    drawn (ssbench.live.statusline.StatusLine: draw(), clear(),
     finish()): on a terminal redrawn in place (the cursor taken back up
     to the block's first line, the screen cleared below it), each line
     cut to the width so that none wraps; on anything else written as
-    plain lines, at most every `plain_interval` seconds of `clock`."""
+    plain lines, at most every `plain_interval` seconds (of the
+    `monotonic` clock)."""
 
-    def __init__(self, stream, text, width=None, clock=monotonic,
+    def __init__(self, stream, text, width=None, monotonic=monotonic,
                  plain_interval=PLAIN_INTERVAL):
         self.stream = stream
         self.text = text
         self.width = width if width is not None else \
             (lambda: terminal_width(stream))
-        self.clock = clock
+        self.monotonic = monotonic
         isatty = getattr(stream, 'isatty', None)
         self.terminal = bool(isatty and isatty())
         self.plain_interval = plain_interval
@@ -132,7 +133,7 @@ class StatusBlock(object):
 
     def draw(self, now=None):
         if not self.terminal:
-            now = self.clock() if now is None else now
+            now = self.monotonic() if now is None else now
             if self._plain_at is None or \
                     now - self._plain_at >= self.plain_interval:
                 self._plain_at = now

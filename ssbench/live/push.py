@@ -3,7 +3,7 @@ end (and every --push-interval seconds while it runs), so that a run
 shorter than a scrape interval is on the dashboard too
 (docs/live-view.rst, "Push at the end").
 
-The body is the families --metrics serves (ssbench.master.metrics), in
+The body is the families --metrics serves (ssbench.live.metrics), in
 the Prometheus text format, under the grouping key job/<job>/run/<run>.
 A PUT replaces the whole group: the final push, which marks no phase as
 running and has no worker nor open-loop gauges (a finished run has no
@@ -23,8 +23,8 @@ except ImportError:  # Python 2
     from httplib import HTTPConnection, HTTPException
 
 from ssbench.compat import monotonic
-from ssbench.master.exposition import render
-from ssbench.master.metrics import families
+from ssbench.live.exposition import render
+from ssbench.live.metrics import families
 
 log = logging.getLogger(__name__)
 
@@ -115,14 +115,14 @@ class Pusher(object):
     loop."""
 
     def __init__(self, url, run, job=DEFAULT_JOB, interval=None,
-                 timeout=TIMEOUT, clock=monotonic):
+                 timeout=TIMEOUT, monotonic=monotonic):
         host, port, prefix = parse_url(url)
         self.address = (host, port)
         self.path = prefix + group_path(job, run)
         self.url = url
         self.interval = interval
         self.timeout = timeout
-        self.clock = clock
+        self.monotonic = monotonic
         self.snapshot = None
         self.pushed = 0
         self.warned = False
@@ -144,19 +144,19 @@ class Pusher(object):
     def stop(self, linger=True):
         """Push the final figures, after any push under way."""
         self._stopping = True
-        deadline = self.clock() + 2 * self.timeout + 1
-        while self._running and self.clock() < deadline:
+        deadline = self.monotonic() + 2 * self.timeout + 1
+        while self._running and self.monotonic() < deadline:
             self._sleep(0.02)
         if self.snapshot is not None:
             self.push(body(final(self.snapshot), last=True))
 
     def _loop(self):
         try:
-            due = self.clock() + self.interval
+            due = self.monotonic() + self.interval
             while not self._stopping:
                 self._sleep(0.1)
-                if self.clock() >= due and self.snapshot is not None:
-                    due = self.clock() + self.interval
+                if self.monotonic() >= due and self.snapshot is not None:
+                    due = self.monotonic() + self.interval
                     self.push(body(self.snapshot))
         finally:
             self._running = False

@@ -1,9 +1,9 @@
 """`--metrics ADDR:PORT`: the run's figures for Prometheus (OpenMetrics or
 the Prometheus text format, as the scraper asks).
 
-The master's run loop publishes a Snapshot (ssbench.master.liveview) at
+The master's run loop publishes a Snapshot (ssbench.live.liveview) at
 most twice a second; MetricsServer answers scrapes from a thread of its
-own (ssbench.master.scrapeserver: no client can stall it) with families()
+own (ssbench.live.scrapeserver: no client can stall it) with families()
 of the latest one, so a scrape never touches what the loop is changing
 and the loop never waits for a scrape.
 """
@@ -14,10 +14,10 @@ import re
 
 from ssbench.compat import monotonic
 from ssbench.errors import UsageError
-from ssbench.master.exposition import OPENMETRICS, Family, labels_text, \
+from ssbench.live.exposition import OPENMETRICS, Family, labels_text, \
     render
-from ssbench.master.livestats import EXPORT_BINS, EXPORT_STEP  # noqa
-from ssbench.master.scrapeserver import ScrapeServer
+from ssbench.live.livestats import EXPORT_BINS, EXPORT_STEP  # noqa
+from ssbench.live.scrapeserver import ScrapeServer
 from ssbench.measure import loghist
 from ssbench.results import eventrecords
 
@@ -103,7 +103,7 @@ def _bucket_samples(counts):
 
 
 def families(snapshot):
-    """The metric families of a Snapshot (ssbench.master.exposition.Family
+    """The metric families of a Snapshot (ssbench.live.exposition.Family
     objects)."""
     requests = Family(
         'ssbench_requests', 'counter', 'Requests done, by phase, '
@@ -214,18 +214,18 @@ def _gauge(name, help_text, value):
 class MetricsServer(object):
     """An HTTP endpoint answering GET /metrics (and /) with the latest
     published Snapshot from a thread of its own that no client can
-    stall (ssbench.master.scrapeserver); see the module docstring."""
+    stall (ssbench.live.scrapeserver); see the module docstring."""
 
-    def __init__(self, host, port, snapshot, clock=monotonic):
+    def __init__(self, host, port, snapshot, monotonic=monotonic):
         self.exposition = require_client()
         self.snapshot = snapshot
-        self.clock = clock
+        self.monotonic = monotonic
         self.scrapes = 0
         self.scraped_at = []       # the last few scrape times
         self.published = 0
         self._body = None          # (snapshot, openmetrics, bytes)
         self.server = ScrapeServer(host, port, self._respond, self._sent,
-                                   clock=clock)
+                                   monotonic=monotonic)
         self.address = self.server.address
 
     @property
@@ -251,8 +251,9 @@ class MetricsServer(object):
         try:
             if wait:
                 seen = self.scrapes
-                deadline = self.clock() + wait
-                while self.scrapes == seen and self.clock() < deadline:
+                deadline = self.monotonic() + wait
+                while self.scrapes == seen and \
+                        self.monotonic() < deadline:
                     self.server.sleep(0.02)
         finally:
             self.server.stop()
@@ -284,7 +285,7 @@ class MetricsServer(object):
             if name.strip().lower() == 'accept':
                 accept = value.strip()
         # prometheus-client tells which format the scraper takes; the
-        # body is written here (ssbench.master.exposition), once per
+        # body is written here (ssbench.live.exposition), once per
         # snapshot and format however many scrape it.
         content_type = self.exposition.choose_encoder(accept)[1]
         openmetrics = content_type.startswith(OPENMETRICS)
@@ -299,7 +300,7 @@ class MetricsServer(object):
     def _sent(self, status):
         if status.startswith('200'):
             self.scrapes += 1
-            self.scraped_at = (self.scraped_at + [self.clock()])[-5:]
+            self.scraped_at = (self.scraped_at + [self.monotonic()])[-5:]
 
 
 def _url_host(address):

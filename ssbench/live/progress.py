@@ -1,10 +1,12 @@
 """Progress characters printed during the benchmark phase (one per result),
-and which progress display a run gets (mode())."""
+which progress display a run gets (mode()), and the clean-up's progress
+in log lines (PhaseLog)."""
 from __future__ import absolute_import, division, print_function
 
 import logging
 
 from ssbench.compat import monotonic
+from ssbench.live.statusline import BeforeLogging, clock_text
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +32,7 @@ LINE_WIDTH = 78
 def mode(requested, stream, verbose=False, quiet=False):
     """The progress display of a run: `requested` (--progress) if given;
     else, as in 0.3.9, none with -v or -q and characters when `stream`
-    is not a terminal; else the status line (ssbench.master.liveview)."""
+    is not a terminal; else the status line (ssbench.live.liveview)."""
     if requested is not None:
         return requested
     if verbose or quiet:
@@ -68,30 +70,36 @@ def progress_chars(results):
 
 
 class ProgressPrinter(object):
-    """Buffers progress characters and writes them in wrapped lines.
+    """Buffers progress characters and writes them in wrapped lines; a
+    sink of the benchmark phase's results (docs/internals.rst, "Results:
+    one pipeline").
 
     Writing one character per result would cost a system call each at tens
     of thousands of results per second, so callers add results and call
-    tick() once per loop iteration, which writes at most every `interval`
+    idle() once per loop iteration, which writes at most every `interval`
     seconds; flush() writes at once.
     """
 
+    needs = 'records'
+    phases = ('benchmark',)
+
     def __init__(self, stream, width=LINE_WIDTH, interval=0.1,
-                 clock=monotonic):
+                 monotonic=monotonic):
         self.stream = stream
         self.width = width
         self.column = 0
         self.pending = []
         self.interval = interval
-        self.clock = clock
-        self._written_at = clock()
+        self.monotonic = monotonic
+        self._written_at = monotonic()
+        self._logging = BeforeLogging(self.end_line)
 
-    def legend(self):
-        """Print the legend; from now until finish(), a log line starts
+    def begin(self, *phase):
+        """Print the legend; from now until end(), a log line starts
         on a line of its own."""
         self.stream.write(LEGEND)
         self.stream.flush()
-        _FreshLineForLogging.install(self)
+        self._logging.install()
 
     def end_line(self):
         """End the line of characters begun, if any."""
@@ -100,18 +108,23 @@ class ProgressPrinter(object):
             self.stream.flush()
             self.column = 0
 
+    def results(self, message):
+        self.add_results(message.records)
+
     def add_results(self, results):
         self.pending.append(progress_chars(results))
 
-    def tick(self):
-        """Flush if anything waits and `interval` has passed."""
+    def idle(self, now=None):
+        """Flush if anything waits and `interval` has passed (`now` on
+        the monotonic clock)."""
         if self.pending:
-            now = self.clock()
+            if now is None:
+                now = self.monotonic()
             if now - self._written_at >= self.interval:
                 self.flush()
 
     def flush(self):
-        self._written_at = self.clock()
+        self._written_at = self.monotonic()
         if not self.pending:
             return
         text = ''.join(self.pending)
@@ -128,38 +141,11 @@ class ProgressPrinter(object):
         self.stream.write(''.join(out))
         self.stream.flush()
 
-    def finish(self):
+    def end(self):
         """Flush and end the current line, if any."""
-        _FreshLineForLogging.remove(self)
+        self._logging.remove()
         self.flush()
         self.end_line()
-
-
-class _FreshLineForLogging(logging.Filter):
-    """On the root logger's handlers while progress characters are
-    printed: a log line (a warning) starts on a fresh line instead of
-    after the characters, which go on on the line below it."""
-
-    def __init__(self, printer):
-        logging.Filter.__init__(self)
-        self.printer = printer
-
-    def filter(self, record):
-        self.printer.end_line()
-        return True
-
-    @classmethod
-    def install(cls, printer):
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(cls(printer))
-
-    @classmethod
-    def remove(cls, printer):
-        for handler in logging.getLogger().handlers:
-            for installed in [f for f in handler.filters
-                              if isinstance(f, cls) and
-                              f.printer is printer]:
-                handler.removeFilter(installed)
 
 
 # Seconds between two lines of a long phase's PhaseLog.
@@ -167,33 +153,38 @@ PHASE_LOG_INTERVAL = 10.0
 
 
 class PhaseLog(object):
-    """Log lines for a phase that may take long and shows no progress
-    characters (the clean-up): every `interval` seconds, how many of its
-    `total` jobs are done and, at the rate so far, about how long the
-    rest takes.  A phase over within `interval` logs nothing."""
+    """A sink (docs/internals.rst, "Results: one pipeline") of log lines
+    for the clean-up, which may take long and shows no progress
+    characters: every `interval` seconds, how many of its jobs are done
+    and, at the rate so far, about how long the rest takes.  A clean-up
+    over within `interval` logs nothing."""
 
-    def __init__(self, what, total, interval=PHASE_LOG_INTERVAL,
-                 clock=monotonic):
+    needs = 'scanned'
+    phases = ('cleanup',)
+
+    def __init__(self, what='Clean-up', interval=PHASE_LOG_INTERVAL,
+                 monotonic=monotonic):
         self.what = what
-        self.total = total
-        self.done = 0
         self.interval = interval
-        self.clock = clock
-        self.started = clock()
-        self._next = self.started + interval
+        self.monotonic = monotonic
+        self.begin(None, 'cleanup', 0, None)
 
-    def on_results(self, results):
-        self.done += len(results)
+    def begin(self, master, name, total, seconds):
+        self.total = total or 0
+        self.done = 0
+        self.started = self.monotonic()
+        self._next = self.started + self.interval
 
-    def on_idle(self):
-        now = self.clock()
+    def results(self, message):
+        self.done += message.count
+
+    def idle(self, now):
         if now >= self._next:
             self._next = now + self.interval
             log.info('%s', self.line(now))
 
     def line(self, now):
         """'Clean-up: 300 of 1200 done (25%), about 00:30 left'."""
-        from ssbench.master.statusline import clock_text
         done, total = min(self.done, self.total), self.total
         if not done:
             return '%s: 0 of %d done yet' % (self.what, total)

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from ssbench.master import livestats
-from ssbench.master.livestats import (
+from ssbench.live import livestats
+from ssbench.live.livestats import (
     RATE_WINDOW, WINDOW, LiveStats, Slot, outcome_of)
 from ssbench.measure import loghist
 from ssbench.measure.rank import percentile_of_sorted
@@ -13,8 +13,8 @@ from tests.clocks import FakeClock
 
 
 def at(stats, when):
-    """The clock reads `when` and the run loop turned (LiveView.tick)."""
-    stats.clock.now = when
+    """The clock reads `when` and the run loop turned (LiveView.idle)."""
+    stats.monotonic.now = when
     stats.turn(when)
 
 

@@ -21,7 +21,7 @@ Latencies are counted in the bins of the one log histogram
 (ssbench.measure.loghist, 40 a decade; zero in ZERO_BIN): the window's
 p50 and p99 are the nearest-rank rule over those bins, within
 loghist.RELATIVE_ERROR (2.9%) of the exact percentiles, and the exported
-histograms (ssbench.master.metrics) sum the bins between a few of their
+histograms (ssbench.live.metrics) sum the bins between a few of their
 edges.  In an open-loop (--rate) run they are response times, from each
 job's intended start (ssbench.measure.record.response_wait), as in the
 reports; a closed loop's are the latencies as measured.
@@ -42,7 +42,7 @@ from ssbench.results import healthrecords
 WINDOW = 10          # seconds the ring spans: p50/p99 and errors
 RATE_WINDOW = 5      # seconds the request rate is taken over
 PHASES = ('population', 'benchmark', 'cleanup')
-# The exported histograms' bucket edges (ssbench.master.metrics): every
+# The exported histograms' bucket edges (ssbench.live.metrics): every
 # EXPORT_STEP-th loghist bin, from 1 ms to 100 s.  The totals keep their
 # latencies at that resolution (coarse()), so that a scrape's work does
 # not grow with the bins a run has seen.
@@ -286,11 +286,11 @@ def _add_cell(cells, key, cell):
 
 
 class LiveStats(object):
-    """The live figures: see the module docstring.  `clock` gives seconds
-    (monotonic); tests inject their own."""
+    """The live figures: see the module docstring.  `monotonic` gives
+    seconds of the monotonic clock; tests inject their own."""
 
-    def __init__(self, clock=monotonic):
-        self.clock = clock
+    def __init__(self, monotonic=monotonic):
+        self.monotonic = monotonic
         self.phase = None
         self.phase_started = None
         self.phase_total = None       # requests the phase will make, if known
@@ -308,7 +308,7 @@ class LiveStats(object):
         self._close()
         self.ring = []
         self.phase = name
-        self.phase_started = self.clock()
+        self.phase_started = self.monotonic()
         self.phase_total = total
         self.phase_seconds = seconds
         self.phase_done = 0
@@ -330,7 +330,7 @@ class LiveStats(object):
     def turn(self, now):
         """The clock reads `now`: results added from here on count in
         its second's slot; the ring rotates as seconds pass.  The run
-        loop calls this once per turn (LiveView.tick), so that add()
+        loop calls this once per turn (LiveView.idle), so that add()
         reads no clock per message."""
         second = int(now)
         slot = self.slot
@@ -347,17 +347,16 @@ class LiveStats(object):
     # -- taking results in ----------------------------------------------
 
     def add(self, results, keys=None):
-        """Count a list of result records (a Master.run_jobs on_results
-        callback; `keys` as Slot.add() takes them) in the slot of the last
-        turn()."""
+        """Count a list of result records (`keys` as Slot.add() takes
+        them) in the slot of the last turn()."""
         slot = self.slot
         if slot is not None:
             slot.add(results, keys)
             self.phase_done += len(results)
 
     def heartbeat(self, record):
-        """Note whether a worker's latest health window passed a limit
-        (a Master.on_heartbeat callback)."""
+        """Note whether a worker's latest health window passed a
+        limit."""
         sample = healthrecords.record(record)
         if sample is not None:
             self.saturated[record.get('worker_id')] = \
@@ -373,7 +372,7 @@ class LiveStats(object):
     def elapsed(self):
         if self.phase_started is None:
             return 0.0
-        return max(0.0, self.clock() - self.phase_started)
+        return max(0.0, self.monotonic() - self.phase_started)
 
     def window(self):
         """The status line's figures: a dict of phase, elapsed, left
@@ -383,7 +382,7 @@ class LiveStats(object):
         the nearest-rank rule over the window's loghist bins) and errors
         ({outcome: count} over the last WINDOW s)."""
         elapsed = self.elapsed()
-        current = int(self.clock())
+        current = int(self.monotonic())
         histogram = {}
         errors = {}
         recent = 0

@@ -1,6 +1,6 @@
 from __future__ import absolute_import, division, print_function
 
-from ssbench.master.exposition import Family, labels_text, number, render
+from ssbench.live.exposition import Family, labels_text, number, render
 
 
 def _families():

@@ -2,8 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.progress import (LEGEND, PhaseLog, ProgressPrinter,
-                                     mode, progress_chars)
+from ssbench.live.progress import (LEGEND, PhaseLog, ProgressPrinter,
+                                   mode, progress_chars)
 from tests.clocks import FakeClock
 
 
@@ -43,13 +43,13 @@ def test_printer_wraps_lines_and_finishes():
     printer.add_results([{'first_byte_latency': 0.1}] * 7)
     printer.flush()
     printer.add_results([{'exception': 'boom'}])
-    printer.finish()
+    printer.end()
     assert out.getvalue() == '.....\n..X\n'
 
 
 def test_legend_matches_the_original_wording():
     out = Stream()
-    ProgressPrinter(out).legend()
+    ProgressPrinter(out).begin()
     assert out.getvalue() == LEGEND
     assert '  X    work job raised an exception' in LEGEND
     assert '  @ >= 10s last-byte-latency  (CREATE or UPDATE)' in LEGEND
@@ -75,22 +75,22 @@ def test_progress_chars_of_every_bucket():
 def test_tick_writes_at_most_once_per_interval():
     clock = FakeClock(100.0)
     out = Stream()
-    printer = ProgressPrinter(out, width=80, interval=0.5, clock=clock)
+    printer = ProgressPrinter(out, width=80, interval=0.5, monotonic=clock)
     printer.add_results([{'first_byte_latency': 0.1}] * 3)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == ''          # written at creation time
     clock.advance(0.5)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == '...'
     printer.add_results([{'exception': 'e'}])
     clock.advance(0.25)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == '...'
     clock.advance(0.25)
-    printer.tick()
+    printer.idle()
     assert out.getvalue() == '...X'
     printer.add_results([{'first_byte_latency': 0.1}])
-    printer.finish()
+    printer.end()
     assert out.getvalue() == '...X.\n'
 
 
@@ -127,12 +127,12 @@ def test_a_warning_starts_on_a_fresh_line_and_the_characters_go_on():
     root.addHandler(handler)
     try:
         printer = ProgressPrinter(out, width=10)
-        printer.legend()
+        printer.begin()
         printer.add_results([{'first_byte_latency': 0.1}] * 3)
         printer.flush()
         logging.getLogger('ssbench').warning('queue growing')
         printer.add_results([{'first_byte_latency': 0.1}] * 2)
-        printer.finish()
+        printer.end()
         logging.getLogger('ssbench').warning('after the run')
     finally:
         root.removeHandler(handler)
@@ -141,30 +141,37 @@ def test_a_warning_starts_on_a_fresh_line_and_the_characters_go_on():
     assert handler.filters == []
 
 
+class Counted(object):
+    def __init__(self, count):
+        self.count = count
+
+
 def test_phase_log_says_done_of_total_and_the_time_left(caplog):
     clock = FakeClock()
-    phase = PhaseLog('Clean-up', 1200, interval=10, clock=clock)
+    phase = PhaseLog(interval=10, monotonic=clock)
+    phase.begin(None, 'cleanup', 1200, None)
     caplog.set_level('INFO')
-    phase.on_idle()
+    phase.idle(clock())
     clock.advance(5)
-    phase.on_results([{}] * 100)
-    phase.on_idle()
+    phase.results(Counted(100))
+    phase.idle(clock())
     assert caplog.messages == []
     clock.advance(5)
-    phase.on_results([{}] * 200)
-    phase.on_idle()
-    phase.on_idle()
+    phase.results(Counted(200))
+    phase.idle(clock())
+    phase.idle(clock())
     # 300 in 10 s: the 900 left take 30 s more.
     assert caplog.messages == [
         'Clean-up: 300 of 1200 done (25%), about 00:30 left']
     clock.advance(10)
-    phase.on_idle()
+    phase.idle(clock())
     assert caplog.messages[-1] == \
         'Clean-up: 300 of 1200 done (25%), about 01:00 left'
 
 
 def test_phase_log_before_any_result_gives_no_estimate():
     clock = FakeClock()
-    phase = PhaseLog('Clean-up', 7, clock=clock)
+    phase = PhaseLog(monotonic=clock)
+    phase.begin(None, 'cleanup', 7, None)
     clock.advance(10)
     assert phase.line(clock()) == 'Clean-up: 0 of 7 done yet'

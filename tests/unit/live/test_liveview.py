@@ -2,7 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.master.liveview import LiveView, live_view
+from ssbench.live.liveview import LiveView, live_view
+from ssbench.master.pipeline import SCANNED, Message
 from ssbench.master.runevents import RunEvents
 from tests.clocks import FakeClock
 
@@ -50,26 +51,24 @@ def result():
             'retries': 0}
 
 
-def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
+def decoded(*records):
+    return Message(None, list(records))
+
+
+def test_a_phase_feeds_the_live_figures_drawn_and_published_now_and_then():
     clock = FakeClock(0.0)
-    seen, idled, beats = [], [], []
     stream, sink = Stream(), Metrics()
-    view = LiveView(status_stream=stream, metrics=sink, clock=clock,
+    view = LiveView(status_stream=stream, metrics=sink, monotonic=clock,
                     width=lambda: 300)
     master = Master()
-    view.attach(master)
-    on_results, on_idle, on_heartbeat, on_raw = view.phase(
-        'benchmark', 100, None, seen.append, lambda: idled.append(1),
-        beats.append)
-    assert on_raw is None
+    view.begin(master, 'benchmark', 100)
     master.schedule = Schedule()
     for _ in range(8):
         clock.advance(0.25)
-        on_results([result()])
-        on_idle()
-    on_heartbeat({'worker_id': 'w1', 'window': 1.0, 'cpu': 0.95,
-                  'loop_lag': 0.0, 'waiting': 0})
-    assert len(seen) == 8 and len(idled) == 8 and len(beats) == 1
+        view.results(decoded(result()))
+        view.idle(clock())
+    view.heartbeat({'worker_id': 'w1', 'window': 1.0, 'cpu': 0.95,
+                    'loop_lag': 0.0, 'waiting': 0})
     # Drawn and published at the start and every 0.5 s, not every turn.
     assert len(sink.snapshots) == 5
     assert len(stream.parts) == 5
@@ -92,14 +91,14 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
     assert sink.snapshots[-1].elapsed == {'benchmark': 2.0}
 
 
-def test_without_given_callbacks_the_live_ones_alone_are_used():
-    view = LiveView(clock=FakeClock(5.0))
-    on_results, on_idle, on_heartbeat, _ = view.phase('cleanup')
-    on_results([result(), result()])
-    on_idle()
+def test_a_phase_ends_once():
+    view = LiveView(monotonic=FakeClock(5.0))
+    view.begin(Master(), 'cleanup')
+    view.results(decoded(result(), result()))
+    view.idle()
     assert view.stats.phase_done == 2
-    view.end_phase()
-    view.end_phase()                         # once is enough
+    view.end()
+    view.end()                               # once is enough
     view.close()
 
 
@@ -118,7 +117,7 @@ def test_a_log_line_takes_the_place_of_the_status_line():
     view = live_view('line')
     view.status.stream = stream
     try:
-        view.phase('benchmark')
+        view.begin(Master(), 'benchmark')
         assert stream.parts[-1].startswith('\r\x1b[Kbenchmark')
         handler.handle(logging.makeLogRecord({'msg': 'a warning'}))
         assert stream.parts[-1] == '\r\x1b[K'     # the line is cleared
@@ -130,26 +129,22 @@ def test_a_log_line_takes_the_place_of_the_status_line():
 
 def test_a_run_stopped_by_a_signal_does_not_wait_for_a_last_scrape():
     sink = Metrics()
-    view = LiveView(metrics=sink, clock=FakeClock(0.0))
+    view = LiveView(metrics=sink, monotonic=FakeClock(0.0))
     master = Master()
     master.stop_requested = True
-    view.attach(master)
-    view.phase('benchmark')
+    view.begin(master, 'benchmark')
     view.close()
     assert sink.stopped == 'at once'
 
 
-def test_a_phase_with_messages_follows_them_and_leaves_on_results_be():
+def test_a_message_checked_on_its_bytes_is_only_unpacked():
     from ssbench.wire import protocol
-    view = LiveView(clock=FakeClock(5.0))
-    stored, ring = [], []
-    on_results, _, _, on_raw = view.phase('benchmark', on_results=ring.append,
-                                          on_raw=lambda *a: stored.append(a))
-    assert on_results == ring.append          # the master may scan bytes
+    view = LiveView(monotonic=FakeClock(5.0))
+    assert view.needs == SCANNED             # the master may scan bytes
+    view.begin(Master(), 'benchmark')
     data = protocol.pack([result(), result()])
-    on_raw(data, None)                        # checked on its bytes
-    on_raw(None, [result()])                  # decoded
-    assert stored == [(data, None), (None, [result()])]
+    view.results(Message(data, entries=[None, None]))
+    view.results(decoded(result()))
     assert view.stats.phase_done == 3
     view.close()
     assert view.stats.totals()['benchmark'].count() == 3

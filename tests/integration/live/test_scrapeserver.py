@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 import errno
 import socket
 
-from ssbench.master import scrapeserver
+from ssbench.live import scrapeserver
 from tests.clocks import FakeClock
 from tests.waiting import wait_for
 
@@ -21,7 +21,7 @@ def _server(**kwargs):
     clock = FakeClock()
     answered = []
     server = scrapeserver.ScrapeServer('127.0.0.1', 0, _respond,
-                                       answered.append, clock=clock,
+                                       answered.append, monotonic=clock,
                                        **kwargs)
     server.start()
     return server, clock, answered

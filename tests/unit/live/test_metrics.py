@@ -6,11 +6,11 @@ import mock
 import pytest
 
 from ssbench.errors import UsageError
-from ssbench.master import metrics
-from ssbench.master.exposition import render
-from ssbench.master.livestats import LiveStats
+from ssbench.live import metrics
+from ssbench.live.exposition import render
+from ssbench.live.livestats import LiveStats
 from ssbench.measure import loghist
-from ssbench.master.liveview import Snapshot
+from ssbench.live.liveview import Snapshot
 
 
 @pytest.mark.parametrize('text, address', [

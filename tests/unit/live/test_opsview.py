@@ -2,9 +2,9 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.livestats import LiveStats
-from ssbench.master.opsview import (StatusBlock, format_rows,
-                                    operation_figures)
+from ssbench.live.livestats import LiveStats
+from ssbench.live.opsview import (StatusBlock, format_rows,
+                                  operation_figures)
 
 
 def _ok(kind, latency):
@@ -106,7 +106,7 @@ def test_a_file_gets_plain_blocks_now_and_then():
     stream = Stream(False)
     now = [0.0]
     block = StatusBlock(stream, lambda: 'status\n  READ %d' % now[0],
-                        clock=lambda: now[0], plain_interval=10.0)
+                        monotonic=lambda: now[0], plain_interval=10.0)
     for second in range(25):
         now[0] = float(second)
         block.draw()

@@ -1,21 +1,14 @@
 """What a run shows while it runs: the status line on a terminal and the
-Prometheus endpoint, both fed by one LiveStats from the callbacks the
-master already has (ssbench.master.dispatch.Master.run_jobs' on_results
-or on_raw, and on_idle, and on_heartbeat)."""
+Prometheus endpoint, both fed by one LiveStats, a sink of the master's
+results (docs/internals.rst, "Results: one pipeline")."""
 from __future__ import absolute_import, division, print_function
 
-import logging
+import msgpack
 
 from ssbench.compat import monotonic
-from ssbench.master.livestats import RAW_KEYS, LiveStats
-from ssbench.master.statusline import INTERVAL, StatusLine, format_line
-
-
-def unpack_raw(data):
-    """The records of a message checked on its bytes, strings left raw
-    (bytes): they unpack in about half the time of text."""
-    import msgpack
-    return msgpack.unpackb(data, raw=True, strict_map_key=False)
+from ssbench.live.livestats import RAW_KEYS, LiveStats
+from ssbench.live.statusline import (INTERVAL, BeforeLogging, StatusLine,
+                                     format_line)
 
 
 class Snapshot(object):
@@ -48,16 +41,25 @@ class Snapshot(object):
 
 
 class LiveView(object):
-    """Hooks a run's phases into LiveStats, redraws the status line on
-    `status_stream` (None: no line; with `ops`, a row per operation
-    under it: ssbench.master.opsview) and publishes Snapshots to `metrics`
-    (a ssbench.master.metrics.MetricsServer, or None), each at most every
-    `interval` seconds from the run loop's idle callback."""
+    """A sink of every phase's results: counts them in LiveStats, redraws
+    the status line on `status_stream` (None: no line; with `ops`,
+    a row per operation under it: ssbench.live.opsview) and publishes
+    Snapshots to `metrics` (with publish() and stop(): the --metrics
+    endpoint, ssbench.live.metrics.MetricsServer, or the --push
+    ssbench.live.push.Pusher, or both; or None), each at most every
+    `interval` seconds of the `monotonic` clock, from the run loop's idle
+    turns.
 
-    def __init__(self, status_stream=None, metrics=None, clock=monotonic,
+    A message the master checked on its bytes is only unpacked here (one
+    C call, strings left raw), not decoded and checked field by field:
+    it needs no more of a message than that."""
+
+    needs = 'scanned'
+
+    def __init__(self, status_stream=None, metrics=None, monotonic=monotonic,
                  interval=INTERVAL, width=None, ops=False):
-        self.stats = LiveStats(clock)
-        self.clock = clock
+        self.stats = LiveStats(monotonic)
+        self.monotonic = monotonic
         self.interval = interval
         self.metrics = metrics
         self.master = None
@@ -68,19 +70,19 @@ class LiveView(object):
         # (number, of, values) of the run-suite step running, or None.
         self.step = None
         self.status = None
-        if ops and status_stream is not None:
-            from ssbench.master import opsview
-            self.status = opsview.StatusBlock(
-                status_stream, lambda: opsview.block(self), width, clock)
-        elif status_stream is not None:
-            self.status = StatusLine(status_stream, self.line,
-                                     interval=interval, clock=clock,
-                                     width=width)
-
-    def attach(self, master):
-        """Read workers and the open-loop schedule from `master` (a
-        ssbench.master.dispatch.Master)."""
-        self.master = master
+        if status_stream is not None:
+            if ops:
+                from ssbench.live import opsview
+                self.status = opsview.StatusBlock(
+                    status_stream, lambda: opsview.block(self),
+                    width, monotonic)
+            else:
+                self.status = StatusLine(status_stream, self.line,
+                                         width)
+            # A log line takes the status line's place (redrawn below it
+            # at the next tick) instead of being written after its text.
+            self.logging = BeforeLogging(self.status.clear)
+        self.heartbeat = self.stats.heartbeat
 
     def _live_workers(self):
         return self.master.tracker.workers if self.master is not None \
@@ -92,58 +94,27 @@ class LiveView(object):
         return format_line(self.stats.window(), len(workers),
                            self.stats.saturated_count(workers), self.step)
 
-    def phase(self, name, total=None, seconds=None, on_results=None,
-              on_idle=None, on_heartbeat=None, on_raw=None):
-        """Start phase `name`: (on_results, on_idle, on_heartbeat, on_raw)
-        for Master.run_jobs and Master.on_heartbeat, the given ones (each
-        may be None) with the live view's own added.
-
-        A phase that has an `on_raw` is followed through it, each message
-        once, and its on_results is left as given: so a message of plain
-        successes that the master checks on its bytes (see run_jobs'
-        on_done) is not decoded and checked field by field for the live
-        view, only unpacked (one C call, strings left raw), which costs a
-        fraction of it."""
-        self.end_phase()
-        stats = self.stats
-        stats.start_phase(name, total, seconds)
+    def begin(self, master, name, total=None, seconds=None):
+        """Phase `name` starts (`total` requests, or `seconds` long, when
+        known); workers and the open-loop schedule are read from `master`
+        (a ssbench.master.dispatch.Master)."""
+        self.end()
+        self.master = master
+        self.stats.start_phase(name, total, seconds)
         self._in_phase = True
         self._ticked_at = None
         self._next_tick = 0.0
-        add = stats.add
-        tick = self.tick
-        heartbeat = stats.heartbeat
+        self.idle()
 
-        def results(records):
-            on_results(records)
-            add(records)
+    def results(self, message):
+        if message.scanned:
+            # Strings left raw (bytes) unpack in half the time of text.
+            self.stats.add(msgpack.unpackb(message.data, raw=True,
+                                           strict_map_key=False), RAW_KEYS)
+        else:
+            self.stats.add(message.records)
 
-        def idle():
-            on_idle()
-            tick()
-
-        def heartbeats(record):
-            on_heartbeat(record)
-            heartbeat(record)
-
-        def messages(data, records):
-            on_raw(data, records)
-            if records is None:
-                # A message checked on its bytes: unpacked with raw
-                # strings, the quicker way.
-                add(unpack_raw(data), RAW_KEYS)
-            else:
-                add(records)
-        self.tick()
-        if on_raw is not None:
-            return (on_results, tick if on_idle is None else idle,
-                    heartbeat if on_heartbeat is None else heartbeats,
-                    messages)
-        return (add if on_results is None else results,
-                tick if on_idle is None else idle,
-                heartbeat if on_heartbeat is None else heartbeats, None)
-
-    def end_phase(self):
+    def end(self):
         """The current phase is over: its figures are published and the
         status line is left on screen with them."""
         stats = self.stats
@@ -156,11 +127,12 @@ class LiveView(object):
             self.status.finish()
         self.publish()
 
-    def tick(self):
-        """From the run loop, once per turn: move LiveStats to the next
-        second when one began; redraw and publish when `interval` has
-        passed.  One clock reading and one comparison otherwise."""
-        now = self.clock()
+    def idle(self, now=None):
+        """From the run loop, once per turn (`now` on the monotonic clock):
+        move LiveStats to the next second when one began; redraw and
+        publish when `interval` has passed.  One comparison otherwise."""
+        if now is None:
+            now = self.monotonic()
         if now < self._next_tick:
             return
         self.stats.turn(now)
@@ -168,7 +140,7 @@ class LiveView(object):
                 self.interval:
             self._ticked_at = now
             if self.status is not None:
-                self.status.draw(now)
+                self.status.draw()
             self.publish()
         self._next_tick = min(self._ticked_at + self.interval,
                               int(now) + 1)
@@ -199,9 +171,9 @@ class LiveView(object):
         """End the last phase and the endpoint (after its final scrape
         if `linger` and the run was not stopped by a signal, see
         MetricsServer.stop)."""
-        self.end_phase()
+        self.end()
         if self.status is not None:
-            _ClearBeforeLogging.remove()
+            self.logging.remove()
         if self.metrics is not None:
             stopped = getattr(self.master, 'stop_requested', False)
             self.metrics.stop(linger and not stopped)
@@ -210,14 +182,14 @@ class LiveView(object):
 
 def live_view(progress, metrics_address=None, push=None):
     """The LiveView a run needs for its progress `mode` (see
-    ssbench.master.progress.mode: 'line' and 'ops' draw on stderr), a
-    --metrics (host, port) and a --push ssbench.master.push.Pusher, or
+    ssbench.live.progress.mode: 'line' and 'ops' draw on stderr), a
+    --metrics (host, port) and a --push ssbench.live.push.Pusher, or
     None when none asks for one.  The endpoint is listening (and serving)
     once this returns."""
     import sys
     outlets = []
     if metrics_address is not None:
-        from ssbench.master.metrics import MetricsServer
+        from ssbench.live.metrics import MetricsServer
         outlets.append(MetricsServer(metrics_address[0], metrics_address[1],
                                      Snapshot()))
     if push is not None:
@@ -229,7 +201,7 @@ def live_view(progress, metrics_address=None, push=None):
                     metrics=_Outlets(outlets) if outlets else None,
                     ops=progress == 'ops')
     if view.status is not None:
-        _ClearBeforeLogging.install(view.status)
+        view.logging.install()
     for outlet in outlets:
         outlet.start()
     return view
@@ -248,29 +220,3 @@ class _Outlets(object):
     def stop(self, linger=True):
         for outlet in self.outlets:
             outlet.stop(linger)
-
-
-class _ClearBeforeLogging(logging.Filter):
-    """On the root logger's handlers while a status line is shown: a log
-    line takes the status line's place (redrawn below it at the next
-    tick) instead of being written after its text."""
-
-    def __init__(self, status):
-        logging.Filter.__init__(self)
-        self.status = status
-
-    def filter(self, record):
-        self.status.clear()
-        return True
-
-    @classmethod
-    def install(cls, status):
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(cls(status))
-
-    @classmethod
-    def remove(cls):
-        for handler in logging.getLogger().handlers:
-            for installed in [f for f in handler.filters
-                              if isinstance(f, cls)]:
-                handler.removeFilter(installed)

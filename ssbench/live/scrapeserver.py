@@ -56,10 +56,11 @@ class ScrapeServer(object):
     """Serves `respond(head)` on (host, port): `head` is a request's text
     up to its blank line, and respond() gives (status, content type, body
     bytes).  `sent(status)` is called once an answer is wholly sent.
-    `clock` (monotonic seconds) times the deadlines; tests inject theirs.
+    `monotonic` (seconds of the monotonic clock) times the deadlines;
+    tests inject theirs.
     """
 
-    def __init__(self, host, port, respond, sent=None, clock=monotonic,
+    def __init__(self, host, port, respond, sent=None, monotonic=monotonic,
                  deadline=REQUEST_DEADLINE, max_connections=MAX_CONNECTIONS):
         from gevent import monkey
         socket_module = __import__('socket')
@@ -69,7 +70,7 @@ class ScrapeServer(object):
         self.sleep = monkey.get_original('time', 'sleep')
         self.respond = respond
         self.sent = sent
-        self.clock = clock
+        self.monotonic = monotonic
         self.deadline = deadline
         self.max_connections = max_connections
         self.connections = {}      # fd -> _Connection
@@ -135,7 +136,7 @@ class ScrapeServer(object):
         for fd, conn in self.connections.items():
             poller.register(fd, select.POLLIN if conn.answer is None
                             else select.POLLOUT)
-        now = self.clock()
+        now = self.monotonic()
         wait = POLL_SECONDS
         if self.connections:
             first = min(c.deadline for c in self.connections.values())
@@ -155,7 +156,7 @@ class ScrapeServer(object):
                 self._accept()
             elif fd in self.connections:
                 self._work(fd, event)
-        now = self.clock()
+        now = self.monotonic()
         for fd in [fd for fd, c in self.connections.items()
                    if c.deadline <= now]:
             self._close(fd)
@@ -178,7 +179,7 @@ class ScrapeServer(object):
                     continue
                 self._close(min(reading)[1])
             self.connections[sock.fileno()] = _Connection(
-                sock, self.clock() + self.deadline)
+                sock, self.monotonic() + self.deadline)
 
     def _work(self, fd, event):
         conn = self.connections[fd]

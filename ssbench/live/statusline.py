@@ -1,8 +1,9 @@
 """The status line: one line on a terminal, redrawn in place while a run
-runs (see ssbench.master.livestats for the figures)."""
+runs (see ssbench.live.livestats for the figures)."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.compat import monotonic
+import logging
+
 from ssbench.errors import printable
 
 # Redraw at most this often (seconds).
@@ -84,30 +85,41 @@ def terminal_width(stream):
     return columns or DEFAULT_WIDTH
 
 
-class StatusLine(object):
-    """Redraws `line()` (a callable giving the text) on `stream` at most
-    every `interval` seconds, cut to the terminal's width so that it
-    never wraps (a wrapped line could not be redrawn in place)."""
+class BeforeLogging(logging.Filter):
+    """On the root logger's handlers while a run shows something on
+    stderr: `call()` runs before each log line is written there (clears
+    the status line, ends a line of progress characters)."""
 
-    def __init__(self, stream, line, interval=INTERVAL, clock=monotonic,
-                 width=None):
+    def __init__(self, call):
+        logging.Filter.__init__(self)
+        self.call = call
+
+    def filter(self, record):
+        self.call()
+        return True
+
+    def install(self):
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(self)
+
+    def remove(self):
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(self)
+
+
+class StatusLine(object):
+    """Redraws `line()` (a callable giving the text) on `stream`, cut to
+    the terminal's width so that it never wraps (a wrapped line could not
+    be redrawn in place)."""
+
+    def __init__(self, stream, line, width=None):
         self.stream = stream
         self.line = line
-        self.interval = interval
-        self.clock = clock
         self.width = width if width is not None else \
             (lambda: terminal_width(stream))
-        self._drawn_at = None
         self.shown = False
 
-    def tick(self):
-        """Redraw if `interval` has passed since the last time."""
-        now = self.clock()
-        if self._drawn_at is None or now - self._drawn_at >= self.interval:
-            self.draw(now)
-
-    def draw(self, now=None):
-        self._drawn_at = self.clock() if now is None else now
+    def draw(self):
         text = self.line()[:max(1, self.width() - 1)]
         self.stream.write(_CLEAR + text)
         self.stream.flush()
@@ -119,7 +131,6 @@ class StatusLine(object):
             self.stream.write(_CLEAR)
             self.stream.flush()
             self.shown = False
-        self._drawn_at = None
 
     def finish(self):
         """Leave the last figures on screen, on a line of their own."""
@@ -127,4 +138,3 @@ class StatusLine(object):
         self.stream.write('\n')
         self.stream.flush()
         self.shown = False
-        self._drawn_at = None

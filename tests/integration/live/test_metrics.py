@@ -7,12 +7,12 @@ import mock
 import pytest
 
 from ssbench.errors import UsageError
-from ssbench.master import metrics
-from ssbench.master.liveview import Snapshot
+from ssbench.live import metrics
+from ssbench.live.liveview import Snapshot
 from tests.clocks import FakeClock
 from tests.waiting import wait_for
 
-from tests.unit.master.test_metrics import _snapshot
+from tests.unit.live.test_metrics import _snapshot
 
 
 def _get(address, path='/metrics', accept=None):
@@ -73,7 +73,7 @@ def test_after_the_run_it_waits_for_one_more_scrape_when_scraped():
 
 def test_the_linger_is_bounded_and_a_ctrl_c_ends_it_at_once():
     clock = FakeClock(step=0.05)
-    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot(), clock=clock)
+    server = metrics.MetricsServer('127.0.0.1', 0, Snapshot(), monotonic=clock)
     server.start()
     server.scraped_at = [clock() - 100, clock()]
     began = clock.now

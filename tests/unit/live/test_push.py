@@ -5,9 +5,9 @@ import calendar
 
 import pytest
 
-from ssbench.master import push
-from ssbench.master.livestats import LiveStats
-from ssbench.master.liveview import Snapshot
+from ssbench.live import push
+from ssbench.live.livestats import LiveStats
+from ssbench.live.liveview import Snapshot
 
 
 def test_the_run_id_is_the_name_and_the_utc_start():
@@ -66,8 +66,8 @@ def _names(data):
 
 
 def test_a_push_while_running_is_what_the_endpoint_serves():
-    from ssbench.master.exposition import render
-    from ssbench.master.metrics import families
+    from ssbench.live.exposition import render
+    from ssbench.live.metrics import families
     snapshot = _snapshot()
     assert push.body(snapshot) == render(families(snapshot))
 
