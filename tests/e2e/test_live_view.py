@@ -128,8 +128,10 @@ def test_progress_ops_redraws_a_row_per_operation_in_place(
         while not (os.path.exists(done) and support.read_text(done)) and \
                 time.time() < deadline:
             screen = _tmux(socket_name, 'capture-pane', '-p', '-t', 'run')
+            # The screen while the benchmark's block is the last one.
             status = re.search(r'^benchmark \d\d:\d\d', screen, re.M)
-            if status and 'Deleting population' not in screen:
+            if status and not re.search(r'^cleanup \d\d:\d\d', screen,
+                                        re.M):
                 blocks.append(screen[status.start():])
             time.sleep(0.3)
         assert support.read_text(done).strip() == '0'
