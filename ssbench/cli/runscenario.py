@@ -46,7 +46,7 @@ def cmd_run_scenario(args):
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
         errors=args.errors, skip=args.warmup, force=args.force,
-        bandwidth=args.bandwidth, slo=args.slo)
+        bandwidth=args.bandwidth, slo=args.slo, headline=True)
     from ssbench.report.slo import check_flags
     check_flags(report_request.objectives,
                 getattr(args, 'storage_urls', None))
