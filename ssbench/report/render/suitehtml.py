@@ -14,6 +14,7 @@ ssbench[html].
 """
 from __future__ import absolute_import, division, print_function
 
+import math
 import time
 
 from ssbench.compat import text_type, write_text
@@ -105,7 +106,9 @@ def _drawn(objectives):
 
 def _objective_lines(layout, lines):
     """Draw each (objective, limit) as a dashed horizontal line with its
-    text at the right end."""
+    text at the right end (placed, on a log axis, by the limit's
+    logarithm, as plotly places annotations there)."""
+    log = layout['yaxis']['type'] == 'log'
     for objective, limit in lines:
         layout.setdefault('shapes', []).append({
             'type': 'line', 'xref': 'paper', 'x0': 0, 'x1': 1, 'yref': 'y',
@@ -114,7 +117,8 @@ def _objective_lines(layout, lines):
                      'dash': 'dash'}})
         layout.setdefault('annotations', []).append({
             'xref': 'paper', 'x': 1, 'xanchor': 'right', 'yref': 'y',
-            'y': limit, 'yanchor': 'bottom', 'showarrow': False,
+            'y': math.log10(limit) if log else limit, 'yanchor': 'bottom',
+            'showarrow': False,
             'text': chart_esc('objective %s' % (objective.text,)),
             'font': {'size': 11, 'color': _OBJECTIVE_COLOR}})
 
