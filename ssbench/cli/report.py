@@ -366,8 +366,8 @@ def cmd_report_scenario(args):
                             bandwidth=args.bandwidth, slo=args.slo,
                             summary=args.summary)
     request.check(args.stats_file)
-    from ssbench.cli.reportsuite import suite_file, write_suite_reports
+    from ssbench.suite.reportfolder import suite_file, write_suite_reports
     suite = suite_file(args.stats_file)
     if suite is not None:
-        return write_suite_reports(suite, request)
+        return write_suite_reports(suite, request, common.write_outputs)
     return write_reports(args.stats_file, request)

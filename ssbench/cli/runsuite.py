@@ -2,22 +2,18 @@
 stats file per step, one table of them all (see docs/suites.rst).
 
 Everything is checked before anything touches Swift: the steps'
-scenarios, the suite's folder and outputs, the objectives.  After each
-step its figures (ssbench.report.compute.suitefigures) and whether it is
-complete go to suite.json in the suite's folder (ssbench.cli.suitesave),
-so an interrupted suite keeps every finished step and the partial one,
-and --resume runs only what is missing (ssbench.cli.suiteresume), its
-figures of the steps done computed again from their stats files.
+scenarios, the suite's folder and outputs, the objectives.  Then this
+module connects what the suite runs with (Swift, the sockets, local
+workers, signals, the live view); the steps themselves, suite.json and
+the table are ssbench.suite.runner's.
 """
 from __future__ import absolute_import, division, print_function
 
 import logging
 import os
 import sys
-import uuid
 
 import ssbench
-from ssbench.cli import suitefolder, suiteplan
 from ssbench.cli.common import STDOUT, write_outputs
 from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
@@ -25,6 +21,8 @@ from ssbench.cli.runscenario import (connect_swift, local_workers,
                                      shared_run_options, stop_on_signals,
                                      workers_gone)
 from ssbench.errors import UsageError
+from ssbench.suite import folder as suitefolder, plan as suiteplan
+from ssbench.suite.runner import NEW, SuiteRunner, load_step
 
 log = logging.getLogger('ssbench')
 
@@ -46,53 +44,6 @@ def _refuse_run_only_flags(args):
     if args.pctile != 95:
         raise UsageError('--pctile is a run-scenario flag: the suite table '
                          'gives p50, p99 and p99.9')
-
-
-class Step(object):
-    """A planned step with its scenario loaded and its files named."""
-
-    def __init__(self, plan, scenario, stats_path, options_rate,
-                 batch_size):
-        self.plan = plan
-        self.scenario = scenario
-        self.stats_path = stats_path
-        self.rate = options_rate
-        self.batch_size = batch_size
-
-    def entry(self):
-        """Its suite.json entry before it runs."""
-        return {'step': self.plan.number, 'label': self.plan.label(),
-                'scenario': self.plan.scenario,
-                'settings': dict(self.plan.settings),
-                'stats_file': self.stats_path, 'complete': False}
-
-
-def load_step(args, plan, folder, suite):
-    """A Step: the plan's scenario read with its settings over the
-    command line's (ScenarioError naming the file when it is bad)."""
-    from ssbench.load import scenario as scenario_mod
-    settings = plan.settings
-
-    def one(setting, attr):
-        value = settings.get(setting)
-        if value is None:
-            value = getattr(args, attr, None)
-            if isinstance(value, list):
-                value = value[0] if len(value) == 1 else None
-        return value
-
-    scenario = scenario_mod.load_scenario(plan.scenario, {
-        'user_count': one('user_count', 'user_count'),
-        'operation_count': one('operation_count', 'op_count'),
-        'run_seconds': one('run_seconds', 'run_seconds'),
-        'container_count': one('container_count', 'container_count'),
-        'delete_after': one('delete_after', 'delete_after'),
-        'policy': one('policy', 'policy'),
-        'block_size': args.block_size, 'segment_size': args.segment_size})
-    batch_size = min(one('batch_size', 'batch_size') or 1,
-                     scenario.user_count)
-    return Step(plan, scenario, suiteplan.stats_path(folder, suite, plan),
-                one('rate', 'rate'), batch_size)
 
 
 def check_steps(args, steps):
@@ -145,13 +96,13 @@ def cmd_run_suite(args):
     steps = [load_step(args, plan, folder, suite) for plan in suite.steps]
     done, suite_id = {}, NEW
     if earlier is not None:
-        from ssbench.cli.suiteresume import resumable
+        from ssbench.suite.resume import resumable
         done = resumable(earlier, folder, suite, steps, args)
         suite_id = earlier.get('id')
     runner = SuiteRunner(args, suite, folder, steps, done, objectives,
                          suite_id)
-    return runner.start([step for step in steps
-                         if step.plan.number not in done])
+    return run_suite(runner, [step for step in steps
+                              if step.plan.number not in done])
 
 
 def _distinct(scenarios):
@@ -163,264 +114,82 @@ def _distinct(scenarios):
     return out
 
 
-# SuiteRunner's suite_id for a suite run for the first time: a new one.
-NEW = object()
+def cmd_find_max_rate(args):
+    """`run-suite --find-max-rate` (ssbench.suite.maxrate): the exit
+    status."""
+    from ssbench.suite.maxrate import SearchRunner, search_suite
+    objectives = suite_objectives(args)
+    suite, path, start = search_suite(args, objectives)
+    folder = suiteplan.suite_dir(args, suite)
+    suiteplan.earlier_steps(folder, suite, False)
+    runner = SearchRunner(args, suite, folder, objectives, path, start)
+    return run_suite(runner, [runner.steps[0]])
 
 
-class SuiteRunner(object):
-    """Runs the steps through one SuiteRun, writing suite.json before
-    and after each, then the table and the suite's --json and --html.
+def run_suite(runner, to_run):
+    """Check the steps `to_run` and the outputs, connect to Swift, run
+    the suite of `runner` (a ssbench.suite.runner.SuiteRunner): the exit
+    status."""
+    args = runner.args
+    _check_outputs(args, runner.folder)
+    check_steps(args, to_run)
+    runner.report_done()
+    log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
+             '%d steps, files in %s', ssbench.version, runner.suite.name,
+             len(runner.steps), runner.folder)
+    widest = max(runner.steps, key=lambda step: step.scenario.user_count)
+    check_open_files(args, widest.scenario)
+    if args.metrics is not None:
+        from ssbench.master.metrics import require_client
+        require_client()
+    curve = curve_keys(args, local_workers=bool(args.workers))
+    swift, worker_config = connect_swift(
+        args, _distinct([step.scenario for step in runner.steps]))
+    return _run(runner, swift, worker_config, curve, widest)
 
-    `done` maps the numbers of the steps an earlier run completed to
-    their (checked) stats files; `suite_id` is the earlier run's id (None
-    when its suite.json had none), which every step's stats header
-    repeats."""
 
-    def __init__(self, args, suite, folder, steps, done, objectives,
-                 suite_id=NEW):
-        from ssbench.cli.suitesave import SuiteFile
-        self.args = args
-        self.suite = suite
-        self.folder = folder
-        self.steps = steps
-        self.objectives = objectives
-        self.id = uuid.uuid4().hex if suite_id is NEW else suite_id
-        self.entries = [step.entry() for step in steps]
-        for entry in self.entries:
-            if entry['step'] in done:
-                entry['stats_file'] = done[entry['step']]
-                entry['complete'] = True
-        self.search = None
-        self.suite_file = SuiteFile(folder)
-
-    def start(self, to_run):
-        """Check the steps `to_run` and the outputs, connect to Swift, run
-        the suite: the exit status."""
-        args = self.args
-        _check_outputs(args, self.folder)
-        check_steps(args, to_run)
-        for entry in self.entries:
-            if entry['complete']:
-                self._report_done(entry)
-        log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
-                 '%d steps, files in %s', ssbench.version, self.suite.name,
-                 len(self.steps), self.folder)
-        widest = max(self.steps, key=lambda step: step.scenario.user_count)
-        check_open_files(args, widest.scenario)
-        if args.metrics is not None:
-            from ssbench.master.metrics import require_client
-            require_client()
-        curve = curve_keys(args, local_workers=bool(args.workers))
-        swift, worker_config = connect_swift(
-            args, _distinct([step.scenario for step in self.steps]))
-        return self.run(swift, worker_config, curve, widest)
-
-    def run(self, swift, worker_config, curve, widest):
-        """Run the suite with the workers (local ones started for it)."""
-        from ssbench.master.suiterun import SuiteRun
-        from ssbench.wire.transport import MasterSockets
-        args = self.args
-        sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
-                                args.zmq_results_port, green=False,
-                                curve=curve)
-        outcome = None
-        live = None
-        try:
-            from ssbench.master import progress
-            from ssbench.cli.runopts import start_live_view
-            shown = progress.mode(args.progress, sys.stderr, args.verbose,
-                                  args.quiet)
-            self.progress_stream = sys.stderr if shown == 'chars' else None
-            live = start_live_view(shown, args.metrics)
-            suite_run = SuiteRun(sockets, swift, worker_config)
-            with stop_on_signals(suite_run):
-                local = local_workers(args, widest.scenario.user_count,
-                                      sockets, curve, max(
-                                          step.batch_size
-                                          for step in self.steps))
-                try:
-                    if local is not None:
-                        suite_run.workers_gone = workers_gone(
-                            local, _MasterOf(suite_run))
-                        suite_run.local_run = local.token
-                        local.start()
-                    outcome = self._run_steps(suite_run, live)
-                finally:
-                    if local is not None:
-                        local.stop()
-        finally:
-            if live is not None:
-                live.close(linger=outcome is not None)
-            sockets.close()
-            if swift is not None:
-                swift.close()
-            self.suite_file.release()
-        return self._finish(outcome)
-
-    def _run_steps(self, suite_run, live):
-        """Run the steps not done yet; the outcome of the last one run
-        (None when none ran)."""
-        outcome = None
-        for index, step in enumerate(self.steps):
-            entry = self.entries[index]
-            if entry.get('complete'):
-                log.info('Step %d/%d (%s): complete already, in %s',
-                         step.plan.number, len(self.steps),
-                         entry['label'] or '-', entry['stats_file'])
-                continue
-            outcome = self._run_step(suite_run, live, step, index)
-            if not self.entries[index]['complete']:
-                break
-        return outcome
-
-    def _run_step(self, suite_run, live, step, index):
-        from ssbench.master.scenariorun import RunOptions
-        from ssbench.master import steadystate
-        from ssbench.master.steadystate import SteadyWatch
-        from ssbench.results.safefiles import StatsPaths
-        args = self.args
-        number, total = step.plan.number, len(self.steps)
-        # Saved before the step too: a step that fills the disk or kills
-        # the master leaves suite.json saying which it was.
-        self._save()
-        log.info('Step %d/%d (%s): %s', number, total,
-                 step.plan.label() or '-', step.plan.scenario)
+def _run(runner, swift, worker_config, curve, widest):
+    """Run the suite with the workers (local ones started for it)."""
+    from ssbench.suite.sharedworkers import SuiteRun
+    from ssbench.wire.transport import MasterSockets
+    args = runner.args
+    sockets = MasterSockets(args.zmq_bind_ip, args.zmq_work_port,
+                            args.zmq_results_port, green=False, curve=curve)
+    outcome = None
+    live = None
+    try:
+        from ssbench.master import progress
+        from ssbench.cli.runopts import start_live_view
+        shown = progress.mode(args.progress, sys.stderr, args.verbose,
+                              args.quiet)
+        options = dict(shared_run_options(args), progress_stream=(
+            sys.stderr if shown == 'chars' else None))
+        live = start_live_view(shown, args.metrics)
+        suite_run = SuiteRun(sockets, swift, worker_config)
+        with stop_on_signals(suite_run):
+            local = local_workers(args, widest.scenario.user_count, sockets,
+                                  curve, max(step.batch_size
+                                             for step in runner.steps))
+            try:
+                if local is not None:
+                    suite_run.workers_gone = workers_gone(
+                        local, _MasterOf(suite_run))
+                    suite_run.local_run = local.token
+                    local.start()
+                outcome = runner.run_steps(
+                    suite_run, live, options,
+                    lambda steps: check_steps(args, steps))
+            finally:
+                if local is not None:
+                    local.stop()
+    finally:
         if live is not None:
-            live.step = (number, total, step.plan.label())
-        watch = None
-        if args.until_steady:
-            watch = SteadyWatch(
-                warmup=args.warmup,
-                window=args.steady_seconds / steadystate.WINDOWS,
-                tolerance=args.steady_tolerance,
-                latency_tolerance=2 * args.steady_tolerance)
-        header = {'suite': {'name': self.suite.name, 'step': number,
-                            'steps': total, 'label': step.plan.label()}}
-        if self.id is not None:
-            header['suite']['id'] = self.id
-        if watch is not None:
-            # The step's -r or -o is a ceiling: ending before it is no
-            # early end.
-            header['until_steady'] = True
-        options = RunOptions(
-            batch_size=step.batch_size, progress_stream=self.progress_stream,
-            seed=args.seed, rate=step.rate, arrival=args.arrival,
-            warmup=args.warmup, live=live, header_extra=header, watch=watch,
-            **shared_run_options(args))
-        outcome = suite_run.run_step(step.scenario,
-                                     StatsPaths(step.stats_path), options)
-        entry = self.entries[index]
-        entry['stats_file'] = outcome.stats_path
-        entry['complete'] = bool(outcome.finalized and not outcome.interrupted
-                                 and outcome.error is None)
-        if outcome.error is not None:
-            entry['error'] = '%s' % (outcome.error,)
-        if watch is not None:
-            entry['steady'] = {'steady': watch.steady,
-                               'after': watch.steady_after,
-                               'why': watch.verdict.why}
-        if outcome.finalized:
-            self._report_step(entry)
-        self._save()
-        return outcome
-
-    def _report_done(self, entry):
-        """A step an earlier run completed: its figures, objectives,
-        page and steadiness, from its stats file (never from
-        suite.json)."""
-        stats_file = self._report_step(entry)
-        steady = suitefolder.steady_of(stats_file)
-        if steady is not None:
-            entry['steady'] = steady
-
-    def _report_step(self, entry):
-        """The step's figures, objectives and own HTML page, from its
-        stats file (a statsreader.StatsFile, returned)."""
-        from ssbench.report.compute.analyze import DEFAULT_PERCENTILES, \
-            analyze
-        from ssbench.report.compute.suitefigures import step_figures
-        from ssbench.report import slo
-        from ssbench.results.statsreader import open_stats
-        percentiles = list(DEFAULT_PERCENTILES)
-        if self.objectives:
-            percentiles += [p for p in slo.percentiles_of(self.objectives)
-                            if p not in percentiles]
-        stats_file = open_stats(entry['stats_file'])
-        doc = analyze(stats_file, percentiles, skip=self.args.warmup)
-        entry['figures'] = step_figures(doc)
-        if self.objectives is not None:
-            entry['slo'] = slo.missed(doc, self.objectives)
-            entry['slo_too_few'] = slo.too_few(doc, self.objectives)
-            for line in entry['slo'] + entry['slo_too_few']:
-                log.warning('Step %d: --slo %s', entry['step'], line)
-        if self.args.html_file:
-            from ssbench.report.render.html import render_html
-            from ssbench.results import safefiles
-            path = _without_gz(entry['stats_file']) + '.html'
-            with safefiles.atomic_output(path, 'HTML file') as out:
-                render_html(doc, out)
-            entry['html'] = path
-        return stats_file
-
-    def document(self):
-        """The suite document: suite.json's content, with the suite's id
-        and the options that make what its steps measure (checked on
-        --resume)."""
-        from ssbench.cli.suiteresume import step_options
-        from ssbench.report.compute.suitefigures import suite_document
-        doc = suite_document(self.suite.name, self.entries, self.search)
-        if self.id is not None:
-            doc['id'] = self.id
-        doc['options'] = step_options(self.args)
-        return doc
-
-    def _save(self):
-        """suite.json, replaced whole before and after every step."""
-        self.suite_file.save(self.document())
-
-    def _finish(self, outcome):
-        """The table and the suite's outputs; the exit status."""
-        args = self.args
-        doc = self.document()
-        complete = [e['step'] for e in self.entries if e.get('complete')]
-        log.info('Suite results saved in %s: %d of %d steps complete',
-                 self.folder, len(complete), len(self.entries))
-        partial = [e['step'] for e in self.entries
-                   if not e.get('complete') and e.get('figures')]
-        if partial:
-            log.warning('Step %s stopped before its end: its stats file '
-                        'holds what it measured; --resume --suite-dir %s '
-                        'runs it again with the steps not run',
-                        ', '.join('%d' % n for n in partial), self.folder)
-        from ssbench.report.render.jsonfile import write_json
-        outputs = []
-        if args.json_file:
-            outputs.append((args.json_file, 'JSON file', 'w',
-                            lambda out: write_json(doc, out)))
-        if args.html_file:
-            from ssbench.report.render.suitehtml import render_suite_html
-            outputs.append((args.html_file, 'HTML file', 'w',
-                            lambda out: render_suite_html(doc, out)))
-        to_stdout = STDOUT in (args.json_file, args.html_file)
-        if not args.no_default_report and not to_stdout:
-            from ssbench.report.render.suitetable import render_table
-            from ssbench.report.compute.metricnames import OPERATIONS
-            operations = OPERATIONS if args.per_operation else ('total',)
-            outputs.append((STDOUT, 'table', 'w',
-                            lambda out: render_table(doc, out, operations)))
-        write_outputs(outputs)
-        return self._status(outcome)
-
-    def _status(self, outcome):
-        if outcome is not None and outcome.error is not None:
-            log.error('%s', outcome.error)
-            return outcome.error.exit_status
-        if outcome is not None and outcome.interrupted:
-            return 130
-        if self.search is None and any(e.get('slo') for e in self.entries):
-            from ssbench.report.slo import MISSED_EXIT
-            return MISSED_EXIT
-        return 0
+            live.close(linger=outcome is not None)
+        sockets.close()
+        if swift is not None:
+            swift.close()
+        runner.suite_file.release()
+    return runner.finish(outcome, write_outputs)
 
 
 class _MasterOf(object):
@@ -434,7 +203,3 @@ class _MasterOf(object):
     def workers(self):
         master = self.suite_run.master
         return master.workers if master is not None else {}
-
-
-def _without_gz(path):
-    return path[:-3] if path.endswith('.gz') else path

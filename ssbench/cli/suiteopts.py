@@ -6,7 +6,7 @@ import argparse
 
 from ssbench.cli import common
 from ssbench.load import sweep
-from ssbench.master import capacitysearch, steadystate
+from ssbench.suite import capacitysearch, steadystate
 
 EPILOG = '''\
 -u, -o, -r, -c, -p, --rate and --batch-size take a sweep: one value, a
@@ -117,7 +117,7 @@ def add_suite_parser(subparsers, add_run_arguments):
 
 def _cmd_run_suite(args):
     if args.find_max_rate:
-        from ssbench.cli.capacityrun import cmd_find_max_rate
+        from ssbench.cli.runsuite import cmd_find_max_rate
         return cmd_find_max_rate(args)
     from ssbench.cli.runsuite import cmd_run_suite
     return cmd_run_suite(args)

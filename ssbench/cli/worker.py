@@ -16,7 +16,7 @@ logs one line and exits with status 0 (130 after SIGINT).
 
 `--processes N|auto` starts N such workers (auto: one per core) with ids
 from the one given upward, each logging to its own file; see
-ssbench.cli.workerprocs.  Without it, `--log-dir DIR` sends this worker's
+ssbench.worker.supervisor.  Without it, `--log-dir DIR` sends this worker's
 log to DIR/worker-ID.log (appended to), the name a child of --processes
 logs to, with its errors on stderr too.
 """
@@ -38,7 +38,7 @@ def build_parser():
     from ssbench.cli.common import (MAX_WORKER_ID, ArgumentParser, bounded,
                                     non_negative_float, non_negative_int,
                                     port, positive_int)
-    from ssbench.cli.workerprocs import parse_processes
+    from ssbench.worker.supervisor import parse_processes
     from ssbench.load.scenario import MAX_USER_COUNT
     parser = ArgumentParser(
         prog='ssbench-worker',
@@ -160,7 +160,7 @@ def _supervise(args, argv, env):
     """--processes: start the workers, wait for them; the exit status."""
     from ssbench.cli import openfiles
     from ssbench.cli.common import MAX_WORKER_ID
-    from ssbench.cli.workerprocs import Supervisor, process_count
+    from ssbench.worker.supervisor import Supervisor, process_count
     from ssbench.errors import UsageError
     from ssbench.results import safefiles
     from ssbench.procstats import cpu_count
@@ -188,7 +188,7 @@ def _log_to_dir(args):
     """--log-dir without --processes: the log goes to
     DIR/worker-ID.log (appended to), and its errors to stderr too."""
     from ssbench.cli.common import setup_logging
-    from ssbench.cli.workerprocs import open_log
+    from ssbench.worker.supervisor import open_log
     from ssbench.results import safefiles
     path = os.path.join(args.log_dir, 'worker-%d.log' % args.worker_id)
     safefiles.check_directory(path, '--log-dir', create=True)
@@ -288,8 +288,8 @@ def main(argv=None, env=None, patch=True):
 
     `patch=False` skips gevent.monkey.patch_all(), for in-process tests.
     """
-    from ssbench.cli.workerprocs import (CHILD_INDEX, child_index,
-                                         wants_processes)
+    from ssbench.worker.supervisor import (CHILD_INDEX, child_index,
+                                           wants_processes)
     if argv is None:
         argv = sys.argv[1:]
     if env is None:

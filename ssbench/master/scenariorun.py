@@ -63,7 +63,7 @@ class RunOptions(object):
         # More keys of the stats header (a suite's step says which it is).
         self.header_extra = header_extra
         # Sees the benchmark's results and may end its jobs early (a
-        # ssbench.master.steadystate.SteadyWatch), or None.
+        # ssbench.suite.steadystate.SteadyWatch), or None.
         self.watch = watch
 
 

@@ -640,7 +640,7 @@ def stats_header_names():
 def control_record_names():
     """Every kind of control record and every event a stats file holds."""
     from ssbench.load import schedule
-    from ssbench.master import steadystate
+    from ssbench.suite import steadystate
     from ssbench.results import clockrecords, eventrecords, healthrecords
     return set((schedule.SCHEDULE_RECORD, steadystate.RECORD_KIND,
                 clockrecords.CLOCK_RECORD, eventrecords.EVENT_RECORD,

@@ -33,6 +33,8 @@ MAY_IMPORT = {
     'ssbench.worker': ('ssbench.swift', 'ssbench.wire', 'ssbench.s3'),
     'ssbench.master': ('ssbench.load', 'ssbench.wire', 'ssbench.swift',
                        'ssbench.results', 'ssbench.report'),
+    'ssbench.suite': ('ssbench.load', 'ssbench.results', 'ssbench.report',
+                      'ssbench.master'),
     'ssbench.cli': ('ssbench',),
 }
 

@@ -212,7 +212,7 @@ def test_a_step_is_a_warning_and_a_run_event(caplog):
 
 def test_a_worker_s_offset_is_known_once_a_probe_came_back():
     # What the steady-state watch puts completion times on the master's
-    # clock by (ssbench.master.steadystate).
+    # clock by (ssbench.suite.steadystate).
     clocks = master_clocks()
     offsets = ClockOffsets(clocks.monotonic, clocks.time, interval=0)
     assert offsets.offset(1) is None

@@ -1,10 +1,10 @@
-"""ssbench.cli.suitefolder: a step's file name, and its steadiness read
+"""ssbench.suite.folder: a step's file name, and its steadiness read
 from its stats file (suite.json's own checks are in test_reportsuite and
-test_suiteresume, through the commands)."""
+test_resume, through the commands)."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.cli import suitefolder
-from ssbench.master.steadystate import RECORD_KIND
+from ssbench.suite import folder as suitefolder
+from ssbench.suite.steadystate import RECORD_KIND
 from ssbench.results.statsreader import open_stats
 from ssbench.results.statswriter import StatsWriter
 

@@ -1,4 +1,4 @@
-"""ssbench.cli.suitesave: suite.json replaced whole, the last one left
+"""ssbench.suite.savefile: suite.json replaced whole, the last one left
 as it was when a write fails, and room kept beside it for the next."""
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ssbench.cli import suitesave
+from ssbench.suite import savefile
 from ssbench.errors import SsbenchError
 
 
@@ -19,11 +19,11 @@ def read(path):
 
 
 def test_each_save_replaces_suite_json_and_keeps_room_for_the_next(tmpdir):
-    saved = suitesave.SuiteFile(str(tmpdir))
+    saved = savefile.SuiteFile(str(tmpdir))
     saved.save({'steps': [1]})
     assert read(saved.path) == {'steps': [1]}
     room = os.path.getsize(saved.reserve)
-    assert room == suitesave.MIN_RESERVE + 2 * os.path.getsize(saved.path)
+    assert room == savefile.MIN_RESERVE + 2 * os.path.getsize(saved.path)
     saved.save({'steps': [1, 2]})
     assert read(saved.path) == {'steps': [1, 2]}
     saved.release()
@@ -31,7 +31,7 @@ def test_each_save_replaces_suite_json_and_keeps_room_for_the_next(tmpdir):
 
 
 def test_a_failed_save_leaves_the_last_suite_json(tmpdir, monkeypatch):
-    saved = suitesave.SuiteFile(str(tmpdir))
+    saved = savefile.SuiteFile(str(tmpdir))
     saved.save({'steps': [1]})
     from ssbench.report.render import jsonfile
 
@@ -47,7 +47,7 @@ def test_a_failed_save_leaves_the_last_suite_json(tmpdir, monkeypatch):
 
 
 def test_no_room_to_keep_is_no_failure(tmpdir, monkeypatch):
-    saved = suitesave.SuiteFile(str(tmpdir))
+    saved = savefile.SuiteFile(str(tmpdir))
 
     def refuse(path):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

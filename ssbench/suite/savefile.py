@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import os
 
-from ssbench.cli.suitefolder import SUITE_FILE
+from ssbench.suite.folder import SUITE_FILE
 
 log = logging.getLogger('ssbench')
 
@@ -29,11 +29,11 @@ class SuiteFile(object):
         """Replace suite.json with `doc` (SsbenchError, the last one left
         as it was, when it cannot be written), then keep room for the
         next."""
-        from ssbench.cli.common import write_outputs
         from ssbench.report.render.jsonfile import write_json
+        from ssbench.results.safefiles import atomic_output
         self.release()
-        write_outputs([(self.path, 'suite file', 'w',
-                        lambda out: write_json(doc, out))])
+        with atomic_output(self.path, 'suite file', 'w') as out:
+            write_json(doc, out)
         self._keep_room(MIN_RESERVE + 2 * os.path.getsize(self.path))
 
     def _keep_room(self, size):

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from ssbench.master import steadystate
-from ssbench.master.steadystate import Window, verdict
+from ssbench.suite import steadystate
+from ssbench.suite.steadystate import Window, verdict
 
 
 def windows(rates, p99s, count=500):

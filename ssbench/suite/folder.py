@@ -14,7 +14,7 @@ import re
 
 from ssbench.compat import string_types
 from ssbench.load.scenariocheck import show
-from ssbench.master.steadystate import RECORD_KIND as STEADY_RECORD
+from ssbench.suite.steadystate import RECORD_KIND as STEADY_RECORD
 
 SUITE_FILE = 'suite.json'
 FORMAT = 'ssbench-suite'

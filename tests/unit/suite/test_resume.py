@@ -1,4 +1,4 @@
-"""ssbench.cli.suiteresume: --resume refuses flags that make other steps
+"""ssbench.suite.resume: --resume refuses flags that make other steps
 than the earlier run's, naming them, and counts a step as done only with
 its own stats file in the folder, whose header matches these flags."""
 from __future__ import absolute_import, division, print_function
@@ -10,9 +10,9 @@ import os
 import pytest
 
 import ssbench
-from ssbench.cli import suiteplan, suiteresume
+from ssbench.suite import plan as suiteplan, resume as suiteresume
 from ssbench.cli.masterparser import build_parser
-from ssbench.cli.runsuite import SuiteRunner, load_step
+from ssbench.suite.runner import SuiteRunner, load_step
 from ssbench.errors import UsageError
 from ssbench.results.statswriter import StatsWriter
 

@@ -5,8 +5,8 @@ import logging
 
 import pytest
 
-from ssbench.cli.capacityrun import SearchRunner
-from ssbench.master.capacitysearch import CapacitySearch
+from ssbench.suite.maxrate import SearchRunner
+from ssbench.suite.capacitysearch import CapacitySearch
 
 Plan = collections.namedtuple('Plan', 'number')
 Step = collections.namedtuple('Step', 'rate plan')

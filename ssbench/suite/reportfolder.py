@@ -6,7 +6,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 import os
 
-from ssbench.cli import suitefolder
+from ssbench.suite import folder as suitefolder
 from ssbench.errors import StatsFileError, UsageError
 
 log = logging.getLogger('ssbench')
@@ -32,7 +32,7 @@ def suite_file(path):
 
 def read_suite(path):
     """The suite document at `path` (a suite.json), checked for its
-    structure and types (ssbench.cli.suitefolder); StatsFileError in one
+    structure and types (ssbench.suite.folder); StatsFileError in one
     line naming the field otherwise."""
     try:
         return suitefolder.read_document(path)
@@ -44,7 +44,7 @@ def refigured(path, request):
     """The suite document at `path` with every step's figures (and
     steadiness) computed again from its stats file, judged by --slo;
     UsageError for a step whose stats file is not its own (see
-    ssbench.cli.suitefolder)."""
+    ssbench.suite.folder)."""
     from ssbench.report.compute.analyze import analyze
     from ssbench.report.compute.suitefigures import step_figures
     from ssbench.report import slo
@@ -75,11 +75,11 @@ def refigured(path, request):
     return doc
 
 
-def write_suite_reports(path, request):
+def write_suite_reports(path, request, write_outputs):
     """report-scenario of the suite at `path` (a suite.json): its table
-    (or the comparison with --compare), --json and --html; the exit
-    status (3 when a step missed an --slo objective)."""
-    from ssbench.cli.common import write_outputs
+    (or the comparison with --compare), --json and --html, given to
+    write_outputs([(path, what, mode, write)]); the exit status (3 when a
+    step missed an --slo objective)."""
     if request.rps_histogram or request.csv_output or request.errors or \
             request.bandwidth or request.rules:
         raise UsageError('a suite is reported as its table, --json and '

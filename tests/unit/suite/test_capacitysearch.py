@@ -2,7 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.capacitysearch import CapacitySearch
+from ssbench.suite.capacitysearch import CapacitySearch
 
 
 def search_against(capacity, client_limit=None, **kwargs):

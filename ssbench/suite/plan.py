@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 import os
 import time
 
-from ssbench.cli.suitefolder import safe_name, stats_name
+from ssbench.suite.folder import safe_name, stats_name
 from ssbench.errors import UsageError
 from ssbench.load import suitefile, sweep
 from ssbench.results.statswriter import DEFAULT_RESULTS_DIR
@@ -83,8 +83,8 @@ def stats_path(folder, suite, step):
 
 def earlier_steps(folder, suite, resume):
     """The checked suite document of an earlier run of the suite in
-    `folder` (None without one; see ssbench.cli.suiteresume); without
+    `folder` (None without one; see ssbench.suite.resume); without
     --resume a folder holding a suite is refused, so that nothing of it
     is replaced."""
-    from ssbench.cli.suiteresume import earlier_suite
+    from ssbench.suite.resume import earlier_suite
     return earlier_suite(folder, resume)

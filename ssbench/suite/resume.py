@@ -1,5 +1,5 @@
 """run-suite --resume: the earlier run's suite.json (checked by
-ssbench.cli.suitefolder) must have been made by the same flags, and a
+ssbench.suite.folder) must have been made by the same flags, and a
 step counts as done only when its stats file is in the suite's folder
 under the step's name, and its header names this step of this suite and
 the settings these flags give it (see docs/suites.rst)."""
@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 import os
 
-from ssbench.cli import suitefolder
+from ssbench.suite import folder as suitefolder
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.load.scenariocheck import show
 

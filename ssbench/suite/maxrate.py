@@ -1,5 +1,5 @@
 """`run-suite --find-max-rate`: open-loop steps chosen one after another
-by ssbench.master.capacitysearch until the highest rate that meets the
+by ssbench.suite.capacitysearch until the highest rate that meets the
 --slo objectives (and that the step carried: see that module) is known
 to --resolution, or the client is the limit."""
 from __future__ import absolute_import, division, print_function
@@ -8,13 +8,11 @@ import collections
 import os
 import logging
 
-from ssbench.cli import suiteplan
-from ssbench.cli.runsuite import (SuiteRunner, check_steps, load_step,
-                                  suite_objectives)
 from ssbench.errors import UsageError
 from ssbench.load import suitefile
 from ssbench.load.scenario import MAX_RATE
-from ssbench.master.capacitysearch import CapacitySearch, shortfall
+from ssbench.suite.capacitysearch import CapacitySearch, shortfall
+from ssbench.suite.runner import SuiteRunner, load_step
 
 log = logging.getLogger('ssbench')
 
@@ -59,16 +57,6 @@ def search_suite(args, objectives):
     return suitefile.Suite(name + '-max-rate', []), path, start
 
 
-def cmd_find_max_rate(args):
-    """Run the search (see the module docstring): the exit status."""
-    objectives = suite_objectives(args)
-    suite, path, start = search_suite(args, objectives)
-    folder = suiteplan.suite_dir(args, suite)
-    suiteplan.earlier_steps(folder, suite, False)
-    runner = SearchRunner(args, suite, folder, objectives, path, start)
-    return runner.start([runner.steps[0]])
-
-
 class SearchRunner(SuiteRunner):
     """A SuiteRunner whose steps the capacity search chooses."""
 
@@ -93,7 +81,7 @@ class SearchRunner(SuiteRunner):
             [('rate', rate)]), shown=['rate'])
         return load_step(args, plan, folder, suite)
 
-    def _run_steps(self, suite_run, live):
+    def run_steps(self, suite_run, live, options, check_steps):
         outcome = None
         index = 0
         while True:
@@ -103,11 +91,11 @@ class SearchRunner(SuiteRunner):
                     break
                 step = self._step(self.args, self.suite, self.folder,
                                   index + 1, _rounded(rate))
-                check_steps(self.args, [step])
+                check_steps([step])
                 self.steps.append(step)
                 self.entries.append(step.entry())
             step = self.steps[index]
-            outcome = self._run_step(suite_run, live, step, index)
+            outcome = self._run_step(suite_run, live, options, step, index)
             entry = self.entries[index]
             if not entry['complete']:
                 break

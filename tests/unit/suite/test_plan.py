@@ -1,10 +1,10 @@
-"""ssbench.cli.suiteplan and suitefolder: file names of a suite's folder
+"""ssbench.suite.plan and folder: file names of a suite's folder
 and steps."""
 from __future__ import absolute_import, division, print_function
 
 import os
 
-from ssbench.cli import suitefolder, suiteplan
+from ssbench.suite import folder as suitefolder, plan as suiteplan
 from ssbench.load.suitefile import StepPlan, Suite
 
 
