@@ -111,8 +111,11 @@ def write_suite_reports(path, request, write_outputs):
                         lambda out: write_json(doc, out)))
     if request.html_path:
         from ssbench.report.render.suitehtml import render_suite_html
+        folder = None if request.html_path == '-' else os.path.dirname(
+            os.path.abspath(request.html_path))
         outputs.append((request.html_path, 'HTML file', 'w',
-                        lambda out: render_suite_html(doc, out)))
+                        lambda out: render_suite_html(
+                            doc, out, request.objectives, page_dir=folder)))
     write_outputs(outputs)
     missed = [(step['step'], line) for step in doc['steps']
               for line in step.get('slo') or ()]

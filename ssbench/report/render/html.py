@@ -66,6 +66,15 @@ def write_shared_js(folder):
     return path
 
 
+def shared_js_src(page, folder):
+    """The relative URL, from the page at path `page`, of the shared copy
+    of plotly.js in `folder`, written there first (write_shared_js())."""
+    import os
+    path = write_shared_js(folder)
+    return os.path.relpath(os.path.abspath(path), os.path.dirname(
+        os.path.abspath(page))).replace(os.sep, '/')
+
+
 def scripts_html(figures, js_source, js_src=None):
     """The page's scripts: plotly.js (inlined, or read from `js_src`, a
     relative URL) and the drawing of `figures` ('' without a figure)."""

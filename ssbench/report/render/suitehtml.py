@@ -15,6 +15,7 @@ ssbench[html].
 from __future__ import absolute_import, division, print_function
 
 import math
+import os
 import time
 
 from ssbench.compat import text_type, write_text
@@ -169,24 +170,28 @@ def chart_specs(doc, objectives=None):
     return charts
 
 
-def _details(step):
+def _details(step, page_dir):
     links = []
     for key, what in (('html', 'report'), ('stats_file', 'stats file')):
         path = step.get(key)
         if path:
-            links.append('<a href="%s">%s</a>' % (esc(_href(path)), what))
+            links.append('<a href="%s">%s</a>' % (
+                esc(_href(path, page_dir)), what))
     return ' '.join(links)
 
 
-def _href(path):
-    """A link to a file beside the page: its name, which the suite's
-    files share a folder with."""
-    return path.replace('\\', '/').rsplit('/', 1)[-1]
+def _href(path, page_dir=None):
+    """A link to a step's file: relative to the page's folder `page_dir`,
+    else its name (the page beside it in the suite's folder)."""
+    if page_dir is None:
+        return path.replace('\\', '/').rsplit('/', 1)[-1]
+    return os.path.relpath(os.path.abspath(path), page_dir).replace(
+        os.sep, '/')
 
 
-def steps_html(doc):
+def steps_html(doc, page_dir=None):
     """The table of the steps, with each step's own page and stats file
-    one click away."""
+    one click away (links relative to `page_dir`, the page's folder)."""
     by_number = dict((step['step'], step) for step in doc['steps'])
     rows = []
     number = None
@@ -194,7 +199,8 @@ def steps_html(doc):
         if row[0]:
             number = int(row[0])
         cells = [esc(cell) for cell in row]
-        cells.append(_details(by_number[number]) if row[0] else '')
+        cells.append(_details(by_number[number], page_dir) if row[0]
+                     else '')
         rows.append(cells)
     return table(['Step', 'Values', 'Offered', 'Achieved (req/s)', 'p50',
                   'p99', 'p99.9', 'Errors', 'MB/s', 'Client', 'Details'],
@@ -236,10 +242,13 @@ def about_html(doc, objectives=None):
             what, what.lower(), text) for what, text in facts)
 
 
-def render_suite_html(doc, stream, objectives=None, js_src=None):
+def render_suite_html(doc, stream, objectives=None, js_src=None,
+                      page_dir=None):
     """Write the suite's page to a text stream, the --slo `objectives`
     (slo.Objective) shown and drawn, plotly.js inlined or read from
-    `js_src` (a relative URL).  MissingExtraError without plotly."""
+    `js_src` (a relative URL), the steps' files linked relative to
+    `page_dir` (the page's folder; None: beside them).  MissingExtraError
+    without plotly."""
     js_source, js_version = plotly_js()
     charts = chart_specs(doc, objectives)
     divs = ''.join('<div class="chart" id="%s"></div>' % div_id
@@ -258,7 +267,7 @@ def render_suite_html(doc, stream, objectives=None, js_src=None):
                     'cluster takes before it queues.</p><div class="charts '
                     'grid">%s</div></section>\n' % divs)
     body.append('<section id="steps"><h2>Steps</h2>%s</section>\n'
-                % steps_html(doc))
+                % steps_html(doc, page_dir))
     search = doc.get('search')
     if search is not None:
         body.append('<section id="search"><h2>Capacity search</h2><p>%s'

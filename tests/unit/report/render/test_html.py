@@ -113,6 +113,11 @@ def test_a_shared_page_reads_plotly_from_the_copy_beside_it(tmpdir):
     tmpdir.join('plotly.min.js').write('old')
     html.write_shared_js(str(tmpdir))
     assert io.open(path, encoding='utf-8').read() == get_plotlyjs()
+    # A page elsewhere reads the copy by its relative path.
+    page = str(tmpdir.join('pages', 'suite.html'))
+    assert html.shared_js_src(page, str(tmpdir)) == '../plotly.min.js'
+    assert html.shared_js_src(str(tmpdir.join('step.html')),
+                              str(tmpdir)) == 'plotly.min.js'
 
 
 @needs_plotly

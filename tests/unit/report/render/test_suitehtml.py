@@ -149,6 +149,9 @@ def test_the_page_escapes_names_and_links_each_step():
     assert '<curve>' not in page
     assert '<a href="curve.01.html">report</a>' in page
     assert '<a href="curve.02.u16.stat.gz">stats file</a>' in page
+    # A page elsewhere links them by their relative paths.
+    page = render(suite_doc(), page_dir='/tmp/pages')
+    assert '<a href="../s/curve.01.html">report</a>' in page
     assert page.count('<div class="chart" id=') == 3
 
 
