@@ -9,6 +9,7 @@ import errno
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -505,3 +506,46 @@ def test_a_run_that_fills_the_disk_says_how_to_remove_its_objects(
     assert 'are in %s (not compressed)' % (stats,) in ran.err
     from ssbench.results.statsreader import open_stats
     assert len(list(open_stats(stats).iter_results())) > 100
+
+
+def folder_bytes(folder):
+    """{file name: bytes} of a folder's files."""
+    return dict((name, os.path.getsize(os.path.join(folder, name)))
+                for name in os.listdir(folder))
+
+
+def test_a_suites_pages_share_one_copy_of_plotly(tmpdir, fake_swift):
+    """Five steps with --html: one plotly.min.js in the suite's folder,
+    each page reading it, the folder under twice its stats files plus
+    that one copy; each step's summary line in the log."""
+    pytest.importorskip('plotly')
+    from ssbench.report.render.html import PLOTLY_FILE, plotly_js
+    folder = os.path.join(str(tmpdir), 'five')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '-u', '1,2,3,4,5',
+        '-o', '1500', '--workers', '1', '--suite-dir', folder,
+        '--slo', 'p99<1s', '--html', os.path.join(folder, 'suite.html'),
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=500)
+    assert ran.status == 0, ran
+    sizes = folder_bytes(folder)
+    print(sorted(sizes.items()))
+    stats = sum(size for name, size in sizes.items()
+                if name.endswith('.stat.gz'))
+    library = len(plotly_js()[0].encode('utf-8'))
+    assert sizes[PLOTLY_FILE] == library
+    assert sum(sizes.values()) < 2 * stats + library, (stats, library)
+    pages = [name for name in sizes if name.endswith('.html')]
+    assert len(pages) == 6
+    for name in pages:
+        with io.open(os.path.join(folder, name), encoding='utf-8') as page:
+            text = page.read()
+        assert text.count('<script src="plotly.min.js"></script>') == 1
+    summaries = [line for line in ran.err.splitlines()
+                 if line.startswith('INFO:Step ') and ' requests, ' in line]
+    assert [line.split(':')[1] for line in summaries] == [
+        'Step %d' % n for n in range(1, 6)]
+    for number, line in enumerate(summaries, 1):
+        assert re.match(r'INFO:Step %d: 1500 requests, [0-9.]+ req/s, '
+                        r'p50 [0-9.]+ (ms|\S+s), p99 [0-9.]+ (ms|\S+s), '
+                        r'p99.9 [0-9.]+ (ms|\S+s), 0 errors \(0.00%%\), '
+                        r'[0-9.]+ MB/s, client \w+' % number, line), line

@@ -209,10 +209,13 @@ def log_ticks(low, high):
 
 def log_axis(axis, values):
     """Make `axis` logarithmic over the (positive) values, with round
-    tick labels at its ends."""
+    tick labels at its ends, and a little room beyond them for a marker
+    on an end tick."""
     ticks, labels = log_ticks(min(values), max(values))
+    low, high = math.log10(ticks[0]), math.log10(ticks[-1])
+    room = (high - low) * 0.03
     axis.update(type='log', tickvals=ticks, ticktext=labels,
-                range=[math.log10(ticks[0]), math.log10(ticks[-1])])
+                range=[low - room, high + room])
     axis.pop('rangemode', None)
 
 

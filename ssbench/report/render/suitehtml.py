@@ -230,7 +230,8 @@ def about_html(doc, objectives=None):
     for step in doc['steps']:
         if step.get('scenario') not in scenarios:
             scenarios.append(step.get('scenario'))
-    facts = [('Scenario', ', '.join(esc(name) for name in scenarios)),
+    facts = [('Scenario', ', '.join(esc(name) for name in scenarios
+                                    if name) or '-'),
              ('Settings', esc(_settings(doc)) or 'as in the scenario; '
               'each step\'s values in the table'),
              ('Date', esc(_date(_reported(doc))) or '-')]
