@@ -1,6 +1,6 @@
 """run-scenario --s3 against the local Swift's S3 API (tools/saio): the
 very small scenario with two workers, without an error, its report
-rendered and its header naming the protocol; a wrong secret is one line
+rendered, its summary line logged, and its header naming the protocol; a wrong secret is one line
 naming SignatureDoesNotMatch; the secret is in no file the run wrote nor
 on the master-worker wire.  The buckets are deleted with botocore."""
 from __future__ import absolute_import, division, print_function
@@ -84,9 +84,15 @@ def run_s3(tmpdir, scenario, *extra, **kwargs):
 
 
 def test_very_small_over_s3(tmpdir, very_small):
+    from tests.e2e.test_summary_line import check_run, have_plotly
     scenario, prefix = very_small
-    ran, stats = run_s3(tmpdir, scenario)
+    html = str(tmpdir.join('s3.html')) if have_plotly() else None
+    ran, stats = run_s3(tmpdir, scenario, *(['--html', html] if html
+                                            else []))
     assert ran.status == 0, ran
+    # The summary line logged, that of report-scenario --summary, the
+    # page's first.
+    check_run(ran, stats, html)
     results = support.read_results(stats)
     assert len(results) == 100
     assert [r for r in results if 'exception' in r] == []

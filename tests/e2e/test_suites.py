@@ -130,11 +130,20 @@ CAPACITY = SLOTS / SERVICE
 def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
     fake_swift.limit(SLOTS, SERVICE)
     folder = os.path.join(str(tmpdir), 'search')
+    # The page elsewhere than the suite's folder: its script and links
+    # relative to it.
+    html_path = str(tmpdir.join('pages', 'search.html'))
+    os.mkdir(os.path.dirname(html_path))
+    try:
+        import plotly  # noqa: F401
+        extra = ['--html', html_path]
+    except ImportError:
+        extra = []
     ran = support.master(
         'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
         '--slo', 'p99<300ms', '-r', '4', '--rate', '20', '-u', '32',
         '--workers', '1', '--suite-dir', folder, '--max-steps', '12',
-        *(fake_auth(fake_swift) + support.zmq_args()), timeout=500)
+        *(fake_auth(fake_swift) + support.zmq_args() + extra), timeout=500)
     assert ran.status == 0, ran
     assert 'at most 12 steps of 4 s each' in ran.err
     search = read_json(os.path.join(folder, 'suite.json'))['search']
@@ -147,6 +156,35 @@ def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
     assert search['lowest_missed'] <= 1.25 * CAPACITY, search
     assert 'Capacity search: highest rate that met the objectives' in \
         ran.out
+    if extra:
+        draw_the_search_page(tmpdir, html_path, read_json(os.path.join(
+            folder, 'suite.json')))
+
+
+def draw_the_search_page(tmpdir, html_path, suite):
+    """The search's page in Chromium: its points in the order of their
+    rates (not of the run), the objective shown and drawn, the headline
+    of the highest rate met first, each step's page one click away."""
+    from tests.e2e import browser
+    from tests.e2e.test_html_browser import check_headline, \
+        check_search_page
+    from ssbench.report.compute.suitefigures import best_step
+    from ssbench.report.render.headline import headline
+    browser.require_browser()
+    rates = [step['settings']['rate'] for step in suite['steps']]
+    assert rates != sorted(rates), rates     # a search goes back down
+    with browser.headless_chromium(width=1400, height=1000) as driver:
+        check_search_page(driver, html_path, rates, 'p99<300ms')
+        best, _ = best_step(suite)
+        assert best['figures']['offered'] == suite['search']['highest_met']
+        check_headline(driver, headline(best['figures']))
+        driver.find_element('css selector', '#steps a').click()
+        assert '.01.' in driver.current_url and \
+            driver.current_url.endswith('.stat.html'), driver.current_url
+        assert driver.find_element('id', 'headline').text
+        browser.page_screenshot(driver, tmpdir.join('search-step.png'))
+        driver.back()
+        browser.page_screenshot(driver, tmpdir.join('search.png'))
 
 
 def test_the_capacity_search_meets_no_rate_on_a_handful_of_results(

@@ -3,8 +3,8 @@ scenario, the settings, the date, the --slo objectives), its curves and
 a table of its steps, each step's own page one click away.
 
 The curves: achieved against offered load, latency percentiles against
-achieved throughput (where latency turns up is the knee), and errors
-against load; the objectives are drawn on them as horizontal lines.
+achieved throughput (where latency turns up is the knee; in an open loop
+against the offered rate), and errors against load; the objectives are drawn on them as horizontal lines.
 The steps of an open loop (a sweep of rates, a capacity search) are
 joined in the order of their rates, each point labelled with its step's
 number (the run order).  Drawn from the suite document
@@ -138,13 +138,22 @@ def chart_specs(doc, objectives=None):
         throughput.append({'type': 'scatter', 'mode': 'lines',
                            'name': 'offered', 'x': x, 'y': x,
                            'line': {'dash': 'dot', 'color': '#999'}})
+    # Closed loop: latency against the throughput achieved, where the
+    # knee shows.  Open loop: against the rate offered, as the other
+    # curves; the achieved rates of the steps past the capacity bunch up.
+    knee_x = x if x_type == 'linear' else achieved
     latency = []
     for index, key in enumerate(KEYS):
-        latency.append(_points(
-            'lines+markers', 'p%g' % (PERCENTILES[index],), achieved,
+        trace = _points(
+            'lines+markers', 'p%g' % (PERCENTILES[index],), knee_x,
             milliseconds([_total(step)['latency'].get(key)
                           for step in steps]), steps,
-            line={'color': _COLORS[index]}))
+            line={'color': _COLORS[index]})
+        if index != 1:
+            # One curve's points labelled (p99's): three labels a step
+            # cover each other.
+            trace['mode'] = 'lines+markers'
+        latency.append(trace)
     errors = [_points('lines+markers', 'errors', x,
                       [_total(step)['error_share'] for step in steps],
                       steps, line={'color': '#d62728'})]
@@ -153,8 +162,10 @@ def chart_specs(doc, objectives=None):
             'Achieved throughput against load', x_title, x_type,
             'Requests per second')}),
         ('chart-knee', {'data': latency, 'layout': _layout(
-            'Latency against achieved throughput', 'Requests per second',
-            'linear', 'Last-byte latency (ms, log scale)', 'log')}),
+            'Latency against load' if x_type == 'linear' else
+            'Latency against achieved throughput', x_title
+            if x_type == 'linear' else 'Requests per second', 'linear',
+            'Last-byte latency (ms, log scale)', 'log')}),
         ('chart-errors', {'data': errors, 'layout': _layout(
             'Errors against load', x_title, x_type,
             'Failed requests (% of all)')})]

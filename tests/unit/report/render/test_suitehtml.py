@@ -77,8 +77,14 @@ def test_a_search_is_drawn_in_the_order_of_its_rates():
         assert achieved['text'] == ['1', '2', '5', '4', '3']
         assert achieved['mode'] == 'lines+markers+text'
         assert achieved['hovertext'][2] == 'step 5: rate=100'
-    knee = charts['chart-knee']['data'][1]
-    assert knee['x'] == sorted(knee['x'])
+    # Latency against the rate offered; p99's points labelled alone.
+    knee = charts['chart-knee']
+    assert [trace['x'] for trace in knee['data']] == [[40, 80, 100, 120,
+                                                       160]] * 3
+    assert [trace['mode'] for trace in knee['data']] == [
+        'lines+markers', 'lines+markers+text', 'lines+markers']
+    assert knee['layout']['xaxis']['title']['text'] == \
+        'Offered load (jobs/s)'
 
 
 class Objective(object):
