@@ -1,8 +1,9 @@
 """run-scenario --s3 against the local Swift's S3 API (tools/saio): the
 very small scenario with two workers, without an error, its report
-rendered, its summary line logged, and its header naming the protocol; a wrong secret is one line
-naming SignatureDoesNotMatch; the secret is in no file the run wrote nor
-on the master-worker wire.  The buckets are deleted with botocore."""
+rendered, its summary line logged, and its header naming the protocol; a
+wrong secret is one line naming SignatureDoesNotMatch; the secret is in
+no file the run wrote nor on the master-worker wire.  The buckets are
+deleted with botocore."""
 from __future__ import absolute_import, division, print_function
 
 import gzip

@@ -4,13 +4,13 @@ a table of its steps, each step's own page one click away.
 
 The curves: achieved against offered load, latency percentiles against
 achieved throughput (where latency turns up is the knee; in an open loop
-against the offered rate), and errors against load; the objectives are drawn on them as horizontal lines.
-The steps of an open loop (a sweep of rates, a capacity search) are
-joined in the order of their rates, each point labelled with its step's
-number (the run order).  Drawn from the suite document
-(ssbench.report.compute.suitefigures) with plotly.js inlined or shared,
-as the single-run page (ssbench.report.render.html) is; needs
-ssbench[html].
+against the offered rate), and errors against load; the objectives are
+drawn on them as horizontal lines.  The steps of an open loop (a sweep
+of rates, a capacity search) are joined in the order of their rates,
+each point labelled with its step's number (the run order).  Drawn
+from the suite document (ssbench.report.compute.suitefigures) with
+plotly.js inlined or shared, as the single-run page
+(ssbench.report.render.html) is; needs ssbench[html].
 """
 from __future__ import absolute_import, division, print_function
 
