@@ -587,3 +587,26 @@ def test_a_suites_pages_share_one_copy_of_plotly(tmpdir, fake_swift):
                         r'p50 [0-9.]+ (ms|\S+s), p99 [0-9.]+ (ms|\S+s), '
                         r'p99.9 [0-9.]+ (ms|\S+s), 0 errors \(0.00%%\), '
                         r'[0-9.]+ MB/s, client \w+' % number, line), line
+
+
+def test_html_inline_puts_plotly_in_every_page(tmpdir, fake_swift):
+    """--html-inline: no shared copy; each page carries plotly.js."""
+    pytest.importorskip('plotly')
+    from ssbench.report.render.html import PLOTLY_FILE, plotly_js
+    folder = os.path.join(str(tmpdir), 'alone')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '-u', '1', '-o', '30',
+        '--workers', '1', '--suite-dir', folder, '--html-inline',
+        '--html', os.path.join(folder, 'suite.html'),
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=300)
+    assert ran.status == 0, ran
+    sizes = folder_bytes(folder)
+    assert PLOTLY_FILE not in sizes
+    pages = [name for name in sizes if name.endswith('.html')]
+    assert len(pages) == 2
+    library = plotly_js()[0]
+    for name in pages:
+        with io.open(os.path.join(folder, name), encoding='utf-8') as page:
+            text = page.read()
+        assert text.count(library) == 1
+        assert '<script src=' not in text.replace(library, '')

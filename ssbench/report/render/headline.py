@@ -70,6 +70,15 @@ def headline(figures, micro=MICRO):
     return u', '.join(headline_parts(figures, micro))
 
 
+def suite_lines(doc, micro=MICRO):
+    """A suite document's (ssbench.report.compute.suitefigures) summary:
+    a line per step that has figures, 'Step N (label): ' and its
+    headline."""
+    return [u'Step %d (%s): %s' % (step['step'], step.get('label') or '-',
+                                   headline(step['figures'], micro))
+            for step in doc['steps'] if step.get('figures')]
+
+
 def headline_html(figures, caption=''):
     """The block a page opens with: the headline (its text that of
     headline()), each figure in a box, under an (escaped) caption."""
