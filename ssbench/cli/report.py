@@ -19,6 +19,8 @@ from ssbench.cli import common, loadopts
 log = logging.getLogger('ssbench')
 
 STDOUT = common.STDOUT
+# The default --hdr-interval, seconds: the report's per-second counts.
+HDR_INTERVAL = 1
 
 
 def add_report_options(parser):
@@ -32,8 +34,8 @@ def add_report_options(parser):
 
 
 def add_analysis_outputs(parser):
-    """--json, --html, --errors, --bandwidth and --slo, shared by
-    run-scenario and report-scenario."""
+    """--json, --html, --hdr-log, --errors, --bandwidth and --slo, shared
+    by run-scenario and report-scenario."""
     parser.add_argument(
         '--json', metavar='FILE', dest='json_file', default=None,
         help='Also write the full analysis (every percentile, per-second '
@@ -44,6 +46,18 @@ def add_analysis_outputs(parser):
         help="Also write a self-contained HTML report with charts to FILE "
         "(needs the extra: pip install 'ssbench[html]'); \"-\" writes it "
         "to standard output instead of the report")
+    parser.add_argument(
+        '--hdr-log', metavar='FILE', dest='hdr_log', default=None,
+        help='Also write the latencies as an HdrHistogram interval log to '
+        'FILE, for HistogramLogProcessor and other HdrHistogram tools: '
+        'nanoseconds, untagged lines for every operation, Tag=CREATE, '
+        'READ, ... for each (see docs/live-view.rst); "-" writes it to '
+        'standard output instead of the report')
+    parser.add_argument(
+        '--hdr-interval', metavar='SECONDS', type=common.positive_float,
+        default=None,
+        help='The length of the --hdr-log intervals (default: %g s)'
+        % HDR_INTERVAL)
     parser.add_argument(
         '--errors', action='store_true', default=False,
         help='After the text report, print the failed requests by '
@@ -109,7 +123,8 @@ def add_report_parser(subparsers, formatter_class):
         'file whose name is logged).')
     report.add_argument(
         '--force', action='store_true', default=False,
-        help='Let -f, -r, --json and --html replace existing files')
+        help='Let -f, -r, --json, --html and --hdr-log replace existing '
+        'files')
     report.set_defaults(func=cmd_report_scenario)
     return report
 
@@ -117,14 +132,18 @@ def add_report_parser(subparsers, formatter_class):
 class ReportRequest(object):
     """What to write for one stats file: the text/CSV report (stdout or
     `report_path`; none when not `main_report`), or instead a comparison
-    with `compare_base`, and the optional JSON and HTML files."""
+    with `compare_base`, and the optional JSON, HTML and HdrHistogram
+    log files."""
 
     def __init__(self, report_path=None, pctile=95, csv_output=False,
                  rps_histogram=None, profile=False, json_path=None,
                  html_path=None, compare_base=None, fail_if=None,
                  main_report=True, errors=False, skip=None, force=False,
-                 bandwidth=False, slo=None, summary=False, headline=False):
+                 bandwidth=False, slo=None, hdr_log=None,
+                 hdr_interval=None, summary=False, headline=False):
         from ssbench.errors import UsageError
+        if hdr_interval is not None and hdr_log is None:
+            raise UsageError('--hdr-interval needs --hdr-log FILE')
         clash = [flag for flag, given in (
             ('--csv', csv_output), ('-r', rps_histogram),
             ('--compare', compare_base)) if given]
@@ -139,7 +158,8 @@ class ReportRequest(object):
                              'with --csv, use --json for the bandwidth')
         to_stdout = [flag for flag, path in (
             ('-f', report_path), ('-r', rps_histogram), ('--json', json_path),
-            ('--html', html_path)) if path == STDOUT]
+            ('--html', html_path), ('--hdr-log', hdr_log))
+            if path == STDOUT]
         if len(to_stdout) > 1:
             raise UsageError('%s - and %s - would share standard output: '
                              'give one of them a file name'
@@ -171,6 +191,8 @@ class ReportRequest(object):
         self.profile = profile
         self.json_path = json_path
         self.html_path = html_path
+        self.hdr_log = hdr_log
+        self.hdr_interval = hdr_interval or HDR_INTERVAL
         self.compare_base = compare_base
         self.rules = None
         if fail_if is not None:
@@ -188,7 +210,8 @@ class ReportRequest(object):
         return [('report file', self.report_path),
                 ('rps histogram', self.rps_histogram),
                 ('JSON file', self.json_path),
-                ('HTML file', self.html_path)]
+                ('HTML file', self.html_path),
+                ('HDR log', self.hdr_log)]
 
     def check(self, stats_path=None, inputs=(), outputs=()):
         """Refuse unusable or clashing output paths, and a missing extra,
@@ -227,6 +250,11 @@ class ReportRequest(object):
             if pctile not in out:
                 out.append(pctile)
         return tuple(out)
+
+    def wanted(self):
+        """Whether a run's end has anything to write."""
+        return bool(self.main_report or self.hdr_log or
+                    self.needs_analysis())
 
     def needs_analysis(self):
         return bool(self.json_path or self.html_path or self.compare_base or
@@ -326,6 +354,14 @@ def _write(stats_path, request):
         from ssbench.report.render.html import render_html
         outputs.append((request.html_path, 'HTML file', 'w',
                         lambda out: render_html(doc, out)))
+    if request.hdr_log:
+        from ssbench import version
+        from ssbench.report.compute.hdrintervals import cut
+        from ssbench.report.render.hdrlog import write_hdr_log
+        intervals = cut(stats_file, request.hdr_interval, skip)
+        outputs.append((request.hdr_log, 'HDR log', 'w',
+                        lambda out: write_hdr_log(
+                            intervals, out, 'ssbench %s' % (version,))))
     common.write_outputs(outputs)
     if request.headline:
         import sys
@@ -364,6 +400,8 @@ def cmd_report_scenario(args):
                             args.fail_if, errors=args.errors,
                             skip=args.skip, force=args.force,
                             bandwidth=args.bandwidth, slo=args.slo,
+                            hdr_log=args.hdr_log,
+                            hdr_interval=args.hdr_interval,
                             summary=args.summary)
     request.check(args.stats_file)
     from ssbench.suite.reportfolder import suite_file, write_suite_reports

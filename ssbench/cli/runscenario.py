@@ -46,7 +46,8 @@ def cmd_run_scenario(args):
         pctile=args.pctile, csv_output=args.csv, json_path=args.json_file,
         html_path=args.html_file, main_report=not args.no_default_report,
         errors=args.errors, skip=args.warmup, force=args.force,
-        bandwidth=args.bandwidth, slo=args.slo, headline=True)
+        bandwidth=args.bandwidth, slo=args.slo, hdr_log=args.hdr_log,
+        hdr_interval=args.hdr_interval, headline=True)
     from ssbench.report.slo import check_flags
     check_flags(report_request.objectives,
                 getattr(args, 'storage_urls', None))
@@ -117,8 +118,7 @@ def cmd_run_scenario(args):
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)
     status = 0
-    if outcome.finalized and (report_request.main_report or
-                              report_request.needs_analysis()):
+    if outcome.finalized and report_request.wanted():
         log.info('Calculating statistics...')
         status = report_cli.write_reports(outcome.stats_path, report_request)
     if outcome.error is not None:

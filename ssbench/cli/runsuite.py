@@ -33,6 +33,10 @@ _NOT_FOR_SUITES = (('stats_file', '-s', 'each step\'s stats file is named '
                    ('errors', '--errors', 'each step\'s stats file gives '
                     'them with report-scenario --errors'),
                    ('bandwidth', '--bandwidth', 'the table has MB/s'),
+                   ('hdr_log', '--hdr-log', 'each step\'s stats file gives '
+                    'it with report-scenario --hdr-log'),
+                   ('hdr_interval', '--hdr-interval', 'it goes with '
+                    '--hdr-log'),
                    ('profile', '--profile', 'profile one step with '
                     'run-scenario'))
 

@@ -27,12 +27,14 @@ class Snapshot(object):
     fraction_done: of the current phase (None when unknown); workers,
     saturated: counts; intended_rate, achieved_rate: a --rate run's jobs
     per second (None in a closed-loop run); step: (number, of, values) of
-    a run-suite step, else None.
+    a run-suite step, else None; events: {event: count} of the run
+    events kept so far (ssbench.master.runevents).
     """
 
     def __init__(self, totals=None, elapsed=None, phase=None,
                  fraction_done=None, workers=0, saturated=0,
-                 intended_rate=None, achieved_rate=None, step=None):
+                 intended_rate=None, achieved_rate=None, step=None,
+                 events=None):
         self.totals = totals or {}
         self.elapsed = elapsed or {}
         self.phase = phase
@@ -42,6 +44,7 @@ class Snapshot(object):
         self.intended_rate = intended_rate
         self.achieved_rate = achieved_rate
         self.step = step
+        self.events = events or {}
 
 
 class LiveView(object):
@@ -177,10 +180,11 @@ class LiveView(object):
             intended = schedule.rate
             seconds = stats.elapsed()
             achieved = schedule.taken / seconds if seconds > 0 else 0.0
+        events = getattr(self.master, 'events', None)
         return Snapshot(stats.totals(), elapsed, stats.phase,
                         stats.fraction_done(), len(workers),
                         stats.saturated_count(workers), intended, achieved,
-                        self.step)
+                        self.step, events and dict(events.counts))
 
     def publish(self):
         if self.metrics is not None:

@@ -19,6 +19,7 @@ from ssbench.master.exposition import OPENMETRICS, Family, labels_text, \
 from ssbench.master.livestats import EXPORT_BINS, EXPORT_STEP  # noqa
 from ssbench.master.scrapeserver import ScrapeServer
 from ssbench.measure import loghist
+from ssbench.results import eventrecords
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,14 @@ def families(snapshot):
                           'Fraction of the current phase done (of its '
                           'requests, or of its seconds for a timed run)',
                           snapshot.fraction_done))
+    # Every kind from 0, so that the first of each is an increase a
+    # dashboard's annotation query sees.
+    events = Family('ssbench_run_events', 'counter', 'Run events stored '
+                    'in the stats file, by event (docs/live-view.rst)')
+    for event in eventrecords.STORED:
+        events.add(_labels((('event', event),)),
+                   snapshot.events.get(event, 0), '_total')
+    out.append(events)
     out.append(_gauge('ssbench_workers_connected', 'Workers heard from '
                       'lately', snapshot.workers))
     out.append(_gauge('ssbench_workers_saturated', 'Connected workers '

@@ -32,6 +32,7 @@ class RunEvents(object):
         self.writer = None
         self.pending = []
         self.marks = 0
+        self.counts = {}           # event -> how many were kept, for --metrics
         self._mark_path = None
         self._mark_offset = 0
         self._mark_tail = b''
@@ -41,6 +42,7 @@ class RunEvents(object):
         if self.writer is not None:
             self.pending.append(eventrecords.record(
                 event, worker_id, text, self.clock()))
+            self.counts[event] = self.counts.get(event, 0) + 1
 
     def mark(self, text=None):
         """An operator's mark, "mark N" unless `text` says more; safe in

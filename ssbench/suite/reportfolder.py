@@ -91,11 +91,11 @@ def write_suite_reports(path, request, write_outputs):
     write_outputs([(path, what, mode, write)]); the exit status (3 when a
     step missed an --slo objective)."""
     if request.rps_histogram or request.csv_output or request.errors or \
-            request.bandwidth or request.rules:
+            request.bandwidth or request.rules or request.hdr_log:
         raise UsageError('a suite is reported as its table, --json and '
                          '--html (and --slo, --compare); report a step\'s '
-                         'stats file for -r, --csv, --errors, --bandwidth '
-                         'and --fail-if')
+                         'stats file for -r, --csv, --errors, --bandwidth, '
+                         '--hdr-log and --fail-if')
     doc = refigured(path, request)
     outputs = []
     if request.compare_base:

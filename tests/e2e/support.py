@@ -8,6 +8,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -391,6 +392,61 @@ def delete_expired(prefix):
         in_parallel(lambda name, container=container: delete(container, name),
                     view.objects(container))
         view.client.delete_container(view.url, view.token, container)
+
+
+# --- a real Prometheus (Debian's) -------------------------------------------
+
+PROMETHEUS = (shutil.which('prometheus') if hasattr(shutil, 'which')
+              else None) or '/usr/bin/prometheus'
+
+
+@contextlib.contextmanager
+def prometheus(directory, rule_files=()):
+    """(Prometheus's port, the port it scrapes each second as job
+    "ssbench"): Prometheus running on loopback with its data and log in
+    `directory` and `rule_files` loaded, stopped on exit.  Skips when
+    Debian's package is missing (tools/run-tests installs it), fails
+    instead under SSBENCH_REQUIRE_PROMETHEUS=1 (CI)."""
+    if not os.path.exists(PROMETHEUS):
+        if os.environ.get('SSBENCH_REQUIRE_PROMETHEUS') == '1':
+            pytest.fail('Debian\'s prometheus package is not installed')
+        pytest.skip('Debian\'s prometheus package is not installed')
+    port, target = free_port(), free_port()
+    config = os.path.join(str(directory), 'prometheus.yml')
+    with open(config, 'w') as fp:
+        fp.write('global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n'
+                 '  evaluation_interval: 1s\n'
+                 'rule_files: [%s]\n'
+                 'scrape_configs:\n  - job_name: ssbench\n'
+                 '    static_configs:\n'
+                 '      - targets: ["127.0.0.1:%d"]\n' % (
+                     ', '.join('"%s"' % path for path in rule_files),
+                     target))
+    log = open(os.path.join(str(directory), 'prometheus.log'), 'wb')
+    proc = subprocess.Popen(
+        [PROMETHEUS, '--config.file', config, '--storage.tsdb.path',
+         os.path.join(str(directory), 'prometheus-data'),
+         '--web.listen-address', '127.0.0.1:%d' % port],
+        stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+    try:
+        wait_for(lambda: _ready(port), 60, 'Prometheus to start',
+                 interval=0.2)
+        yield port, target
+    finally:
+        stop_process(proc)
+        log.close()
+
+
+def _ready(port):
+    try:
+        from urllib.request import urlopen
+    except ImportError:  # Python 2
+        from urllib2 import urlopen
+    try:
+        return urlopen('http://127.0.0.1:%d/-/ready' % port,
+                       timeout=2).getcode() == 200
+    except Exception:
+        return False
 
 
 # --- an outage between the workers and the local Swift (issue 20) ----------

@@ -7,7 +7,6 @@ from __future__ import absolute_import, division, print_function
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -27,8 +26,6 @@ from tests.e2e import support
 
 pytestmark = pytest.mark.e2e
 
-PROMETHEUS = shutil.which('prometheus') if hasattr(shutil, 'which') \
-    else '/usr/bin/prometheus'
 TOTAL = re.compile(r'Count:\s+(\d+) \(\s*(\d+) error;.*Average requests per '
                    r'second:\s+([0-9.]+)')
 # The status line: phase and elapsed, ETA, a rate and p99 with a unit.
@@ -120,41 +117,9 @@ def _query(port, expression):
 
 @pytest.fixture
 def prometheus(tmpdir):
-    """(Prometheus's port, the port it scrapes each second), Prometheus
-    running with its data in tmpdir; killed at teardown."""
-    if not PROMETHEUS or not os.path.exists(PROMETHEUS):
-        # tools/run-tests installs it; under CI it must be there.
-        if os.environ.get('SSBENCH_REQUIRE_PROMETHEUS') == '1':
-            pytest.fail('Debian\'s prometheus package is not installed')
-        pytest.skip('Debian\'s prometheus package is not installed')
-    port, target = support.free_port(), support.free_port()
-    config = os.path.join(str(tmpdir), 'prometheus.yml')
-    with open(config, 'w') as fp:
-        fp.write('global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n'
-                 'scrape_configs:\n  - job_name: ssbench\n'
-                 '    static_configs:\n'
-                 '      - targets: ["127.0.0.1:%d"]\n' % target)
-    log = open(os.path.join(str(tmpdir), 'prometheus.log'), 'wb')
-    proc = subprocess.Popen(
-        [PROMETHEUS, '--config.file', config, '--storage.tsdb.path',
-         os.path.join(str(tmpdir), 'prometheus-data'),
-         '--web.listen-address', '127.0.0.1:%d' % port],
-        stdout=log, stderr=subprocess.STDOUT,
-        preexec_fn=support.die_with_parent)
-    try:
-        _wait(lambda: _ready(port), 60, 'Prometheus to start')
-        yield port, target
-    finally:
-        support.stop_process(proc)
-        log.close()
-
-
-def _ready(port):
-    try:
-        return urlopen('http://127.0.0.1:%d/-/ready' % port,
-                       timeout=2).getcode() == 200
-    except Exception:
-        return False
+    """(Prometheus's port, the port it scrapes each second)."""
+    with support.prometheus(tmpdir) as ports:
+        yield ports
 
 
 def test_prometheus_sees_the_rate_and_the_errors_of_the_report(

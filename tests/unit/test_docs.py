@@ -36,6 +36,10 @@ FOREIGN = frozenset([
     # Containers and Kubernetes (docs/kubernetes.rst, docs/many-hosts.rst).
     'docker', 'helm', 'kubectl', 'podman', 'scp',
     'systemctl', 'tcpdump', 'time', 'ulimit', 'useradd', 'wrk',
+    # Prometheus and Grafana (docs/live-view.rst).
+    'curl', 'promtool',
+    # HdrHistogram's tools (docs/live-view.rst).
+    'java', 'hdr-plot',
 ])
 PYTHONS = re.compile(r'^python[0-9.]*$')
 # Tokens after which a new command starts.

@@ -1,5 +1,6 @@
 """report-scenario's outputs through the real CLI (in-process main()):
---json, --html, --compare and --fail-if, on the 0.3.9 golden stats files."""
+--json, --html, --hdr-log, --compare and --fail-if, on the 0.3.9 golden
+stats files."""
 from __future__ import absolute_import, division, print_function
 
 import io
@@ -10,7 +11,7 @@ import shutil
 import pytest
 
 from ssbench.cli import master as cli
-from tests import paths
+from tests import hdrlogs, paths
 
 GOLDEN = paths.GOLDEN
 SWIFT = os.path.join(GOLDEN, 'swift_u8_o2000_c10.stat.gz')
@@ -131,7 +132,7 @@ def test_outputs_may_not_replace_an_input(tmpdir, capsys):
     shutil.copy(SWIFT, stats)
     base = str(tmpdir.join('b.stat.gz'))
     shutil.copy(NOOP, base)
-    for argv in (['--json', stats], ['--html', stats],
+    for argv in (['--json', stats], ['--html', stats], ['--hdr-log', stats],
                  ['--compare', base, '--json', base],
                  ['--json', str(tmpdir.join('x')), '-r',
                   str(tmpdir.join('x'))]):
@@ -259,6 +260,7 @@ def test_dash_is_standard_output_for_every_output(tmpdir, capsys):
 
 @pytest.mark.parametrize('argv', [['-f', '-', '--json', '-'],
                                   ['-r', '-', '--html', '-'],
+                                  ['--hdr-log', '-', '--json', '-'],
                                   ['--json', '-', '--html', '-']])
 def test_one_output_at_most_on_standard_output(capsys, argv):
     status, out, err = main(capsys, '-s', SWIFT, *argv)
@@ -268,7 +270,7 @@ def test_one_output_at_most_on_standard_output(capsys, argv):
 
 def test_an_existing_output_is_replaced_only_with_force(tmpdir, capsys):
     outputs = []
-    for flag in ('-f', '-r', '--json'):
+    for flag in ('-f', '-r', '--json', '--hdr-log'):
         path = tmpdir.join(flag.strip('-'))
         path.write_binary(b'precious')
         outputs.append((flag, str(path)))
@@ -282,6 +284,44 @@ def test_an_existing_output_is_replaced_only_with_force(tmpdir, capsys):
     assert (status, out) == (0, ''), err
     assert tmpdir.join('f').read() == golden('report.txt')
     assert tmpdir.join('r').read() == golden('rps_histogram.csv')
+    assert tmpdir.join('hdr-log').read().startswith('#[ssbench ')
+
+
+@pytest.mark.parametrize('interval, lines', [
+    ([], 14), (['--hdr-interval', '5'], 4)])
+def test_hdr_log_of_a_0_3_9_stats_file(tmpdir, capsys, interval, lines):
+    path = str(tmpdir.join('run.hlog'))
+    json_path = str(tmpdir.join('run.json'))
+    status, out, err = main(capsys, '-s', SWIFT, '--hdr-log', path,
+                            '--json', json_path, *interval)
+    assert (status, out) == (0, golden('report.txt')), err
+    comments, read = hdrlogs.read_log(read_text(path))
+    assert comments[2].startswith('#[StartTime: 17953178')
+    counts = {}
+    for line in read:
+        counts[line.tag] = counts.get(line.tag, 0) + sum(line.hist.counts)
+    doc = json.loads(read_text(json_path))
+    assert counts == dict(
+        [(None if op['operation'] == 'total' else op['operation'].upper(),
+          op['latency']['last_byte'][0]['count'])
+         for op in doc['operations']] +
+        [('READ-first-byte', doc['operations'][2]['latency']['first_byte']
+          [0]['count'])])
+    assert len(read) == lines * 6
+    assert set(line.length for line in read) == set([
+        float(interval[1]) if interval else 1.0])
+
+
+def test_hdr_log_dash_is_standard_output_instead_of_the_report(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--hdr-log', '-')
+    assert status == 0, err
+    assert len(hdrlogs.read_log(out)[1]) == 14 * 6
+
+
+def test_hdr_interval_needs_hdr_log(capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--hdr-interval', '5')
+    assert (status, out) == (2, '')
+    assert err == 'ERROR:--hdr-interval needs --hdr-log FILE\n'
 
 
 def test_files_are_written_before_the_report_is_printed(capsys):

@@ -100,11 +100,13 @@ def test_a_folder_without_a_suite_is_one_line(tmpdir, capsys):
     assert 'a folder without suite.json' in err
 
 
-def test_run_only_outputs_are_refused_for_a_suite(tmpdir, capsys):
+@pytest.mark.parametrize('argv', [['--csv'], ['--hdr-log', 'x.hlog']])
+def test_run_only_outputs_are_refused_for_a_suite(tmpdir, capsys, argv):
     folder = make_suite(str(tmpdir.join('s')), [SWIFT])
-    status, out, err = main(capsys, '-s', folder, '--csv')
+    status, out, err = main(capsys, '-s', folder, *argv)
     assert status == 2
     assert "report a step's stats file for -r, --csv" in err
+    assert not os.path.exists('x.hlog')
 
 
 def step_entry(**changes):

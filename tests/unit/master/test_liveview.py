@@ -3,6 +3,7 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.master.liveview import LiveView, live_view
+from ssbench.master.runevents import RunEvents
 from tests.clocks import FakeClock
 
 
@@ -79,6 +80,11 @@ def test_phase_callbacks_feed_the_live_figures_and_call_the_given_ones():
     assert last.intended_rate == 50.0
     assert last.achieved_rate == 120.0       # 240 jobs in 2 s
     assert last.fraction_done == 0.08
+    assert last.events == {}              # no events sink: none
+    master.events = RunEvents()
+    master.events.attach(object())     # kept, never flushed here
+    master.events.mark()
+    assert view.snapshot().events == {'mark': 1}
     view.close()
     assert stream.parts[-1] == '\n'          # the last line stays
     assert sink.stopped == 'lingered'

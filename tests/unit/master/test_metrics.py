@@ -54,7 +54,7 @@ def _snapshot():
     stats.end_phase()
     return Snapshot(stats.totals(), {'benchmark': 2.0}, 'benchmark', 0.5,
                     workers=3, saturated=1, intended_rate=100.0,
-                    achieved_rate=98.5)
+                    achieved_rate=98.5, events={'mark': 2})
 
 
 def _parsed(snapshot, openmetrics):
@@ -116,6 +116,12 @@ def test_families_name_requests_bytes_latency_workers_and_rates():
     assert samples[('ssbench_workers_saturated',)] == 1
     assert samples[('ssbench_open_loop_intended_rate',)] == 100.0
     assert samples[('ssbench_open_loop_achieved_rate',)] == 98.5
+    # Every stored event kind from 0, so that its first is an increase.
+    assert samples[('ssbench_run_events_total', ('event', 'mark'))] == 2
+    assert samples[('ssbench_run_events_total',
+                    ('event', 'worker_lost'))] == 0
+    assert len([key for key in samples
+                if key[0] == 'ssbench_run_events_total']) == 6
 
 
 def test_export_edges_are_every_tenth_bin_edge():

@@ -53,6 +53,9 @@ def test_events_go_out_as_one_batch_per_flush_and_only_when_attached():
     events.flush()
     assert summary(writer)[1:] == [[('token_renewed', None, 'generation 2',
                                      50.0)]]
+    # What --metrics serves: the events kept, by event.
+    assert events.counts == {'worker_lost': 1, 'mark': 2,
+                             'token_renewed': 1}
 
 
 def test_lines_appended_to_the_mark_file_become_marks(tmpdir):
