@@ -62,8 +62,8 @@ def check_run(ran, stats, html_path=None):
     assert re.match(
         r'%d requests, [0-9.]+ req/s, p50 [0-9.]+ [^ ,]*s, '
         r'p99 [0-9.]+ [^ ,]*s, p99.9 [0-9.]+ [^ ,]*s, 0 errors \(0.00%%\), '
-        r'[0-9.]+ MB/s, client (ok|saturated|host busy|queue growing)$' % len(
-            support.read_results(stats)), line), line
+        r'[0-9.]+ MB/s, client (ok|saturated|host busy|queue growing|'
+        r'unknown)$' % len(support.read_results(stats)), line), line
     if html_path is not None:
         check_page_opens_with(html_path, line)
     return line
