@@ -27,6 +27,29 @@ INSTALL_REQUIRES = [
     'msgpack>=1.0.0; ' + PY3,
 ]
 
+# What the unit suite needs beside ssbench (tools/unit-tests installs
+# these alone; the test extra has them and the e2e tests' tools).
+UNIT_TESTS = [
+    # The reference the SigV4 signer (ssbench.s3) is tested against, and
+    # what the e2e tests look at an S3 store with; 1.20 is the last for
+    # Python 2.
+    'botocore>=1.20.112,<1.21; ' + PY2,
+    'botocore>=1.20.112; ' + PY3,
+    'mock>=3.0.5,<4; ' + PY2,
+    'mock>=3.0.5; ' + PY3,
+    'pytest>=4.6,<5; ' + PY2,
+    'pytest>=6; ' + PY3,
+    'pytest-timeout>=1.3,<2; ' + PY2,
+    'pytest-timeout>=1.4; ' + PY3,
+    # tests/unit/test_docs.py parses README.rst and docs/ with it; 0.18
+    # is the last for Python 2.
+    'docutils>=0.18.1,<0.19; ' + PY2,
+    'docutils>=0.18.1; ' + PY3,
+    # The live view's tests scrape --metrics (the metrics extra).
+    'prometheus-client>=0.12,<0.13; ' + PY2,
+    'prometheus-client>=0.12; ' + PY3,
+]
+
 EXTRAS_REQUIRE = {
     # Keystone v2.0/v3 auth (ssbench.swift.auth): keystoneauth1's sessions
     # and identity plugins, nothing else.  4.0 is the last for Python 2.
@@ -34,7 +57,7 @@ EXTRAS_REQUIRE = {
         'keystoneauth1>=3.18,<4.1; ' + PY2,
         'keystoneauth1>=3.18; ' + PY3,
     ],
-    'test': [
+    'test': UNIT_TESTS + [
         # flake8 3.9 is the last for Python 2; tools/run-tests runs the
         # Python 3 one.
         'flake8>=3.9.2,<3.10; ' + PY2,
@@ -45,24 +68,6 @@ EXTRAS_REQUIRE = {
         'python-swiftclient>=3.13.1; ' + PY3,
         'python-keystoneclient>=3.22,<4; ' + PY2,
         'python-keystoneclient>=3.22; ' + PY3,
-        # The reference the SigV4 signer (ssbench.s3) is tested against,
-        # and what the e2e tests look at an S3 store with; 1.20 is the last
-        # for Python 2.
-        'botocore>=1.20.112,<1.21; ' + PY2,
-        'botocore>=1.20.112; ' + PY3,
-        'mock>=3.0.5,<4; ' + PY2,
-        'mock>=3.0.5; ' + PY3,
-        'pytest>=4.6,<5; ' + PY2,
-        'pytest>=6; ' + PY3,
-        'pytest-timeout>=1.3,<2; ' + PY2,
-        'pytest-timeout>=1.4; ' + PY3,
-        # tests/unit/test_docs.py parses README.rst and docs/ with it;
-        # 0.18 is the last for Python 2.
-        'docutils>=0.18.1,<0.19; ' + PY2,
-        'docutils>=0.18.1; ' + PY3,
-        # The live view's tests scrape --metrics (the metrics extra).
-        'prometheus-client>=0.12,<0.13; ' + PY2,
-        'prometheus-client>=0.12; ' + PY3,
         # The browser test of the HTML report (Debian's chromedriver).
         'selenium>=4.11; python_version >= "3.8"',
         # deploy/ansible: run for real by tests/e2e/test_ansible.py and
@@ -70,6 +75,7 @@ EXTRAS_REQUIRE = {
         'ansible-core>=2.16; python_version >= "3.11"',
         'ansible-lint>=24; python_version >= "3.11"',
     ],
+    'unit': UNIT_TESTS,
     # run-scenario --metrics: the Prometheus endpoint's formats.  0.12 is
     # the last for Python 2.
     'metrics': [

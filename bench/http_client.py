@@ -9,7 +9,7 @@ client does --requests GETs of the same 4 KiB object over one keep-alive
 connection, reading the whole body, in this process; the clients take
 turns, run by run, and the median of the user + sys CPU per GET (this
 process only, not nginx's) is printed with its ratio to
-ssbench.swift.httpconn's:
+ssbench.store.httpconn's:
 
     httpconn: 21.0 us CPU/GET (3 runs of 20000)
     http.client: 52.3 us CPU/GET; 2.49x httpconn

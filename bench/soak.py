@@ -20,7 +20,8 @@ reads the stats file, times `report-scenario --json` on it and writes
 DIR/summary.json (see docs/reliability.rst, "Soak").  Exit status 0 when
 results + lost + unsent == intended, every fault is among the report's
 events and the master exited 0; 1 otherwise; 2 for bad options; 130
-when interrupted.  Every process it starts is stopped before it exits.
+when interrupted.  Every process it starts is stopped before it exits,
+and its own Swift's data image unmounted.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -375,6 +376,10 @@ class Soak(object):
         if self.swift_started and not self.args.keep_swift:
             self.swift_started = False
             self.saio.run('stop', check=False)
+            try:
+                self.saio.unmount()
+            except SoakError as exc:
+                self.say('%s' % exc)
 
     def figures(self):
         """The summary (a map) of a finished run."""

@@ -54,6 +54,24 @@ class Saio(object):
                 last_line(out) or 'exit status %d' % status))
         return out
 
+    def mount_point(self):
+        """Where tools/saio mounts the instance's data image (its DEV)."""
+        return os.path.join(self.saio_dir, 'srv', 'd1')
+
+    def unmount(self):
+        """After `stop`: unmount the data image, which `start` mounts
+        again, so that a soak leaves no mount behind; a failure is one
+        line (SoakError)."""
+        where = self.mount_point()
+        if not os.path.ismount(where):
+            return
+        proc = subprocess.Popen(['umount', where], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        out = proc.communicate()[0].decode('utf-8', 'replace')
+        if proc.returncode != 0:
+            raise SoakError('cannot unmount %s: %s' % (
+                where, last_line(out) or 'exit status %d' % proc.returncode))
+
     def up(self):
         """Does `tools/saio status` say this instance runs?"""
         return self._saio(['status'])[0] == 0

@@ -17,3 +17,12 @@ CRUD_TYPES = (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT)
 # ssbench.measure.profile.PROFILE_KEYS: CRUD, then HEAD and LIST (only
 # the object form of a profile gives these two a weight).
 OPERATION_TYPES = CRUD_TYPES + (HEAD_OBJECT, LIST_CONTAINER)
+
+# Swift's large objects (over S3 each is a multipart upload).
+LARGE_OBJECT_KINDS = ('slo', 'dlo')
+
+
+def segments_container(container):
+    """The container of the segments of `container`'s large objects (as
+    Swift's tools name it); the master creates it, cleanup deletes it."""
+    return container + '_segments'

@@ -1,11 +1,11 @@
 """Python 2.7 / 3.x shims that every module shares, PY2 and PY_VERSION.
 
 A version difference that many modules meet (text and string types,
-range, queue, makedirs, a monotonic clock, opening CSV and report files)
-gets a shim here.  A difference that is one module's own (a type set, a
-socket call, an error message's wording) stays in that module, behind a
-test of compat.PY2 (or of compat.PY_VERSION, where a minor version
-matters).  No other module reads sys.version_info
+range, queue, URL parsing, makedirs, a monotonic clock, opening CSV and
+report files) gets a shim here.  A difference that is one module's own (a
+type set, a socket call, an error message's wording) stays in that
+module, behind a test of compat.PY2 (or of compat.PY_VERSION, where a
+minor version matters).  No other module reads sys.version_info
 (tests/unit/test_compat.py checks this).
 """
 from __future__ import absolute_import, division, print_function
@@ -25,11 +25,13 @@ if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
     string_types = (str, unicode)  # noqa: F821
     range = xrange  # noqa: F821
     import Queue as queue  # noqa: F401
+    from urlparse import urljoin, urlsplit  # noqa: F401
 else:
     text_type = str
     string_types = (str,)
     range = range
     import queue  # noqa: F401
+    from urllib.parse import urljoin, urlsplit  # noqa: F401
 
 
 def makedirs(path, mode=0o777):

@@ -28,7 +28,16 @@ class SwiftAuthError(SsbenchError):
     exit_status = 1
 
 
-class SwiftError(SsbenchError):
+class StoreError(SsbenchError):
+    """A store failed (docs/internals.rst, "Stores")."""
+    exit_status = 1
+
+
+class SwiftError(StoreError):
+    exit_status = 1
+
+
+class S3Error(StoreError):
     exit_status = 1
 
 

@@ -12,7 +12,7 @@ import time
 
 from ssbench.compat import PY2
 from ssbench.swift.auth import AuthOptions
-from ssbench.swift.outcome import Timing
+from ssbench.store.outcome import Timing
 
 if PY2:  # pragma: no cover
     from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer

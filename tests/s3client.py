@@ -1,13 +1,13 @@
 """A minimal S3 client of ssbench's own parts, for the tests that talk to
 the local Swift's s3api: an Operation (ssbench.s3.operation) signed by
-ssbench.s3.sigv4 and sent over ssbench.swift.httpconn."""
+ssbench.s3.sigv4 and sent over ssbench.store.httpconn."""
 from __future__ import absolute_import, division, print_function
 
 import time
 
 from ssbench.compat import PY2
 from ssbench.s3 import sigv4
-from ssbench.swift.httpconn import HTTPConnection
+from ssbench.store.httpconn import HTTPConnection
 from tests import localswift
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite

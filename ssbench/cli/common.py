@@ -6,22 +6,20 @@ import logging
 import sys
 
 from ssbench.errors import SsbenchError, printable
+from ssbench.measure.finite import is_finite
 
 log = logging.getLogger('ssbench')
-
-#: The output FILE that means standard output.
-STDOUT = '-'
 
 
 def write_outputs(outputs):
     """Write each (path, what, mode, write) of `outputs`: write(stream)
     into `path` whole (ssbench.results.safefiles.atomic_output), or to
-    standard output for None or STDOUT, which comes last, so that a file
+    standard output for None or "-", which comes last, so that a file
     that fails is said before anything is printed."""
     from ssbench.results import safefiles
     for path, what, mode, write in sorted(
-            outputs, key=lambda output: output[0] in (None, STDOUT)):
-        if path in (None, STDOUT):
+            outputs, key=lambda output: output[0] in (None, safefiles.STDOUT)):
+        if path in (None, safefiles.STDOUT):
             write(sys.stdout)
             sys.stdout.flush()
         else:
@@ -132,7 +130,7 @@ def _number(text):
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError('%s is not a number' % shown(text))
-    if value != value or value in (float('inf'), float('-inf')):
+    if not is_finite(value):
         raise argparse.ArgumentTypeError('%s is not a finite number'
                                          % shown(text))
     return value
@@ -176,6 +174,21 @@ def bounded(parse, maximum):
         return parse(text, maximum)
     parse_bounded.__name__ = parse.__name__
     return parse_bounded
+
+
+def percent(text):
+    """A PERCENT flag, above 0 and below 100, as a fraction."""
+    value = positive_float(text)
+    if not value < 100:
+        raise argparse.ArgumentTypeError('%s must be below 100'
+                                         % shown(text))
+    return value / 100
+
+
+def shown_percent(fraction):
+    """A PERCENT flag's default as --help shows it (0.05: "5%"), as the
+    user types it, not as it is kept."""
+    return '%g%%%%' % (fraction * 100)
 
 
 def port(text):

@@ -5,7 +5,7 @@ from __future__ import absolute_import, division, print_function
 import argparse
 
 from ssbench.load import schedule, seeds
-from ssbench.load.scenario import MAX_RATE, MIN_RATE
+from ssbench.load.scenario import MAX_RATE, MAX_RUN_SECONDS, MIN_RATE
 
 
 def seed(text):
@@ -20,19 +20,15 @@ def seed(text):
     return value
 
 
-# Longest warm-up: about 16 weeks, the longest run_seconds.
-MAX_SKIP_SECONDS = 10 ** 7
-
-
 def seconds(text):
-    """A --warmup/--skip value: seconds from 0 to MAX_SKIP_SECONDS."""
+    """A --warmup/--skip value: seconds from 0 to the longest run."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError('%r is not a number' % (text,))
-    if not 0 <= value <= MAX_SKIP_SECONDS:
+    if not 0 <= value <= MAX_RUN_SECONDS:
         raise argparse.ArgumentTypeError('%r must be from 0 to %d' % (
-            text, MAX_SKIP_SECONDS))
+            text, MAX_RUN_SECONDS))
     return int(value) if value == int(value) else value
 
 

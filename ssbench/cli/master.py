@@ -1,4 +1,5 @@
-"""`ssbench-master`: run, report, kill-workers, cleanup-containers."""
+"""`ssbench-master`: run-scenario, run-suite, report-scenario, kill-workers,
+cleanup-containers."""
 from __future__ import absolute_import, division, print_function
 
 import sys

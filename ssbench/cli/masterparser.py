@@ -1,10 +1,10 @@
-"""The ssbench-master argument tree: its global flags and its four
+"""The ssbench-master argument tree: its global flags and its five
 sub-commands, each with the function that runs it."""
 from __future__ import absolute_import, division, print_function
 
 import ssbench
 from ssbench.load import scenario as limits
-from ssbench.cli import common, loadopts, runopts
+from ssbench.cli import common, loadopts, runopts, scenarioopts
 from ssbench.cli import report as report_cli
 from ssbench.cli.cleanupcontainers import cmd_cleanup_containers
 from ssbench.cli.common import ArgumentParser, bounded
@@ -36,7 +36,7 @@ def build_parser():
                         version='%(prog)s ' + ssbench.version)
     subparsers = parser.add_subparsers(
         dest='command', metavar='{report-scenario,kill-workers,'
-        'run-scenario,cleanup-containers}')
+        'run-scenario,run-suite,cleanup-containers}')
     subparsers.required = True
 
     kill = subparsers.add_parser(
@@ -55,8 +55,7 @@ def build_parser():
         'set of v1.0, v2.0 or v3 auth credentials (unless --noop). See '
         'usage message for run-scenario for more details.',
         formatter_class=common.HelpFormatter)
-    run.add_argument('-f', '--scenario-file', required=True,
-                     help='Scenario file (JSON) to run')
+    scenarioopts.add_scenario_options(run)
     add_run_arguments(run)
     from ssbench.cli.s3opts import add_s3_options
     add_s3_options(run)
@@ -79,6 +78,7 @@ def build_parser():
         formatter_class=common.HelpFormatter)
     cleanup.add_argument(
         '-b', '--container-base', default='ssbench',
+        type=scenarioopts.container_base,
         help='Base name of the containers to delete')
     cleanup.add_argument(
         '-c', '--concurrency',
@@ -101,7 +101,7 @@ def add_run_arguments(run, sweep=None):
     from ssbench.cli.authopts import add_auth_options
 
     sweep = sweep or _one_value
-    add_zmq_options(run)
+    add_zmq_options(run, run=True)
     add_auth_options(run)
     run.add_argument(
         '-c', '--container-count', metavar='COUNT',
@@ -144,6 +144,12 @@ def add_run_arguments(run, sweep=None):
         type=bounded(common.non_negative_int, MAX_LOCAL_WORKERS), default=0,
         help='Spawn COUNT local ssbench-worker processes just for this run '
         '(0: none; workers on other hosts are started by hand).')
+    run.add_argument(
+        '--keep-worker-logs', action='store_true', default=False,
+        help='Keep the local workers\' logs beside the stats file, in '
+        'STATS.worker-logs (run-suite: in the suite folder\'s worker-logs); '
+        'without it they go to a private folder in the temp dir, removed '
+        'after a run that went well')
     run.add_argument(
         '--batch-size', metavar='COUNT',
         type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
@@ -198,7 +204,9 @@ def add_run_arguments(run, sweep=None):
     run.add_argument(
         '-p', '--policy', default=None, type=sweep(str),
         help='Storage policy for the containers (overrides the scenario).')
+    scenarioopts.add_container_base(run)
     runopts.add_liveness_options(run)
+    runopts.add_steady_options(run)
     loadopts.add_run_options(run, sweep)
     runopts.add_live_options(run)
 

@@ -18,7 +18,6 @@ from ssbench.cli import common, loadopts
 
 log = logging.getLogger('ssbench')
 
-STDOUT = common.STDOUT
 # The default --hdr-interval, seconds: the report's per-second counts.
 HDR_INTERVAL = 1
 
@@ -159,12 +158,12 @@ class ReportRequest(object):
         to_stdout = [flag for flag, path in (
             ('-f', report_path), ('-r', rps_histogram), ('--json', json_path),
             ('--html', html_path), ('--hdr-log', hdr_log))
-            if path == STDOUT]
+            if path == safefiles.STDOUT]
         if len(to_stdout) > 1:
             raise UsageError('%s - and %s - would share standard output: '
                              'give one of them a file name'
                              % (to_stdout[0], to_stdout[1]))
-        if report_path == STDOUT:
+        if report_path == safefiles.STDOUT:
             report_path = None
         # Another output on standard output: the report needs -f then.
         taken = to_stdout and to_stdout[0] != '-f' and report_path is None
@@ -219,7 +218,7 @@ class ReportRequest(object):
         and `outputs` are more (what, path) a run reads and writes, which
         this request's files must not replace."""
         files = [(what, path) for what, path in self.outputs()
-                 if path and path != STDOUT]
+                 if path and path != safefiles.STDOUT]
         read = [('stats file', stats_path),
                 ('base stats file', self.compare_base)] + list(inputs)
         safefiles.refuse_overwriting_inputs(

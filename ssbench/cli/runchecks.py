@@ -46,7 +46,7 @@ def check_run_outputs(args, scenario):
     --force."""
     from ssbench.results import safefiles
     from ssbench.results.statswriter import default_stats_path
-    if args.stats_file == '-':
+    if args.stats_file == safefiles.STDOUT:
         raise UsageError('--stats-file -: the stats file is binary and '
                          'read back for the report; name a file')
     stats_paths = safefiles.StatsPaths(args.stats_file or default_stats_path(

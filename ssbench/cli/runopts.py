@@ -12,7 +12,7 @@ def retry_backoff(text):
     """--retry-backoff's value: BASE or BASE,CAP seconds (BASE alone
     keeps the default cap, or BASE if larger; nothing: the defaults);
     (base, cap)."""
-    from ssbench.swift.backoff import (DEFAULT_BACKOFF_BASE,
+    from ssbench.store.backoff import (DEFAULT_BACKOFF_BASE,
                                        DEFAULT_BACKOFF_CAP)
     if not text.strip():
         return DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
@@ -50,6 +50,41 @@ def add_liveness_options(parser):
         default=5.0,
         help='On SIGINT/SIGTERM, how long to collect in-flight results '
         'before writing the stats file and the report')
+
+
+def add_steady_options(parser):
+    """--until-steady, --steady-seconds, --steady-tolerance."""
+    from ssbench.suite import steadystate
+    windows = steadystate.WINDOWS
+    parser.add_argument(
+        '--until-steady', action='store_true', default=False,
+        help='End the benchmark (each step of a suite) after --warmup once '
+        'its throughput and p99 are steady over the last --steady-seconds '
+        '(within --steady-tolerance, without drift); -r or -o is the '
+        'ceiling')
+    parser.add_argument(
+        '--steady-seconds', metavar='SECONDS',
+        type=common.between(common.positive_float,
+                            steadystate.MIN_WINDOW * windows,
+                            steadystate.MAX_WINDOW * windows),
+        default=steadystate.WINDOW * windows,
+        help='--until-steady judges the last SECONDS (%g to %g), in %d '
+        'windows' % (steadystate.MIN_WINDOW * windows,
+                     steadystate.MAX_WINDOW * windows, windows))
+    parser.add_argument(
+        '--steady-tolerance', metavar='PERCENT', type=common.percent,
+        default=steadystate.TOLERANCE,
+        help='--until-steady: how far throughput may vary over them (p99: '
+        'twice as far) (default: %s)'
+        % common.shown_percent(steadystate.TOLERANCE))
+
+
+def steady_watch(args):
+    """The SteadyWatch of --until-steady, or None."""
+    if not args.until_steady:
+        return None
+    from ssbench.suite.steadystate import over
+    return over(args.steady_seconds, args.steady_tolerance, args.warmup)
 
 
 def _metrics_address(text):

@@ -18,19 +18,16 @@ log = logging.getLogger('ssbench')
 
 def cmd_run_scenario(args):
     """Run a scenario (see ssbench.master.scenariorun), then report on it."""
-    from ssbench.load import scenario as scenario_mod
+    from ssbench.cli import scenarioopts
     from ssbench.master import progress
     from ssbench.master.scenariorun import RunOptions, ScenarioRun
 
+    scenario = scenarioopts.load(args)
+    if args.print_scenario is not None:
+        return scenarioopts.print_scenario(args, scenario)
     check_ports(args)
     from ssbench.cli.s3opts import s3_from_args
     s3 = s3_from_args(args)
-    scenario = scenario_mod.load_scenario(args.scenario_file, {
-        'user_count': args.user_count, 'operation_count': args.op_count,
-        'run_seconds': args.run_seconds,
-        'container_count': args.container_count,
-        'delete_after': args.delete_after, 'policy': args.policy,
-        'block_size': args.block_size, 'segment_size': args.segment_size})
     log.info('SwiftStack Benchmark (ssbench version %s)', ssbench.version)
     batch_size = args.batch_size
     if batch_size > scenario.user_count:
@@ -71,10 +68,15 @@ def cmd_run_scenario(args):
 
     shown = progress.mode(args.progress, sys.stderr, args.verbose,
                           args.quiet)
+    from ssbench.cli.runopts import steady_watch
+    watch = steady_watch(args)
+    if watch is not None:
+        # -r or -o is a ceiling: ending before it is no early end.
+        header = dict(header or {}, until_steady=True)
     options = RunOptions(
         batch_size=batch_size, profile_path=profile_path,
         progress_stream=sys.stderr if shown == 'chars' else None,
-        header_extra=header,
+        header_extra=header, watch=watch,
         **dict(shared_run_options(args), **loadopts.run_options(args)))
 
     from ssbench.wire.transport import MasterSockets
@@ -93,7 +95,8 @@ def cmd_run_scenario(args):
             run.master.events.watch_file(args.mark_file)
         with stop_on_signals(run), marks_on_signal(run.master.events):
             local = local_workers(args, scenario.user_count, sockets,
-                                  curve, batch_size)
+                                  curve, batch_size,
+                                  stats_paths.plain + '.worker-logs')
             try:
                 if local is not None:
                     run.master.workers_gone = workers_gone(local, run.master)
@@ -103,6 +106,7 @@ def cmd_run_scenario(args):
             finally:
                 if local is not None:
                     local.stop()
+                    local.settle_logs(went_well(locals().get('outcome')))
     finally:
         if options.live is not None:
             # A run stopped at once (a second Ctrl-C, an error) does not
@@ -114,6 +118,9 @@ def cmd_run_scenario(args):
 
     # Where the results are comes first: a report that fails (a full
     # disk, a second Ctrl-C) must not hide it.
+    if watch is not None and not watch.steady:
+        log.info('--until-steady: not steady by the end of the run: %s',
+                 watch.verdict.why)
     log.info('Scenario run results saved to %s', outcome.stats_path)
     log.info('You may generate a report with:\n  %s report-scenario -s %s',
              'ssbench-master', outcome.stats_path)
@@ -167,13 +174,15 @@ def connect_swift(args, scenarios):
                                retry_backoff=args.retry_backoff)
 
 
-def local_workers(args, user_count, sockets, curve, batch_size):
-    """The LocalWorkers of --workers N (not started), or None."""
+def local_workers(args, user_count, sockets, curve, batch_size,
+                  kept_logs):
+    """The LocalWorkers of --workers N (not started), or None; their logs
+    go to `kept_logs` with --keep-worker-logs."""
     if not args.workers:
         return None
     import math
     from ssbench.cli import authopts, s3opts
-    from ssbench.master.localworkers import LocalWorkers
+    from ssbench.master.localworkers import LocalWorkers, fresh_log_dir
     concurrency = int(math.ceil(user_count / args.workers))
     extra = ['--profile-count', '1000'] if args.profile else []
     if curve is not None:
@@ -183,7 +192,16 @@ def local_workers(args, user_count, sockets, curve, batch_size):
     return LocalWorkers(args.workers, worker_host(args.zmq_bind_ip),
                         sockets.work_port, sockets.results_port,
                         concurrency, batch_size, extra,
+                        log_dir=fresh_log_dir(kept_logs)
+                        if args.keep_worker_logs else None,
                         drop_env=authopts.ENV_NAMES + s3opts.ENV_NAMES)
+
+
+def went_well(outcome):
+    """Whether a run (its RunOutcome, None when it ended in an exception)
+    ran to its end without an error."""
+    return outcome is not None and outcome.error is None and \
+        not outcome.interrupted
 
 
 def workers_gone(local, master):

@@ -14,12 +14,13 @@ import os
 import sys
 
 import ssbench
-from ssbench.cli.common import STDOUT, write_outputs
+from ssbench.cli.common import write_outputs
+from ssbench.results.safefiles import STDOUT
 from ssbench.cli.masterzmq import check_ports, curve_keys
 from ssbench.cli.runchecks import check_open_files
 from ssbench.cli.runscenario import (connect_swift, local_workers,
                                      shared_run_options, stop_on_signals,
-                                     workers_gone)
+                                     went_well, workers_gone)
 from ssbench.errors import UsageError
 from ssbench.suite import folder as suitefolder, plan as suiteplan
 from ssbench.suite.runner import NEW, SuiteRunner, load_step
@@ -139,8 +140,8 @@ def run_suite(runner, to_run):
     check_steps(args, to_run)
     runner.report_done()
     log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
-             '%d steps, files in %s', ssbench.version, runner.suite.name,
-             len(runner.steps), runner.folder)
+             '%s, files in %s', ssbench.version, runner.suite.name,
+             runner.size_text(), runner.folder)
     widest = max(runner.steps, key=lambda step: step.scenario.user_count)
     check_open_files(args, widest.scenario)
     if args.metrics is not None:
@@ -173,7 +174,8 @@ def _run(runner, swift, worker_config, curve, widest):
         with stop_on_signals(suite_run):
             local = local_workers(args, widest.scenario.user_count, sockets,
                                   curve, max(step.batch_size
-                                             for step in runner.steps))
+                                             for step in runner.steps),
+                                  os.path.join(runner.folder, 'worker-logs'))
             try:
                 if local is not None:
                     suite_run.workers_gone = workers_gone(
@@ -183,9 +185,13 @@ def _run(runner, swift, worker_config, curve, widest):
                 outcome = runner.run_steps(
                     suite_run, live, options,
                     lambda steps: check_steps(args, steps))
+                # None: every step was complete already.
+                ended_well = outcome is None or went_well(outcome)
             finally:
                 if local is not None:
                     local.stop()
+                    local.settle_logs('ended_well' in locals() and
+                                      ended_well)
     finally:
         if live is not None:
             live.close(linger=outcome is not None)

@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.errors import ScenarioError, SwiftError, UsageError
+from ssbench.errors import ScenarioError, StoreError, UsageError
 
 log = logging.getLogger('ssbench')
 
@@ -61,7 +61,7 @@ def store_info(client):
     then S3's own limits are assumed, with a warning)."""
     try:
         info = client.cluster_info()
-    except SwiftError as exc:
+    except StoreError as exc:
         log.warning('cannot read the store\'s /info (%s): S3\'s own part '
                     'limits are assumed', exc)
         return None
@@ -71,15 +71,23 @@ def store_info(client):
     return info
 
 
-def name_buckets(scenario):
+def name_buckets(scenario, exact=False):
     """Name the scenario's containers as S3 buckets; [first, last] of
     them (ssbench.errors.ScenarioError when the base gives no valid
-    bucket name)."""
+    bucket name, or, `exact` (a --container-base), when the names do not
+    start with the base as it is)."""
     from ssbench.s3.buckets import bucket_name
     scenario.name_containers(bucket_name)
     # The longest name is the last's: if it and the first are valid, so
     # is every one between.
     names = scenario.containers
+    base = scenario.container_base
+    if exact and not names[-1].startswith(base + '-'):
+        raise UsageError(
+            '--container-base %r over S3 makes bucket names such as %s: '
+            'give lower-case letters, digits and single "-" inside, short '
+            'enough for 63 characters with "-<index>-<policy>"'
+            % (base, names[-1]))
     return [names[0], names[-1]]
 
 
@@ -105,7 +113,7 @@ def connect_s3(args, scenario, settings):
     first request (ListBuckets) says whether the endpoint takes the keys,
     in one line naming the S3 error when not."""
     check_scenario(scenario)
-    buckets = name_buckets(scenario)
+    buckets = name_buckets(scenario, exact=args.container_base is not None)
     header = {PROTOCOL_KEY: 's3', 's3': dict(settings.header(),
                                              buckets=buckets)}
     if args.noop:

@@ -6,7 +6,7 @@ import argparse
 
 from ssbench.cli import common
 from ssbench.load import sweep
-from ssbench.suite import capacitysearch, steadystate
+from ssbench.suite import capacitysearch
 
 EPILOG = '''\
 -u, -o, -r, -c, -p, --rate and --batch-size take a sweep: one value, a
@@ -35,13 +35,6 @@ class Sweepable(object):
 
     def default(self, value):
         return [value]
-
-
-def _percent(text):
-    value = common.positive_float(text)
-    if not value < 100:
-        raise argparse.ArgumentTypeError('%s must be below 100' % (text,))
-    return value / 100
 
 
 def add_suite_parser(subparsers, add_run_arguments):
@@ -74,38 +67,17 @@ def add_suite_parser(subparsers, add_run_arguments):
         '--per-operation', action='store_true', default=False,
         help='Show a line per operation under each step of the table')
     suite.add_argument(
-        '--until-steady', action='store_true', default=False,
-        help='End each step (after --warmup) once its throughput and p99 '
-        'are steady over the last --steady-seconds (within '
-        '--steady-tolerance, without drift); the step\'s -r or -o is the '
-        'ceiling')
-    suite.add_argument(
-        '--steady-seconds', metavar='SECONDS',
-        type=common.between(
-            common.positive_float,
-            steadystate.MIN_WINDOW * steadystate.WINDOWS,
-            steadystate.MAX_WINDOW * steadystate.WINDOWS),
-        default=steadystate.WINDOW * steadystate.WINDOWS,
-        help='--until-steady judges the last SECONDS (%g to %g), in %d '
-        'windows' % (steadystate.MIN_WINDOW * steadystate.WINDOWS,
-                     steadystate.MAX_WINDOW * steadystate.WINDOWS,
-                     steadystate.WINDOWS))
-    suite.add_argument(
-        '--steady-tolerance', metavar='PERCENT', type=_percent,
-        default=steadystate.TOLERANCE,
-        help='--until-steady: how far throughput may vary over them (p99: '
-        'twice as far)')
-    suite.add_argument(
         '--find-max-rate', action='store_true', default=False,
         help='With --slo and -r: run open-loop steps from --rate upwards '
         '(doubling, then bisecting) and say the highest rate that met the '
         'objectives (its step sending at least 95%% of the jobs due) and '
         'the lowest that missed them')
     suite.add_argument(
-        '--resolution', metavar='PERCENT', type=_percent,
+        '--resolution', metavar='PERCENT', type=common.percent,
         default=capacitysearch.RESOLUTION,
         help='--find-max-rate stops once the rates that met and missed are '
-        'within PERCENT of each other')
+        'within PERCENT of each other (default: %s)'
+        % common.shown_percent(capacitysearch.RESOLUTION))
     suite.add_argument(
         '--max-steps', metavar='COUNT',
         type=common.bounded(common.positive_int, sweep.MAX_STEPS),

@@ -233,7 +233,7 @@ def _serve_until_stopped(args, env, stop):
     if args.profile_file and args.profile_count:
         from ssbench.errors import UsageError
         from ssbench.results import safefiles
-        if args.profile_file == '-':
+        if args.profile_file == safefiles.STDOUT:
             raise UsageError('--profile-file -: a profile is binary; name '
                              'a file')
         safefiles.check_output(args.profile_file, '--profile-file',

@@ -257,12 +257,13 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
         yield job
 
 
-def cleanup_jobs(ring, noop=False, scenario=None):
-    """DELETE jobs for the objects the run created and left behind (see
-    ObjectRing.pop_created); the initial population is kept.  With the
-    `scenario`, those of segmented classes delete their segments too."""
+def cleanup_jobs(created, noop=False, scenario=None):
+    """DELETE jobs for `created`, the objects the run created and left
+    behind (ObjectRing.pop_created(): the initial population is kept).
+    With the `scenario`, those of segmented classes delete their segments
+    too."""
     segmented = segment_keys(scenario) if scenario is not None else {}
-    for size_str, container, name in ring.pop_created():
+    for size_str, container, name in created:
         job = {'type': DELETE_OBJECT, 'size_str': size_str,
                'container': container, 'name': name}
         if size_str in segmented:

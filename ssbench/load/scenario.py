@@ -15,6 +15,7 @@ import ssbench
 from ssbench.compat import range
 from ssbench.load import popularity
 from ssbench.load.scenariocheck import Checker, read_json, show
+from ssbench.measure.record import HEADER_KEY, MAX_RUN_SECONDS
 
 DEFAULT_CONTAINER_BASE = 'ssbench'
 DEFAULT_CONTAINER_COUNT = 100
@@ -27,7 +28,6 @@ DEFAULT_POLICY_LABEL = 'default_policy'
 # per live object and a map per job in flight) or fail mid-run.
 MAX_USER_COUNT = 100000
 MAX_OPERATION_COUNT = 10 ** 9
-MAX_RUN_SECONDS = 10 ** 7            # about 16 weeks
 MAX_CONTAINER_COUNT = 10 ** 6
 MAX_CONTAINER_CONCURRENCY = 1000
 MAX_INITIAL_FILES = 10 ** 7          # all size classes together
@@ -37,7 +37,6 @@ MAX_OBJECT_SIZE = 5 * 1024 ** 3 + 2
 # A segmented (large) object: at most 1 PiB; its segments are bounded like
 # any object.
 MAX_LARGE_OBJECT_SIZE = 1024 ** 5
-LARGE_OBJECT_KINDS = ('slo', 'dlo')
 # X-Delete-At must stay a 10-digit timestamp; this is about 31 years.
 MAX_DELETE_AFTER = 10 ** 9
 MAX_CRUD_WEIGHT = 10 ** 9            # only the ratios matter
@@ -54,8 +53,8 @@ LISTING_KEYS = ('limit', 'prefix')
 
 # Keys an `overrides` dict may carry (None values mean "not given").
 OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
-                 'container_count', 'delete_after', 'policy', 'block_size',
-                 'segment_size')
+                 'container_base', 'container_count', 'delete_after',
+                 'policy', 'block_size', 'segment_size')
 
 
 class SizeClass(object):
@@ -116,7 +115,7 @@ def _segments(check, entry, where, size_min, size_max, override):
     elif override is not None and size_max > override:
         segment_size = override
     large_object = entry.get('large_object', 'slo')
-    if large_object not in LARGE_OBJECT_KINDS:
+    if large_object not in ssbench.LARGE_OBJECT_KINDS:
         check.fail('%s: "large_object" must be "slo" or "dlo", not %s' % (
             where, show(large_object)))
     if segment_size is None:
@@ -415,7 +414,7 @@ class Scenario(object):
         """The first object of a stats file (docs/internals.rst, "The
         header")."""
         return {
-            '_scenario_data': self.data,
+            HEADER_KEY: self.data,
             'name': self.name,
             'version': ssbench.version if version is None else version,
             'user_count': self.user_count,

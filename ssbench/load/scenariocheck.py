@@ -13,6 +13,7 @@ import re
 from ssbench.compat import PY2, string_types
 from ssbench.errors import ScenarioError
 from ssbench.measure import profile
+from ssbench.measure.finite import is_finite, is_non_negative
 
 
 def read_json(path, max_bytes):
@@ -126,16 +127,6 @@ def text_flaw(text):
     return None
 
 
-def _is_number(value):
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Integral):
-        return True
-    # json accepts NaN and Infinity; neither is a usable count or weight.
-    return isinstance(value, float) and value == value and \
-        value not in (float('inf'), float('-inf'))
-
-
 def _as_int(value):
     """`value` as an int if it is an integral number (2 or 2.0), else None.
 
@@ -174,7 +165,7 @@ class Checker(object):
         return number
 
     def positive_number(self, value, what, maximum, minimum=None):
-        if not _is_number(value) or value <= 0:
+        if not is_finite(value) or value <= 0:
             self.fail('%s must be a number > 0, not %s' % (what, show(value)))
         if minimum is not None and value < minimum:
             self.fail('%s must be at least %s, not %s' % (
@@ -223,7 +214,7 @@ class Checker(object):
             if key not in profile.PROFILE_KEYS:
                 self.fail('%s has no operation %s; it weighs %s' % (
                     what, show(key), ', '.join(profile.PROFILE_KEYS)))
-            if not profile.is_weight(value[key]):
+            if not is_non_negative(value[key]):
                 self.fail('%s: %s must be a non-negative number, not %s' % (
                     what, show(key), show(value[key])))
         return profile.weights(value)

@@ -28,6 +28,7 @@ import math
 from bisect import bisect_right
 
 from ssbench.measure.loghist import LogHist
+from ssbench.measure.rank import percentile_name
 
 UNIFORM = 'uniform'
 POISSON = 'poisson'
@@ -88,7 +89,7 @@ class Tally(object):
         out = {'count': self.count, 'max': self.max,
                'mean': self.total / self.count if self.count else None}
         for pctile, value in zip(pctiles, self.hist.percentiles(pctiles)):
-            out['p%s' % (pctile,)] = value
+            out[percentile_name(pctile)] = value
         return out
 
 

@@ -21,6 +21,8 @@ import itertools
 import numbers
 import re
 
+from ssbench.measure.finite import is_finite
+
 # The most values one sweep, and the most steps a suite, may have: a
 # suite is a plan a person reads, and every step takes minutes.
 MAX_VALUES = 100
@@ -77,7 +79,7 @@ def _number(token, text):
         value = float(token)
     except ValueError:
         raise ValueError('%r: %r is not a number' % (text, token))
-    if value != value or value in (float('inf'), float('-inf')):
+    if not is_finite(value):
         raise ValueError('%r: %r is not a number' % (text, token))
     return value
 

@@ -15,7 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 import logging
 
-from ssbench.errors import SsbenchError, SwiftError
+from ssbench.errors import SsbenchError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def check_cluster(swift, scenario):
     say = log.warning if scenario.segmented else log.debug
     try:
         info = swift.cluster_info()
-    except SwiftError as exc:
+    except StoreError as exc:
         if getattr(exc, 'error_class', None) == 'timeout':
             raise SsbenchError(
                 'the cluster\'s /info gave no complete answer within the '

@@ -66,6 +66,23 @@ def scrubbed_env(drop, environ=None):
     return env
 
 
+def fresh_log_dir(path):
+    """`path` made ready for a run's worker logs (--keep-worker-logs): a
+    new directory, or an existing one without the worker-N.log files of
+    an earlier run; anything else in it is left alone."""
+    import re
+    try:
+        if not os.path.isdir(path):
+            os.mkdir(path, 0o755)
+        for name in os.listdir(path):
+            if re.match(r'worker-[0-9]+\.log$', name):
+                os.unlink(os.path.join(path, name))
+    except OSError as exc:
+        raise SsbenchError('cannot keep the worker logs in %s: %s'
+                           % (path, exc.strerror))
+    return path
+
+
 def _prctl():
     """libc's prctl(), or None where there is none (not Linux).  Looked
     up before fork: a child of a threaded process must not load
@@ -96,7 +113,8 @@ class LocalWorkers(object):
 
     Their logs go to `log_dir`/worker-N.log; by default `log_dir` is a new
     private directory per run, so concurrent runs never share a log and
-    nothing planted in /tmp can redirect one.
+    nothing planted in /tmp can redirect one, and settle_logs() removes
+    it after a run that went well.
     """
 
     def __init__(self, count, zmq_host, work_port, results_port,
@@ -107,6 +125,7 @@ class LocalWorkers(object):
                            concurrency, batch_size, extra_args)
             for i in range(count)]
         self.log_dir = log_dir
+        self._own_dir = False
         self.ids = list(range(count))
         self.procs = []
         self.drop_env = tuple(drop_env)
@@ -119,6 +138,7 @@ class LocalWorkers(object):
     def start(self):
         if self.log_dir is None:
             self.log_dir = safefiles.private_directory('ssbench-workers-')
+            self._own_dir = True
         env = scrubbed_env(self.drop_env)
         env[LOCAL_RUN_ENV] = self.token
         parent, prctl = os.getpid(), _prctl()
@@ -175,6 +195,20 @@ class LocalWorkers(object):
             for proc in self.procs:
                 proc.wait()
             self.procs = []
+
+    def settle_logs(self, went_well):
+        """After stop(): the private log directory of a run that
+        `went_well` is removed (nobody reads those logs); any other
+        directory is kept and named in one line."""
+        if not self.log_dir or not os.path.isdir(self.log_dir):
+            return
+        if not went_well:
+            log.warning("The local workers' logs are in %s", self.log_dir)
+        elif self._own_dir:
+            import shutil
+            shutil.rmtree(self.log_dir, ignore_errors=True)
+        else:
+            log.info("The local workers' logs are in %s", self.log_dir)
 
     def __enter__(self):
         return self.start()

@@ -6,6 +6,8 @@ import logging
 
 from ssbench.compat import monotonic
 
+log = logging.getLogger(__name__)
+
 LEGEND = """Benchmark Run:
   X    work job raised an exception
   .  <  1s first-byte-latency
@@ -158,3 +160,43 @@ class _FreshLineForLogging(logging.Filter):
                               if isinstance(f, cls) and
                               f.printer is printer]:
                 handler.removeFilter(installed)
+
+
+# Seconds between two lines of a long phase's PhaseLog.
+PHASE_LOG_INTERVAL = 10.0
+
+
+class PhaseLog(object):
+    """Log lines for a phase that may take long and shows no progress
+    characters (the clean-up): every `interval` seconds, how many of its
+    `total` jobs are done and, at the rate so far, about how long the
+    rest takes.  A phase over within `interval` logs nothing."""
+
+    def __init__(self, what, total, interval=PHASE_LOG_INTERVAL,
+                 clock=monotonic):
+        self.what = what
+        self.total = total
+        self.done = 0
+        self.interval = interval
+        self.clock = clock
+        self.started = clock()
+        self._next = self.started + interval
+
+    def on_results(self, results):
+        self.done += len(results)
+
+    def on_idle(self):
+        now = self.clock()
+        if now >= self._next:
+            self._next = now + self.interval
+            log.info('%s', self.line(now))
+
+    def line(self, now):
+        """'Clean-up: 300 of 1200 done (25%), about 00:30 left'."""
+        from ssbench.master.statusline import clock_text
+        done, total = min(self.done, self.total), self.total
+        if not done:
+            return '%s: 0 of %d done yet' % (self.what, total)
+        left = (total - done) * (now - self.started) / done
+        return '%s: %d of %d done (%d%%), about %s left' % (
+            self.what, done, total, 100 * done // total, clock_text(left))

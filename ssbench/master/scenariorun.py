@@ -14,13 +14,12 @@ from ssbench.results import (clockrecords, healthrecords, safefiles,
 from ssbench.load import popularity, seeds
 from ssbench.measure import record
 from ssbench.swift import hints
-from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, StatsFileError
 from ssbench.master.clockoffset import ClockOffsets, clock_stepped
 from ssbench.master.dispatch import Master, store_raw
 from ssbench.load.objectring import ObjectRing
-from ssbench.master.progress import ProgressPrinter
+from ssbench.master.progress import PhaseLog, ProgressPrinter
 from ssbench.results.statswriter import StatsWriter
 
 log = logging.getLogger(__name__)
@@ -133,7 +132,7 @@ def _with_segments(containers):
     """Each container name followed by its segments container's."""
     for name in containers:
         yield name
-        yield protocol.segments_container(name)
+        yield ssbench.segments_container(name)
 
 
 class ScenarioRun(object):
@@ -513,13 +512,16 @@ class ScenarioRun(object):
 
     def cleanup(self):
         """Delete what the run created; False when interrupted."""
-        created = jobgen.cleanup_jobs(self.ring, scenario=self.scenario)
-        log.info('Deleting population objects from cluster')
+        created = self.ring.pop_created()
+        log.info('Deleting the %d objects the benchmark created (the '
+                 'initial objects stay for the next run)', len(created))
+        done = PhaseLog('Clean-up', len(created))
         on_results, on_idle, self.master.on_heartbeat, _ = self._live(
-            'cleanup')
+            'cleanup', len(created), done.on_results, done.on_idle)
         try:
-            stats = self.master.run_jobs(created, on_results=on_results,
-                                         on_idle=on_idle)
+            stats = self.master.run_jobs(
+                jobgen.cleanup_jobs(created, scenario=self.scenario),
+                on_results=on_results, on_idle=on_idle)
         finally:
             self.master.on_heartbeat = None
             self._live_end()

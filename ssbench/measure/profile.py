@@ -15,30 +15,23 @@ read a profile here, so that they agree on what one is.
 """
 from __future__ import absolute_import, division, print_function
 
-import numbers
+from ssbench.measure.finite import is_non_negative
 
 PROFILE_KEYS = ('CREATE', 'READ', 'UPDATE', 'DELETE', 'HEAD', 'LIST')
 # The weights of the list form: CREATE to DELETE.
 CRUD_COUNT = 4
 
 
-def is_weight(value):
-    """True for a weight: a finite number at least 0 (no boolean)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return False
-    return 0 <= value < float('inf')
-
-
 def weights(value):
     """The six weights (a tuple, PROFILE_KEYS order) of a profile in
     either form, or None when `value` is no profile."""
     if isinstance(value, list):
-        if len(value) != CRUD_COUNT or not all(map(is_weight, value)):
+        if len(value) != CRUD_COUNT or not all(map(is_non_negative, value)):
             return None
         return tuple(value) + (0,) * (len(PROFILE_KEYS) - CRUD_COUNT)
     if isinstance(value, dict):
         if not set(value).issubset(PROFILE_KEYS) or \
-                not all(map(is_weight, value.values())):
+                not all(map(is_non_negative, value.values())):
             return None
         return tuple(value.get(key, 0) for key in PROFILE_KEYS)
     return None

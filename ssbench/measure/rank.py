@@ -40,6 +40,14 @@ def ratio(pctile):
     return result
 
 
+def percentile_name(pctile, dot='.'):
+    """The one name of a percentile: 'p' + its shortest decimal, a whole
+    one without '.0', '.' written as `dot` ('_' in the analysis
+    document's keys): 99.9 -> 'p99.9' or 'p99_9', 99.0 -> 'p99'."""
+    whole = int(pctile)
+    return 'p' + repr(whole if whole == pctile else pctile).replace('.', dot)
+
+
 def nearest_rank(n, pctile):
     """The positions (1-based) the percentile of n > 0 sorted values
     takes: (first, second, whole); whole means the mean of the values at

@@ -25,6 +25,8 @@ MAX_SIZE = 1 << 53
 # Retries and reconnects of one request (ssbench-worker --retries is at
 # most 1000): a count beyond is a bad value, not a count to add up.
 MAX_COUNT = 10 ** 6
+# The longest run (run_seconds, and so --warmup): about 16 weeks.
+MAX_RUN_SECONDS = 10 ** 7
 # An HTTP status has three digits.
 MAX_STATUS = 1000
 # Characters of a retry cause's name (an HTTP status or an error class).
@@ -146,6 +148,8 @@ RETRIES = text_type('retries')
 ENDPOINT = text_type('endpoint')
 # The stats header's list of the run's storage URLs, when several.
 ENDPOINTS = text_type('endpoints')
+# The stats header's scenario: its JSON, exactly as read.
+HEADER_KEY = text_type('_scenario_data')
 # {cause: count} of a request's retries, the counts adding up to
 # `retries`; a cause is 1 to MAX_CAUSE characters.
 RETRY_CAUSES = text_type('retry_causes')

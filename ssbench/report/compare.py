@@ -15,13 +15,12 @@ import collections
 
 from ssbench.compat import write_text
 from ssbench.errors import StatsFileError, printable
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.metricnames import (
-    ENDPOINT, KINDS, OPERATIONS, all_sizes, endpoints_of, error_rate,
-    operations_of, percentile_key)
+    DEFAULT_PERCENTILES, ENDPOINT, KIND_LABELS, KINDS, OPERATIONS, all_sizes,
+    endpoints_of, error_rate, operations_of)
 from ssbench.report.render.classic import format_time
 
-KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
-_DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
 # The fewest seconds (first and last left out) a spread is estimated from.
 MIN_SPREAD_SECONDS = 5
 
@@ -112,8 +111,8 @@ def _check_version(doc):
 def _percentile_keys(*docs):
     numbers = set()
     for doc in docs:
-        numbers.update(doc.get('percentiles') or _DEFAULT_PERCENTILES)
-    return [percentile_key(n) for n in sorted(numbers)]
+        numbers.update(doc.get('percentiles') or DEFAULT_PERCENTILES)
+    return [percentile_name(n, '_') for n in sorted(numbers)]
 
 
 def _describe_run(doc):

@@ -22,13 +22,13 @@ for a drop.  "errors" compares the error rate (failed / all requests) in
 percentage points, so it works when the base had no errors: "errors>+1%"
 fails when the rate rose by more than one point ("+1pp" means the same).
 Spaces and letter case do not matter; digits are ASCII digits (0-9), and a
-rule is quoted in messages cut to SHOWN characters.  A rule that cannot be
-evaluated (the
-operation or the metric is missing in either run, or the base value is 0)
-fails: a gate must not pass silently.  A percentile rule on a run with
-too few successes for that percentile (ssbench.report.compute.tailsize:
-p99 needs 100) is "too few results", neither passed nor failed: one
-line of its own (too_few_checks()), no exit status.
+rule is quoted in messages cut to metricnames.SHOWN characters.  A rule
+that cannot be evaluated (the operation or the metric is missing in
+either run, or the base value is 0) fails: a gate must not pass
+silently.  A percentile rule on a run with too few successes for that
+percentile (ssbench.report.compute.tailsize: p99 needs 100) is "too few
+results", neither passed nor failed: one line of its own
+(too_few_checks()), no exit status.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -36,7 +36,8 @@ import collections
 import re
 
 from ssbench.report.compute import metricnames, tailsize
-from ssbench.report.compare import KIND_LABELS, format_value, spread_text
+from ssbench.report.compute.metricnames import cut
+from ssbench.report.compare import format_value, spread_text
 from ssbench.errors import UsageError
 
 # The CLI's exit status when a --fail-if rule failed.
@@ -61,16 +62,10 @@ class Rule(collections.namedtuple(
 
 _CHANGE_RE = re.compile(
     r'([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*(%|pp)?$')
-# A rule (or part of one) is quoted in messages up to this many characters.
-SHOWN = 60
-
-
-def _cut(text):
-    return text if len(text) <= SHOWN else text[:SHOWN - 3] + '...'
 
 
 def _bad(rule, why):
-    return FailIfError("bad --fail-if rule '%s': %s" % (_cut(rule), why))
+    return FailIfError("bad --fail-if rule '%s': %s" % (cut(rule), why))
 
 
 def parse_fail_if(text):
@@ -92,7 +87,7 @@ def _parse_rule(rule):
     left, right = [s.strip() for s in rule.split(comparison)]
     operation, kind, metric = _parse_metric(rule, left.lower())
     threshold = _parse_change(rule, right.lower(), metric)
-    return Rule(_cut(rule), operation, kind, metric, comparison, threshold)
+    return Rule(cut(rule), operation, kind, metric, comparison, threshold)
 
 
 def _parse_metric(rule, left):
@@ -183,7 +178,7 @@ def check_rule(result, rule):
         return few
     row = _rule_row(op, rule)
     what = '%s %s' % (rule.operation, row['label'] if row else '%s %s' % (
-        KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
+        metricnames.KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
     if row is None or row['base'] is None or row['this'] is None:
         if row is None or (row['base'] is None and row['this'] is None):
             side = 'both runs'

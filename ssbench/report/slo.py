@@ -30,6 +30,7 @@ import re
 
 from ssbench.errors import UsageError
 from ssbench.report.compute import metricnames, tailsize
+from ssbench.report.compute.metricnames import cut
 
 # The CLI's exit status when an objective was missed (as --fail-if's).
 MISSED_EXIT = 3
@@ -38,8 +39,6 @@ MET, MISSED, TOO_FEW = 'met', 'missed', 'too few results'
 _TIME_UNITS = {'us': 1e-6, 'ms': 1e-3, 's': 1.0}
 _LIMIT_RE = re.compile(r'([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*([a-z/%]*)$')
 _RATE_UNITS = ('', '/s', 'req/s')
-# An objective is quoted in messages up to this many characters.
-SHOWN = 60
 # The smallest time limit: figures are shown to the microsecond.
 MIN_TIME_LIMIT = 1e-6
 _ENDPOINT_INDEX = re.compile(r'endpoint\[([0-9]+)\]$')
@@ -56,12 +55,8 @@ class Objective(collections.namedtuple(
     __slots__ = ()
 
 
-def _cut(text):
-    return text if len(text) <= SHOWN else text[:SHOWN - 3] + '...'
-
-
 def _bad(text, why):
-    return SloError("bad --slo objective '%s': %s" % (_cut(text), why))
+    return SloError("bad --slo objective '%s': %s" % (cut(text), why))
 
 
 def parse_slo(text):
@@ -85,7 +80,7 @@ def _parse_objective(text):
         name = metricnames.parse_metric(left)
     except ValueError as exc:
         raise _bad(text, exc.args[0])
-    return Objective(_cut(text), name, comparison,
+    return Objective(cut(text), name, comparison,
                      _parse_limit(text, right.lower(), name))
 
 
@@ -98,16 +93,16 @@ def _parse_limit(text, right, name):
     if name.metric == 'errors':
         if unit != '%':
             raise _bad(text, 'an error limit is a percentage: %s%%'
-                       % (_cut(match.group(1)),))
+                       % (cut(match.group(1)),))
         return number
     if name.metric == 'rps':
         if unit not in _RATE_UNITS:
             raise _bad(text, 'a rate limit is requests per second: %s'
-                       % (_cut(match.group(1)),))
+                       % (cut(match.group(1)),))
         return number
     if unit not in _TIME_UNITS:
         raise _bad(text, 'a time needs its unit, one of us, ms, s: %sms'
-                   % (_cut(match.group(1)),))
+                   % (cut(match.group(1)),))
     limit = number * _TIME_UNITS[unit]
     if limit < MIN_TIME_LIMIT:
         # Shown in whole microseconds, a smaller limit would read "0 us".
@@ -151,7 +146,7 @@ def describe(name):
     """A figure's name in words: 'read last-byte p99.9', 'total rps'."""
     words = [name.operation]
     if name.kind is not None:
-        words.append(name.kind.replace('_', '-'))
+        words.append(metricnames.KIND_LABELS[name.kind])
     words.append(name.metric.replace('_', '.'))
     return ' '.join(words)
 
@@ -187,7 +182,7 @@ def verdict(doc, objective):
             '%s: too few results: %s has %d %s latencies, %s needs at '
             'least %d (neither met nor missed; a longer run has more)' % (
                 objective.text, objective.name.operation, count or 0,
-                objective.name.kind.replace('_', '-'),
+                metricnames.KIND_LABELS[objective.name.kind],
                 objective.name.metric.replace('_', '.'),
                 tailsize.needed(percentile)))
     if value is None:

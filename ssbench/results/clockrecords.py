@@ -35,6 +35,7 @@ step before the result before it, when it stepped back.
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import string_types
+from ssbench.measure.finite import is_finite
 from ssbench.results.recordview import controls_of_kind
 
 CLOCK_RECORD = 'clock_offset'
@@ -50,11 +51,6 @@ def record(worker_id, offset, rtt, samples):
             'rtt': rtt, 'samples': samples}
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and value == value and abs(value) < float('inf')
-
-
 def workers(records):
     """The usable records (text keys) of `records`, one per worker (its
     first period's, else its last record), as plain maps sorted by
@@ -65,8 +61,8 @@ def workers(records):
     by_worker = {}
     firsts = {}         # worker id -> the first period's (first, last)
     for rec in records:
-        if rec.get('kind') != CLOCK_RECORD or not _number(
-                rec.get('offset')) or not _number(rec.get('rtt')):
+        if rec.get('kind') != CLOCK_RECORD or not is_finite(
+                rec.get('offset')) or not is_finite(rec.get('rtt')):
             continue
         worker_id = rec.get('worker_id')
         if not isinstance(worker_id, string_types + (int,)) or \
@@ -83,7 +79,7 @@ def workers(records):
         entry.update({
             'worker_id': worker_id, 'offset': rec['offset'],
             'rtt': rec['rtt'],
-            'samples': samples if _number(samples) else None,
+            'samples': samples if is_finite(samples) else None,
             'over_limit': abs(rec['offset']) > OFFSET_LIMIT})
     out = []
     for key in sorted(by_worker, key=str):
@@ -109,8 +105,8 @@ def _period(rec):
     worker times), not the first or only one."""
     period = rec.get('period')
     return isinstance(period, int) and not isinstance(period, bool) and \
-        period > 0 and _number(rec.get('first')) and \
-        _number(rec.get('last'))
+        period > 0 and is_finite(rec.get('first')) and \
+        is_finite(rec.get('last'))
 
 
 class Periods(object):
@@ -154,8 +150,8 @@ class Periods(object):
 def periods_of(entry):
     """The Periods of a workers() entry with steps, else None."""
     steps = entry.get('steps')
-    if not steps or not _number(entry.get('first')) or \
-            not _number(entry.get('last')):
+    if not steps or not is_finite(entry.get('first')) or \
+            not is_finite(entry.get('last')):
         return None
     return Periods([entry['offset']] + [step['offset'] for step in steps],
                    [entry['first']] + [step['first'] for step in steps],

@@ -24,6 +24,7 @@ from __future__ import absolute_import, division, print_function
 import time
 
 from ssbench.compat import string_types
+from ssbench.measure.finite import is_finite
 from ssbench.results.recordview import controls_of_kind
 
 EVENT_RECORD = 'run_event'
@@ -54,11 +55,6 @@ def clip(text):
     return line if len(line) <= MAX_TEXT else line[:MAX_TEXT - 3] + '...'
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and abs(value) < float('inf')
-
-
 def _worker(value):
     if isinstance(value, bool):
         return None
@@ -76,7 +72,7 @@ def events(controls):
     out = []
     for rec in controls_of_kind(controls, EVENT_RECORD):
         event, at = rec.get('event'), rec.get('at')
-        if event not in STORED or not _number(at):
+        if event not in STORED or not is_finite(at):
             continue
         text = rec.get('text')
         out.append({'at': at, 'event': event,

@@ -37,6 +37,7 @@ from __future__ import absolute_import, division, print_function
 
 import time
 
+from ssbench.measure.finite import is_finite, is_non_negative
 from ssbench.wire.protocol import HEALTH_KEYS, HOST_KEYS
 
 HEALTH_RECORD = 'worker_health'
@@ -51,20 +52,16 @@ OWN_CAUSES = ('cpu', 'stall', 'limit')
 CAUSES = OWN_CAUSES + ('host', 'queue')
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def record(heartbeat, now=None):
     """The stats-file control record of a heartbeat's health keys, or
     None when it has none (a worker of another version)."""
     values = [heartbeat.get(key) for key in HEALTH_KEYS]
-    if not all(_number(value) for value in values):
+    if not all(is_finite(value) for value in values):
         return None
     out = dict(zip(HEALTH_KEYS, values))
     for key in HOST_KEYS:
         value = heartbeat.get(key)
-        if _number(value) and 0 <= value < float('inf'):
+        if is_non_negative(value):
             out[key] = value
     out['kind'] = HEALTH_RECORD
     out['worker_id'] = heartbeat.get('worker_id')
@@ -106,7 +103,7 @@ def sample_of(rec):
         return None
     for key in HOST_KEYS:
         value = rec.get(key)
-        if _number(value):
+        if is_finite(value):
             sample[key] = float(value)
     return sample
 

@@ -30,6 +30,7 @@ compare like with like.
 from __future__ import absolute_import, division, print_function
 
 from ssbench.measure import record as spec
+from ssbench.measure.finite import is_finite
 
 _INF = float('inf')
 
@@ -39,8 +40,7 @@ def stored_warmup(header):
     out (run-scenario --warmup): 0 when it names none, or names something
     that is not a number of seconds."""
     warmup = header.get('warmup')
-    if isinstance(warmup, (int, float)) and not isinstance(warmup, bool) \
-            and 0 < warmup < _INF:
+    if is_finite(warmup) and warmup > 0:
         return warmup
     return 0
 

@@ -18,10 +18,13 @@ import tempfile
 
 from ssbench.compat import PY2, makedirs
 from ssbench.errors import SsbenchError, UsageError
+from ssbench.measure.record import HEADER_KEY
 
+#: The output path that names standard output.
+STDOUT = '-'
 # Stats files start with this (plain) or are gzip; see looks_like_stats().
 _GZIP_MAGIC = b'\x1f\x8b'
-_HEADER_KEY = b'_scenario_data'
+_HEADER_KEY = HEADER_KEY.encode('ascii')
 # Bytes of a file's start searched for the header key.
 _SNIFF_BYTES = 1 << 16
 

@@ -18,14 +18,13 @@ from __future__ import absolute_import, division, print_function
 import time
 
 from ssbench.measure import record as spec
+from ssbench.measure.finite import is_finite
 from ssbench.measure.record import (
-    MAX_COUNT as _MAX_COUNT, MAX_EPOCH as _MAX_EPOCH, MAX_SECONDS as
-    _MAX_SECONDS, MAX_SIZE as _MAX_SIZE, MAX_STATUS as _MAX_STATUS,
-    NUMBERS as _NUMBER_TYPES)
+    HEADER_KEY, MAX_COUNT as _MAX_COUNT, MAX_EPOCH as _MAX_EPOCH,
+    MAX_SECONDS as _MAX_SECONDS, MAX_SIZE as _MAX_SIZE, MAX_STATUS as
+    _MAX_STATUS, NUMBERS as _NUMBER_TYPES)
 from ssbench.measure.profile import weights
 from ssbench.results import clockrecords, timewindow
-
-HEADER_KEY = u'_scenario_data'
 
 # The result values the reports read, in the order they are checked: the
 # first bad one is the one a warning names.
@@ -76,7 +75,7 @@ def measured(batches, raw, stats_file):
     profile = timewindow.TimeProfile() if window is None else None
     offsets = stats_file.offsets if profile is None else None
     clockrecords.restart(offsets)
-    k_worker = b'worker_id' if raw else 'worker_id'
+    k_worker = spec.keys('worker_id')[raw][0]
     clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
     stamps = []
@@ -221,7 +220,7 @@ def ended_early(header, count, first, last):
 
     def number(key):
         value = header.get(key)
-        if type(value) in _NUMBER_TYPES and 0 < value < _INF:
+        if is_finite(value) and value > 0:
             return value
         return None
 
@@ -425,15 +424,12 @@ def header_problem(header):
     None.  Only what they read is checked, each as loosely as 0.3.x
     wrote it; a missing value (or None) is always fine, and ``warmup``
     that is no number of seconds counts as none (recordview)."""
-    def number(value):
-        return type(value) in _NUMBER_TYPES and -_INF < value < _INF
-
     for key, good in (('name', lambda v: isinstance(v, _TEXT_TYPES)),
                       ('version', lambda v: isinstance(v, _TEXT_TYPES)),
                       ('user_count', lambda v: type(v) in (
                           int, type(2 ** 64))),
-                      ('delete_after', number),
-                      ('rate', number),
+                      ('delete_after', is_finite),
+                      ('rate', is_finite),
                       (HEADER_KEY, lambda v: isinstance(v, dict))):
         value = header.get(key)
         if value is not None and not good(value):
@@ -445,21 +441,21 @@ def header_problem(header):
         # ssbench.measure.profile.
         if isinstance(value, dict):
             return weights(value) is not None
-        return isinstance(value, list) and all(number(n) for n in value)
+        return isinstance(value, list) and all(is_finite(n) for n in value)
 
     sizes = scenario.get('sizes')
     if sizes is not None and not (isinstance(sizes, list) and all(
             isinstance(size, dict) for size in sizes)):
         return 'sizes', shown(sizes)
     for size in sizes or ():
-        for key, good in (('size_min', number), ('size_max', number),
+        for key, good in (('size_min', is_finite), ('size_max', is_finite),
                           ('crud_profile', profile)):
             value = size.get(key)
             if value is not None and not good(value):
                 return 'sizes: %s' % (key,), shown(value)
     initial = scenario.get('initial_files')
     if initial is not None and not (isinstance(initial, dict) and all(
-            value is None or number(value) for value in initial.values())):
+            value is None or is_finite(value) for value in initial.values())):
         return 'initial_files', shown(initial)
     crud = scenario.get('crud_profile')
     if crud is not None and not profile(crud):

@@ -1,1 +1,1 @@
-"""Talking to an S3 store: Signature Version 4 signing."""
+"""The S3 store: its client, Signature Version 4 signing, multipart."""

@@ -21,12 +21,12 @@ import logging
 import re
 
 from ssbench.compat import monotonic
-from ssbench.errors import SwiftError
+from ssbench.errors import S3Error
 from ssbench.s3 import batchdelete, listing, multipart, xmlsafe
 from ssbench.s3.buckets import bucket_name
-from ssbench.swift.cleanup import (CONTAINER_DELETE_TRIES, DEFAULT_DEADLINE,
-                                   CleanupStats, delete_each)
-from ssbench.swift.paging import MAX_PAGES, Deadline, Pages
+from ssbench.store.cleanup import (DEFAULT_DEADLINE, CleanupStats,
+                                   delete_each, empty_then_delete, one_line)
+from ssbench.store.paging import MAX_PAGES, Deadline, Pages
 
 log = logging.getLogger(__name__)
 
@@ -129,40 +129,28 @@ def _delete_objects(client, bucket, stats, deadline=None):
 
 
 def _delete_bucket(client, bucket, stats, sleep, deadline=None):
-    if deadline is not None:
-        deadline.check()
-    _abort_uploads(client, bucket, deadline)
-    for attempt in range(CONTAINER_DELETE_TRIES):
+    def empty():
         failed = _delete_objects(client, bucket, stats, deadline)
         if failed:
             # Refused once, refused again: no point in trying the bucket.
-            raise SwiftError('it still holds the %d objects that could '
-                             'not be deleted' % failed)
-        try:
-            timing = client.delete_container(bucket, missing_ok=True)
-        except SwiftError as exc:
-            # 409 BucketNotEmpty: the listing may lag the deletes.
-            if getattr(exc, 'http_status', None) == 409 and \
-                    attempt + 1 < CONTAINER_DELETE_TRIES:
-                sleep(0.2 * (attempt + 1))
-                continue
-            raise
-        if timing.status != 404:
-            stats.containers += 1
-        return
+            raise S3Error('it still holds the %d objects that could not '
+                          'be deleted' % failed)
+
+    if deadline is not None:
+        deadline.check()
+    _abort_uploads(client, bucket, deadline)
+    empty_then_delete(client, bucket, empty, stats, sleep)
 
 
 def _reason(exc):
     if isinstance(exc, xmlsafe.BadBody):
         return 'the answer is not the S3 document expected: %s' % (exc,)
-    if isinstance(exc, SwiftError):
-        return '%s' % (exc,)
-    return '%s: %s' % (type(exc).__name__, exc)
+    return one_line(exc)
 
 
 def list_matching(client, base, policy, deadline=None):
     """The names of the account's buckets of base and policy, every
-    ListBuckets page read; SwiftError (one line) when they cannot be
+    ListBuckets page read; S3Error (one line) when they cannot be
     listed."""
     prefix = bucket_parts(base, policy)[0] + '-'
     pattern = bucket_pattern(base, policy)
@@ -179,7 +167,7 @@ def list_matching(client, base, policy, deadline=None):
             token = page.next_token
             pages.next(token)
     except Exception as exc:    # one line that says what went wrong
-        raise SwiftError('cannot list buckets: %s' % (_reason(exc),))
+        raise S3Error('cannot list buckets: %s' % (_reason(exc),))
 
 
 def cleanup_buckets(client, base='ssbench', policy='default_policy',
@@ -189,7 +177,7 @@ def cleanup_buckets(client, base='ssbench', policy='default_policy',
     holds: `concurrency` buckets at a time (`sleep(seconds)` pauses
     before a bucket not yet empty is tried again), within `deadline`
     seconds on `clock` (monotonic; None: no deadline).  Logs the rates;
-    returns CleanupStats, or raises SwiftError when anything could not
+    returns CleanupStats, or raises StoreError when anything could not
     be deleted."""
     import gevent
 

@@ -1,11 +1,12 @@
-"""S3Client: the SwiftClient's timed, retried requests (and its own HTTP
-connection) spoken over the S3 API.
+"""S3Client: the S3 store (docs/internals.rst, "Stores"): the timed,
+retried requests of ssbench.store.client spoken over the S3 API.
 
 A container is a bucket (the scenario names it by S3's rules, see
 ssbench.s3.buckets) and an object an S3 object: PUT Object, GET Object
 (first and last byte timed as a Swift GET), HEAD Object, DELETE Object,
-HEAD Bucket and CreateBucket keep the SwiftClient's method names, so
-the master and the workers call them alike.  Each attempt is signed
+HEAD Bucket and CreateBucket keep the store's method names, so
+the master and the workers call them alike; a large object is a
+multipart upload (ssbench.s3.multipartobject).  Each attempt is signed
 anew (Signature Version 4), its X-Amz-Date being that attempt's, with
 the Keyring `keys()` gives then (a worker's changes when its master
 sends the next day's keys).  An error's XML body names its S3 code
@@ -17,62 +18,19 @@ from __future__ import absolute_import, division, print_function
 import hashlib
 import time
 
-from ssbench.compat import PY2
-from ssbench.errors import SwiftAuthError
+from ssbench.compat import urlsplit
 from ssbench.s3 import sigv4
-from ssbench.s3.errorbody import s3_error
+from ssbench.s3.errorbody import S3RequestError, s3_error
 from ssbench.s3.keyring import Keyring
-from ssbench.swift.auth import AuthOptions, Grant
-from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_RETRIES,
-                                  DEFAULT_CONNECT_TIMEOUT,
-                                  DEFAULT_NETWORK_TIMEOUT, USER_AGENT,
-                                  SwiftClient)
-from ssbench.swift.connpool import ConnectionPool
+from ssbench.store.client import DEFAULT_BLOCK_SIZE, StoreClient
 
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urlsplit
-else:
-    from urllib.parse import urlsplit
-
-# Bytes of an S3 answer read whole at most: parsing one costs 10 to 17
-# times its size (docs/reliability.rst, "Answers from outside").
-MAX_BODY = 8 * 1024 * 1024
 # The region whose CreateBucket takes no LocationConstraint.
 US_EAST_1 = 'us-east-1'
 # The signed payload hashes remembered: sizes repeat within a size class.
 _HASHES_KEPT = 64
 
 
-class Endpoint(object):
-    """The S3Client's token source: the endpoint as the one storage URL,
-    and no token (each request is signed instead)."""
-
-    renewable = False
-
-    def __init__(self, url):
-        self.grant = Grant([url], None, None)
-
-    def current(self):
-        return self.grant
-
-    def renew(self, stale):
-        raise SwiftAuthError('an S3 request has no token to renew')
-
-
-def host_header(url):
-    """The Host header of a request to `url`, as the HTTP connection sends
-    it (the port only when not the scheme's own): what is signed."""
-    parts = urlsplit(url)
-    name = parts.hostname
-    if ':' in name:
-        name = '[%s]' % name
-    port = parts.port
-    if port is None or port == (443 if parts.scheme == 'https' else 80):
-        return name
-    return '%s:%d' % (name, port)
-
-
-class S3Client(SwiftClient):
+class S3Client(StoreClient):
     """Timed S3 requests to `endpoint_url` (http(s)://HOST[:PORT]).
 
     `keys()` is the ssbench.s3.keyring.Keyring to sign with now;
@@ -80,68 +38,65 @@ class S3Client(SwiftClient):
     (http://BUCKET.HOST/KEY); `signed_payload` signs each body's SHA-256
     instead of UNSIGNED-PAYLOAD; `region` is the bucket's for
     CreateBucket.  `now()` is the wall clock of X-Amz-Date.  The other
-    arguments are the SwiftClient's.
+    arguments are StoreClient's.
     """
 
     TRANS_ID = 'x-amz-request-id'
+    Error = S3RequestError
+    error_bodies = True
     # Bytes of an answer read whole (a listing page, a DeleteObjects
-    # result) at most: a page of 1000 keys of 1024 bytes, each byte
-    # URL-encoded, is under 3.5 MB (docs/s3.rst).
-    max_body = MAX_BODY
+    # result) at most: parsing one costs 10 to 17 times its size
+    # (docs/reliability.rst, "Answers from outside"); a page of 1000 keys
+    # of 1024 bytes, each byte URL-encoded, is under 3.5 MB (docs/s3.rst).
+    max_body = 8 * 1024 * 1024
 
     def __init__(self, endpoint_url, keys, region=US_EAST_1,
-                 addressing='path', signed_payload=False, concurrency=64,
-                 retries=DEFAULT_RETRIES,
-                 connect_timeout=DEFAULT_CONNECT_TIMEOUT,
-                 network_timeout=DEFAULT_NETWORK_TIMEOUT,
-                 retry_backoff=None, sleep=None, now=time.time, **kwargs):
-        SwiftClient.__init__(
-            self, AuthOptions(), concurrency=concurrency, retries=retries,
-            connect_timeout=connect_timeout, network_timeout=network_timeout,
-            tokens=Endpoint(endpoint_url), retry_backoff=retry_backoff,
-            sleep=sleep, **kwargs)
+                 addressing='path', signed_payload=False, now=time.time,
+                 **kwargs):
+        StoreClient.__init__(self, **kwargs)
         self.endpoint_url = endpoint_url
         self.keys = keys
         self.region = region
         self.virtual = addressing == 'virtual'
         self.signed_payload = signed_payload
         self.now = now
-        self._host = host_header(endpoint_url)
+        self.pools = [self._pool(endpoint_url)]
         self._bucket_pools = {}
         self._hashes = {}
 
+    def large_objects(self, block_size):
+        """Multipart uploads (ssbench.s3.multipartobject)."""
+        from ssbench.s3.multipartobject import MultipartObjects
+        return MultipartObjects(self, block_size)
+
     # -- one attempt ----------------------------------------------------
 
-    def _route(self, grant, turn, method, path_tail, send_headers):
-        """(pool, request path, headers) of one attempt, signed now (one
-        endpoint: `turn` does not matter); the
-        headers' first slot holds (raw path, query pairs, payload hash)."""
+    def _route(self, turn, method, path_tail, send_headers):
+        """(pool, request path, headers, None: no token) of one attempt,
+        signed now (one endpoint: `turn` does not matter); the headers'
+        first slot holds (raw path, query pairs, payload hash)."""
         path, params, payload = send_headers[0]
-        pool, host = self.pools[0], self._host
+        pool = self.pools[0]
         if self.virtual and len(path) > 1:
             bucket, _, key = path[1:].partition('/')
-            pool, host = self._bucket_pool(bucket)
+            pool = self._bucket_pool(bucket)
             path = '/' + key
         headers = send_headers[1:]
         headers.extend(self.keys().sign(
-            method, path, params, host, (), sigv4.amz_date(self.now()),
-            payload))
+            method, path, params, pool.host_header, (),
+            sigv4.amz_date(self.now()), payload))
         target = sigv4.uri_encode(path, True)
         if params:
             target += '?' + sigv4.canonical_query(params)
-        return pool, target, headers
+        return pool, target, headers, None
 
     def _bucket_pool(self, bucket):
-        """(pool, Host) of a bucket's own host name (virtual addressing)."""
+        """The pool of a bucket's own host name (virtual addressing)."""
         found = self._bucket_pools.get(bucket)
         if found is None:
             parts = urlsplit(self.endpoint_url)
-            url = '%s://%s.%s' % (parts.scheme, bucket, parts.netloc)
-            found = self._bucket_pools[bucket] = (ConnectionPool(
-                url, self.concurrency, self.connect_timeout,
-                self.network_timeout,
-                self._ssl() if parts.scheme == 'https' else None),
-                host_header(url))
+            found = self._bucket_pools[bucket] = self._pool(
+                '%s://%s.%s' % (parts.scheme, bucket, parts.netloc))
         return found
 
     def _refusal(self, resp, body):
@@ -180,39 +135,20 @@ class S3Client(SwiftClient):
 
     # -- requests -------------------------------------------------------
 
-    def request(self, method, container=None, name=None, query=None,
-                headers=None, size=0, fill=b'A', block_size=DEFAULT_BLOCK_SIZE,
-                read='discard', retry_404=False, missing_ok=False,
-                body=None, retry_timeouts=True):
-        """SwiftClient.request() over S3: `container` is the bucket,
-        `query` a list of raw (name, value) pairs; an error's body is
-        read for its S3 code."""
+    def _address(self, container, name, query, size, block, whole):
+        """(the headers' first slot: the raw path, the query's raw (name,
+        value) pairs and the payload hash, signed per attempt; the path
+        and query as sent) of a request to the bucket `container`."""
         path = '/'
         if container is not None:
             path += container
             if name is not None:
                 path += '/' + name
         params = list(query or ())
-        if body is not None:
-            size = len(body)
-            block = body
-        else:
-            block = self._block(fill, block_size) if size else None
-        send_headers = [(path, params,
-                         self._payload(size, block, body is not None)),
-                        ('User-Agent', USER_AGENT)]
-        if headers:
-            send_headers.extend(headers.items())
-        if method in ('PUT', 'POST'):
-            send_headers.append(('Content-Length', str(size)))
         shown = sigv4.uri_encode(path, True)
         if params:
             shown += '?' + sigv4.canonical_query(params)
-        # One endpoint: every request is turn 0, its results name none.
-        return self._attempts(0, method, shown, send_headers, size, block,
-                              'errors' if read == 'discard' else read,
-                              block_size, retry_404, missing_ok,
-                              retry_timeouts)
+        return (path, params, self._payload(size, block, whole)), shown
 
     def put_container(self, container, policy=None):
         """CreateBucket; a region other than us-east-1 is its location
@@ -238,28 +174,32 @@ class S3Client(SwiftClient):
 
     def list_buckets(self):
         """ListBuckets (GET /), not retried on a timeout: whether the
-        endpoint takes the keys (SwiftRequestError naming the S3 code,
+        endpoint takes the keys (S3RequestError naming the S3 code,
         such as SignatureDoesNotMatch, when not)."""
         return self.request('GET', read='keep', retry_timeouts=False)
 
-    def perform(self, operation, missing_ok=False, retry_timeouts=True):
-        """Send an ssbench.s3.operation.Operation (a listing, a
-        DeleteObjects, an abort, ...) as request() does: the answer's body
-        (bytes; None for a 404 with `missing_ok`)."""
+    def send(self, operation, **kwargs):
+        """The Timing of an ssbench.s3.operation.Operation (a listing, a
+        DeleteObjects, a step of a multipart upload, ...) sent as
+        request(**kwargs) sends one."""
         bucket, _, key = operation.path[1:].partition(u'/')
         # request() sets the Content-Length of a body itself.
         headers = dict(item for item in operation.headers
                        if item[0].lower() != 'content-length')
-        timing = self.request(operation.method, bucket or None, key or None,
-                              query=operation.params, headers=headers,
-                              body=operation.body or None, read='keep',
-                              missing_ok=missing_ok,
-                              retry_timeouts=retry_timeouts)
+        return self.request(operation.method, bucket or None, key or None,
+                            query=operation.params, headers=headers,
+                            body=operation.body or None, **kwargs)
+
+    def perform(self, operation, missing_ok=False, retry_timeouts=True):
+        """send() `operation`: the answer's body (bytes; None for a 404
+        with `missing_ok`)."""
+        timing = self.send(operation, read='keep', missing_ok=missing_ok,
+                           retry_timeouts=retry_timeouts)
         return None if timing.status == 404 else timing.body
 
     def close(self):
-        SwiftClient.close(self)
-        for pool, _ in self._bucket_pools.values():
+        StoreClient.close(self)
+        for pool in self._bucket_pools.values():
             pool.close()
 
 
@@ -284,13 +224,10 @@ class S3Access(object):
         self.settings = settings
         return changed
 
-    def _keys(self):
-        return self.keyring
-
     def client(self, **kwargs):
-        """The S3Client of the current settings; `kwargs` are the
-        SwiftClient's (concurrency, retries, timeouts, back-off)."""
+        """The S3Client of the current settings; `kwargs` are
+        StoreClient's (concurrency, retries, timeouts, back-off)."""
         endpoint_url, region, addressing, signed = self.settings
-        return self.factory(endpoint_url, self._keys, region=region,
+        return self.factory(endpoint_url, lambda: self.keyring, region=region,
                             addressing=addressing, signed_payload=signed,
                             **kwargs)

@@ -199,10 +199,15 @@ class CapacitySearch(object):
         if why == 'ceiling':
             line += ' (the search stopped at its ceiling)'
         elif why == 'steps':
-            line += ' (the search stopped after %d steps, before its ' \
-                'resolution of %g%%)' % (self.max_steps,
+            line += ' (the search stopped after %s, before its ' \
+                'resolution of %g%%)' % (steps_text(self.max_steps),
                                          self.resolution * 100)
         return line
+
+
+def steps_text(count):
+    """'1 step', '3 steps'."""
+    return '%d step%s' % (count, '' if count == 1 else 's')
 
 
 def shortfall(outcome):

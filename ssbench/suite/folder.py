@@ -14,11 +14,11 @@ import re
 
 from ssbench.compat import string_types
 from ssbench.load.scenariocheck import show
+from ssbench.measure.finite import is_finite
+from ssbench.report.compute.suitefigures import FORMAT, FORMAT_VERSION
 from ssbench.suite.steadystate import RECORD_KIND as STEADY_RECORD
 
 SUITE_FILE = 'suite.json'
-FORMAT = 'ssbench-suite'
-FORMAT_VERSION = 1
 # suite.json of 1000 steps with their figures per operation is a few MB.
 MAX_SUITE_BYTES = 16 * 1024 * 1024
 
@@ -71,10 +71,6 @@ def _integer(value):
         not isinstance(value, bool)
 
 
-def _number(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def _text(value):
     return isinstance(value, string_types)
 
@@ -90,7 +86,7 @@ _STEP_FIELDS = (
     ('label', _text, 'a string', True),
     ('scenario', _text, 'a string', True),
     ('settings', lambda v: isinstance(v, dict) and all(
-        _text(k) and (_number(x) or _text(x)) for k, x in v.items()),
+        _text(k) and (is_finite(x) or _text(x)) for k, x in v.items()),
      'an object of numbers and strings', True),
     ('stats_file', _optional(_text), 'a string or null', True),
     ('complete', lambda v: isinstance(v, bool), 'true or false', True),
@@ -102,9 +98,9 @@ _SEARCH_FIELDS = (
     ('why', _optional(_text), 'a string or null'),
     ('busy_steps', lambda v: isinstance(v, list) and all(
         _integer(x) for x in v), 'a list of step numbers'),
-    ('highest_met', _optional(_number), 'a number or null'),
-    ('lowest_missed', _optional(_number), 'a number or null'),
-    ('client_limit', _optional(_number), 'a number or null'),
+    ('highest_met', _optional(is_finite), 'a number or null'),
+    ('lowest_missed', _optional(is_finite), 'a number or null'),
+    ('client_limit', _optional(is_finite), 'a number or null'),
 )
 
 

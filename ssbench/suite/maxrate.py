@@ -11,7 +11,8 @@ import logging
 from ssbench.errors import UsageError
 from ssbench.load import suitefile
 from ssbench.load.scenario import MAX_RATE
-from ssbench.suite.capacitysearch import CapacitySearch, shortfall
+from ssbench.suite.capacitysearch import (CapacitySearch, shortfall,
+                                          steps_text)
 from ssbench.suite.runner import SuiteRunner, load_step
 
 log = logging.getLogger('ssbench')
@@ -70,11 +71,20 @@ class SearchRunner(SuiteRunner):
         SuiteRunner.__init__(self, args, suite, folder, [first], {},
                              objectives)
         seconds = first.scenario.run_seconds
-        log.info('Capacity search: from %g jobs/s, at most %d steps of '
+        log.info('Capacity search: from %g jobs/s, at most %s of '
                  '%g s each (with population and cleanup, about %.0f min '
-                 'at most), to within %g%%', start, args.max_steps,
-                 seconds, args.max_steps * (seconds + 30) / 60.0,
+                 'at most), to within %g%%', start,
+                 steps_text(args.max_steps), seconds,
+                 args.max_steps * (seconds + 30) / 60.0,
                  args.resolution * 100)
+
+    def step_title(self, number):
+        """'Search step 2': the search does not know its total."""
+        return 'Search step %d' % number
+
+    def size_text(self):
+        return 'a capacity search of at most %s' % steps_text(
+            self.capacity.max_steps)
 
     def _step(self, args, suite, folder, number, rate):
         plan = suitefile.StepPlan(number, self.path, collections.OrderedDict(

@@ -10,6 +10,7 @@ import os
 from ssbench.suite import folder as suitefolder
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.load.scenariocheck import show
+from ssbench.measure.record import HEADER_KEY
 
 # The options, besides the steps' settings, that make what a step
 # measures: (attribute of the parsed flags, the flag).
@@ -17,6 +18,7 @@ OPTION_FLAGS = (('arrival', '--arrival'), ('warmup', '--warmup'),
                 ('noop', '--noop'), ('block_size', '--block-size'),
                 ('segment_size', '--segment-size'),
                 ('delete_after', '--delete-after'),
+                ('container_base', '--container-base'),
                 ('until_steady', '--until-steady'),
                 ('steady_seconds', '--steady-seconds'),
                 ('steady_tolerance', '--steady-tolerance'))
@@ -136,7 +138,7 @@ def _header_differences(header, step, args):
              header.get('warmup') or None)
     _compare(out, '--until-steady', bool(args.until_steady),
              header.get('until_steady') is True)
-    if header.get('_scenario_data') != scenario.data:
+    if header.get(HEADER_KEY) != scenario.data:
         out.append('the scenario file %s (changed since)' % (
             scenario.source,))
     return out

@@ -13,12 +13,11 @@ import logging
 import sys
 import uuid
 
+from ssbench.results.safefiles import STDOUT
 from ssbench.suite import folder as suitefolder, plan as suiteplan
+from ssbench.suite.capacitysearch import steps_text
 
 log = logging.getLogger('ssbench')
-
-# Where a suite's outputs go to standard output (ssbench.cli.common.STDOUT).
-STDOUT = '-'
 
 
 class Step(object):
@@ -61,6 +60,7 @@ def load_step(args, plan, folder, suite):
         'container_count': one('container_count', 'container_count'),
         'delete_after': one('delete_after', 'delete_after'),
         'policy': one('policy', 'policy'),
+        'container_base': args.container_base,
         'block_size': args.block_size, 'segment_size': args.segment_size})
     batch_size = min(one('batch_size', 'batch_size') or 1,
                      scenario.user_count)
@@ -105,6 +105,14 @@ class SuiteRunner(object):
             if entry['complete']:
                 self._report_done(entry)
 
+    def step_title(self, number):
+        """How the log names step `number`: 'Step 2/5'."""
+        return 'Step %d/%d' % (number, len(self.steps))
+
+    def size_text(self):
+        """The suite's size, for its first log line: '5 steps'."""
+        return steps_text(len(self.steps))
+
     def run_steps(self, suite_run, live, options, check_steps):
         """Run the steps not done yet through `suite_run` (a
         ssbench.suite.sharedworkers.SuiteRun); the outcome of the last one
@@ -115,8 +123,8 @@ class SuiteRunner(object):
         for index, step in enumerate(self.steps):
             entry = self.entries[index]
             if entry.get('complete'):
-                log.info('Step %d/%d (%s): complete already, in %s',
-                         step.plan.number, len(self.steps),
+                log.info('%s (%s): complete already, in %s',
+                         self.step_title(step.plan.number),
                          entry['label'] or '-', entry['stats_file'])
                 continue
             outcome = self._run_step(suite_run, live, options, step, index)
@@ -127,24 +135,20 @@ class SuiteRunner(object):
     def _run_step(self, suite_run, live, options, step, index):
         from ssbench.master.scenariorun import RunOptions
         from ssbench.suite import steadystate
-        from ssbench.suite.steadystate import SteadyWatch
         from ssbench.results.safefiles import StatsPaths
         args = self.args
         number, total = step.plan.number, len(self.steps)
         # Saved before the step too: a step that fills the disk or kills
         # the master leaves suite.json saying which it was.
         self._save()
-        log.info('Step %d/%d (%s): %s', number, total,
+        log.info('%s (%s): %s', self.step_title(number),
                  step.plan.label() or '-', step.plan.scenario)
         if live is not None:
             live.step = (number, total, step.plan.label())
         watch = None
         if args.until_steady:
-            watch = SteadyWatch(
-                warmup=args.warmup,
-                window=args.steady_seconds / steadystate.WINDOWS,
-                tolerance=args.steady_tolerance,
-                latency_tolerance=2 * args.steady_tolerance)
+            watch = steadystate.over(args.steady_seconds,
+                                     args.steady_tolerance, args.warmup)
         header = {'suite': {'name': self.suite.name, 'step': number,
                             'steps': total, 'label': step.plan.label()}}
         if self.id is not None:
@@ -247,8 +251,8 @@ class SuiteRunner(object):
         args = self.args
         doc = self.document()
         complete = [e['step'] for e in self.entries if e.get('complete')]
-        log.info('Suite results saved in %s: %d of %d steps complete',
-                 self.folder, len(complete), len(self.entries))
+        log.info('Suite results saved in %s: %d of %s complete',
+                 self.folder, len(complete), steps_text(len(self.entries)))
         partial = [e['step'] for e in self.entries
                    if not e.get('complete') and e.get('figures')]
         if partial:

@@ -32,6 +32,7 @@ import logging
 import time
 
 from ssbench.measure import record
+from ssbench.measure.finite import is_non_negative
 from ssbench.measure.rank import percentile_of_sorted
 
 log = logging.getLogger(__name__)
@@ -158,8 +159,7 @@ class SteadyWatch(object):
         for result in results:
             completed = self._completed(result, now)
             latency = _latency(result)
-            if completed is None or latency is None or \
-                    not 0 <= latency < float('inf'):
+            if completed is None or not is_non_negative(latency):
                 continue
             if self.origin is None:
                 self.origin = completed - latency + self.warmup
@@ -223,7 +223,7 @@ class SteadyWatch(object):
         """`jobs` until the results are steady."""
         for job in jobs:
             if self.steady_after is not None:
-                log.info('Steady after %.0f s: %s; the step ends',
+                log.info('Steady after %.0f s: %s; the benchmark ends',
                          self.steady_after, self.verdict.why)
                 return
             yield job
@@ -233,6 +233,13 @@ class SteadyWatch(object):
         return {'kind': RECORD_KIND, 'steady': self.steady,
                 'after': self.steady_after, 'why': self.verdict.why,
                 'windows': self.judged}
+
+
+def over(seconds, tolerance, warmup=0.0):
+    """The SteadyWatch of --until-steady: the last `seconds` in WINDOWS
+    windows, throughput within `tolerance` and p99 within twice it."""
+    return SteadyWatch(warmup=warmup, window=seconds / WINDOWS,
+                       tolerance=tolerance, latency_tolerance=2 * tolerance)
 
 
 def _latency(result):

@@ -1,3 +1,2 @@
-"""Talking to Swift: the HTTP/1.1 connection, requests with retries, auth
-and tokens, one-line hints for what went wrong, container cleanup.
-"""
+"""The Swift store: its client, auth and tokens, SLOs and DLOs, one-line
+hints for what went wrong, container cleanup (docs/internals.rst)."""

@@ -4,13 +4,8 @@ scheme, host and port, a deadline, and what a server said cut short in
 messages."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.compat import PY2
+from ssbench.compat import urljoin, urlsplit
 from ssbench.errors import SwiftAuthError
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urljoin, urlsplit
-else:
-    from urllib.parse import urljoin, urlsplit
 
 V1_VERSIONS = ('1', '1.0')
 V2_VERSIONS = ('2', '2.0')

@@ -7,22 +7,18 @@ import re
 from ssbench.swift import hints
 from ssbench.compat import monotonic, string_types
 from ssbench.errors import SwiftError
-from ssbench.swift.paging import Deadline, DeadlinePassed
+from ssbench.store.cleanup import (DEFAULT_DEADLINE, CleanupStats,
+                                   delete_each, empty_then_delete, one_line,
+                                   quietly)
+from ssbench.store.paging import Deadline
 
 log = logging.getLogger(__name__)
-
-# A container may answer 409 (not empty) for a moment after its objects
-# are gone, until the container listing catches up.
-CONTAINER_DELETE_TRIES = 5
-# How long a whole cleanup may take by default: a day deletes some
-# hundred million objects at a store's usual few thousand a second.
-DEFAULT_DEADLINE = 24 * 3600.0
 
 
 def container_pattern(base, policy):
     """The names ssbench gives containers: <base>_<digits>_<policy>, and
     their large objects' segments containers, the same with `_segments`
-    (ssbench.wire.protocol.segments_container)."""
+    (ssbench.segments_container)."""
     return re.compile(r'^%s_\d+_%s(_segments)?$' % (
         re.escape(base), re.escape(policy)))
 
@@ -31,26 +27,6 @@ def matching_containers(names, base, policy):
     """The names among `names` that ssbench created for base and policy."""
     pattern = container_pattern(base, policy)
     return [name for name in names if pattern.match(name)]
-
-
-class CleanupStats(object):
-    """What a cleanup did: containers and objects deleted, and what could
-    not be deleted (`failures`: containers, `object_failures`: objects)."""
-
-    def __init__(self):
-        self.containers = 0
-        self.objects = 0
-        self.failures = 0
-        self.object_failures = 0
-
-
-def _quietly(func, *args):
-    """Call func in a greenlet without letting gevent print a traceback:
-    returns (result, None) or (None, exception)."""
-    try:
-        return func(*args), None
-    except Exception as exc:
-        return None, exc
 
 
 def _listing(list_names, what, *args, **kwargs):
@@ -79,7 +55,7 @@ def _delete_objects(client, name, objects, concurrency, stats):
         return client.request('DELETE', name, obj, missing_ok=True)
 
     pool = gevent.pool.Pool(concurrency)
-    greenlets = [pool.spawn(_quietly, delete, obj) for obj in objects]
+    greenlets = [pool.spawn(quietly, delete, obj) for obj in objects]
     pool.join()
     failed = [exc for _, exc in (g.value for g in greenlets)
               if exc is not None]
@@ -87,35 +63,19 @@ def _delete_objects(client, name, objects, concurrency, stats):
     stats.object_failures += len(failed)
     if failed:
         log.error('could not delete %d of %d objects in %s: %s',
-                  len(failed), len(objects), name, _reason(failed[0]))
-
-
-def _reason(exc):
-    if isinstance(exc, SwiftError):
-        return '%s' % (exc,)
-    return '%s: %s' % (type(exc).__name__, exc)
+                  len(failed), len(objects), name, one_line(failed[0]))
 
 
 def _delete_container(client, name, concurrency, stats, deadline=None):
-    import gevent
-
-    for attempt in range(CONTAINER_DELETE_TRIES):
+    def empty():
         if deadline is not None:
             deadline.check()
         objects = _listing(client.list_objects, 'cannot list the objects '
                            'of %s' % (name,), name, deadline=deadline)
         _delete_objects(client, name, objects, concurrency, stats)
-        try:
-            timing = client.delete_container(name, missing_ok=True)
-        except SwiftError as exc:
-            if getattr(exc, 'http_status', None) == 409 and \
-                    attempt + 1 < CONTAINER_DELETE_TRIES:
-                gevent.sleep(0.2 * (attempt + 1))
-                continue
-            raise
-        if timing.status != 404:
-            stats.containers += 1
-        return
+
+    import gevent
+    empty_then_delete(client, name, empty, stats, gevent.sleep)
 
 
 def cleanup_containers(client, base='ssbench', policy='default_policy',
@@ -125,7 +85,7 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
     objects: `concurrency` containers at a time, and `concurrency` objects
     at a time within each, within `deadline` seconds on `clock`
     (monotonic; None: no deadline).  Logs the rates; returns
-    CleanupStats, or raises SwiftError when anything could not be
+    CleanupStats, or raises StoreError when anything could not be
     deleted."""
     whole = Deadline(deadline, 'cleanup-containers', clock)
     try:
@@ -143,38 +103,3 @@ def cleanup_containers(client, base='ssbench', policy='default_policy',
         names, lambda name: _delete_container(client, name, concurrency,
                                               stats, whole),
         concurrency, stats, 'container')
-
-
-def delete_each(names, delete, concurrency, stats, what, reason=_reason):
-    """delete(name) for each of `names`, `concurrency` at a time (a
-    container or a bucket, `what`, with all it holds, counted in
-    `stats`): logs each failure (`reason(exc)` says why) and the rates;
-    returns `stats`, or raises SwiftError when anything could not be
-    deleted (the deadline's, said once, when it passed)."""
-    import gevent.pool
-
-    started = monotonic()
-    pool = gevent.pool.Pool(concurrency)
-    greenlets = [pool.spawn(_quietly, delete, name) for name in names]
-    pool.join()
-    late = None
-    for name, greenlet in zip(names, greenlets):
-        exc = greenlet.value[1]
-        if exc is not None:
-            stats.failures += 1
-            if isinstance(exc, DeadlinePassed):
-                late = exc      # every one left says it: said once, below
-                continue
-            log.error('could not delete %s %s: %s', what, name, reason(exc))
-    elapsed = max(monotonic() - started, 1e-9)
-    log.info('Deleted %d %ss (%.1f/s) and %d objects (%.1f/s) in '
-             '%.1f s', stats.containers, what, stats.containers / elapsed,
-             stats.objects, stats.objects / elapsed, elapsed)
-    if late is not None:
-        raise SwiftError('%s: %d %s(s) not deleted' % (late, stats.failures,
-                                                       what))
-    if stats.failures or stats.object_failures:
-        raise SwiftError('%d %s(s) and %d object(s) could not be '
-                         'deleted' % (stats.failures, what,
-                                      stats.object_failures))
-    return stats

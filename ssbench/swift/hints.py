@@ -9,7 +9,7 @@ from ssbench.errors import SsbenchError, SwiftError
 def explain(exc, doing, policy=None):
     """The error to raise for `exc`, which ended `doing` (e.g. 'cannot
     create containers'): a request that failed for good (a
-    ssbench.swift.outcome.SwiftRequestError) gets a hint; `policy` is the
+    ssbench.store.outcome.SwiftRequestError) gets a hint; `policy` is the
     storage policy the request asked for, if any."""
     if not hasattr(exc, 'http_status'):
         if isinstance(exc, SsbenchError):

@@ -10,15 +10,10 @@ import re
 
 import gevent
 
-from ssbench.compat import PY2
+from ssbench.compat import urlsplit
 from ssbench.errors import SwiftAuthError
 from ssbench.swift.authrules import (DEFAULT_TIMEOUT, REDIRECTS, V3_VERSIONS,
                                      redirect_target)
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urlsplit
-else:
-    from urllib.parse import urlsplit
 
 
 # The last path segment of an auth URL that names its identity version.

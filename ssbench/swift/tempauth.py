@@ -1,5 +1,5 @@
 """Getting a token from tempauth (v1.0): one GET of our own
-(ssbench.swift.httpconn), bounded: the whole exchange, redirects included,
+(ssbench.store.httpconn), bounded: the whole exchange, redirects included,
 ends within `timeout` however slowly the server answers, an answer over
 MAX_ANSWER bytes is refused as it comes, and the key is sent again after
 a redirect only to the same scheme, host and port."""
@@ -7,16 +7,11 @@ from __future__ import absolute_import, division, print_function
 
 import socket
 
-from ssbench.compat import PY2, monotonic
+from ssbench.compat import monotonic, urlsplit
 from ssbench.errors import SwiftAuthError
 from ssbench.swift.authrules import (DEFAULT_TIMEOUT, REDIRECTS, Redirected,
                                      cut, redirect_target)
-from ssbench.swift.httpconn import HTTPConnection, ssl_context
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urlsplit
-else:
-    from urllib.parse import urlsplit
+from ssbench.store.httpconn import HTTPConnection, ssl_context
 
 
 # Redirects of the v1.0 auth GET followed (as the requests library did

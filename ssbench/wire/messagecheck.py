@@ -13,15 +13,16 @@ from __future__ import absolute_import, division, print_function
 import operator
 import re
 
-from ssbench import OPERATION_TYPES
+from ssbench import LARGE_OBJECT_KINDS, OPERATION_TYPES
 from ssbench.compat import text_type
 from ssbench.measure import record as spec
+from ssbench.measure.finite import is_finite
 from ssbench.measure.record import (MAX_EPOCH, MAX_SECONDS, MAX_SIZE,
                                     NUMBERS as _NUMS, INTEGERS as _INTS,
                                     TEXT as _TEXT)
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEALTH_KEYS, HEARTBEAT,
-                                   INT64, JOB_KEYS, LARGE_OBJECT_KINDS, PING,
-                                   REFUSED, S3_ADDRESSING, S3_KEYS, SUICIDE)
+                                   INT64, JOB_KEYS, PING, REFUSED,
+                                   S3_ADDRESSING, S3_KEYS, SUICIDE)
 
 
 def _key(name):
@@ -38,10 +39,8 @@ _INT_OR_NONE = _INTS | frozenset((_NONE,))
 _FLAG = frozenset((bool, _NONE))
 _NOT_A_MAP = 'record that is not a map'
 
-_K_TYPE = _key('type')
-_K_WORKER_ID = _key('worker_id')
+_K_TYPE, _K_WORKER_ID, _K_NOOP = spec.keys('type', 'worker_id', 'noop')[0]
 _K_EXCEPTION = spec.EXCEPTION
-_K_NOOP = _key('noop')
 
 
 def _product(choices):
@@ -207,7 +206,6 @@ _IDENTITY_SPEC = tuple((_key(k), types, bound) for k, types, bound in (
 # The figures ssbench.worker.health adds to a heartbeat: finite, at least 0.
 _HEALTH_KEYS = tuple(_key(k) for k in HEALTH_KEYS)
 _K_CLOCK_PROBE = _key('clock_probe')
-_FINITE = float('inf')
 
 
 def _check_clock_probe(probe, sent_at):
@@ -215,8 +213,7 @@ def _check_clock_probe(probe, sent_at):
     number), seconds held (a latency)], and a wall-clock time of
     sending."""
     if type(probe) is not list or len(probe) != 2 or \
-            type(probe[0]) not in _NUMS or \
-            not -_FINITE < probe[0] < _FINITE or \
+            not is_finite(probe[0]) or \
             type(probe[1]) not in _NUMS or \
             not 0 <= probe[1] < MAX_SECONDS:
         return 'bad clock_probe', probe
@@ -435,7 +432,7 @@ def _check_clock(job):
     if extra:
         return 'unknown key', sorted(extra, key=repr)[0]
     sent = job.get(_key('sent'))
-    if type(sent) not in _NUMS or not -_FINITE < sent < _FINITE:
+    if not is_finite(sent):
         return 'bad sent', sent
     return None
 

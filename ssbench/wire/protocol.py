@@ -57,11 +57,10 @@ HOST_KEYS = ('host_cpu', 'cores', 'run_delay')
 # `send_lag` (seconds from then to leaving the master, on its clock).
 # Jobs of a segmented size class carry `segment_size` (bytes) and
 # `large_object` ('slo' or 'dlo'); their successes add `segments`
-# (ssbench.worker.largeobject.Operation.segment_stats()).
+# (ssbench.store.segments.Operation.segment_stats()).
 JOB_KEYS = ('type', 'size_str', 'container', 'name', 'size', 'block_size',
             'delete_after', 'noop', 'job_id', 'head_first', 'intended_start',
             'send_lag', 'segment_size', 'large_object', 'limit', 'prefix')
-LARGE_OBJECT_KINDS = ('slo', 'dlo')
 # A CONFIGURE's `s3` map (an S3 run): the endpoint URL, 'path' or
 # 'virtual' addressing, whether payloads are signed, and the signing keys
 # (ssbench.s3.keyring.KeyMaker.wire_form(): access key, region, service,
@@ -70,14 +69,6 @@ S3_KEYS = ('endpoint_url', 'addressing', 'signed_payload', 'access_key',
            'region', 'service', 'keys')
 S3_ADDRESSING = ('path', 'virtual')
 SEGMENTS_KEYS = ('count', 'retries', 'seconds', 'slowest')
-SEGMENTS_SUFFIX = '_segments'
-
-
-def segments_container(container):
-    """The container of the segments of `container`'s large objects,
-    named as Swift's tools name theirs; the master creates it with
-    `container` and cleanup-containers removes both."""
-    return container + SEGMENTS_SUFFIX
 
 
 # Job ids (and other whole numbers of the wire that are no part of a
@@ -291,7 +282,7 @@ def configure_job(connect_timeout=None, network_timeout=None,
                   insecure=False, cacert=None, retry_backoff=None,
                   s3=None, token_expires_in=None):
     """A CONFIGURE job: timeouts, block size, the retry back-off ([base,
-    cap] seconds, see ssbench.swift.backoff.backoff_delay) and, with a Grant
+    cap] seconds, see ssbench.store.backoff.backoff_delay) and, with a Grant
     (ssbench.swift.auth), its storage URLs, token and generation, whether
     the master can renew it, the seconds until it may expire (when the
     auth server said) and the TLS options to use it with; or, with
@@ -429,7 +420,7 @@ def result_error(job, worker_id, exception, traceback_text, retries,
     """The record of a job that failed: no latencies, an exception string.
 
     Its cause: the final HTTP `status`, or without a response the
-    `error_class` (see ssbench.swift.outcome.error_class); both keys are
+    `error_class` (see ssbench.store.outcome.error_class); both keys are
     always there, `reconnects` when given, and `time_to_failure` (seconds
     from the job's first send to giving up, retries included) and
     `retry_causes` (as in result_ok()) when not None.

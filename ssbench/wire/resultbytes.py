@@ -48,8 +48,7 @@ MAX_REFUSED = 256
 # decodes every message, as it would without this module).
 KEYS_IN_WIRE_ORDER = PY_VERSION >= (3, 7)
 
-_K_JOB_ID = text_type('job_id')
-_K_WORKER_ID = text_type('worker_id')
+_K_JOB_ID, _K_WORKER_ID = spec.keys('job_id', 'worker_id')[0]
 
 
 def _packed(value):

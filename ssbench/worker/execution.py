@@ -7,7 +7,7 @@ is a visible part of a worker's CPU.  A job put while every runner is
 busy waits there, so putting never blocks the reader.
 
 `SwiftJobs` runs a job and turns what happened into a result record:
-configuration (CONFIGURE jobs, waiting for one), the Swift client, and one
+configuration (CONFIGURE jobs, waiting for one), the store's client, one
 handler per job type.  ssbench.worker.mainloop.Worker builds one and hands
 it the collaborators it needs (result sink, client factory, tokens, a way
 to ask the master for CONFIGURE, a clock), so it also runs without a
@@ -29,13 +29,11 @@ from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
 from ssbench.wire import protocol
 from ssbench.compat import monotonic
 from ssbench.errors import SsbenchError
-from ssbench.s3.client import S3Access, S3Client
-from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
+from ssbench.s3.client import S3Access
+from ssbench.store.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES)
-from ssbench.swift.outcome import SwiftRequestError, add_causes, error_class
+from ssbench.store.outcome import RequestError, add_causes, error_class
 from ssbench.swift.auth import AuthOptions
-from ssbench.worker.largeobject import LargeObjects
-from ssbench.worker.multipartobject import MultipartObjects
 
 # The worker's log, where these lines always were.
 log = logging.getLogger('ssbench.worker.mainloop')
@@ -101,11 +99,11 @@ class Runners(object):
 
 def _after(head, request, *args):
     """request(*args), a job's second request after the HEAD `head`: its
-    Timing, or its SwiftRequestError, counts the HEAD's retries (and their
+    Timing, or its RequestError, counts the HEAD's retries (and their
     causes) and reconnects too; a failure's time includes the HEAD's."""
     try:
         timing = request(*args)
-    except SwiftRequestError as exc:
+    except RequestError as exc:
         exc.retries += head.retries
         exc.reconnects += head.reconnects
         exc.retry_causes = add_causes(exc.retry_causes, head.retry_causes)
@@ -210,7 +208,7 @@ class SwiftJobs(object):
         self.runners.kill(timeout=timeout)
 
     def close(self):
-        """Close the Swift client's connections, if there is a client."""
+        """Close the store client's connections, if there is a client."""
         if self.swift is not None:
             self.swift.close()
 
@@ -283,7 +281,7 @@ class SwiftJobs(object):
         self._add_result(result)
 
     def get_swift(self):
-        """The Swift client, built on first use (after CONFIGURE, for a
+        """The store's client, built on first use (after CONFIGURE, for a
         worker without credentials of its own)."""
         if self.swift is None:
             error = self._wait_configured()
@@ -318,14 +316,11 @@ class SwiftJobs(object):
         start = monotonic()
         try:
             if job.get('segment_size'):
-                client = self.get_swift()
-                # Over S3 a large object is a multipart upload.
-                kind_of = MultipartObjects if isinstance(
-                    client, S3Client) else LargeObjects
-                timing = kind_of(client, self._block_size(job)).run(job)
+                timing = self.get_swift().large_objects(
+                    self._block_size(job)).run(job)
             else:
                 timing = self._handlers[kind](job)
-        except SwiftRequestError as exc:
+        except RequestError as exc:
             result = protocol.result_error(
                 job, self.worker_id, str(exc), traceback.format_exc(),
                 exc.retries, exc.trans_id, completed_at=self.now(),

@@ -42,9 +42,9 @@ from ssbench.wire.faultlog import Faults
 from ssbench.worker.health import HealthMonitor
 from ssbench.wire.protocol import (CLOCK, CONFIGURE, HEARTBEAT, PING,
                                    REFUSED, SUICIDE)
-from ssbench.swift.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
-                                  DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES,
-                                  SwiftClient)
+from ssbench.store.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
+                                  DEFAULT_NETWORK_TIMEOUT, DEFAULT_RETRIES)
+from ssbench.swift.client import SwiftClient
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire.messagecheck import check_from_master, refusal_reason
 from ssbench.worker.execution import CONFIGURE_WAIT, SwiftJobs

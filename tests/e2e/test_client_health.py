@@ -107,7 +107,7 @@ def run_with_a_hog(argv, hog_argv, directory, timeout):
                 if 'Starting benchmark run' in line and hog is None:
                     hog = subprocess.Popen(
                         hog_argv, preexec_fn=support.die_with_parent)
-                elif 'Deleting population objects' in line and hog:
+                elif 'objects the benchmark created' in line and hog:
                     support.stop_process(hog)
             proc.wait()
         finally:

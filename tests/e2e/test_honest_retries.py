@@ -25,7 +25,7 @@ from ssbench.wire import protocol
 from ssbench.wire.protocol import HEARTBEAT, configure_job
 from tests import analysis_naive as naive
 from tests.e2e import support
-from tests.integration.swift.test_httpconn import HeadServer, answer
+from tests.integration.store.test_httpconn import HeadServer, answer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 

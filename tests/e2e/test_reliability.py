@@ -250,8 +250,10 @@ def test_a_recognisable_key_is_never_written_anywhere(tmpdir, procs):
     path, data = support.write_scenario(tmpdir)
     stats = os.path.join(str(tmpdir), 'run.stat')
     p = ports()
-    # Debug logging: not even -v may show the key or the token.
+    # Debug logging: not even -v may show the key or the token.  The
+    # workers' logs are kept, to be read.
     master = procs.master(p, '-f', path, '-s', stats, '--workers', '2',
+                          '--keep-worker-logs',
                           '-o', '60', '-A', support.AUTH_URL,
                           '-U', 'test2:tester2', '-K', key,
                           global_args=['-v'])

@@ -1,5 +1,5 @@
 """The S3 building blocks (ssbench.s3.listing, batchdelete, multipart),
-signed by ssbench.s3.sigv4 and sent over ssbench.swift.httpconn, against
+signed by ssbench.s3.sigv4 and sent over ssbench.store.httpconn, against
 the local Swift's s3api: a listing of several pages, a batch delete, a
 multipart upload read back whole by botocore, and an incomplete one
 listed and aborted.  Makes its own bucket and leaves nothing behind.

@@ -65,6 +65,8 @@ def test_a_short_soak_accounts_for_every_job_and_marks_every_fault(tmpdir):
         support.stop_process(proc, grace=60)
     said = support.read_text(log)
     assert status == 0, said
+    # Its own Swift is gone, its data image unmounted.
+    assert not os.path.ismount(os.path.join(SAIO_DIR, 'srv', 'd1')), said
     with open(os.path.join(out, 'summary.json')) as fp:
         summary = json.load(fp)
     # Every intended job is a result, a lost job or unsent.

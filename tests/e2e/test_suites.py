@@ -146,6 +146,9 @@ def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
         *(fake_auth(fake_swift) + support.zmq_args() + extra), timeout=500)
     assert ran.status == 0, ran
     assert 'at most 12 steps of 4 s each' in ran.err
+    # The search names its steps without a total it does not know.
+    assert '", a capacity search of at most 12 steps, files in' in ran.err
+    assert 'INFO:Search step 2 (' in ran.err and 'Step 2/2' not in ran.err
     search = read_json(os.path.join(folder, 'suite.json'))['search']
     assert search['why'] == 'resolved', search
     # Past the capacity the queue grows without bound: the objective

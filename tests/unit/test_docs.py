@@ -21,6 +21,8 @@ import re
 
 import pytest
 
+import ssbench
+
 from tests import paths
 
 ROOT = paths.ROOT
@@ -587,7 +589,7 @@ def wire_names():
     names.update(protocol.JOB_KEYS + protocol.IDENTITY_KEYS +
                  protocol.HEALTH_KEYS + protocol.HOST_KEYS +
                  protocol.S3_KEYS + protocol.SEGMENTS_KEYS +
-                 protocol.S3_ADDRESSING + protocol.LARGE_OBJECT_KINDS)
+                 protocol.S3_ADDRESSING + ssbench.LARGE_OBJECT_KINDS)
     messages = [
         protocol.refused('why'), protocol.clock_probe(1.0),
         protocol.configure_job(1, 2, 3, _Grant(), True, False, None,
@@ -618,7 +620,7 @@ def stats_header_names():
     from ssbench.cli import s3run
     from ssbench.measure import record
     from ssbench.results import workerlist
-    names = set([record.ENDPOINTS, workerlist.HEADER_KEY,
+    names = set([record.ENDPOINTS, record.HEADER_KEY, workerlist.HEADER_KEY,
                  s3run.PROTOCOL_KEY, 's3'] +
                 [key for key, _ in workerlist.FIELDS])
     path = os.path.join(ROOT, 'ssbench', 'load', 'scenario.py')
@@ -629,9 +631,11 @@ def stats_header_names():
                 node.name == 'stats_header':
             for item in ast.walk(node):
                 if isinstance(item, ast.Dict):
-                    # A constant's value (3) or a string's s (2.7).
+                    # A constant's value (3) or a string's s (2.7); a
+                    # name (record.HEADER_KEY) is among those above.
                     names.update(vars(key).get('value', vars(key).get('s'))
-                                 for key in item.keys)
+                                 for key in item.keys
+                                 if not isinstance(key, ast.Name))
     for path in glob.glob(os.path.join(ROOT, 'ssbench', '*', '*.py')):
         with io.open(path, encoding='utf-8') as fp:
             text = fp.read()

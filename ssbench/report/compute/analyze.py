@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 import numbers
 
+from ssbench.measure.finite import is_non_negative
 from ssbench.results import (clockrecords, eventrecords, healthrecords,
                              sortedruns)
 from ssbench.report.compute import (document, endpoints, fleet, openloop,
@@ -19,8 +20,7 @@ from ssbench.results.statscheck import HEADER_KEY
 from ssbench.results.recordview import (RecordView, controls_of_kind,
                                         narrow)
 from ssbench.report.compute.classicnotes import open_loop
-
-DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
+from ssbench.report.compute.metricnames import DEFAULT_PERCENTILES
 
 
 def _check_percentiles(pctiles):
@@ -39,8 +39,7 @@ def _check_percentiles(pctiles):
 
 
 def _check_skip(skip):
-    if (isinstance(skip, bool) or not isinstance(skip, numbers.Real) or
-            not 0 <= skip < float('inf')):
+    if not is_non_negative(skip):
         raise UsageError('warm-up skip %r is not a number of seconds >= 0'
                          % (skip,))
     return skip

@@ -4,21 +4,15 @@ groups, names as text, the order of size classes and the worst result of a
 group of cells."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
-                     LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
+from ssbench import OPERATION_TYPES
+from ssbench.measure.profile import PROFILE_KEYS
 
 # (label, CSV key, job type or None for all), in report order.  A group
 # without results is left out, so a run without HEAD or LIST reports as
 # 0.3.9 did.
-GROUPS = (
-    ('TOTAL', 'total', None),
-    ('CREATE', 'create', CREATE_OBJECT),
-    ('READ', 'read', READ_OBJECT),
-    ('UPDATE', 'update', UPDATE_OBJECT),
-    ('DELETE', 'delete', DELETE_OBJECT),
-    ('HEAD', 'head', HEAD_OBJECT),
-    ('LIST', 'list', LIST_CONTAINER),
-)
+GROUPS = (('TOTAL', 'total', None),) + tuple(
+    (name, name.lower(), job) for name, job in zip(PROFILE_KEYS,
+                                                   OPERATION_TYPES))
 # Operations that move no object bytes: their bandwidth is N/A, not
 # "not recorded".
 NO_OBJECT_BYTES = frozenset(('delete', 'head', 'list'))

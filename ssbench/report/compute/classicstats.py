@@ -27,6 +27,7 @@ import math
 
 from ssbench.measure import profile
 from ssbench.measure.rank import percentile_of_sorted
+from ssbench.measure.record import HEADER_KEY
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
 from ssbench.report.compute.scan import scan_file
 from ssbench.results import sortedruns
@@ -231,7 +232,7 @@ def compute(stats_file, pctile=95):
 
 
 def _build(header, scanner, pctile):
-    scenario = header.get('_scenario_data') or {}
+    scenario = header.get(HEADER_KEY) or {}
     size_rows, crud_weighted = _size_table(scenario)
     scenario_sizes = [row.name for row in size_rows]
     all_cells = list(range(len(scanner.cells)))

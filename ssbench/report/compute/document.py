@@ -3,6 +3,7 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench import CREATE_OBJECT, version
 from ssbench.measure import loghist
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute import (bandwidth, popularity, protocol,
                                     throughput)
 from ssbench.report.compute.jsonsafe import jsonable
@@ -13,8 +14,8 @@ from ssbench.report.compute.series import latency_entry
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
 
 FORMAT_VERSION = 1
-# The percentiles of the time series, per bucket: (JSON suffix, pctile).
-TIMESERIES_PCTILES = (('p50', 50), ('p99', 99))
+# The percentiles of the time series, per bucket.
+TIMESERIES_PCTILES = (50, 99)
 
 
 def build(header, scan, pctiles, stats_path, skip):
@@ -191,10 +192,10 @@ def _timeseries(scan, names):
         entry = {'requests': requests, 'errors': errors, 'bytes': nbytes}
         for kind, offset in (('last_byte', 0), ('first_byte', SLOTS)):
             values = buckets.percentiles(
-                [offset + s for s in slots],
-                [pctile for _, pctile in TIMESERIES_PCTILES])
-            for i, (suffix, _) in enumerate(TIMESERIES_PCTILES):
-                entry['%s_%s' % (kind, suffix)] = [v[i] for v in values]
+                [offset + s for s in slots], TIMESERIES_PCTILES)
+            for i, pctile in enumerate(TIMESERIES_PCTILES):
+                entry['%s_%s' % (kind, percentile_name(pctile))] = [
+                    v[i] for v in values]
         series[name] = entry
     return {
         'bucket_seconds': width,

@@ -3,9 +3,9 @@ from msgpack headers and records, which may hold anything."""
 from __future__ import absolute_import, division, print_function
 
 import json
-import math
 
 from ssbench.compat import text_type
+from ssbench.measure.finite import is_finite
 
 try:  # Python 2
     _INTS = (int, long)  # noqa: F821
@@ -26,7 +26,7 @@ def jsonable(obj):
     if isinstance(obj, _INTS):
         return obj
     if isinstance(obj, float):
-        return obj if not (math.isnan(obj) or math.isinf(obj)) else None
+        return obj if is_finite(obj) else None
     if isinstance(obj, bytes):
         return obj.decode('utf-8', 'replace')
     if isinstance(obj, dict):

@@ -16,9 +16,15 @@ from __future__ import absolute_import, division, print_function
 import collections
 import re
 
-OPERATIONS = ('total', 'create', 'read', 'update', 'delete', 'head',
-              'list')
+from ssbench.measure.rank import percentile_name
+from ssbench.report.compute.cells import GROUPS
+
+OPERATIONS = tuple(key for _, key, _ in GROUPS)
+# The analysis's percentiles when no one asks for others.
+DEFAULT_PERCENTILES = (50, 90, 95, 99, 99.9)
 KINDS = ('last_byte', 'first_byte')
+# A kind as messages and tables write it.
+KIND_LABELS = {'last_byte': 'last-byte', 'first_byte': 'first-byte'}
 LATENCY_METRICS = ('max', 'avg')
 
 _OPERATION_RE = re.compile(r'(%s)\.' % '|'.join(OPERATIONS))
@@ -29,7 +35,8 @@ _KIND_RE = re.compile(r'(first_byte|last_byte)\.')
 # [0-9], not \d: Python 3's \d takes any Unicode digit, so a full-width
 # "p\uff19\uff19" would pass for p99.
 _METRIC_RE = re.compile(r'(rps|max|avg|errors|p([0-9]+(?:[._][0-9]+)?))$')
-# A name is quoted in messages up to this many characters.
+# A name, a --fail-if rule or an --slo objective is quoted in messages up
+# to this many characters.
 SHOWN = 60
 
 
@@ -47,12 +54,8 @@ class MetricName(collections.namedtuple('MetricName',
         return int(number) if number == int(number) else number
 
 
-def percentile_key(number):
-    """The document's key of a percentile: 99.9 -> 'p99_9', 50 -> 'p50'."""
-    return 'p' + ('%g' % number).replace('.', '_')
-
-
-def _cut(text):
+def cut(text):
+    """`text` as a message quotes it: cut to SHOWN characters."""
     return text if len(text) <= SHOWN else text[:SHOWN - 3] + '...'
 
 
@@ -80,14 +83,14 @@ def parse_metric(text):
         raise ValueError(
             "unknown metric '%s'; write [OP.][first_byte.]METRIC, OP one "
             "of %s/endpoint[N], METRIC one of rps/pN/max/avg/errors (pN: "
-            "p50, p99.9, ...)" % (_cut(left), '/'.join(OPERATIONS)))
+            "p50, p99.9, ...)" % (cut(left), '/'.join(OPERATIONS)))
     metric = match.group(1)
     if match.group(2) is not None:
         number = float(match.group(2).replace('_', '.'))
         if not 0 < number <= 100:
             raise ValueError('percentile %s is not above 0 and at most 100'
                              % match.group(2))
-        metric = percentile_key(number)
+        metric = percentile_name(number, '_')
     if metric in ('rps', 'errors'):
         if kind is not None:
             raise ValueError('%s. applies only to latency metrics '

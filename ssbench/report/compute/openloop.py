@@ -22,6 +22,7 @@ size class in the shape of the document's "latency" entries:
 from __future__ import absolute_import, division, print_function
 
 from ssbench.compat import text_type
+from ssbench.measure.finite import is_finite
 from ssbench.results.recordview import controls_of_kind
 from ssbench.load.schedule import SCHEDULE_RECORD
 
@@ -35,25 +36,21 @@ def schedule_of(controls):
     return dict((k, v) for k, v in schedules[-1].items() if k != 'kind')
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def accounting_line(schedule):
     """The text report's line on how many jobs were due and sent, at
     what rates; None when the record does not say (an older file)."""
     schedule = schedule or {}
     keys = ('intended', 'intended_rate', 'sent', 'achieved_rate')
-    if not all(_number(schedule.get(key)) for key in keys):
+    if not all(is_finite(schedule.get(key)) for key in keys):
         return None
     line = ('Open loop: %d jobs due (%.1f/s intended), %d sent (%.1f/s '
             'achieved)' % tuple(schedule[key] for key in keys))
     wait = schedule.get('unsent_wait')
-    if _number(schedule.get('unsent')) and isinstance(wait, dict):
+    if is_finite(schedule.get('unsent')) and isinstance(wait, dict):
         line += ', %d due but not sent by the deadline' % (
             schedule['unsent'],)
-        if schedule['unsent'] and _number(wait.get('max')) and \
-                _number(wait.get('p50')):
+        if schedule['unsent'] and is_finite(wait.get('max')) and \
+                is_finite(wait.get('p50')):
             line += ' (waited p50 %.3f s, max %.3f s)' % (
                 wait['p50'], wait['max'])
     return line

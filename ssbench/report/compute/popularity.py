@@ -13,7 +13,8 @@ as read zero times; the hottest k% are the ceil(k% of them) read most.
 from __future__ import absolute_import, division, print_function
 
 import math
-import numbers
+
+from ssbench.measure.finite import is_finite
 
 # Fractions of the objects whose share of the reads the document gives.
 FRACTIONS = (0.01, 0.1)
@@ -41,8 +42,7 @@ def initial_objects(scenario):
     if not isinstance(initial, dict):
         return 0
     return sum(int(count) for count in initial.values()
-               if isinstance(count, numbers.Real) and
-               not isinstance(count, bool) and 0 < count < float('inf'))
+               if is_finite(count) and count > 0)
 
 
 def section(scenario, reads, created):

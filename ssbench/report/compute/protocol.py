@@ -10,7 +10,9 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench.report.compute.cells import as_text
 
-S3_KEYS = ('endpoint_url', 'region', 'addressing', 'payload')
+# The S3 settings of a stats header's `s3` map the reports show (the
+# wire's CONFIGURE has its own, ssbench.wire.protocol.S3_KEYS).
+S3_HEADER_KEYS = ('endpoint_url', 'region', 'addressing', 'payload')
 
 
 def section(header):
@@ -22,7 +24,7 @@ def section(header):
     if not isinstance(settings, dict):
         settings = {}
     found = {'protocol': 's3'}
-    for key in S3_KEYS:
+    for key in S3_HEADER_KEYS:
         value = settings.get(key)
         found[key] = None if value is None else '%s' % (as_text(value),)
     buckets = settings.get('buckets')

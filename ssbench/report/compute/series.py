@@ -2,13 +2,9 @@
 from __future__ import absolute_import, division, print_function
 
 from ssbench.measure import loghist
+from ssbench.measure.rank import percentile_name
 from ssbench.results import sortedruns
 from ssbench.report.compute.cells import as_text
-
-
-def percentile_key(pctile):
-    """"p" + the percentile with "." as "_": 99.9 -> "p99_9"."""
-    return 'p' + repr(pctile).replace('.', '_')
 
 
 def latency_entry(store, runs, worst, pctiles, size):
@@ -24,14 +20,14 @@ def latency_entry(store, runs, worst, pctiles, size):
              'avg': None, 'std_dev': None, 'histogram': [],
              'worst_trans_id': None if worst is None else as_text(worst[1])}
     for pctile in pctiles:
-        entry[percentile_key(pctile)] = None
+        entry[percentile_name(pctile, '_')] = None
     moments = sortedruns.moments(runs)
     if moments is None:
         return entry
     n, lo, hi, mean, std_dev = moments
     entry.update(count=n, min=lo, max=hi, avg=mean, std_dev=std_dev)
     for pctile in pctiles:
-        entry[percentile_key(pctile)] = sortedruns.runs_percentile(
+        entry[percentile_name(pctile, '_')] = sortedruns.runs_percentile(
             store, runs, n, lo, hi, pctile)
     positive = lo if lo > 0 else sortedruns.next_after(store, runs, 0.0)
     entry['histogram'] = loghist.edge_histogram(

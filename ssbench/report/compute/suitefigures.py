@@ -13,12 +13,13 @@ from __future__ import absolute_import, division, print_function
 
 import collections
 
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute import metricnames
 
 FORMAT = 'ssbench-suite'
 FORMAT_VERSION = 1
 PERCENTILES = (50, 99, 99.9)
-KEYS = tuple(metricnames.percentile_key(p) for p in PERCENTILES)
+KEYS = tuple(percentile_name(p, '_') for p in PERCENTILES)
 
 
 def health_word(doc):

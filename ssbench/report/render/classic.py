@@ -13,6 +13,7 @@ import time
 
 from ssbench.compat import PY2, write_text
 from ssbench.errors import printable
+from ssbench.measure.finite import is_finite
 
 NA_MIN = ' N/A  '
 NA = '  N/A  '
@@ -30,7 +31,7 @@ def round6(value):
     """
     if not isinstance(value, float):
         value = float(value)
-    if math.isinf(value) or math.isnan(value):
+    if not is_finite(value):
         return value
     exact = decimal.Decimal(value) if not PY2 else \
         decimal.Decimal.from_float(value)

@@ -6,6 +6,7 @@ the same in the log of run-scenario and run-suite, in report-scenario
 --summary and at the top of the HTML pages (see docs/analysis.rst)."""
 from __future__ import absolute_import, division, print_function
 
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.suitefigures import KEYS, PERCENTILES
 from ssbench.report.render.htmltables import esc
 
@@ -56,7 +57,8 @@ def headline_parts(figures, micro=MICRO):
     share = total.get('error_share')
     parts = ['%d requests' % ((total.get('count') or 0) + errors,),
              '%s req/s' % (_number(total.get('req_per_s'), '%.1f'),)]
-    parts.extend(u'p%g %s' % (pctile, latency_text(latency.get(key), micro))
+    parts.extend(u'%s %s' % (percentile_name(pctile),
+                             latency_text(latency.get(key), micro))
                  for pctile, key in zip(PERCENTILES, KEYS))
     parts.append('%d errors%s' % (errors, '' if share is None else
                                   ' (%.2f%%)' % (share,)))

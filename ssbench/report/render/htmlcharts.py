@@ -10,7 +10,8 @@ import itertools
 import math
 import time
 
-CRUD_ORDER = ('total', 'create', 'read', 'update', 'delete', 'head', 'list')
+from ssbench.report.compute.metricnames import OPERATIONS as CRUD_ORDER
+
 OP_COLORS = {'total': '#333333', 'create': '#1f77b4', 'read': '#2ca02c',
              'update': '#ff7f0e', 'delete': '#9467bd', 'head': '#8c564b',
              'list': '#e377c2'}

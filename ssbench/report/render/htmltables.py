@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench.measure import profile
 from ssbench.report.compute.cells import NO_OBJECT_BYTES
-from ssbench.report.compute.series import percentile_key
+from ssbench.measure.rank import percentile_name
 from ssbench.compat import text_type
 from ssbench.results import workerlist
 from ssbench.report.render.classic import format_bytes, format_time
@@ -41,8 +41,7 @@ def chart_esc(value):
 
 def pct_key(percentile):
     """99.9 -> ('99.9', 'p99_9'): the column label and the document key."""
-    return (('%f' % percentile).rstrip('0').rstrip('.'),
-            percentile_key(percentile))
+    return percentile_name(percentile)[1:], percentile_name(percentile, '_')
 
 
 def fmt_int(value):

@@ -19,6 +19,7 @@ import os
 import time
 
 from ssbench.compat import text_type, write_text
+from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.suitefigures import KEYS, PERCENTILES, best_step
 from ssbench.report.render.headline import headline_html
 from ssbench.report.render.html import (PAGE, STYLE, library_note,
@@ -145,7 +146,7 @@ def chart_specs(doc, objectives=None):
     latency = []
     for index, key in enumerate(KEYS):
         trace = _points(
-            'lines+markers', 'p%g' % (PERCENTILES[index],), knee_x,
+            'lines+markers', percentile_name(PERCENTILES[index]), knee_x,
             milliseconds([_total(step)['latency'].get(key)
                           for step in steps]), steps,
             line={'color': _COLORS[index]})

@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from ssbench.compat import PY2
-from ssbench.errors import SwiftError
+from ssbench.errors import StoreError
 from ssbench.s3 import cleanup
 from tests import s3fake
 from tests.clocks import FakeClock
@@ -209,7 +209,7 @@ def test_refused_keys_are_counted_and_the_bucket_stays(fake, caplog):
     fake.buckets[BUCKET] = set(['a', 'b', 'c'])
     fake.refused.add('b')
     with caplog.at_level(logging.ERROR):
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             cleanup.cleanup_buckets(fake.client, concurrency=1)
     assert str(info.value) == \
         '1 bucket(s) and 1 object(s) could not be deleted'
@@ -241,7 +241,7 @@ def test_a_refused_listing_is_one_line_naming_the_s3_code(fake):
             return 403, _xml('Error', _error('SignatureDoesNotMatch'))
         return original(method, path, query, body)
     fake.answer = answer
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_buckets(fake.client)
     text = str(info.value)
     assert text.startswith('cannot list buckets: GET ')
@@ -251,7 +251,7 @@ def test_a_refused_listing_is_one_line_naming_the_s3_code(fake):
 
 def test_an_answer_that_is_no_listing_is_named(fake):
     fake.list_buckets = lambda params: b'<html>hello</html>'
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_buckets(fake.client)
     assert str(info.value).startswith(
         'cannot list buckets: the answer is not the S3 document expected')
@@ -285,7 +285,7 @@ def test_a_listing_that_repeats_its_token_ends_the_bucket(fake, caplog,
     fake.buckets[BUCKET] = set(['k'])
     fake.list_objects = _endless_objects(tokens)
     with caplog.at_level(logging.ERROR):
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             cleanup.cleanup_buckets(fake.client, concurrency=1)
     assert str(info.value) == \
         '1 bucket(s) and 0 object(s) could not be deleted'
@@ -304,7 +304,7 @@ def test_a_listing_of_endless_new_tokens_ends_at_max_pages(fake, caplog,
     fake.list_objects = _endless_objects(
         lambda asked: str(int(asked or 0) + 1))
     with caplog.at_level(logging.ERROR):
-        with pytest.raises(SwiftError):
+        with pytest.raises(StoreError):
             cleanup.cleanup_buckets(fake.client, concurrency=1)
     assert len(_object_lists(fake)) == 5
     assert 'ListObjectsV2 of bucket %s: more than 5 pages; not ended' \
@@ -330,7 +330,7 @@ def test_upload_markers_that_repeat_end_the_bucket(fake, caplog):
         return fake.answer_abort(method, path, query, body)
     fake.answer = answer
     with caplog.at_level(logging.ERROR):
-        with pytest.raises(SwiftError):
+        with pytest.raises(StoreError):
             cleanup.cleanup_buckets(fake.client, concurrency=1)
     lists = [query for method, path, query in fake.requests
              if 'uploads' in query]
@@ -349,7 +349,7 @@ def test_a_bucket_listing_that_does_not_end_is_one_line(fake, monkeypatch,
         return _xml('ListAllMyBucketsResult', '<Buckets/><ContinuationToken>'
                     '%d</ContinuationToken>' % (1 if repeat else asked + 1))
     fake.list_buckets = list_buckets
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_buckets(fake.client)
     expected = ("cannot list buckets: ListBuckets does not advance: it "
                 'hands out "1" again' if repeat else
@@ -367,7 +367,7 @@ def test_the_whole_cleanup_ends_at_its_deadline_said_once(fake, caplog):
         lambda asked: str(int(asked or 0) + 1))
     clock = FakeClock(start=0.0, step=1.0)
     with caplog.at_level(logging.ERROR):
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             cleanup.cleanup_buckets(fake.client, concurrency=1,
                                     deadline=10, clock=clock)
     assert str(info.value) == ('cleanup-containers --s3 did not end within '
@@ -382,7 +382,7 @@ def test_a_listing_over_its_byte_limit_is_refused_not_read(fake):
     fake.list_buckets = lambda params: _xml(
         'ListAllMyBucketsResult', '<Buckets>%s</Buckets>' % (
             '<Bucket><Name>x</Name></Bucket>' * 200))
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_buckets(fake.client)
     text = str(info.value)
     assert text.startswith('cannot list buckets: GET ')

@@ -10,9 +10,9 @@ import hashlib
 import pytest
 
 from ssbench.s3 import batchdelete, multipart, sigv4
-from ssbench.s3.client import host_header
 from ssbench.s3.operation import content_md5
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.s3.errorbody import S3RequestError
+from ssbench.store.connpool import ConnectionPool
 from tests import s3fake
 from tests.clocks import FakeClock
 
@@ -41,6 +41,11 @@ class _Scripted(s3fake.Handler):
                 else (200, b'')
             request_id = 'req%d' % len(server.seen)
         self.reply(status, reply, [('x-amz-request-id', request_id)])
+
+
+def host_header(url):
+    """The Host header a connection to `url` sends: what is signed."""
+    return ConnectionPool(url, 1, None, None).host_header
 
 
 @pytest.fixture
@@ -121,7 +126,7 @@ def test_an_s3_error_code_is_the_error_class_beside_the_status(server):
                                         b'calculated does not match')))
     client = client_of(server, FakeClock(NOON))
     try:
-        with pytest.raises(SwiftRequestError) as caught:
+        with pytest.raises(S3RequestError) as caught:
             client.get_object('b-000000', 'o')
     finally:
         client.close()
@@ -136,7 +141,7 @@ def test_an_error_without_an_s3_body_keeps_its_reason(server):
     server.script.append((403, b''))
     client = client_of(server, FakeClock(NOON))
     try:
-        with pytest.raises(SwiftRequestError) as caught:
+        with pytest.raises(S3RequestError) as caught:
             client.delete_object('b-000000', 'o')
     finally:
         client.close()
@@ -222,9 +227,7 @@ def test_virtual_addressing_puts_the_bucket_in_the_host(server):
     client = client_of(server, FakeClock(NOON), addressing='virtual')
     route = client._route
     try:
-        grant = client.tokens.current()
-        client._use(grant)
-        pool, path, headers = route(grant, 0, 'GET', '', [
+        pool, path, headers, _ = route(0, 'GET', '', [
             ('/b-000000/tiny 1', [], 'UNSIGNED-PAYLOAD'), ('User-Agent', 'x')])
         assert path == '/tiny%201'
         assert pool.url == 'http://b-000000.127.0.0.1:%d' % \
@@ -234,7 +237,7 @@ def test_virtual_addressing_puts_the_bucket_in_the_host(server):
             'GET', '/tiny 1', (), 'b-000000.' + host_header(server.url),
             amz, 'UNSIGNED-PAYLOAD')
         # The service itself (ListBuckets) has no bucket in its host.
-        pool, path, _ = route(grant, 0, 'GET', '', [
+        pool, path, _, _ = route(0, 'GET', '', [
             ('/', [], 'UNSIGNED-PAYLOAD'), ('User-Agent', 'x')])
         assert pool.url == server.url and path == '/'
     finally:
@@ -250,7 +253,7 @@ def test_an_answer_read_whole_is_bounded_and_not_asked_again(server):
     client = client_of(server, FakeClock(NOON))
     client.max_body = 4096
     try:
-        with pytest.raises(SwiftRequestError) as info:
+        with pytest.raises(S3RequestError) as info:
             client.list_buckets()
     finally:
         client.close()
@@ -266,7 +269,7 @@ def test_an_error_body_is_kept_only_in_part(server):
     server.script.append((500, body))
     client = client_of(server, FakeClock(NOON))
     try:
-        with pytest.raises(SwiftRequestError) as info:
+        with pytest.raises(S3RequestError) as info:
             client.get_object('b', 'k')
     finally:
         client.close()

@@ -6,15 +6,15 @@ import sys
 
 import pytest
 
-from ssbench.swift import httpconn, client as swift
-from ssbench.errors import SwiftError
-from ssbench.swift.client import SwiftClient
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.store import client as store, httpconn
+from ssbench.swift import client as swift
+from ssbench.errors import StoreError
+from ssbench.swift.client import SwiftClient, SwiftRequestError
 from ssbench.swift.auth import AuthOptions
 from ssbench.swift.auth import Grant
 from tests.clocks import FakeClock
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer, serve_fake_swift
-from tests.integration.swift.test_httpconn import (BIG, HeadServer, answer,
+from tests.integration.store.test_httpconn import (BIG, HeadServer, answer,
                                                    idle_input)
 from tests.waiting import wait_for
 
@@ -229,10 +229,10 @@ def test_other_errors_not_retried(fake, client):
 
 
 def test_401_reauthenticates_and_counts(fake, client):
-    old = client.token
+    old = client.grant.token
     fake.valid_tokens.discard(old)
     timing = client.put_object('c', 'o', 10)
-    assert timing.retries == 1 and client.token != old
+    assert timing.retries == 1 and client.grant.token != old
     assert fake.tokens_issued == 2
 
 
@@ -320,8 +320,8 @@ def test_socket_errors_exhausted(fake):
 
 def test_closed_keep_alive_replaced_without_retry(fake, client):
     stale = []
-    real = swift._is_stale
-    swift._is_stale = lambda exc: stale.append(exc) or real(exc)
+    real = store._is_stale
+    store._is_stale = lambda exc: stale.append(exc) or real(exc)
     try:
         client.put_object('c', 'o', 10)
         fake.close_after_response = True
@@ -332,7 +332,7 @@ def test_closed_keep_alive_replaced_without_retry(fake, client):
                  'idle_input(client.pools[0].idle[0])')
         timing = client.get_object('c', 'o')
     finally:
-        swift._is_stale = real
+        store._is_stale = real
     assert timing.retries == 0 and timing.status == 200
     assert timing.reconnects == 1 and timing.size == 10
     assert len(stale) == 1
@@ -457,7 +457,7 @@ def test_a_listing_that_does_not_advance_ends_with_an_error(canned, pages):
     canned.replies.extend(_ok(pages[-1]) for _ in range(5))
     client = _canned_client(canned)
     try:
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             client.list_objects('c d')
     finally:
         client.close()
@@ -617,7 +617,7 @@ def test_chunked_listing_and_head_headers(canned):
 @pytest.fixture
 def clock(monkeypatch):
     fake_clock = FakeClock()
-    monkeypatch.setattr(swift, 'monotonic', fake_clock)
+    monkeypatch.setattr(store, 'monotonic', fake_clock)
     return fake_clock
 
 
@@ -673,7 +673,7 @@ def test_a_retry_with_a_new_token_does_not_wait(fake, clock):
                          sleep=clock.sleep)
     try:
         client.put_container('c')
-        fake.valid_tokens.discard(client.token)
+        fake.valid_tokens.discard(client.grant.token)
         timing = client.put_object('c', 'o', 10)
     finally:
         client.close()
@@ -802,12 +802,12 @@ def test_a_listing_page_over_the_byte_limit_ends_the_listing(canned):
 
 def test_a_listing_that_always_advances_ends_at_max_pages(canned,
                                                           monkeypatch):
-    from ssbench.swift import paging
+    from ssbench.store import paging
     monkeypatch.setattr(paging, 'MAX_PAGES', 4)
     canned.replies.extend(_ok(b'[{"name": "n%03d"}]' % i) for i in range(9))
     client = _canned_client(canned)
     try:
-        with pytest.raises(SwiftError) as info:
+        with pytest.raises(StoreError) as info:
             client.list_objects('c')
     finally:
         client.close()
@@ -817,7 +817,7 @@ def test_a_listing_that_always_advances_ends_at_max_pages(canned,
 
 
 def test_a_listing_ends_at_its_deadline(canned):
-    from ssbench.swift import paging
+    from ssbench.store import paging
     canned.replies.extend(_ok(b'[{"name": "n%03d"}]' % i) for i in range(9))
     client = _canned_client(canned)
     clock = FakeClock(start=0.0, step=1.0)

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 import pytest
 
 from ssbench.cli.masterparser import build_parser
-from ssbench.swift.backoff import DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
+from ssbench.store.backoff import DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP
 
 RUN = ['run-scenario', '-f', 'x.scenario']
 
@@ -48,3 +48,36 @@ def test_bad_values_get_one_line(capsys, value):
 def test_a_metrics_address_that_is_no_address_is_a_usage_error(capsys):
     assert parsed('--metrics', 'nowhere:port') == (None, 2)
     assert 'is not ADDR:PORT' in capsys.readouterr().err
+
+
+def test_until_steady_is_off_by_default():
+    from ssbench.cli.runopts import steady_watch
+    args, status = parsed()
+    assert status is None and not args.until_steady
+    assert steady_watch(args) is None
+
+
+@pytest.mark.parametrize('command', ['run-scenario', 'run-suite'])
+def test_until_steady_makes_the_watch_of_its_settings(command):
+    from ssbench.cli.runopts import steady_watch
+    args = build_parser().parse_args(
+        [command, '-f', 'x.scenario', '--until-steady', '--warmup', '5',
+         '--steady-seconds', '12', '--steady-tolerance', '20'])
+    watch = steady_watch(args)
+    assert (watch.warmup, watch.window, watch.needed) == (5, 2.0, 6)
+    assert watch.judge['tolerance'] == pytest.approx(0.2)
+    assert watch.judge['latency_tolerance'] == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize('extra,fragment', [
+    (['--steady-seconds', '1'], "argument --steady-seconds: '1' must be "
+     "at least 3"),
+    (['--steady-seconds', '4000'], "'4000' must be at most 3600"),
+    (['--steady-tolerance', '100'], "'100' must be below 100"),
+    (['--steady-tolerance', '0'], "'0' must be greater than 0"),
+])
+def test_bad_steady_settings_are_one_line(capsys, extra, fragment):
+    args, status = parsed(*extra)
+    assert (args, status) == (None, 2)
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and fragment in err, err

@@ -32,6 +32,22 @@ def test_containers_become_buckets():
         s3run.name_buckets(scenario(container_base='__'))
 
 
+@pytest.mark.parametrize('base', ['my-bench', 'e2e1', 'a', 'x' * 41])
+def test_a_container_base_given_is_the_buckets_prefix(base):
+    assert s3run.name_buckets(scenario(container_base=base), exact=True) \
+        == [base + '-000000-default-policy', base + '-000011-default-policy']
+
+
+@pytest.mark.parametrize('base', [
+    'My_Bench', 'my_bench', 'a.b', '-ab', 'ab-', 'a--b', 'x' * 42])
+def test_a_container_base_s3_would_change_is_refused(base):
+    with pytest.raises(UsageError) as caught:
+        s3run.name_buckets(scenario(container_base=base), exact=True)
+    assert '--container-base %r over S3' % base in str(caught.value)
+    # From a scenario file, as before, S3's rules make it a bucket name.
+    s3run.name_buckets(scenario(container_base=base))
+
+
 @pytest.mark.parametrize('changes,named', [
     ({'policy': 'gold'}, 'storage policy'),
     ({'delete_after': 60}, 'delete_after'),
@@ -99,10 +115,10 @@ class InfoClient(object):
 
 
 def test_an_unreadable_info_assumes_s3s_limits(caplog):
-    from ssbench.swift.outcome import SwiftRequestError
+    from ssbench.s3.client import S3RequestError
     assert s3run.store_info(InfoClient(SAIO_INFO)) == SAIO_INFO
     assert s3run.store_info(InfoClient(None)) is None
-    assert s3run.store_info(InfoClient(SwiftRequestError(
+    assert s3run.store_info(InfoClient(S3RequestError(
         'GET', '/info', None, 'refused'))) is None
     assert "S3's own part limits are assumed" in caplog.text
 

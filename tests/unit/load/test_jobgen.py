@@ -144,11 +144,11 @@ def test_cleanup_jobs():
     ring = ObjectRing()
     ring.load([('a', 'c0', 'a_000001')])
     ring.add('a', 'c1', 'a_000002')
-    assert list(cleanup_jobs(ring)) == [
+    assert list(cleanup_jobs(ring.pop_created())) == [
         {'type': D, 'size_str': 'a', 'container': 'c1', 'name': 'a_000002'}]
-    assert list(cleanup_jobs(ring)) == []
+    assert list(cleanup_jobs(ring.pop_created())) == []
     ring.add('a', 'c1', 'a_000003')
-    assert list(cleanup_jobs(ring, noop=True)) == [
+    assert list(cleanup_jobs(ring.pop_created(), noop=True)) == [
         {'type': D, 'size_str': 'a', 'container': 'c1', 'name': 'a_000003',
          'noop': True}]
 
@@ -455,7 +455,7 @@ def test_simulated_run_never_touches_a_deleted_or_unconfirmed_object():
             deliver(rng.randint(1, scenario.user_count))
     deliver(len(outstanding))
     assert produced == 5000
-    cleanup = list(cleanup_jobs(ring))
+    cleanup = list(cleanup_jobs(ring.pop_created()))
     names = set(job['name'] for job in cleanup)
     assert names == live - initial
     assert all(job['type'] == D for job in cleanup)

@@ -95,7 +95,7 @@ def test_jobs_of_segmented_classes_carry_the_keys_workers_accept():
     assert creates
     for job in creates:
         ring.on_results([dict(job, completed_at=1.0, last_byte_latency=0.1)])
-    cleanup = list(jobgen.cleanup_jobs(ring, scenario=scenario))
+    cleanup = list(jobgen.cleanup_jobs(ring.pop_created(), scenario=scenario))
     assert cleanup and all(j['type'] == DELETE_OBJECT for j in cleanup)
     assert all(j.get('segment_size') == 8 for j in cleanup
                if j['size_str'] == 'big')

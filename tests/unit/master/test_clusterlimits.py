@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from ssbench.errors import SsbenchError
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.swift.client import SwiftRequestError
 from ssbench.load.scenario import Scenario
 from ssbench.master.clusterlimits import check_cluster, problems
 

@@ -2,8 +2,8 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.master.progress import (LEGEND, ProgressPrinter, mode,
-                                     progress_chars)
+from ssbench.master.progress import (LEGEND, PhaseLog, ProgressPrinter,
+                                     mode, progress_chars)
 from tests.clocks import FakeClock
 
 
@@ -139,3 +139,32 @@ def test_a_warning_starts_on_a_fresh_line_and_the_characters_go_on():
     assert out.getvalue()[len(LEGEND):] == (
         '...\nWARNING:queue growing\n..\nWARNING:after the run\n')
     assert handler.filters == []
+
+
+def test_phase_log_says_done_of_total_and_the_time_left(caplog):
+    clock = FakeClock()
+    phase = PhaseLog('Clean-up', 1200, interval=10, clock=clock)
+    caplog.set_level('INFO')
+    phase.on_idle()
+    clock.advance(5)
+    phase.on_results([{}] * 100)
+    phase.on_idle()
+    assert caplog.messages == []
+    clock.advance(5)
+    phase.on_results([{}] * 200)
+    phase.on_idle()
+    phase.on_idle()
+    # 300 in 10 s: the 900 left take 30 s more.
+    assert caplog.messages == [
+        'Clean-up: 300 of 1200 done (25%), about 00:30 left']
+    clock.advance(10)
+    phase.on_idle()
+    assert caplog.messages[-1] == \
+        'Clean-up: 300 of 1200 done (25%), about 01:00 left'
+
+
+def test_phase_log_before_any_result_gives_no_estimate():
+    clock = FakeClock()
+    phase = PhaseLog('Clean-up', 7, clock=clock)
+    clock.advance(10)
+    assert phase.line(clock()) == 'Clean-up: 0 of 7 done yet'

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from ssbench.measure.rank import (RunLengths, nearest_rank,
-                                  percentile_of_sorted)
+                                  percentile_name, percentile_of_sorted)
 from tests import analysis_naive as naive
 
 PCTILES = [0, 0.1, 1, 12.3, 33.3, 50, 95, 99, 99.9, 99.99, 99.999, 100]
@@ -100,3 +100,15 @@ def test_runs_index_like_the_expanded_list():
 def test_run_lengths_of_nothing():
     assert RunLengths([], None).percentile(50) is None
     assert RunLengths([0, 0], None).percentile(50) is None
+
+
+@pytest.mark.parametrize('number,name,key', [
+    (50, 'p50', 'p50'), (50.0, 'p50', 'p50'), (99.9, 'p99.9', 'p99_9'),
+    (99.99, 'p99.99', 'p99_99'), (0.00001, 'p1e-05', 'p1e-05'),
+    # Every digit kept: '%g' made p100 of this one.
+    (99.999999, 'p99.999999', 'p99_999999')])
+def test_percentile_name(number, name, key):
+    """The document's key and the label of a percentile: one spelling,
+    a whole one without '.0'."""
+    assert percentile_name(number) == name
+    assert percentile_name(number, '_') == key

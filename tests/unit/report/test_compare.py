@@ -133,12 +133,6 @@ def test_throughput_spread_from_enough_seconds():
     assert cmp.throughput_spread(block) == pytest.approx(4.0)
 
 
-@pytest.mark.parametrize('number,key', [
-    (50, 'p50'), (99.9, 'p99_9'), (50.0, 'p50'), (99.99, 'p99_99')])
-def test_percentile_key(number, key):
-    assert cmp.percentile_key(number) == key
-
-
 # --- compare ----------------------------------------------------------------
 
 def test_compare_side_by_side_changes():

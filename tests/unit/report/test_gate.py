@@ -4,6 +4,7 @@ from __future__ import absolute_import, division, print_function
 import pytest
 
 from ssbench.report import gate
+from ssbench.report.compute.metricnames import SHOWN
 from ssbench.errors import SsbenchError
 from tests.unit.report.test_compare import latency, operation, pair
 
@@ -114,11 +115,11 @@ def test_a_long_rule_is_cut_in_messages():
     # Two cut quotes and the fixed help text (which names every OP).
     assert len(message) < 320
     assert message.startswith("bad --fail-if rule '%s...': unknown "
-                              "metric '%s...'" % ('x' * (gate.SHOWN - 3),
-                                                  'x' * (gate.SHOWN - 3)))
+                              "metric '%s...'" % ('x' * (SHOWN - 3),
+                                                  'x' * (SHOWN - 3)))
     # A valid rule that long is quoted cut too when it fails.
     rule = gate.parse_fail_if('p99' + ' ' * 100000 + '>+1%')[0]
-    assert rule.text == 'p99' + ' ' * (gate.SHOWN - 6) + '...'
+    assert rule.text == 'p99' + ' ' * (SHOWN - 6) + '...'
 
 
 def test_percentiles_of_the_rules():

@@ -2,7 +2,6 @@ from __future__ import absolute_import, division, print_function
 
 import random
 
-from ssbench.load import scenario
 from ssbench.results import timewindow
 from ssbench.results.timewindow import DAY, TimeProfile
 
@@ -18,10 +17,6 @@ def profile_of(stamps, batch=1000, **kwargs):
 
 def run(seconds, count, start=START):
     return [start + seconds * i / count for i in range(count)]
-
-
-def test_the_cap_is_the_longest_run():
-    assert timewindow.MAX_RUN_SECONDS == scenario.MAX_RUN_SECONDS
 
 
 def test_every_result_of_a_run_is_kept():

@@ -9,7 +9,7 @@ import calendar
 import pytest
 
 from ssbench.s3 import keyring
-from ssbench.s3.client import S3Access, host_header
+from ssbench.s3.client import S3Access
 from tests.clocks import FakeClock
 
 pytestmark = pytest.mark.timeout(30)
@@ -20,13 +20,6 @@ NOON = calendar.timegm((2024, 2, 29, 12, 0, 0, 0, 0, 0))
 
 def maker(clock, region='us-east-1'):
     return keyring.KeyMaker('AKID', SECRET, region, clock=clock)
-
-
-def test_host_header_as_the_connection_sends_it():
-    assert host_header('http://127.0.0.1:8080') == '127.0.0.1:8080'
-    assert host_header('http://s3.example.com:80') == 's3.example.com'
-    assert host_header('https://s3.example.com') == 's3.example.com'
-    assert host_header('https://[::1]:9000') == '[::1]:9000'
 
 
 def test_s3_access_follows_the_masters_configure():

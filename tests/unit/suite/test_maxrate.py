@@ -6,7 +6,8 @@ import logging
 import pytest
 
 from ssbench.suite.maxrate import SearchRunner
-from ssbench.suite.capacitysearch import CapacitySearch
+from ssbench.suite.capacitysearch import CapacitySearch, steps_text
+from ssbench.suite.runner import SuiteRunner
 
 Plan = collections.namedtuple('Plan', 'number')
 Step = collections.namedtuple('Step', 'rate plan')
@@ -65,3 +66,24 @@ def test_a_saturated_client_is_its_limit_at_what_it_sent(runner):
     runner._record(Step(1938, Plan(1)),
                    entry(health='saturated', sent=1500.0))
     assert runner.capacity.client_limit == 1500.0
+
+
+def test_a_search_step_is_named_without_a_total_it_does_not_know(runner):
+    runner.capacity = CapacitySearch(start=10, max_steps=1)
+    assert runner.step_title(2) == 'Search step 2'
+    assert runner.size_text() == 'a capacity search of at most 1 step'
+
+
+def test_a_suite_step_is_named_with_the_suites_total():
+    suite = SuiteRunner.__new__(SuiteRunner)
+    suite.steps = ['one step']
+    assert suite.step_title(1) == 'Step 1/1'
+    assert suite.size_text() == '1 step'
+    suite.steps = ['a', 'b', 'c']
+    assert suite.size_text() == '3 steps'
+
+
+@pytest.mark.parametrize('count, text', [(0, '0 steps'), (1, '1 step'),
+                                         (2, '2 steps')])
+def test_steps_text_says_step_for_one_alone(count, text):
+    assert steps_text(count) == text

@@ -81,6 +81,13 @@ def refused(scenario_file, folder, *flags):
     return str(info.value)
 
 
+def test_every_step_takes_the_container_base(tmpdir, scenario_file):
+    args = parse(scenario_file, str(tmpdir), '--container-base', 'mine')
+    suite, steps = plan(args)
+    assert [step.scenario.containers[0] for step in steps] == \
+        ['mine_000000_default_policy'] * 2
+
+
 def test_the_same_flags_resume_both_steps(tmpdir, scenario_file):
     folder = earlier_run(tmpdir, scenario_file, '-o', '200')
     done = resume(scenario_file, folder, '-o', '200')
@@ -95,6 +102,8 @@ def test_the_same_flags_resume_both_steps(tmpdir, scenario_file):
     (['--rate', '50'], [], 'without --rate (it ran with 50)'),
     ([], ['--warmup', '2'], '--warmup 2 (it ran with 0)'),
     ([], ['--until-steady'], '--until-steady (it ran without)'),
+    ([], ['--container-base', 'other'],
+     '--container-base "other" (it ran without)'),
     ([], ['--arrival', 'poisson'],
      '--arrival "poisson" (it ran with "uniform")'),
 ])

@@ -204,3 +204,10 @@ def test_results_far_ahead_of_the_masters_clock_are_left_out():
                {'completed_at': 999.0, 'last_byte_latency': float('inf'),
                 'worker_id': 1}])
     assert watch.origin is None and watch.latest is None
+
+
+def test_the_watch_of_the_flags_judges_their_seconds_in_windows():
+    watch = steadystate.over(12, 0.2, warmup=3)
+    assert (watch.window, watch.needed, watch.warmup) == (2.0, 6, 3)
+    assert watch.judge['tolerance'] == 0.2
+    assert watch.judge['latency_tolerance'] == 0.4

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from ssbench.swift import cleanup
-from ssbench.errors import SwiftError
+from ssbench.errors import StoreError, SwiftError
 
 
 class Timing(object):
@@ -74,7 +74,7 @@ def test_failed_object_deletes_are_counted_not_deleted(caplog):
     name = 'ssbench_000001_default_policy'
     client = FakeClient({name: ['a', 'b', 'c']},
                         broken={'b': error, name: SwiftError('409')})
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_containers(client, concurrency=3)
     # The container stays (it still holds b): both failures are counted.
     assert str(info.value) == ('1 container(s) and 1 object(s) could not '
@@ -90,7 +90,7 @@ def test_a_broken_container_is_one_line_without_a_traceback(caplog,
     good = 'ssbench_000001_default_policy'
     bad = 'ssbench_000002_default_policy'
     client = FakeClient({good: ['a'], bad: ['b']}, broken={bad: 'listing'})
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_containers(client, concurrency=2)
     assert str(info.value) == ('1 container(s) and 0 object(s) could not '
                                'be deleted')
@@ -129,7 +129,7 @@ def test_a_container_listing_that_is_not_swift_is_named(answer):
     client = NotSwift(answer)
     client.list_containers = lambda prefix, retry_timeouts: \
         client._answer()
-    with pytest.raises(SwiftError) as info:
+    with pytest.raises(StoreError) as info:
         cleanup.cleanup_containers(client)
     assert str(info.value) == (
         'cannot list containers: the answer is not a Swift listing (UTF-8 '
@@ -142,7 +142,7 @@ def test_an_object_listing_that_is_not_swift_is_named(answer, caplog):
     name = 'ssbench_000001_default_policy'
     client = NotSwift(answer, {name: ['a']})
     client.list_objects = lambda container: client._answer()
-    with pytest.raises(SwiftError):
+    with pytest.raises(StoreError):
         cleanup.cleanup_containers(client)
     errors = [r.getMessage() for r in caplog.records
               if r.levelno == logging.ERROR]

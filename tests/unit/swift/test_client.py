@@ -12,7 +12,7 @@ pytestmark = pytest.mark.timeout(60)
 
 # -- timed operations -------------------------------------------------------
 
-# -- against canned responses (tests.unit.swift.test_httpconn's server) ------
+# -- against canned responses (tests.unit.store.test_httpconn's server) ------
 
 # -- retries that wait, and the time a failure took ---------------------------
 

@@ -2,7 +2,7 @@
 from __future__ import absolute_import, division, print_function
 
 from ssbench.errors import StatsFileError, SwiftError
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.swift.client import SwiftRequestError
 from ssbench.swift.hints import explain
 
 URL = 'http://s/v1/AUTH_a/ssbench_000001_gold'

@@ -12,7 +12,8 @@ import pytest
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
                      LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
 from ssbench.swift.auth import AuthOptions, Grant
-from ssbench.swift.outcome import SwiftRequestError, Timing
+from ssbench.store.outcome import Timing
+from ssbench.swift.client import SwiftRequestError
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker

@@ -12,7 +12,7 @@ from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.wire import protocol
 from ssbench.errors import SsbenchError
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE, configure_job
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.swift.client import SwiftRequestError
 from ssbench.swift.auth import AuthOptions, Grant
 from ssbench.worker.mainloop import Worker
 from ssbench.worker.outbox import SUICIDE_LINGER

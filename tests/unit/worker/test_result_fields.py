@@ -9,7 +9,8 @@ import pytest
 from ssbench import (CREATE_OBJECT, DELETE_OBJECT, HEAD_OBJECT,
                      LIST_CONTAINER, READ_OBJECT, UPDATE_OBJECT)
 from ssbench.measure import record
-from ssbench.swift.outcome import SwiftRequestError, Timing
+from ssbench.store.outcome import Timing
+from ssbench.swift.client import SwiftRequestError
 from ssbench.wire import protocol
 from ssbench.worker.execution import SwiftJobs
 from ssbench.swift.tokens import HandedTokens

@@ -11,7 +11,7 @@ from ssbench.report.compute import cells, classicstats
 from ssbench.report.compute.analyze import analyze
 from ssbench.measure import loghist
 from ssbench.report.compute import scan, timebuckets
-from ssbench.report.compute.series import percentile_key
+from ssbench.measure.rank import percentile_name
 from ssbench.errors import UsageError
 from tests import analysis_naive as naive
 from tests.analysis_naive import FakeStatsFile, err, res
@@ -63,7 +63,7 @@ def check_document(doc, results, pctiles=PCTILES):
                              'histogram'):
                     assert entry[name] == exp[name], (kind, name)
                 for pctile in pctiles:
-                    assert entry[percentile_key(pctile)] == exp[pctile]
+                    assert entry[percentile_name(pctile, '_')] == exp[pctile]
                 if exp['count']:
                     assert entry['avg'] == pytest.approx(exp['avg'],
                                                          rel=1e-13)
@@ -86,7 +86,7 @@ def check_all_requests(op, members, pctiles):
                      'max', 'worst_trans_id', 'histogram'):
             assert entry[name] == exp[name], name
         for pctile in pctiles:
-            assert entry[percentile_key(pctile)] == exp[pctile]
+            assert entry[percentile_name(pctile, '_')] == exp[pctile]
         if exp['count']:
             assert entry['avg'] == pytest.approx(exp['avg'], rel=1e-13)
             assert entry['std_dev'] == pytest.approx(exp['std_dev'],
@@ -339,7 +339,7 @@ def test_all_requests_never_better_when_requests_time_out(timeouts):
     calm = run(naive.timeouts_run(0))
     stormy = run(naive.timeouts_run(timeouts))
     for pctile in PCTILES:
-        key = percentile_key(pctile)
+        key = percentile_name(pctile, '_')
         assert (operation(stormy, 'total')['latency']['all_requests'][0][
             key] >= operation(calm, 'total')['latency']['all_requests'][0][
             key]), pctile

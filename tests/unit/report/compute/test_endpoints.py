@@ -8,7 +8,7 @@ import pytest
 
 from ssbench.report.compute.analyze import analyze
 from ssbench.report.compute.endpoints import urls_of
-from ssbench.report.compute.series import percentile_key
+from ssbench.measure.rank import percentile_name
 from tests import analysis_naive as naive
 from tests import paths
 from tests.analysis_naive import HEADER, FakeStatsFile, err, res
@@ -63,14 +63,14 @@ def test_each_endpoint_equals_the_naive_total_of_its_results(
                          'histogram'):
                 assert got[name] == exp[name], (kind, name)
             for pctile in PCTILES:
-                assert got[percentile_key(pctile)] == exp[pctile]
+                assert got[percentile_name(pctile, '_')] == exp[pctile]
         [every] = entry['latency']['all_requests']
         exp = naive.all_requests(mine, PCTILES)
         for name in ('count', 'failures', 'failures_without_time', 'max',
                      'worst_trans_id'):
             assert every[name] == exp[name], name
         for pctile in PCTILES:
-            assert every[percentile_key(pctile)] == exp[pctile]
+            assert every[percentile_name(pctile, '_')] == exp[pctile]
 
 
 def test_a_slow_endpoint_stands_out_and_the_rest_is_unchanged():
@@ -85,7 +85,7 @@ def test_a_slow_endpoint_stands_out_and_the_rest_is_unchanged():
              for r in results]
     doc = analyze(FakeStatsFile(results, header=TWO), PCTILES)
     fast, slow, idle = doc['endpoints']['endpoints']
-    p99 = percentile_key(99)
+    p99 = percentile_name(99, '_')
     assert fast['latency']['last_byte'][0][p99] == 0.01
     assert slow['latency']['last_byte'][0][p99] == 0.5
     assert slow['latency']['all_requests'][0]['max'] == 2.0

@@ -277,8 +277,8 @@ def test_pct_key():
     assert htmltables.pct_key(50) == ('50', 'p50')
     assert htmltables.pct_key(99.9) == ('99.9', 'p99_9')
     assert htmltables.pct_key(99.99) == ('99.99', 'p99_99')
-    # The document's own key, whatever '%f' makes of the label.
-    assert htmltables.pct_key(0.00001)[1] == 'p1e-05'
+    # The label is the document's key, '.' for '_'.
+    assert htmltables.pct_key(0.00001) == ('1e-05', 'p1e-05')
 
 
 def test_log_ticks_are_round_and_cover_the_range():

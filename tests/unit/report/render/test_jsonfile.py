@@ -10,7 +10,7 @@ import pytest
 from ssbench.report.compute.analyze import analyze
 from ssbench.report.compute.jsonsafe import jsonable
 from ssbench.report.render.jsonfile import dumps, write_json
-from ssbench.report.compute.series import percentile_key
+from ssbench.measure.rank import percentile_name
 from ssbench.compat import string_types
 from tests import analysis_naive as naive
 from tests import paths
@@ -108,7 +108,7 @@ def check_schema(doc):
     for key in ('start_time', 'stop_time', 'duration'):
         assert is_number(run[key], nullable=True)
     assert is_number(run['skip_seconds'])
-    pctile_keys = [percentile_key(p) for p in doc['percentiles']]
+    pctile_keys = [percentile_name(p, '_') for p in doc['percentiles']]
     for op in doc['operations']:
         check_operation(op, pctile_keys)
     check_timeseries(doc['timeseries'],

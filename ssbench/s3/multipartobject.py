@@ -1,5 +1,5 @@
 """Large objects over S3: a job of a segmented size class as one timed
-multipart upload, the S3 counterpart of ssbench.worker.largeobject.
+multipart upload, the S3 counterpart of ssbench.swift.largeobject.
 
 CREATE and UPDATE are CreateMultipartUpload, an UploadPart per Part of
 ssbench.s3.multipart.part_plan() (segment_size bytes each, the last the
@@ -28,10 +28,10 @@ from __future__ import absolute_import, division, print_function
 import logging
 import sys
 
-from ssbench import CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT
+from ssbench import CREATE_OBJECT
 from ssbench.s3 import multipart, xmlsafe
-from ssbench.swift.outcome import SwiftRequestError
-from ssbench.worker.largeobject import Operation, each
+from ssbench.s3.errorbody import S3RequestError
+from ssbench.store.segments import SegmentedObjects, each
 
 log = logging.getLogger(__name__)
 
@@ -39,56 +39,30 @@ log = logging.getLogger(__name__)
 _SPLIT_ONLY = multipart.PartLimits(1, sys.maxsize, sys.maxsize)
 
 
-def _send(s3, op, bucket, key, **kwargs):
-    """S3Client.request() of the ssbench.s3.operation.Operation `op` on
-    `key` in `bucket` (request() sets Content-Length itself)."""
-    headers = dict((name, value) for name, value in op.headers
-                   if name.lower() != 'content-length')
-    return s3.request(op.method, bucket, key, query=op.params,
-                      headers=headers or None, body=op.body or None,
-                      **kwargs)
-
-
 def _bad_answer(op, timing, exc):
-    """SwiftRequestError of a success whose body `exc` (BadBody) could
+    """S3RequestError of a success whose body `exc` (BadBody) could
     not be read, or an <Error> a 200 carried: its S3 code is the error
     class.  Its retries are left to the Operation that counted
     `timing`."""
-    error = SwiftRequestError(
+    error = S3RequestError(
         op.method, op.target(), timing.status, 'unexpected answer: %s'
         % (exc,), timing.trans_id, error_class=exc.code or 'BadBody')
     error.endpoint = timing.endpoint
     return error
 
 
-class MultipartObjects(object):
-    """Runs the jobs of segmented size classes with `s3` (a
+class MultipartObjects(SegmentedObjects):
+    """Runs the jobs of segmented size classes with `client` (a
     ssbench.s3.client.S3Client)."""
 
-    def __init__(self, s3, block_size):
-        self.s3 = s3
-        self.block_size = block_size
-
-    def run(self, job):
-        """The Timing of `job`; raises SwiftRequestError."""
-        op = Operation()
-        kind = job['type']
-        if kind in (CREATE_OBJECT, UPDATE_OBJECT):
-            return self.upload(op, job)
-        try:
-            if kind == READ_OBJECT:
-                timing = op.add(self.s3.get_object(
-                    job['container'], job['name'], self.block_size))
-                return op.timing(timing, timing.size)
-            return op.timing(op.add(self.s3.delete_object(
-                job['container'], job['name'])))
-        except SwiftRequestError as exc:
-            raise op.failed(exc)
+    def delete(self, op, job):
+        return op.timing(op.add(self.client.delete_object(
+            job['container'], job['name'])))
 
     def upload(self, op, job):
         """The Timing of a CREATE or UPDATE; a failure is timed when it
         happened, then the upload aborted."""
-        s3 = self.s3
+        s3 = self.client
         bucket, key = job['container'], job['name']
         upload_id = None
         try:
@@ -99,7 +73,7 @@ class MultipartObjects(object):
             parts = multipart.part_plan(job['size'], job['segment_size'],
                                         _SPLIT_ONLY)
             request = multipart.create(bucket, key)
-            started = _send(s3, request, bucket, key, read='keep')
+            started = s3.send(request, read='keep')
             # CreateMultipartUpload's retries count, but not as the first
             # byte: that is the first part's, as a Swift segment's is.
             first = op.first
@@ -113,7 +87,7 @@ class MultipartObjects(object):
             return self._parts_then_complete(op, bucket, key, upload_id,
                                              parts, fill)
         except Exception as exc:
-            if isinstance(exc, SwiftRequestError):
+            if isinstance(exc, S3RequestError):
                 op.failed(exc)
             if upload_id is not None:
                 self._abort(bucket, key, upload_id)
@@ -121,7 +95,7 @@ class MultipartObjects(object):
 
     def _parts_then_complete(self, op, bucket, key, upload_id, parts,
                              fill):
-        s3 = self.s3
+        s3 = self.client
 
         def put(part):
             request = multipart.upload_part(bucket, key, upload_id, part)
@@ -134,7 +108,7 @@ class MultipartObjects(object):
 
         etags = each(put, parts)
         request = multipart.complete(bucket, key, upload_id, etags)
-        last = op.add(_send(s3, request, bucket, key, read='keep'))
+        last = op.add(s3.send(request, read='keep'))
         try:
             multipart.parse_complete(last.body)
         except xmlsafe.BadBody as exc:
@@ -145,9 +119,9 @@ class MultipartObjects(object):
         """AbortMultipartUpload of a failed upload; a failure is logged,
         not raised (the upload's own failure is the job's)."""
         try:
-            _send(self.s3, multipart.abort(bucket, key, upload_id), bucket,
-                  key, missing_ok=True)
-        except SwiftRequestError as exc:
+            self.client.send(multipart.abort(bucket, key, upload_id),
+                             missing_ok=True)
+        except S3RequestError as exc:
             log.warning('multipart upload %s of %s/%s not aborted (%s): '
                         'its parts stay stored until a cleanup aborts it',
                         upload_id, bucket, key, exc)

@@ -10,15 +10,15 @@ import time
 
 import pytest
 
-from ssbench.swift import httpconn
+from ssbench.store import httpconn
 from ssbench.compat import PY2
-from ssbench.swift.httpconn import (HTTPConnection, HTTPError, NoResponse,
+from ssbench.store.httpconn import (HTTPConnection, HTTPError, NoResponse,
                                     ProtocolError, StaleConnection)
 from tests.clocks import FakeClock
 from tests.fakes import CLOSE, RESET, SILENT, CannedServer
 from tests.waiting import wait_for
 
-from tests.unit.swift.test_httpconn import ok
+from tests.unit.store.test_httpconn import ok
 
 pytestmark = pytest.mark.timeout(60)
 

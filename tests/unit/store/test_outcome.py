@@ -5,7 +5,7 @@ import errno
 import socket
 
 from ssbench.errors import SwiftAuthError
-from ssbench.swift import httpconn, outcome
+from ssbench.store import httpconn, outcome
 
 
 def test_error_class_names():

@@ -9,7 +9,7 @@ import gevent
 import gevent.socket
 import pytest
 
-from ssbench.swift.greenio import GreenIO
+from ssbench.store.greenio import GreenIO
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -3,7 +3,7 @@ from __future__ import absolute_import, division, print_function
 
 import pytest
 
-from ssbench.swift import backoff
+from ssbench.store import backoff
 
 
 def test_backoff_delay_doubles_with_jitter_up_to_the_cap():

@@ -1,4 +1,4 @@
-"""ssbench.worker.largeobject: a large object's CRUD as one timed
+"""ssbench.swift.largeobject: a large object's CRUD as one timed
 operation, against an in-memory Swift."""
 from __future__ import absolute_import, division, print_function
 
@@ -6,10 +6,12 @@ import gevent
 import pytest
 
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
-from ssbench.swift.outcome import SwiftRequestError, Timing
+from ssbench.store.outcome import Timing
+from ssbench.swift.client import SwiftRequestError
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire import protocol
-from ssbench.worker import largeobject
+from ssbench.store import segments
+from ssbench.swift import largeobject
 from ssbench.worker.execution import SwiftJobs
 from tests.clocks import FakeClock
 
@@ -29,6 +31,9 @@ class MemorySwift(object):
         self.running = self.most = 0
         self.fail = fail or {}
         self.retries = retries or {}
+
+    def large_objects(self, block_size):
+        return largeobject.LargeObjects(self, block_size)
 
     def _request(self, what, status=201, retries=0, headers=None):
         self.requests.append(what)
@@ -196,7 +201,7 @@ def test_create_read_update_delete(kind):
 def test_segments_go_out_a_few_at_a_time():
     swift = MemorySwift()
     run(swift, job(CREATE_OBJECT, size=40 * MiB))
-    assert swift.most == largeobject.SEGMENT_CONCURRENCY
+    assert swift.most == segments.SEGMENT_CONCURRENCY
     assert len(segments_of(swift)) == 10
 
 
@@ -265,14 +270,3 @@ def test_an_update_never_overwrites_what_the_manifest_names(kind):
     # deletes come after it.
     kinds = [r[0] for r in swift.requests[before:]]
     assert kinds.index(kind.upper()) < kinds.index('DELETE')
-
-
-def test_an_operation_names_the_endpoint_of_its_last_request():
-    op = largeobject.Operation()
-    segment = Timing(201, None, 0.01, 'tx-seg', 0)
-    segment.endpoint = 0
-    manifest = Timing(201, None, 0.02, 'tx-man', 0)
-    manifest.endpoint = 1
-    op.add(segment, segment=True)
-    timing = op.timing(op.add(manifest))
-    assert (timing.endpoint, timing.trans_id) == (1, 'tx-man')

@@ -2,10 +2,10 @@
 
 The standard library's client builds a message object per response (through
 the `email` package) and several layers of buffered files; that is most of
-the client CPU a small Swift request costs.  This connection does only what
-SwiftClient needs: one bytes buffer per request sent, one reusable bytearray
-per connection for everything received, and a status line and headers split
-with plain string operations.
+the client CPU a small Swift request costs.  This connection does only
+what a store's client needs: one bytes buffer per request sent, one
+reusable bytearray per connection for everything received, and a status
+line and headers split with plain string operations.
 
     conn = HTTPConnection('127.0.0.1', 8080, 10.0, 20.0)
     conn.send('PUT', '/v1/a/c/o', [('X-Auth-Token', t)], size, block)
@@ -55,7 +55,7 @@ from select import POLLIN
 from gevent.monkey import get_original
 
 from ssbench.compat import PY2, monotonic
-from ssbench.swift.greenio import WOULD_BLOCK, GreenIO
+from ssbench.store.greenio import WOULD_BLOCK, GreenIO
 
 # The system's poll(), even where gevent patched select: an idle socket is
 # only ever polled with a zero timeout, which must not go through the hub.
@@ -176,6 +176,13 @@ def _is_timeout(exc):
     return isinstance(exc, socket.timeout)
 
 
+def host_header(host, port, tls):
+    """The Host header of a connection to `host`:`port` (the port only
+    when not the scheme's own)."""
+    name = '[%s]' % host if ':' in host else host
+    return name if port == (443 if tls else 80) else '%s:%d' % (name, port)
+
+
 class HTTPConnection(object):
     """One keep-alive connection; `ssl_context` makes it HTTPS.
 
@@ -193,10 +200,7 @@ class HTTPConnection(object):
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
         self.ssl_context = ssl_context
-        default_port = 443 if ssl_context is not None else 80
-        name = '[%s]' % host if ':' in host else host
-        self.host_header = (name if port == default_port
-                            else '%s:%d' % (name, port))
+        self.host_header = host_header(host, port, ssl_context is not None)
         self.sock = None
         self._poller = None    # polls sock for input while it is idle
         self.reused = False    # this exchange runs on an older socket

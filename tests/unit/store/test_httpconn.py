@@ -5,8 +5,8 @@ import socket
 
 import pytest
 
-from ssbench.swift import httpconn
-from ssbench.swift.httpconn import HTTPConnection, ProtocolError
+from ssbench.store import httpconn
+from ssbench.store.httpconn import HTTPConnection, ProtocolError
 from tests.clocks import FakeClock
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,4 +1,4 @@
-"""ssbench.worker.multipartobject: a large object over S3 as one timed
+"""ssbench.s3.multipartobject: a large object over S3 as one timed
 multipart upload (aborted when it fails), read and deleted plainly,
 against a small S3 server that keeps what it is sent."""
 from __future__ import absolute_import, division, print_function
@@ -12,11 +12,11 @@ import pytest
 from ssbench import CREATE_OBJECT, DELETE_OBJECT, READ_OBJECT, UPDATE_OBJECT
 from ssbench.compat import PY2
 from ssbench.s3 import multipart
-from ssbench.swift.outcome import SwiftRequestError
+from ssbench.s3.errorbody import S3RequestError
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.worker.execution import SwiftJobs
-from ssbench.worker.multipartobject import MultipartObjects
+from ssbench.s3.multipartobject import MultipartObjects
 from tests import s3fake
 from tests.clocks import FakeClock
 
@@ -163,7 +163,7 @@ def test_update_read_and_delete(s3):
 
 def test_a_failed_part_aborts_the_upload(s3):
     s3.server.fail_parts[2] = 500
-    with pytest.raises(SwiftRequestError) as caught:
+    with pytest.raises(S3RequestError) as caught:
         MultipartObjects(s3, 256).run(job(CREATE_OBJECT, 2500))
     error = caught.value
     assert error.http_status == 500 and error.error_class == 'InternalError'
@@ -179,7 +179,7 @@ def test_a_failed_part_aborts_the_upload(s3):
 def test_a_failed_abort_is_logged_and_the_parts_failure_raised(s3, caplog):
     s3.server.fail_parts[1] = 500
     s3.server.abort_status = 403
-    with pytest.raises(SwiftRequestError) as caught:
+    with pytest.raises(S3RequestError) as caught:
         MultipartObjects(s3, 256).run(job(CREATE_OBJECT, 1500))
     assert caught.value.http_status == 500
     assert len(s3.server.uploads) == 1
@@ -190,7 +190,7 @@ def test_a_failed_abort_is_logged_and_the_parts_failure_raised(s3, caplog):
 
 def test_an_error_in_completes_200_fails_with_its_code_and_aborts(s3):
     s3.server.complete_error = b'InternalError'
-    with pytest.raises(SwiftRequestError) as caught:
+    with pytest.raises(S3RequestError) as caught:
         MultipartObjects(s3, 256).run(job(CREATE_OBJECT, 1500))
     assert caught.value.http_status == 200
     assert caught.value.error_class == 'InternalError'

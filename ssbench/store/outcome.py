@@ -1,10 +1,10 @@
-"""What a Swift request reports, whichever way it went.
+"""What a store's request reports, whichever way it went.
 
-Timing is what one (possibly retried) request measured; SwiftRequestError
-a request that failed for good.  Both carry the retries it spent, counted
-per cause ({cause: count}, summed with add_causes()): the HTTP status, or
-for a failure without a response its error_class(), the name result
-records give it.
+Timing is what one (possibly retried) request measured; RequestError
+(each store's own subclass) a request that failed for good.  Both carry
+the retries it spent, counted per cause ({cause: count}, summed with
+add_causes()): the HTTP status, or for a failure without a response its
+error_class(), the name result records give it.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -12,10 +12,10 @@ import errno
 import socket
 
 from ssbench.compat import PY2
-from ssbench.errors import SwiftError
+from ssbench.errors import StoreError
 
 
-class SwiftRequestError(SwiftError):
+class RequestError(StoreError):
     """A request that failed for good: carries the HTTP status (None for a
     socket-level failure, whose error_class() is in `error_class`), the
     transaction id, the retries (and `retry_causes`, {cause: count} or
@@ -36,7 +36,7 @@ class SwiftRequestError(SwiftError):
         self.time_to_failure = time_to_failure
         self.retry_causes = retry_causes
         self.endpoint = None
-        SwiftError.__init__(self, str(self))
+        StoreError.__init__(self, str(self))
 
     def __str__(self):
         # Built when shown: a caller may add the retries of an earlier
@@ -60,7 +60,7 @@ class Timing(object):
     `retry_causes`: {cause: count} of the retries (None without any);
     `size`: bytes of the response body read (None when not known);
     `segments`: what a large object's segment requests add up to (see
-    ssbench.worker.largeobject), else None; `endpoint`: the index of the
+    ssbench.store.segments.Operation), else None; `endpoint`: the index of the
     storage URL it went to when the client has several, else None.
     """
 

@@ -15,7 +15,7 @@ Pages guards one listing's loop, and a Deadline a whole operation's
         if not page.truncated:
             break
         token = page.next_token
-        pages.next(token)     # SwiftError: repeated, too many, too late
+        pages.next(token)     # StoreError: repeated, too many, too late
 """
 from __future__ import absolute_import, division, print_function
 
@@ -23,14 +23,14 @@ import hashlib
 import json
 
 from ssbench.compat import monotonic
-from ssbench.errors import SwiftError
+from ssbench.errors import StoreError
 
 # Pages of one listing read at most: 100 million keys at S3's 1000 a
 # page, a billion names at Swift's 10,000.
 MAX_PAGES = 100000
 
 
-class DeadlinePassed(SwiftError):
+class DeadlinePassed(StoreError):
     """The deadline of a whole operation passed."""
 
 
@@ -45,7 +45,7 @@ class Deadline(object):
         self.end = None if seconds is None else clock() + seconds
 
     def check(self):
-        """SwiftError once the deadline has passed."""
+        """StoreError once the deadline has passed."""
         if self.end is not None and self.clock() >= self.end:
             raise DeadlinePassed('%s did not end within %g s'
                                  % (self.what, self.seconds))
@@ -71,16 +71,16 @@ class Pages(object):
 
     def next(self, marker):
         """Before the request of the next page, asked for with `marker`:
-        SwiftError when a page before was asked for with the same one
+        StoreError when a page before was asked for with the same one
         (the listing does not advance), when max_pages were read, or when
         the deadline has passed."""
         digest = _digest(marker)
         if digest in self._seen:
-            raise SwiftError('%s does not advance: it hands out %s again, '
+            raise StoreError('%s does not advance: it hands out %s again, '
                              'so the same page would be asked for again'
                              % (self.what, _shown(marker)))
         if self.pages >= self.max_pages:
-            raise SwiftError('%s: more than %d pages; not ended'
+            raise StoreError('%s: more than %d pages; not ended'
                              % (self.what, self.max_pages))
         if self.deadline is not None:
             self.deadline.check()

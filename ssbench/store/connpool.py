@@ -1,15 +1,10 @@
-"""Idle keep-alive connections (ssbench.swift.httpconn) to one storage
-URL, kept for the next request of a SwiftClient."""
+"""Idle keep-alive connections (ssbench.store.httpconn) to one storage
+URL, kept for the next request of a store's client."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.compat import PY2
-from ssbench.errors import SwiftError
-from ssbench.swift.httpconn import HTTPConnection, ssl_context
-
-if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
-    from urlparse import urlsplit
-else:
-    from urllib.parse import urlsplit
+from ssbench.compat import urlsplit
+from ssbench.errors import StoreError
+from ssbench.store.httpconn import HTTPConnection, host_header, ssl_context
 
 
 class ConnectionPool(object):
@@ -23,12 +18,15 @@ class ConnectionPool(object):
                  ssl_context=None):
         parts = urlsplit(url)
         if parts.scheme not in ('http', 'https') or not parts.hostname:
-            raise SwiftError('unusable storage URL %r' % (url,))
+            raise StoreError('unusable storage URL %r' % (url,))
         self.url = url
         self.scheme = parts.scheme
         self.host = parts.hostname
         self.port = parts.port or (443 if parts.scheme == 'https' else 80)
         self.path = parts.path.rstrip('/')
+        # The Host header its connections send (an S3 request signs it).
+        self.host_header = host_header(self.host, self.port,
+                                       parts.scheme == 'https')
         self.size = max(1, int(size))
         self.connect_timeout = connect_timeout
         self.network_timeout = network_timeout
