@@ -103,6 +103,11 @@ def add_report_parser(subparsers, formatter_class):
         'histogram data ("-": to standard output instead of the report)')
     add_analysis_outputs(report)
     report.add_argument(
+        '--summary', action='store_true', default=False,
+        help='Instead of the report, print one line: requests, req/s, p50, '
+        'p99 and p99.9 of last-byte latency, errors, MB/s and the client\'s '
+        'health (the line run-scenario logs at its end)')
+    report.add_argument(
         '--compare', metavar='BASE_STATS_FILE', default=None,
         help='Instead of the report, compare this run with the base run '
         'BASE_STATS_FILE side by side (throughput and percentiles per '
@@ -134,10 +139,16 @@ class ReportRequest(object):
                  html_path=None, compare_base=None, fail_if=None,
                  main_report=True, errors=False, skip=None, force=False,
                  bandwidth=False, slo=None, hdr_log=None,
-                 hdr_interval=None):
+                 hdr_interval=None, summary=False, headline=False):
         from ssbench.errors import UsageError
         if hdr_interval is not None and hdr_log is None:
             raise UsageError('--hdr-interval needs --hdr-log FILE')
+        clash = [flag for flag, given in (
+            ('--csv', csv_output), ('-r', rps_histogram),
+            ('--compare', compare_base)) if given]
+        if summary and clash:
+            raise UsageError('--summary is one line in place of the report: '
+                             'not with %s' % (clash[0],))
         if errors and csv_output:
             raise UsageError('--errors adds a table to the text report; '
                              'with --csv, use --json for the causes')
@@ -164,6 +175,9 @@ class ReportRequest(object):
                                 else 'bandwidth table', to_stdout[0]))
         self.errors = errors
         self.bandwidth = bandwidth
+        self.summary = summary
+        # Log the summary line at the end (run-scenario).
+        self.headline = headline
         # None: each stats file's own warm-up (recordview.stored_warmup).
         self.skip = skip
         self.main_report = main_report
@@ -243,7 +257,8 @@ class ReportRequest(object):
 
     def needs_analysis(self):
         return bool(self.json_path or self.html_path or self.compare_base or
-                    self.errors or self.bandwidth or self.objectives)
+                    self.errors or self.bandwidth or self.objectives or
+                    self.summary or self.headline)
 
 
 def write_reports(stats_path, request):
@@ -299,6 +314,9 @@ def _write(stats_path, request):
                 status = gate.THRESHOLD_EXIT
             for line in gate.too_few_checks(result, request.rules):
                 log.warning('--fail-if %s', line)
+    elif request.summary:
+        if request.text_report:
+            parts.append((_write_summary, doc))
     elif request.main_report:
         run_stats = classicnotes.compute(stats_file, request.pctile, skip)
         if request.text_report:
@@ -344,7 +362,25 @@ def _write(stats_path, request):
                         lambda out: write_hdr_log(
                             intervals, out, 'ssbench %s' % (version,))))
     common.write_outputs(outputs)
+    if request.headline:
+        import sys
+        from ssbench.report.render.headline import micro_sign
+        log.info('Summary: %s', _summary(doc, micro_sign(sys.stderr)))
     return status
+
+
+def _summary(doc, micro):
+    from ssbench.report.compute.suitefigures import step_figures
+    from ssbench.report.render.headline import headline
+    return headline(step_figures(doc), micro)
+
+
+def _write_summary(doc, out):
+    """report-scenario --summary: the line, with the micro sign only where
+    `out` can show it."""
+    from ssbench.compat import write_text
+    from ssbench.report.render.headline import micro_sign
+    write_text(out, _summary(doc, micro_sign(out)) + '\n')
 
 
 def _render_parts(parts):
@@ -364,7 +400,8 @@ def cmd_report_scenario(args):
                             skip=args.skip, force=args.force,
                             bandwidth=args.bandwidth, slo=args.slo,
                             hdr_log=args.hdr_log,
-                            hdr_interval=args.hdr_interval)
+                            hdr_interval=args.hdr_interval,
+                            summary=args.summary)
     request.check(args.stats_file)
     from ssbench.suite.reportfolder import suite_file, write_suite_reports
     suite = suite_file(args.stats_file)

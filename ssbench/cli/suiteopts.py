@@ -83,6 +83,11 @@ def add_suite_parser(subparsers, add_run_arguments):
         type=common.bounded(common.positive_int, sweep.MAX_STEPS),
         default=capacitysearch.MAX_STEPS,
         help='--find-max-rate runs at most COUNT steps')
+    suite.add_argument(
+        '--html-inline', action='store_true', default=False,
+        help='With --html: put plotly.js in every page (each then travels '
+        'alone, about 4 MB more) instead of one plotly.min.js in the '
+        'suite\'s folder that the pages read')
     suite.set_defaults(func=_cmd_run_suite)
     return suite
 

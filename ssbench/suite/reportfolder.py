@@ -75,9 +75,19 @@ def refigured(path, request):
     return doc
 
 
+def _write_summary(doc, out):
+    """--summary of a suite: a line per step, the micro sign only where
+    `out` can show it."""
+    from ssbench.compat import write_text
+    from ssbench.report.render.headline import micro_sign, suite_lines
+    write_text(out, u''.join(line + u'\n' for line in suite_lines(
+        doc, micro_sign(out))))
+
+
 def write_suite_reports(path, request, write_outputs):
     """report-scenario of the suite at `path` (a suite.json): its table
-    (or the comparison with --compare), --json and --html, given to
+    (or the comparison with --compare, or with --summary a line per
+    step), --json and --html, given to
     write_outputs([(path, what, mode, write)]); the exit status (3 when a
     step missed an --slo objective)."""
     if request.rps_histogram or request.csv_output or request.errors or \
@@ -101,6 +111,10 @@ def write_suite_reports(path, request, write_outputs):
         outputs.append((request.report_path, 'report file', 'w', lambda out:
                         render_comparison(base['name'], doc['name'], rows,
                                           out)))
+    elif request.summary:
+        if request.text_report:
+            outputs.append((request.report_path, 'report file', 'w',
+                            lambda out: _write_summary(doc, out)))
     elif request.text_report:
         from ssbench.report.render.suitetable import render_table
         outputs.append((request.report_path, 'report file', 'w',
@@ -111,8 +125,11 @@ def write_suite_reports(path, request, write_outputs):
                         lambda out: write_json(doc, out)))
     if request.html_path:
         from ssbench.report.render.suitehtml import render_suite_html
+        folder = None if request.html_path == '-' else os.path.dirname(
+            os.path.abspath(request.html_path))
         outputs.append((request.html_path, 'HTML file', 'w',
-                        lambda out: render_suite_html(doc, out)))
+                        lambda out: render_suite_html(
+                            doc, out, request.objectives, page_dir=folder)))
     write_outputs(outputs)
     missed = [(step['step'], line) for step in doc['steps']
               for line in step.get('slo') or ()]

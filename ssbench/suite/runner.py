@@ -10,6 +10,7 @@ line's checks and connections are ssbench.cli.runsuite's.
 from __future__ import absolute_import, division, print_function
 
 import logging
+import sys
 import uuid
 
 from ssbench.results.safefiles import STDOUT
@@ -201,6 +202,9 @@ class SuiteRunner(object):
         stats_file = open_stats(entry['stats_file'])
         doc = analyze(stats_file, percentiles, skip=self.args.warmup)
         entry['figures'] = step_figures(doc)
+        from ssbench.report.render.headline import headline, micro_sign
+        log.info('Step %d: %s', entry['step'],
+                 headline(entry['figures'], micro_sign(sys.stderr)))
         if self.objectives is not None:
             entry['slo'] = slo.missed(doc, self.objectives)
             entry['slo_too_few'] = slo.too_few(doc, self.objectives)
@@ -210,10 +214,20 @@ class SuiteRunner(object):
             from ssbench.report.render.html import render_html
             from ssbench.results import safefiles
             path = _without_gz(entry['stats_file']) + '.html'
+            js_src = self._js_src(path)
             with safefiles.atomic_output(path, 'HTML file') as out:
-                render_html(doc, out)
+                render_html(doc, out, js_src)
             entry['html'] = path
         return stats_file
+
+    def _js_src(self, page):
+        """Where the page at `page` reads plotly.js: None (inlined) with
+        --html-inline or on standard output, else the one copy in the
+        suite's folder."""
+        if self.args.html_inline or page == STDOUT:
+            return None
+        from ssbench.report.render.html import shared_js_src
+        return shared_js_src(page, self.folder)
 
     def document(self):
         """The suite document: suite.json's content, with the suite's id
@@ -253,8 +267,11 @@ class SuiteRunner(object):
                             lambda out: write_json(doc, out)))
         if args.html_file:
             from ssbench.report.render.suitehtml import render_suite_html
+            js_src = self._js_src(args.html_file)
             outputs.append((args.html_file, 'HTML file', 'w',
-                            lambda out: render_suite_html(doc, out)))
+                            lambda out: render_suite_html(
+                                doc, out, self.objectives, js_src,
+                                _folder_of(args.html_file))))
         to_stdout = STDOUT in (args.json_file, args.html_file)
         if not args.no_default_report and not to_stdout:
             from ssbench.report.render.suitetable import render_table
@@ -275,6 +292,12 @@ class SuiteRunner(object):
             from ssbench.report.slo import MISSED_EXIT
             return MISSED_EXIT
         return 0
+
+
+def _folder_of(page):
+    """The folder of a page's path (None for standard output)."""
+    import os
+    return None if page == STDOUT else os.path.dirname(os.path.abspath(page))
 
 
 def _without_gz(path):

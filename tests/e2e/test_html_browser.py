@@ -12,6 +12,7 @@ import zlib
 
 import pytest
 
+from ssbench.report.render.html import PLOTLY_FILE
 from tests import analysis_docs
 from tests.e2e import browser, support
 
@@ -108,8 +109,11 @@ def check_page(driver, path, charts_expected):
     for chart in charts:
         assert chart['plot'] and chart['shown'] > 0, chart
         assert chart['drawn'] == chart['shown'], chart
+    # Nothing fetched but, for a page that shares it, plotly.js beside it.
     fetched = [name for name in driver.execute_script(FETCHED_JS)
-               if not name.startswith(('data:', 'blob:'))]
+               if not name.startswith(('data:', 'blob:')) and not (
+                   name.startswith('file:///') and
+                   name.endswith('/' + PLOTLY_FILE))]
     assert fetched == []
     assert driver.execute_script('return window.pwned') is None
     severe = [entry for entry in driver.get_log('browser')
@@ -256,3 +260,172 @@ def test_throughput_chart_switches_to_megabytes_per_second(tmpdir):
         again = click('Requests/s')
         assert again['title'] == 'Requests per second'
         assert again['y'] == before['y']
+
+
+# Per chart, the boxes of what must not overlap: its title, the
+# Requests/s | MB/s buttons, plotly's mode bar, and each axis's tick
+# labels (those with text).
+BOXES_JS = """
+function boxes(div, selector) {
+  return Array.prototype.filter.call(div.querySelectorAll(selector),
+      function (el) {
+    return el.tagName.toLowerCase() !== 'text' || el.textContent.trim();
+  }).map(function (el) {
+    var r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  });
+}
+return Array.prototype.map.call(
+    document.querySelectorAll('div.chart'), function (div) {
+  return {id: div.id, title: boxes(div, '.gtitle'),
+          modebar: boxes(div, '.modebar'),
+          toggle: boxes(div, '.updatemenu-button'),
+          x: boxes(div, '.xtick text'), y: boxes(div, '.ytick text')};
+});
+"""
+
+
+def overlap(a, b):
+    """Whether two boxes [left, top, right, bottom] overlap (by more
+    than a pixel's rounding)."""
+    return (a[0] < b[2] - 1 and b[0] < a[2] - 1 and
+            a[1] < b[3] - 1 and b[1] < a[3] - 1)
+
+
+def check_no_overlaps(driver):
+    """No two tick labels of an axis overlap, nor the switch, the mode
+    bar and the title of a chart; returns the charts' boxes."""
+    charts = driver.execute_script(BOXES_JS)
+    for chart in charts:
+        for axis in ('x', 'y'):
+            labels = chart[axis]
+            assert labels, (chart['id'], axis)
+            clashes = [(a, b) for i, a in enumerate(labels)
+                       for b in labels[i + 1:] if overlap(a, b)]
+            assert clashes == [], (chart['id'], axis, clashes)
+        parts = [box for key in ('title', 'modebar', 'toggle')
+                 for box in chart[key]]
+        clashes = [(a, b) for i, a in enumerate(parts)
+                   for b in parts[i + 1:] if overlap(a, b)]
+        assert clashes == [], (chart['id'], clashes)
+    return charts
+
+
+HEADLINE_JS = """
+var block = document.getElementById('headline');
+var first = document.querySelector('body > section');
+return {first: first && first.id,
+        top: block.getBoundingClientRect().top,
+        charts: document.querySelector('.chart').getBoundingClientRect().top,
+        line: block.querySelector('.headline').textContent,
+        caption: (block.querySelector('.caption') || {}).textContent};
+"""
+
+
+def check_headline(driver, line):
+    """The page opens with the headline block, which reads `line`."""
+    seen = driver.execute_script(HEADLINE_JS)
+    assert seen['first'] == 'headline', seen
+    assert seen['top'] < seen['charts'], seen
+    assert seen['line'].strip() == line
+    return seen
+
+
+def test_a_run_page_opens_with_its_headline_and_keeps_its_labels_apart(
+        tmpdir):
+    """The 0.3.9 golden run's page: the headline first, the switch
+    clear of the mode bar, no axis labels on each other."""
+    pytest.importorskip('plotly')
+    browser.require_browser()
+    from ssbench.report.compute.suitefigures import step_figures
+    from ssbench.report.render.headline import headline
+    doc = golden_doc(tmpdir)
+    path, expected = render_page(doc, tmpdir)
+    with browser.headless_chromium(width=1400, height=1000) as driver:
+        check_page(driver, path, expected)
+        check_headline(driver, headline(step_figures(doc)))
+        charts = dict((c['id'], c) for c in check_no_overlaps(driver))
+        throughput = charts['chart-throughput']
+        assert len(throughput['toggle']) == 2 and throughput['modebar']
+        browser.page_screenshot(driver, tmpdir.join('run.png'))
+
+
+SEARCH_JS = """
+var div = document.getElementById('chart-throughput');
+var trace = div.querySelector('.scatterlayer .trace');
+// The achieved curve's markers, left to right as drawn in data order.
+var drawn = Array.prototype.map.call(
+    trace.querySelectorAll('path.point'), function (point) {
+  return parseFloat(/translate\\(([-0-9.]+)/.exec(
+      point.getAttribute('transform'))[1]);
+});
+return {x: div.data[0].x, text: div.data[0].text, drawn: drawn,
+        objective: document.getElementById('about-objective').textContent,
+        lines: document.querySelectorAll('.shapelayer path').length,
+        notes: Array.prototype.map.call(
+            document.querySelectorAll('.annotation-text'),
+            function (t) { return t.textContent; })};
+"""
+
+
+def suite_page(directory, doc, objectives):
+    """The suite page of `doc` in `directory`, reading plotly.js from
+    the shared copy beside it."""
+    from ssbench.report.render.html import shared_js_src
+    from ssbench.report.render.suitehtml import render_suite_html
+    path = os.path.join(str(directory), 'suite.html')
+    with io.open(path, 'w', encoding='utf-8') as out:
+        render_suite_html(doc, out, objectives,
+                          shared_js_src(path, str(directory)),
+                          str(directory))
+    return path
+
+
+def check_search_page(driver, path, rates, objective_text):
+    """A capacity search's page in the browser: its points in the order
+    of their rates, labelled with the run order, the objective shown and
+    drawn, the headline first, no labels overlapping."""
+    check_page(driver, path, 3)
+    seen = driver.execute_script(SEARCH_JS)
+    assert seen['x'] == sorted(rates), seen
+    assert seen['drawn'] == sorted(seen['drawn']) and \
+        len(seen['drawn']) == len(rates), seen
+    assert sorted(int(n) for n in seen['text']) == list(
+        range(1, len(rates) + 1))
+    assert seen['objective'] == objective_text
+    assert seen['lines'] >= 1
+    assert any(note.startswith('objective ') for note in seen['notes'])
+    check_no_overlaps(driver)
+    return seen
+
+
+def test_suite_and_search_pages_in_the_browser(tmpdir):
+    """A closed-loop suite's page and a capacity search's, both reading
+    the one plotly.min.js beside them."""
+    pytest.importorskip('plotly')
+    browser.require_browser()
+    from ssbench.report.compute.suitefigures import best_step
+    from ssbench.report.render.headline import headline
+    from ssbench.report.slo import parse_slo
+    from tests.unit.report.render.test_suitehtml import search_doc, suite_doc
+    rates = (40, 80, 160, 120, 100)
+    objectives = parse_slo('p99<200ms,errors<0.1%')
+    search = search_doc(rates, 100)
+    closed = suite_doc()
+    with browser.headless_chromium(width=1400, height=1000) as driver:
+        path = suite_page(tmpdir.mkdir('search'), search, objectives)
+        seen = check_search_page(driver, path, rates,
+                                 'p99<200ms, errors<0.1%')
+        assert seen['text'] == ['1', '2', '5', '4', '3']
+        best, _ = best_step(search)
+        shown = check_headline(driver, headline(best['figures']))
+        assert shown['caption'] == ('Step 5 (rate=100): the highest rate '
+                                    'that met the objectives')
+        browser.page_screenshot(driver, tmpdir.join('search.png'))
+        path = suite_page(tmpdir.mkdir('closed'), closed, None)
+        check_page(driver, path, 3)
+        check_headline(driver, headline(best_step(closed)[0]['figures']))
+        check_no_overlaps(driver)
+        png = browser.page_screenshot(driver, tmpdir.join('suite.png'))
+    colours, saturated = browser.colour_census(png)
+    assert colours > 100 and saturated > 1000, (colours, saturated)

@@ -1,8 +1,9 @@
 """run-scenario --s3 against the local Swift's S3 API (tools/saio): the
 very small scenario with two workers, without an error, its report
-rendered and its header naming the protocol; a wrong secret is one line
-naming SignatureDoesNotMatch; the secret is in no file the run wrote nor
-on the master-worker wire.  The buckets are deleted with botocore."""
+rendered, its summary line logged, and its header naming the protocol; a
+wrong secret is one line naming SignatureDoesNotMatch; the secret is in
+no file the run wrote nor on the master-worker wire.  The buckets are
+deleted with botocore."""
 from __future__ import absolute_import, division, print_function
 
 import gzip
@@ -84,8 +85,11 @@ def run_s3(tmpdir, scenario, *extra, **kwargs):
 
 
 def test_very_small_over_s3(tmpdir, very_small):
+    from tests.e2e.test_summary_line import check_run, have_plotly
     scenario, prefix = very_small
-    ran, stats = run_s3(tmpdir, scenario)
+    html = str(tmpdir.join('s3.html')) if have_plotly() else None
+    ran, stats = run_s3(tmpdir, scenario, *(['--html', html] if html
+                                            else []))
     assert ran.status == 0, ran
     results = support.read_results(stats)
     assert len(results) == 100
@@ -111,6 +115,9 @@ def test_very_small_over_s3(tmpdir, very_small):
         s3.head_bucket(Bucket=name)
     assert SECRET not in written_bytes(tmpdir)
     assert SECRET not in (ran.out + ran.err).encode('utf-8')
+    # The summary line logged, that of report-scenario --summary, the
+    # page's first (last: a machine without a browser skips there).
+    check_run(ran, stats, html)
 
 
 def test_a_wrong_secret_is_one_line_naming_the_s3_error(tmpdir, very_small):

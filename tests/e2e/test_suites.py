@@ -9,6 +9,7 @@ import errno
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -129,11 +130,20 @@ CAPACITY = SLOTS / SERVICE
 def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
     fake_swift.limit(SLOTS, SERVICE)
     folder = os.path.join(str(tmpdir), 'search')
+    # The page elsewhere than the suite's folder: its script and links
+    # relative to it.
+    html_path = str(tmpdir.join('pages', 'search.html'))
+    os.mkdir(os.path.dirname(html_path))
+    try:
+        import plotly  # noqa: F401
+        extra = ['--html', html_path]
+    except ImportError:
+        extra = []
     ran = support.master(
         'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
         '--slo', 'p99<300ms', '-r', '4', '--rate', '20', '-u', '32',
         '--workers', '1', '--suite-dir', folder, '--max-steps', '12',
-        *(fake_auth(fake_swift) + support.zmq_args()), timeout=500)
+        *(fake_auth(fake_swift) + support.zmq_args() + extra), timeout=500)
     assert ran.status == 0, ran
     assert 'at most 12 steps of 4 s each' in ran.err
     # The search names its steps without a total it does not know.
@@ -149,6 +159,35 @@ def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
     assert search['lowest_missed'] <= 1.25 * CAPACITY, search
     assert 'Capacity search: highest rate that met the objectives' in \
         ran.out
+    if extra:
+        draw_the_search_page(tmpdir, html_path, read_json(os.path.join(
+            folder, 'suite.json')))
+
+
+def draw_the_search_page(tmpdir, html_path, suite):
+    """The search's page in Chromium: its points in the order of their
+    rates (not of the run), the objective shown and drawn, the headline
+    of the highest rate met first, each step's page one click away."""
+    from tests.e2e import browser
+    from tests.e2e.test_html_browser import check_headline, \
+        check_search_page
+    from ssbench.report.compute.suitefigures import best_step
+    from ssbench.report.render.headline import headline
+    browser.require_browser()
+    rates = [step['settings']['rate'] for step in suite['steps']]
+    assert rates != sorted(rates), rates     # a search goes back down
+    with browser.headless_chromium(width=1400, height=1000) as driver:
+        check_search_page(driver, html_path, rates, 'p99<300ms')
+        best, _ = best_step(suite)
+        assert best['figures']['offered'] == suite['search']['highest_met']
+        check_headline(driver, headline(best['figures']))
+        driver.find_element('css selector', '#steps a').click()
+        assert '.01.' in driver.current_url and \
+            driver.current_url.endswith('.stat.html'), driver.current_url
+        assert driver.find_element('id', 'headline').text
+        browser.page_screenshot(driver, tmpdir.join('search-step.png'))
+        driver.back()
+        browser.page_screenshot(driver, tmpdir.join('search.png'))
 
 
 def test_the_capacity_search_meets_no_rate_on_a_handful_of_results(
@@ -508,3 +547,69 @@ def test_a_run_that_fills_the_disk_says_how_to_remove_its_objects(
     assert 'are in %s (not compressed)' % (stats,) in ran.err
     from ssbench.results.statsreader import open_stats
     assert len(list(open_stats(stats).iter_results())) > 100
+
+
+def folder_bytes(folder):
+    """{file name: bytes} of a folder's files."""
+    return dict((name, os.path.getsize(os.path.join(folder, name)))
+                for name in os.listdir(folder))
+
+
+def test_a_suites_pages_share_one_copy_of_plotly(tmpdir, fake_swift):
+    """Five steps with --html: one plotly.min.js in the suite's folder,
+    each page reading it, the folder under twice its stats files plus
+    that one copy; each step's summary line in the log."""
+    pytest.importorskip('plotly')
+    from ssbench.report.render.html import PLOTLY_FILE, plotly_js
+    folder = os.path.join(str(tmpdir), 'five')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '-u', '1,2,3,4,5',
+        '-o', '1500', '--workers', '1', '--suite-dir', folder,
+        '--slo', 'p99<1s', '--html', os.path.join(folder, 'suite.html'),
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=500)
+    assert ran.status == 0, ran
+    sizes = folder_bytes(folder)
+    print(sorted(sizes.items()))
+    stats = sum(size for name, size in sizes.items()
+                if name.endswith('.stat.gz'))
+    library = len(plotly_js()[0].encode('utf-8'))
+    assert sizes[PLOTLY_FILE] == library
+    assert sum(sizes.values()) < 2 * stats + library, (stats, library)
+    pages = [name for name in sizes if name.endswith('.html')]
+    assert len(pages) == 6
+    for name in pages:
+        with io.open(os.path.join(folder, name), encoding='utf-8') as page:
+            text = page.read()
+        assert text.count('<script src="plotly.min.js"></script>') == 1
+    summaries = [line for line in ran.err.splitlines()
+                 if line.startswith('INFO:Step ') and ' requests, ' in line]
+    assert [line.split(':')[1] for line in summaries] == [
+        'Step %d' % n for n in range(1, 6)]
+    for number, line in enumerate(summaries, 1):
+        assert re.match(r'INFO:Step %d: 1500 requests, [0-9.]+ req/s, '
+                        r'p50 [0-9.]+ (ms|\S+s), p99 [0-9.]+ (ms|\S+s), '
+                        r'p99.9 [0-9.]+ (ms|\S+s), 0 errors \(0.00%%\), '
+                        r'[0-9.]+ MB/s, client \w+' % number, line), line
+
+
+def test_html_inline_puts_plotly_in_every_page(tmpdir, fake_swift):
+    """--html-inline: no shared copy; each page carries plotly.js."""
+    pytest.importorskip('plotly')
+    from ssbench.report.render.html import PLOTLY_FILE, plotly_js
+    folder = os.path.join(str(tmpdir), 'alone')
+    ran = support.master(
+        'run-suite', '-f', reads_only(tmpdir), '-u', '1', '-o', '30',
+        '--workers', '1', '--suite-dir', folder, '--html-inline',
+        '--html', os.path.join(folder, 'suite.html'),
+        *(fake_auth(fake_swift) + support.zmq_args()), timeout=300)
+    assert ran.status == 0, ran
+    sizes = folder_bytes(folder)
+    assert PLOTLY_FILE not in sizes
+    pages = [name for name in sizes if name.endswith('.html')]
+    assert len(pages) == 2
+    library = plotly_js()[0]
+    for name in pages:
+        with io.open(os.path.join(folder, name), encoding='utf-8') as page:
+            text = page.read()
+        assert text.count(library) == 1
+        assert '<script src=' not in text.replace(library, '')

@@ -93,8 +93,9 @@ def schedule_figures(doc):
 
 def step_figures(doc):
     """{'offered': jobs/s of a --rate run or None, 'schedule':
-    schedule_figures, 'health': health_word, 'operations': {operation:
-    figures}} of one step's document."""
+    schedule_figures, 'health': health_word, 'start_time': the run's
+    first request start (epoch seconds, None without results),
+    'operations': {operation: figures}} of one step's document."""
     header = doc.get('header') or {}
     bandwidth = (doc.get('bandwidth') or {}).get('operations') or {}
     operations = collections.OrderedDict()
@@ -107,7 +108,40 @@ def step_figures(doc):
         ('offered', header.get('rate')),
         ('schedule', schedule_figures(doc)),
         ('health', health_word(doc)),
+        ('start_time', (doc.get('run') or {}).get('start_time')),
         ('operations', operations)])
+
+
+def _total_rate(step):
+    return (_total(step) or {}).get('req_per_s') or 0
+
+
+def best_step(doc):
+    """(The step a suite's page opens with, why it): the capacity
+    search's highest rate met; else the highest throughput among the
+    steps that met the --slo objectives, or of all the steps; (None,
+    None) without a step with results."""
+    steps = [step for step in doc['steps'] if _total(step)]
+    if not steps:
+        return None, None
+    search = doc.get('search')
+    met = [step for step in steps if not step.get('slo') and
+           not step.get('slo_too_few')]
+    if search is not None:
+        rate = search.get('highest_met')
+        found = [step for step in steps if rate is not None and
+                 step['figures'].get('offered') == rate]
+        if found:
+            return found[-1], 'the highest rate that met the objectives'
+        return (max(steps, key=_total_rate), 'no rate met the objectives; '
+                'the highest throughput')
+    if any('slo' in step for step in steps):
+        if met:
+            return (max(met, key=_total_rate),
+                    'the highest throughput that met the objectives')
+        return (max(steps, key=_total_rate), 'no step met the objectives; '
+                'the highest throughput')
+    return max(steps, key=_total_rate), 'the highest throughput'
 
 
 def suite_document(name, steps, search=None):

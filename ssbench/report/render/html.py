@@ -1,5 +1,7 @@
-"""The HTML report: one self-contained page (plotly.js inlined, nothing
-fetched) from an analysis document (see ssbench.report.analyze).
+"""The HTML report: one page from an analysis document (see
+ssbench.report.analyze), self-contained (plotly.js inlined, nothing
+fetched) or, among pages of one folder, reading plotly.js from the one
+copy beside them (write_shared_js(), PLOTLY_FILE).
 
 The page is assembled here from its sections: the tables
 (ssbench.report.render.htmltables) and the charts (htmlcharts).  Every text
@@ -10,7 +12,9 @@ from __future__ import absolute_import, division, print_function
 import json
 
 from ssbench.report.compute import timeline
+from ssbench.report.compute.suitefigures import step_figures
 from ssbench.report.render import htmlcharts
+from ssbench.report.render.headline import headline_html
 from ssbench.report.render.endpointtable import endpoints_html
 from ssbench.report.render.htmltables import (chart_esc, client_html,
                                               errors_html, esc, facts_html,
@@ -23,6 +27,8 @@ from ssbench.errors import UsageError
 
 EXTRA_HINT = ("--html needs the optional extra: pip install 'ssbench[html]' "
               "(plotly)")
+# The shared copy of plotly.js, beside the pages that read it.
+PLOTLY_FILE = 'plotly.min.js'
 # Inside <script>, JSON must not be able to close the element.
 _SCRIPT_ESCAPES = (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'))
 
@@ -38,6 +44,53 @@ def plotly_js():
     except ImportError:
         raise MissingExtraError(EXTRA_HINT)
     return get_plotlyjs(), get_plotlyjs_version()
+
+
+def write_shared_js(folder):
+    """Write plotly.js into `folder` as PLOTLY_FILE for the pages there
+    (through a temporary file renamed into place; a copy already the
+    same is left as it is).  MissingExtraError without plotly."""
+    import io
+    import os
+    from ssbench.results import safefiles
+    source = plotly_js()[0]
+    path = os.path.join(folder, PLOTLY_FILE)
+    try:
+        with io.open(path, encoding='utf-8') as handle:
+            if handle.read() == source:
+                return path
+    except (IOError, OSError, UnicodeError):
+        pass
+    with safefiles.atomic_output(path, 'plotly.js') as out:
+        write_text(out, source)
+    return path
+
+
+def shared_js_src(page, folder):
+    """The relative URL, from the page at path `page`, of the shared copy
+    of plotly.js in `folder`, written there first (write_shared_js())."""
+    import os
+    path = write_shared_js(folder)
+    return os.path.relpath(os.path.abspath(path), os.path.dirname(
+        os.path.abspath(page))).replace(os.sep, '/')
+
+
+def scripts_html(figures, js_source, js_src=None):
+    """The page's scripts: plotly.js (inlined, or read from `js_src`, a
+    relative URL) and the drawing of `figures` ('' without a figure)."""
+    if not figures:
+        return ''
+    library = ('<script src="%s"></script>' % esc(js_src) if js_src
+               else '<script>%s</script>' % js_source)
+    return '%s\n<script>%s</script>\n' % (
+        library, DRAW_JS % script_json(figures))
+
+
+def library_note(js_version, js_src=None):
+    """The footer's words on plotly.js."""
+    return 'Charts drawn by plotly.js %s, %s.' % (
+        esc(js_version), 'read from <code>%s</code>' % esc(js_src)
+        if js_src else 'included in this file')
 
 
 def script_json(value):
@@ -116,11 +169,12 @@ def charts_html(charts):
     return ''.join(parts), figures
 
 
-def page_body(doc, charts, js_version):
+def page_body(doc, charts, js_version, js_src=None):
     """The page's HTML from its title down to the footer."""
     operations = doc.get('operations') or []
     body = ['<header><h1>%s</h1><p class="sub">ssbench benchmark report'
-            '</p></header>\n' % page_title(doc)]
+            '</p></header>\n' % page_title(doc),
+            headline_html(step_figures(doc))]
     body.append(_section('run', 'Run', '<div class="pair">%s%s</div>' % (
         facts_html(doc), sizes_html(doc.get('scenario')))))
     body.append(_section('summary', 'Summary', summary_html(
@@ -188,10 +242,9 @@ def page_body(doc, charts, js_version):
                              'Requests sent again, by why: an HTTP status, '
                              'an exception class, or "not recorded" for '
                              'results that do not say.'))
-    body.append('<footer>Made by %s from <code>%s</code>. Charts drawn by '
-                'plotly.js %s, included in this file.</footer>\n' % (
-                    esc(doc.get('generator')), esc(doc.get('stats_file')),
-                    esc(js_version)))
+    body.append('<footer>Made by %s from <code>%s</code>. %s</footer>\n' % (
+        esc(doc.get('generator')), esc(doc.get('stats_file')),
+        library_note(js_version, js_src)))
     return ''.join(body)
 
 
@@ -199,18 +252,17 @@ def page_title(doc):
     return esc((doc.get('run') or {}).get('name')) or 'ssbench run'
 
 
-def render_html(doc, stream):
+def render_html(doc, stream, js_src=None):
     """Write the HTML report of an analysis document to a text stream
-    (UTF-8 when it is a file).  MissingExtraError without plotly."""
+    (UTF-8 when it is a file), plotly.js inlined or, with `js_src`, read
+    from that relative URL (write_shared_js()).  MissingExtraError
+    without plotly."""
     js_source, js_version = plotly_js()
     charts, figures = charts_html(chart_specs(doc))
-    scripts = ''
-    if figures:
-        scripts = ('<script>%s</script>\n<script>%s</script>\n' % (
-            js_source, DRAW_JS % script_json(figures)))
     write_text(stream, text_type(PAGE) % {
-        'title': page_title(doc), 'style': STYLE, 'scripts': scripts,
-        'body': page_body(doc, charts, js_version)})
+        'title': page_title(doc), 'style': STYLE,
+        'scripts': scripts_html(figures, js_source, js_src),
+        'body': page_body(doc, charts, js_version, js_src)})
 
 
 DRAW_JS = """(function () {
@@ -244,6 +296,13 @@ code { font-size: 12px; word-break: break-all; }
                grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); }
 .chart { border: 1px solid #e4e4e4; min-height: 380px; }
 footer { margin-top: 28px; color: #777; font-size: 12px; }
+#headline { margin: 14px 0 0; padding: 10px 14px; background: #f2f6fb;
+            border-left: 4px solid #1f77b4; }
+#headline .caption { margin: 0 0 4px; color: #555; }
+.headline { margin: 0; font-size: 17px; line-height: 1.7; }
+.headline .figure { white-space: nowrap; font-weight: 600; }
+.about { list-style: none; padding: 0; margin: 10px 0 0; }
+.about li { display: inline-block; margin-right: 24px; }
 """
 
 PAGE = """<!DOCTYPE html>

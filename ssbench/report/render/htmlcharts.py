@@ -1,5 +1,6 @@
 """Plotly figure specs (plain dicts) for the HTML report of an analysis
 document: throughput and latency over time, latency distributions.
+Latencies are drawn in milliseconds on log axes ticked at 1-2-5.
 
 Pure functions of the document; every text taken from it goes through
 the caller's `esc` (plotly.js shows HTML entities as the characters)."""
@@ -30,6 +31,10 @@ EVENT_LABELS = 40
 # Below this many points a line also gets markers, so that a short run
 # (even a single bucket) still draws something.
 MARKERS_UP_TO = 100
+# A log axis with more ticks than this labels only its powers of ten:
+# 1-2-5 labels over many decades would run into each other.
+LABELLED_TICKS = 10
+LATENCY_TITLE = 'Latency (ms, log scale)'
 
 
 def utc_stamp(epoch):
@@ -42,11 +47,16 @@ def utc_stamp(epoch):
                                       time.gmtime(whole)), millis)
 
 
+def milliseconds(values):
+    """Seconds (None kept) as milliseconds, for a latency axis."""
+    return [None if v is None else v * 1e3 for v in values]
+
+
 def _layout(title, x_title, y_title):
     """A time (x) by linear value (y) chart."""
     return {
         'title': {'text': title, 'x': 0.01, 'xanchor': 'left',
-                  'font': {'size': 15}},
+                  'y': 0.98, 'yanchor': 'top', 'font': {'size': 15}},
         'xaxis': {'title': {'text': x_title}, 'type': 'date',
                   'automargin': True},
         'yaxis': {'title': {'text': y_title}, 'type': 'linear',
@@ -103,6 +113,9 @@ def throughput_figure(timeseries, esc):
     title = ('Throughput: requests completed per second '
              '(%d s buckets)' % width)
     layout = _layout(title, 'Time (UTC)', 'Requests per second')
+    # Room under the title for the switch, left of the plot: plotly's
+    # mode bar takes the top right corner.
+    layout['margin']['t'] = 80
     layout['updatemenus'] = [_throughput_switch(timeseries, traces, title)]
     return {'data': traces, 'layout': layout}
 
@@ -119,7 +132,8 @@ def _throughput_switch(timeseries, traces, title):
     errors = len(traces) - len(ops)
     return {
         'type': 'buttons', 'direction': 'right', 'showactive': True,
-        'x': 1.0, 'xanchor': 'right', 'y': 1.12, 'yanchor': 'bottom',
+        'x': 0, 'xanchor': 'left', 'y': 1.02, 'yanchor': 'bottom',
+        'pad': {'t': 0, 'b': 0, 'l': 0, 'r': 0},
         'buttons': [
             {'label': 'Requests/s', 'method': 'update', 'args': [
                 {'y': [trace['y'] for trace in traces],
@@ -156,18 +170,18 @@ def latency_time_figures(timeseries, esc):
             positive = [v for v in values if v is not None and v > 0]
             if not positive:
                 continue
-            seen.extend((min(positive), max(positive)))
+            seen.extend((min(positive) * 1e3, max(positive) * 1e3))
             traces.append({
                 'type': 'scatter', 'mode': _mode(len(times)), 'name': name,
-                'x': times, 'y': values, 'connectgaps': True,
+                'x': times, 'y': milliseconds(values), 'connectgaps': True,
                 'line': {'color': color, 'width': 1.5, 'dash': dash},
                 'marker': {'size': 4}})
         if not traces:
             continue
         title = '%s latency per %d s bucket%s' % (esc(op.upper()), width,
                                                   note)
-        layout = _layout(title, 'Time (UTC)', 'Latency (s, log scale)')
-        _log_axis(layout['yaxis'], seen)
+        layout = _layout(title, 'Time (UTC)', LATENCY_TITLE)
+        log_axis(layout['yaxis'], seen)
         figures.append((op, {'data': traces, 'layout': layout}))
     return figures
 
@@ -175,7 +189,8 @@ def latency_time_figures(timeseries, esc):
 def log_ticks(low, high):
     """(values, labels) of the 1-2-5 sequence from the last value at or
     below low to the first at or above high, at least two (0 < low <=
-    high): round labels instead of plotly's bare log-axis digits."""
+    high): round labels instead of plotly's bare log-axis digits; past
+    LABELLED_TICKS only the powers of ten are labelled ('' the others)."""
     exponent = int(math.floor(math.log10(low)))
     values = []
     while len(values) < 2 or values[-1] < high * 0.9999:
@@ -186,15 +201,22 @@ def log_ticks(low, high):
             elif len(values) < 2 or values[-1] < high * 0.9999:
                 values.append(value)
         exponent += 1
-    return values, ['%g' % v for v in values]
+    labels = ['%d' % v if v >= 1 else '%g' % v for v in values]
+    if len(values) > LABELLED_TICKS:
+        labels = [label if label.lstrip('0.').startswith('1') else ''
+                  for label in labels]
+    return values, labels
 
 
-def _log_axis(axis, values):
+def log_axis(axis, values):
     """Make `axis` logarithmic over the (positive) values, with round
-    tick labels at its ends."""
+    tick labels at its ends, and a little room beyond them for a marker
+    on an end tick."""
     ticks, labels = log_ticks(min(values), max(values))
+    low, high = math.log10(ticks[0]), math.log10(ticks[-1])
+    room = (high - low) * 0.03
     axis.update(type='log', tickvals=ticks, ticktext=labels,
-                range=[math.log10(ticks[0]), math.log10(ticks[-1])])
+                range=[low - room, high + room])
     axis.pop('rangemode', None)
 
 
@@ -217,6 +239,7 @@ def _cdf_trace(row, name, color, first_byte):
     xs, ys = cdf_points(row.get('histogram') or [])
     if not xs:
         return None
+    xs = milliseconds(xs)
     everything = row.get('size') is None
     trace = {
         'type': 'scatter', 'mode': _mode(len(xs)),
@@ -225,7 +248,7 @@ def _cdf_trace(row, name, color, first_byte):
         'line': {'color': color, 'width': 2.5 if everything else 1.5,
                  'dash': 'dot' if first_byte else 'solid'},
         'marker': {'size': 4},
-        'hovertemplate': '%{y:.1f}% within %{x:.4f} s'}
+        'hovertemplate': '%{y:.1f}% within %{x:.3g} ms'}
     if first_byte and not everything:
         # Only the all-sizes first-byte curve shows at first; the
         # legend brings back the others.
@@ -273,10 +296,9 @@ def distribution_figures(operations, esc):
             continue
         title = '%s latency distribution by object size' % esc(
             op.upper())
-        layout = _layout(title, 'Latency (s, log scale)',
-                         'Requests done within (%)')
+        layout = _layout(title, LATENCY_TITLE, 'Requests done within (%)')
         layout['yaxis']['range'] = [0, 101]
-        _log_axis(layout['xaxis'], [x for t in traces for x in t['x']])
+        log_axis(layout['xaxis'], [x for t in traces for x in t['x']])
         figures.append((op, {'data': traces, 'layout': layout}))
     return figures
 

@@ -384,3 +384,31 @@ def test_slo_on_too_few_results_is_neither_met_nor_missed(capsys):
     assert 'ERROR:--slo p99<1us' in err and 'ERROR:--slo p99.99' not in err
     status, out, err = main(capsys, '-s', SWIFT, '--slo', 'p99.99<1us')
     assert status == 0 and 'too few results' in err, err
+
+
+SWIFT_LINE = ('2000 requests, 143.6 req/s, p50 49.0 ms, p99 117 ms, '
+              'p99.9 171 ms, 0 errors (0.00%), 0.06 MB/s, client unknown\n')
+
+
+def test_summary_is_one_line_in_place_of_the_report(tmpdir, capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--summary')
+    assert status == 0, err
+    assert out == SWIFT_LINE
+    path = str(tmpdir.join('line.txt'))
+    assert main(capsys, '-s', SWIFT, '--summary', '-f', path)[0] == 0
+    assert read_text(path) == SWIFT_LINE
+
+
+@pytest.mark.parametrize('flags, clash', [
+    (['--csv'], '--csv'), (['-r', 'x.csv'], '-r'),
+    (['--compare', NOOP], '--compare')])
+def test_summary_refuses_another_main_output(flags, clash, capsys):
+    status, out, err = main(capsys, '-s', SWIFT, '--summary', *flags)
+    assert status == 2 and out == ''
+    assert err == ('ERROR:--summary is one line in place of the report: '
+                   'not with %s\n' % clash)
+
+
+def test_the_text_report_logs_no_summary(capsys):
+    status, out, err = main(capsys, '-s', SWIFT)
+    assert status == 0 and 'Summary' not in err

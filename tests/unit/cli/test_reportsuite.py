@@ -34,6 +34,17 @@ def test_a_suite_folder_gives_the_suite_table_again(tmpdir, capsys):
     assert lines[3].split()[:3] == ['2', 'u8', 'closed']
 
 
+def test_the_summary_of_a_suite_is_a_line_per_step(tmpdir, capsys):
+    folder = make_suite(str(tmpdir.join('s')), [SWIFT, NOOP], moved=True)
+    status, out, err = main(capsys, '-s', folder, '--summary')
+    assert status == 0, err
+    assert out == (
+        'Step 1 (u4): 2000 requests, 143.6 req/s, p50 49.0 ms, p99 117 ms, '
+        'p99.9 171 ms, 0 errors (0.00%), 0.06 MB/s, client unknown\n'
+        'Step 2 (u8): 30000 requests, 9187.0 req/s, p50 -, p99 -, p99.9 -, '
+        '0 errors (0.00%), 4.27 MB/s, client unknown\n')
+
+
 def test_the_json_of_a_suite_has_each_step_figures(tmpdir, capsys):
     folder = make_suite(str(tmpdir.join('s')), [SWIFT])
     path = str(tmpdir.join('out.json'))

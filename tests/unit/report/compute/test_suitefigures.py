@@ -89,3 +89,42 @@ def test_a_rate_step_never_achieves_more_than_it_offered():
     # A closed loop keeps the report's own figure.
     closed = suite.step_figures(step_doc())['operations']['total']
     assert closed['req_per_s'] == 100.0
+
+
+def suite_of(rates, slo=None, search=None):
+    steps = [step(index + 1, 'x', step_doc(rate=rate, rps=rps),
+                  **({} if slo is None else {'slo': slo[index]}))
+             for index, (rate, rps) in enumerate(rates)]
+    return suite.suite_document('c', steps, search=search)
+
+
+def test_the_best_step_is_the_highest_throughput():
+    doc = suite_of([(None, 50.0), (None, 90.0), (None, 70.0)])
+    best, why = suite.best_step(doc)
+    assert best['step'] == 2 and why == 'the highest throughput'
+    assert suite.best_step(suite.suite_document('c', [
+        step(1, 'x', None)])) == (None, None)
+
+
+def test_the_best_step_met_the_objectives_when_there_are_some():
+    doc = suite_of([(None, 50.0), (None, 90.0), (None, 70.0)],
+                   slo=[[], ['p99 missed'], []])
+    best, why = suite.best_step(doc)
+    assert best['step'] == 3
+    assert why == 'the highest throughput that met the objectives'
+    doc = suite_of([(None, 50.0), (None, 90.0)], slo=[['a'], ['b']])
+    assert suite.best_step(doc) == (
+        doc['steps'][1], 'no step met the objectives; the highest '
+        'throughput')
+
+
+def test_the_best_step_of_a_search_is_its_highest_rate_met():
+    search = {'summary': '...', 'highest_met': 120}
+    doc = suite_of([(40, 40.0), (160, 150.0), (120, 119.0)],
+                   slo=[[], ['p99'], []], search=search)
+    best, why = suite.best_step(doc)
+    assert best['step'] == 3
+    assert why == 'the highest rate that met the objectives'
+    search['highest_met'] = None
+    best, why = suite.best_step(doc)
+    assert best['step'] == 2 and why.startswith('no rate met')
