@@ -120,11 +120,10 @@ def pusher(args, name):
 
 def start_live_view(shown, metrics_address, push=None):
     """ssbench.live.liveview.live_view(shown, metrics_address, push),
-    with a
-    --metrics address it cannot listen on (a port in use, an address not
-    this host's) exiting with status 1, a runtime failure as a ZeroMQ port
-    in use is (docs/reliability.rst): the flag's value was good, it
-    parsed."""
+    with a --metrics address it cannot listen on (a port in use, an
+    address not this host's) exiting with status 1, a runtime failure as
+    a ZeroMQ port in use is (docs/reliability.rst): the flag's value was
+    good, it parsed."""
     from ssbench.errors import SsbenchError, UsageError
     from ssbench.live.liveview import live_view
     try:
