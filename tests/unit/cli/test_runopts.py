@@ -1,6 +1,7 @@
 """run-scenario --retry-backoff: off by default, the defaults without a
 value, BASE or BASE,CAP seconds, one line for a bad value; a --metrics
-port that cannot be listened on is a runtime failure (status 1)."""
+port that cannot be listened on is a runtime failure (status 1); --push
+takes an http:// URL and makes the run's Pusher."""
 from __future__ import absolute_import, division, print_function
 
 
@@ -81,3 +82,26 @@ def test_bad_steady_settings_are_one_line(capsys, extra, fragment):
     assert (args, status) == (None, 2)
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and fragment in err, err
+
+
+@pytest.mark.parametrize('url', ['127.0.0.1:9091', 'https://gw:9091',
+                                 'http://gw:port'])
+def test_a_push_url_that_is_no_http_url_is_a_usage_error(capsys, url):
+    assert parsed('--push', url) == (None, 2)
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and '--push' in err
+
+
+def test_push_makes_a_pusher_of_the_run_and_interval_needs_it():
+    from ssbench.cli.runopts import pusher
+    from ssbench.errors import UsageError
+    args, _ = parsed()
+    assert pusher(args, 'name') is None
+    args, _ = parsed('--push', 'http://gw:9091/', '--push-job', 'nightly',
+                     '--push-interval', '5')
+    made = pusher(args, 'a/b')
+    assert made.address == ('gw', 9091) and made.interval == 5.0
+    assert made.path.startswith('/metrics/job/nightly/run@base64/')
+    args, _ = parsed('--push-interval', '5')
+    with pytest.raises(UsageError):
+        pusher(args, 'name')
