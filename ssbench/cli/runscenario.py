@@ -44,7 +44,9 @@ def cmd_run_scenario(args):
         html_path=args.html_file, main_report=not args.no_default_report,
         errors=args.errors, skip=args.warmup, force=args.force,
         bandwidth=args.bandwidth, slo=args.slo, hdr_log=args.hdr_log,
-        hdr_interval=args.hdr_interval, headline=True)
+        hdr_interval=args.hdr_interval,
+        # -q: the summary line would not be logged, so it is not computed.
+        headline=log.isEnabledFor(logging.INFO))
     from ssbench.report.slo import check_flags
     check_flags(report_request.objectives,
                 getattr(args, 'storage_urls', None))
