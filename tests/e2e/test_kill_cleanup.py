@@ -76,6 +76,9 @@ def test_hand_started_workers_serve_a_run_then_are_killed(tmpdir, workers):
             'run-scenario', '-f', path, '-s', stats, '-o', '60',
             '--zmq-bind-ip', '127.0.0.1', '--zmq-work-port', str(work),
             '--zmq-results-port', str(results),
+            # Both serve: 60 jobs may all be done before a worker that
+            # connects a moment later is admitted on a busy machine.
+            '--expect-workers', '2',
             *support.auth_args(), timeout=300)
         assert ran.status == 0, ran
         records = support.read_results(stats + '.gz')
