@@ -8,6 +8,7 @@ import os
 
 from ssbench.suite import folder as suitefolder
 from ssbench.errors import StatsFileError, UsageError
+from ssbench.results.safefiles import STDOUT
 
 log = logging.getLogger('ssbench')
 
@@ -125,7 +126,7 @@ def write_suite_reports(path, request, write_outputs):
                         lambda out: write_json(doc, out)))
     if request.html_path:
         from ssbench.report.render.suitehtml import render_suite_html
-        folder = None if request.html_path == '-' else os.path.dirname(
+        folder = None if request.html_path == STDOUT else os.path.dirname(
             os.path.abspath(request.html_path))
         outputs.append((request.html_path, 'HTML file', 'w',
                         lambda out: render_suite_html(
