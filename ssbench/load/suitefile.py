@@ -23,14 +23,14 @@ import os
 
 from ssbench.compat import string_types
 from ssbench.errors import ScenarioError
-from ssbench.load import scenario as limits
+from ssbench.load.scenario import check_setting
 from ssbench.load import sweep
 from ssbench.load.scenariocheck import Checker, read_json, show
 
 MAX_SUITE_BYTES = 1024 * 1024
 # The most mistakes said at once; past them, one line says how many more.
 MAX_LINES = 20
-# setting: (what its value is, check(checker, value, what)).
+# setting: what its value is (each checked by scenario.check_setting).
 SETTINGS = collections.OrderedDict([
     ('scenario', 'the scenario file (a path from the suite file)'),
     ('user_count', 'requests in flight (-u)'),
@@ -46,25 +46,6 @@ SETTINGS = collections.OrderedDict([
 SHORT = {'user_count': 'u', 'operation_count': 'o', 'run_seconds': 'r',
          'rate': 'rate', 'container_count': 'c', 'batch_size': 'b',
          'policy': 'p', 'delete_after': 'da'}
-
-
-def check_setting(check, key, value, what):
-    """A setting's value checked as its flag checks it; ScenarioError
-    (through `check`, a scenariocheck.Checker) otherwise."""
-    if key in ('scenario', 'policy'):
-        return check.text(value, what)
-    if key == 'run_seconds':
-        return check.positive_number(value, what, limits.MAX_RUN_SECONDS)
-    if key == 'rate':
-        return check.positive_number(value, what, limits.MAX_RATE,
-                                     limits.MIN_RATE)
-    if key == 'delete_after':
-        return check.int_at_least(value, 0, what, limits.MAX_DELETE_AFTER)
-    maximum = {'user_count': limits.MAX_USER_COUNT,
-               'operation_count': limits.MAX_OPERATION_COUNT,
-               'container_count': limits.MAX_CONTAINER_COUNT,
-               'batch_size': limits.MAX_USER_COUNT}[key]
-    return check.int_at_least(value, 1, what, maximum)
 
 
 class StepPlan(object):
@@ -91,12 +72,6 @@ class StepPlan(object):
                      for key, value in self.settings.items()
                      if key in shown)
         return '.'.join(parts)
-
-    def to_json(self):
-        out = collections.OrderedDict([('step', self.number),
-                                       ('scenario', self.scenario)])
-        out.update(self.settings)
-        return out
 
 
 def file_stem(path):
