@@ -170,20 +170,14 @@ def is_record(record, raw=False):
 _RAW_KIND = CLOCK_RECORD.encode('ascii')
 
 
-def _as_text(value):
-    return value.decode('utf-8', 'replace') if isinstance(value, bytes) \
-        else value
-
-
 def corrections(records):
     """{worker id: offset} of the workers of `records` (clock offset
     records, their strings text or bytes) whose offset is above
     OFFSET_LIMIT: what their completion times are put on the master's
     clock by; None when there is none."""
-    texts = [dict((_as_text(key), _as_text(value))
-                  for key, value in rec.items()) for rec in records]
     found = dict((w['worker_id'], periods_of(w) or w['offset'])
-                 for w in workers(texts) if w['over_limit'])
+                 for w in workers(controls_of_kind(records, CLOCK_RECORD))
+                 if w['over_limit'])
     return found or None
 
 

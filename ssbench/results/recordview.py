@@ -204,16 +204,21 @@ def _seconds(value):
     return spec.within(spec.SECONDS, value)
 
 
-def as_text_keys(value):
-    """A decoded record with bytes (raw msgpack strings) made text."""
+def as_text(value):
+    """`value`, bytes (a raw read's string) made text."""
     if isinstance(value, bytes):
         return value.decode('utf-8', 'replace')
+    return value
+
+
+def as_text_keys(value):
+    """A decoded record with bytes (raw msgpack strings) made text."""
     if isinstance(value, dict):
         return dict((as_text_keys(k), as_text_keys(v))
                     for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return [as_text_keys(v) for v in value]
-    return value
+    return as_text(value)
 
 
 def controls_of_kind(controls, kind):
