@@ -25,6 +25,7 @@ from ssbench.compat import string_types
 from ssbench.errors import ScenarioError
 from ssbench.load.scenario import check_setting
 from ssbench.load import sweep
+from ssbench.load.scenarioflags import parse_number
 from ssbench.load.scenariocheck import Checker, read_json, show
 
 MAX_SUITE_BYTES = 1024 * 1024
@@ -263,11 +264,9 @@ def _values(mistakes, key, value):
                                                        'policy'):
         def convert(token):
             try:
-                number = float(token)
+                number = parse_number(token)
             except ValueError:
                 raise ValueError('%r is not a number' % (token,))
-            if number == int(number):
-                number = int(number)
             checked = mistakes.check(where, check_setting, key, number,
                                      'a value')
             if checked is None:
