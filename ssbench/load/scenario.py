@@ -210,11 +210,9 @@ class Scenario(object):
         self.source = source
         self.data = data
 
-        for key in ('name', 'sizes', 'initial_files'):
-            if key not in data:
+        for key in ('name', 'sizes', 'initial_files', 'user_count'):
+            if key not in data and key not in overrides:
                 check.fail('missing required key %s' % _key(key))
-        if 'user_count' not in data and 'user_count' not in overrides:
-            check.fail('missing required key %s' % _key('user_count'))
         if ('operation_count' not in data and 'run_seconds' not in data and
                 'operation_count' not in overrides and
                 'run_seconds' not in overrides):
@@ -273,10 +271,9 @@ class Scenario(object):
             bound = MAX_OBJECT_SIZE
             if 'segment_size' in entry or segment_override is not None:
                 bound = MAX_LARGE_OBJECT_SIZE
-            size_min = check.int_at_least(entry['size_min'], 0,
-                                          '%s: "size_min"' % where, bound)
-            size_max = check.int_at_least(entry['size_max'], 0,
-                                          '%s: "size_max"' % where, bound)
+            size_min, size_max = [
+                check.int_at_least(entry[key], 0, '%s: "%s"' % (where, key),
+                                   bound) for key in ('size_min', 'size_max')]
             if size_min > size_max:
                 check.fail('%s: "size_min" %d is larger than "size_max" %d' % (
                     where, size_min, size_max))

@@ -181,7 +181,7 @@ def _response_times(batches, raw):
                 failed = k_exc in record
                 if failed:
                     k_spent = k_ttf
-                    if not _seconds(record[k_ttf]):
+                    if not spec.within(spec.SECONDS, record[k_ttf]):
                         continue
                 else:
                     k_spent = k_last
@@ -197,11 +197,6 @@ def _response_times(batches, raw):
                 if first is not None:
                     record[k_first] = first + wait
         yield batch
-
-
-def _seconds(value):
-    """True for a number of seconds, as the record spec bounds them."""
-    return spec.within(spec.SECONDS, value)
 
 
 def as_text(value):
