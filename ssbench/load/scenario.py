@@ -11,6 +11,8 @@ as in ssbench 0.3.x.
 """
 from __future__ import absolute_import, division, print_function
 
+import collections
+
 import ssbench
 from ssbench.compat import range
 from ssbench.load import popularity
@@ -57,34 +59,15 @@ OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
                  'policy', 'block_size', 'segment_size')
 
 
-class SizeClass(object):
-    """A validated entry of `sizes`, with its effective CRUD profile."""
-
-    __slots__ = ('name', 'size_min', 'size_max', 'crud_profile',
-                 'initial_count', 'segment_size', 'large_object',
-                 'popularity')
-
-    def __init__(self, name, size_min, size_max, crud_profile, initial_count,
-                 segment_size=None, large_object='slo', popularity=None):
-        self.name = name
-        self.size_min = size_min
-        self.size_max = size_max
-        # Own profile or the top-level one; None only for an unused class
-        # when neither exists.
-        self.crud_profile = crud_profile
-        self.initial_count = initial_count
-        # Bytes per segment of a large object ('slo' or 'dlo'); None: its
-        # objects are single PUTs.
-        self.segment_size = segment_size
-        self.large_object = large_object
-        # How READ/UPDATE/DELETE pick objects (ssbench.load.popularity's
-        # check()); None: 0.3.9's rotation.
-        self.popularity = popularity
-
-    def __repr__(self):
-        return 'SizeClass(%r, %r, %r, %r, %r)' % (
-            self.name, self.size_min, self.size_max, self.crud_profile,
-            self.initial_count)
+# A validated entry of `sizes`.  crud_profile: its own profile or the
+# top-level one, None only for an unused class when neither exists.
+# segment_size: bytes per segment of a large object (large_object 'slo'
+# or 'dlo'); None: its objects are single PUTs.  popularity: how
+# READ/UPDATE/DELETE pick objects (ssbench.load.popularity's check());
+# None: 0.3.9's rotation.
+SizeClass = collections.namedtuple('SizeClass', (
+    'name', 'size_min', 'size_max', 'crud_profile', 'initial_count',
+    'segment_size', 'large_object', 'popularity'))
 
 
 # -- loading -------------------------------------------------------------
