@@ -96,12 +96,8 @@ def _short(value):
     return '%s' % (value,)
 
 
-class Suite(object):
-    """A suite's name and its StepPlans, in order."""
-
-    def __init__(self, name, steps):
-        self.name = name
-        self.steps = steps
+# A suite's name and its StepPlans, in order.
+Suite = collections.namedtuple('Suite', 'name steps')
 
 
 class SuiteError(ScenarioError):
