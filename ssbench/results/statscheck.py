@@ -80,7 +80,7 @@ def measured(batches, raw, stats_file):
     clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
     stamps = []
-    append = stamps.append if profile is not None else _ignore
+    append = stamps.append if profile is not None else (lambda value: None)
     # (began, completed, worker) of a small file's results, in file order,
     # for timewindow.idle_window(): three values a result, not its record
     # (a suite's master analyses a step of 10,000 results; holding their
@@ -322,10 +322,6 @@ def _within(record, k_completed, window):
 
 def _utc(seconds):
     return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(seconds))
-
-
-def _ignore(value):
-    pass
 
 
 def _open_loop_ok(record, k_intended, k_lag, k_held):
