@@ -90,10 +90,8 @@ def workers(records):
         if later:
             entry['first'], entry['last'] = firsts.get(key, (None, None))
             entry['steps'] = [
-                {'offset': later[index]['offset'],
-                 'rtt': later[index]['rtt'],
-                 'first': later[index]['first'],
-                 'last': later[index]['last']}
+                dict((key, later[index][key])
+                     for key in ('offset', 'rtt', 'first', 'last'))
                 for index in sorted(later)]
             entry['over_limit'] = True
         out.append(entry)
@@ -153,9 +151,8 @@ def periods_of(entry):
     if not steps or not is_finite(entry.get('first')) or \
             not is_finite(entry.get('last')):
         return None
-    return Periods([entry['offset']] + [step['offset'] for step in steps],
-                   [entry['first']] + [step['first'] for step in steps],
-                   [entry['last']] + [step['last'] for step in steps])
+    return Periods(*[[entry[key]] + [step[key] for step in steps]
+                     for key in ('offset', 'first', 'last')])
 
 
 def is_record(record, raw=False):
