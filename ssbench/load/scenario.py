@@ -211,7 +211,7 @@ class Scenario(object):
 
     def _load_sizes(self, check, data, segment_override=None):
         top = data.get('crud_profile')
-        if top is not None or 'crud_profile' in data:
+        if 'crud_profile' in data:
             top = check.crud_profile(top, _key('crud_profile'),
                                      MAX_CRUD_WEIGHT)
         self.crud_profile = top

@@ -65,9 +65,9 @@ class StepPlan(object):
         """The step's distinguishing values in short: 'u16.rate400' (''
         without any); a scenario file among others by its name."""
         parts = []
-        shown = self.shown if self.shown is not None else \
-            ['scenario'] + list(self.settings)
-        if 'scenario' in shown and self.shown is not None:
+        # Unset, all of its settings (which never hold the scenario).
+        shown = self.settings if self.shown is None else self.shown
+        if 'scenario' in shown:
             parts.append(file_stem(self.scenario))
         parts.extend('%s%s' % (SHORT[key], _short(value))
                      for key, value in self.settings.items()
