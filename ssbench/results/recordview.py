@@ -218,9 +218,5 @@ def as_text_keys(value):
 
 def controls_of_kind(controls, kind):
     """The control records (with text keys) whose `kind` is `kind`."""
-    out = []
-    for record in controls:
-        record = as_text_keys(record)
-        if record.get('kind') == kind:
-            out.append(record)
-    return out
+    texts = (as_text_keys(record) for record in controls)
+    return [record for record in texts if record.get('kind') == kind]
