@@ -124,8 +124,8 @@ class CapacitySearch(object):
         objectives (or, `too_few`, had too few results to judge them and
         missed none), the jobs/s it sent (`achieved`) of those due
         (`offered`, `rate` if None), whether the client was its limit
-        (saturated: unless the step before was the same rate saturated,
-        neither met nor missed, and next_rate() runs it again) and
+        (saturated: the first time in a row at a rate, the step is
+        neither met nor missed and next_rate() runs that rate again) and
         whether its host was busy (see the module docstring); the
         Outcome."""
         offered = rate if offered is None else offered

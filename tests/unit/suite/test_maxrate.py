@@ -75,6 +75,14 @@ def test_a_saturated_client_is_its_limit_at_what_it_sent(runner, caplog):
     assert 'Step 2: the client was saturated' not in caplog.text
 
 
+def test_a_saturated_last_step_is_not_said_to_run_again(runner, caplog):
+    runner.capacity = CapacitySearch(start=1938, max_steps=1)
+    with caplog.at_level(logging.WARNING, 'ssbench'):
+        runner._record(Step(1938, Plan(1)), entry(health='saturated'))
+    assert runner.capacity.why() == 'steps'
+    assert 'once more' not in caplog.text
+
+
 def test_a_search_step_is_named_without_a_total_it_does_not_know(runner):
     runner.capacity = CapacitySearch(start=10, max_steps=1)
     assert runner.step_title(2) == 'Search step 2'
