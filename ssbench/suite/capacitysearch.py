@@ -14,9 +14,11 @@ job never sent has no latency for them to judge.  Why a step fell short
 decides what it says, by the client's health (ssbench.results
 .healthrecords):
 
-- saturated (a worker or the master at its own limit): the search ends
-  at once, short or not: what it found is the client's limit, not the
-  cluster's;
+- saturated (a worker or the master at its own limit): the step is run
+  once more at the same rate, and saturated again, the search ends, short
+  or not: what it found is the client's limit, not the cluster's.  Once
+  is not enough: a step of a few seconds is judged saturated by one
+  window in which a busy host stalled the client's loop;
 - host busy (the client's processes waited for a CPU others kept),
   short, and the objectives held: the search ends the same way: the
   client host could not offer the rate, which says nothing about the
@@ -98,6 +100,8 @@ class CapacitySearch(object):
             return None
         if not self.outcomes:
             return self._capped(self.start)
+        if self.outcomes[-1].limited:
+            return self.outcomes[-1].rate       # once more (record())
         lower = self._lower()
         if self.lowest_missed is None:
             return self._capped(lower * self.factor)
@@ -120,14 +124,20 @@ class CapacitySearch(object):
         objectives (or, `too_few`, had too few results to judge them and
         missed none), the jobs/s it sent (`achieved`) of those due
         (`offered`, `rate` if None), whether the client was its limit
-        (saturated) and whether its host was busy (see the module
-        docstring); the Outcome."""
+        (saturated: the first time in a row at a rate, the step is
+        neither met nor missed and next_rate() runs that rate again) and
+        whether its host was busy (see the module docstring); the
+        Outcome."""
         offered = rate if offered is None else offered
         short = fell_short(achieved, offered)
         too_few = too_few and not short
         outcome = Outcome(rate, met and not short and not too_few,
                           achieved, limited, offered, short, too_few)
+        first = not (self.outcomes and self.outcomes[-1].limited and
+                     self.outcomes[-1].rate == rate)
         self.outcomes.append(outcome)
+        if limited and first:
+            return outcome
         if limited or (busy and short and (met or too_few)):
             self.client_step = outcome
         elif too_few:

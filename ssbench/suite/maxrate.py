@@ -145,6 +145,9 @@ class SearchRunner(SuiteRunner):
         if outcome.short:
             log.warning('Step %d: %s (%s jobs due but not sent): not met',
                         number, shortfall(outcome), schedule.get('unsent'))
+        if outcome.limited and not self.capacity.done():
+            log.warning('Step %d: the client was saturated: the search runs '
+                        '%g jobs/s once more', number, step.rate)
         if health == 'host busy' and self.capacity.client_step is not \
                 outcome:
             # Not the client's limit, but its latencies include waits for

@@ -72,12 +72,17 @@ class HealthMonitor(object):
 
     def sample(self, waiting):
         """The health keys of the window ending now (see the module
-        docstring); a probe overdue now counts as late as it is."""
+        docstring); a probe overdue now counts as late as it is here,
+        and in the next window only for its lateness after now."""
         now = self.clock()
         cpu = self.cpu_time()
         lags = self.lags
         if now > self.expected:
             lags.append(now - self.expected)
+            # Its wait for a CPU is this window's run_delay: counted again
+            # in the next window, a stretch the host imposed would read
+            # there as a stall of the worker's own.
+            self.expected = now
         window = now - self._since
         sample = {'window': window,
                   'cpu': (cpu - self._cpu_since) / window if window > 0

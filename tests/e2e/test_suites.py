@@ -125,31 +125,63 @@ def draw_the_suite_page(tmpdir, html_path):
 # 100 ms it is half that share.
 SLOTS, SERVICE = 8, 0.1
 CAPACITY = SLOTS / SERVICE
+# The search's objective.  Below the capacity a p99 is SERVICE plus what
+# a busy host adds: at load 8 to 23, 300 ms was passed in one step in
+# eight at half the capacity (the search then never rose above it), 500
+# ms in one in forty.  Past it every 4 s step's queue pushes the p99
+# beyond: at 1.125 times the capacity all 26 steps measured were over
+# 590 ms, so the answer stays under 1.1 times it.
+OBJECTIVE = 'p99<500ms'
 
 
-def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
-    fake_swift.limit(SLOTS, SERVICE)
-    folder = os.path.join(str(tmpdir), 'search')
+def search_the_fake(tmpdir, fake_swift, scenario, name):
+    """One capacity search of `scenario` against the fake: (what the
+    command printed, its suite.json, its page's path or None)."""
+    folder = os.path.join(str(tmpdir), name)
     # The page elsewhere than the suite's folder: its script and links
     # relative to it.
-    html_path = str(tmpdir.join('pages', 'search.html'))
+    html_path = str(tmpdir.join(name + '-pages', 'search.html'))
     os.mkdir(os.path.dirname(html_path))
     try:
         import plotly  # noqa: F401
         extra = ['--html', html_path]
     except ImportError:
-        extra = []
+        extra, html_path = [], None
     ran = support.master(
-        'run-suite', '-f', reads_only(tmpdir), '--find-max-rate',
-        '--slo', 'p99<300ms', '-r', '4', '--rate', '20', '-u', '32',
+        'run-suite', '-f', scenario, '--find-max-rate',
+        '--slo', OBJECTIVE, '-r', '4', '--rate', '20', '-u', '32',
         '--workers', '1', '--suite-dir', folder, '--max-steps', '12',
-        *(fake_auth(fake_swift) + support.zmq_args() + extra), timeout=500)
+        *(fake_auth(fake_swift) + support.zmq_args() + extra), timeout=270)
     assert ran.status == 0, ran
+    return ran, read_json(os.path.join(folder, 'suite.json')), html_path
+
+
+def missed_on_a_busy_host_below(suite, rate):
+    """Whether the search's lowest missed rate is below `rate`, in a step
+    whose client host was busy."""
+    lowest = suite['search']['lowest_missed']
+    return lowest is not None and lowest < rate and any(
+        step['settings']['rate'] == lowest and
+        step['figures']['health'] == 'host busy' for step in suite['steps'])
+
+
+def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
+    fake_swift.limit(SLOTS, SERVICE)
+    scenario = reads_only(tmpdir)
+    ran, suite, html_path = search_the_fake(tmpdir, fake_swift, scenario,
+                                            'search')
+    if missed_on_a_busy_host_below(suite, 0.8 * CAPACITY):
+        # A busy host's stall of half a second (a p99 of 635 ms at half
+        # the capacity, its p50 102 ms) made a step below the capacity
+        # miss, and the search never rises above a miss: once more.  On a
+        # host that was not busy such a miss fails at once.
+        ran, suite, html_path = search_the_fake(tmpdir, fake_swift,
+                                                scenario, 'again')
     assert 'at most 12 steps of 4 s each' in ran.err
     # The search names its steps without a total it does not know.
     assert '", a capacity search of at most 12 steps, files in' in ran.err
     assert 'INFO:Search step 2 (' in ran.err and 'Step 2/2' not in ran.err
-    search = read_json(os.path.join(folder, 'suite.json'))['search']
+    search = suite['search']
     assert search['why'] == 'resolved', search
     # Past the capacity the queue grows without bound: the objective
     # breaks just above it.  Below it the bound is looser, for the fake's
@@ -159,9 +191,8 @@ def test_the_capacity_search_finds_the_fake_capacity(tmpdir, fake_swift):
     assert search['lowest_missed'] <= 1.25 * CAPACITY, search
     assert 'Capacity search: highest rate that met the objectives' in \
         ran.out
-    if extra:
-        draw_the_search_page(tmpdir, html_path, read_json(os.path.join(
-            folder, 'suite.json')))
+    if html_path:
+        draw_the_search_page(tmpdir, html_path, suite)
 
 
 def draw_the_search_page(tmpdir, html_path, suite):
@@ -177,7 +208,7 @@ def draw_the_search_page(tmpdir, html_path, suite):
     rates = [step['settings']['rate'] for step in suite['steps']]
     assert rates != sorted(rates), rates     # a search goes back down
     with browser.headless_chromium(width=1400, height=1000) as driver:
-        check_search_page(driver, html_path, rates, 'p99<300ms')
+        check_search_page(driver, html_path, rates, OBJECTIVE)
         best, _ = best_step(suite)
         assert best['figures']['offered'] == suite['search']['highest_met']
         check_headline(driver, headline(best['figures']))

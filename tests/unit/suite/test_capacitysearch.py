@@ -142,12 +142,28 @@ def test_a_busy_host_short_and_missed_is_a_miss():
     assert search.lowest_missed == 120 and search.next_rate() == 60
 
 
-def test_a_saturated_client_ends_it_short_or_not():
+def test_a_client_saturated_twice_at_a_rate_ends_it_short_or_not():
     search = CapacitySearch(start=250)
+    search.record(250, True, achieved=250.0, limited=True)
+    assert search.why() is None and search.next_rate() == 250
     search.record(250, True, achieved=250.0, limited=True)
     assert search.why() == 'client'
     assert search.summary().startswith(
         "the client's limit, not the cluster's: 250 req/s")
+
+
+def test_a_client_saturated_once_is_noise_and_the_search_goes_on():
+    """One window of a short step stalled on a busy host: the step is
+    neither met nor missed; run again, it counts as any other."""
+    search = CapacitySearch(start=250)
+    search.record(250, True, achieved=250.0)
+    first = search.record(500, False, achieved=500.0, limited=True)
+    assert not first.met and search.lowest_missed is None
+    assert search.next_rate() == 500
+    search.record(500, True, achieved=500.0)
+    assert search.highest_met == 500 and search.next_rate() == 1000
+    search.record(1000, True, achieved=1000.0, limited=True)
+    assert search.why() is None and search.next_rate() == 1000
 
 
 def search_judging(capacity, needed, seconds=3, **kwargs):

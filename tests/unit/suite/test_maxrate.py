@@ -62,10 +62,25 @@ def test_a_busy_host_that_carried_its_rate_is_noted(runner):
     assert runner.busy_steps == [2]
 
 
-def test_a_saturated_client_is_its_limit_at_what_it_sent(runner):
-    runner._record(Step(1938, Plan(1)),
+def test_a_saturated_client_is_its_limit_at_what_it_sent(runner, caplog):
+    with caplog.at_level(logging.WARNING, 'ssbench'):
+        runner._record(Step(1938, Plan(1)),
+                       entry(health='saturated', sent=1600.0))
+    assert 'Step 1: the client was saturated: the search runs 1938 ' \
+        'jobs/s once more' in caplog.text
+    assert runner.capacity.client_limit is None
+    runner._record(Step(1938, Plan(2)),
                    entry(health='saturated', sent=1500.0))
     assert runner.capacity.client_limit == 1500.0
+    assert 'Step 2: the client was saturated' not in caplog.text
+
+
+def test_a_saturated_last_step_is_not_said_to_run_again(runner, caplog):
+    runner.capacity = CapacitySearch(start=1938, max_steps=1)
+    with caplog.at_level(logging.WARNING, 'ssbench'):
+        runner._record(Step(1938, Plan(1)), entry(health='saturated'))
+    assert runner.capacity.why() == 'steps'
+    assert 'once more' not in caplog.text
 
 
 def test_a_search_step_is_named_without_a_total_it_does_not_know(runner):

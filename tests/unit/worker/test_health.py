@@ -46,6 +46,32 @@ def test_a_stopped_process_shows_as_one_long_lag():
     assert sample['cpu'] == 0.0
 
 
+def test_a_lag_across_a_heartbeat_counts_in_each_window_once():
+    """Held off the CPU for 50 ms from just before a heartbeat: that
+    window has the lag and the wait; the next, whose probes are on time,
+    has neither (it used to get the whole lag again, without its wait:
+    a stall of the worker's own on a busy host)."""
+    clock = FakeClock()
+    waited = FakeClock(0.0)
+    mon = health.HealthMonitor(clock, FakeClock(5.0), tick=0.01,
+                               waited=waited, host_ticks=lambda: None,
+                               cores=2)
+    clock.now += 0.06
+    waited.now += 0.05
+    first = mon.sample(0)       # the heartbeat runs before the probe
+    assert first['loop_lag'] == pytest.approx(0.05)
+    assert first['run_delay'] == pytest.approx(0.05)
+    assert healthrecords.cause(first) == 'host'
+    clock.now += 0.001
+    mon.probe()
+    for _ in range(99):
+        clock.now += 0.01
+        mon.probe()
+    second = mon.sample(0)
+    assert second['loop_lag'] <= 0.001
+    assert healthrecords.cause(second) is None
+
+
 def test_the_loop_lag_is_the_nearest_rank_p99_of_the_probes():
     mon, clock, _ = monitor()
     # 101 probes: rank 99.99, the 100th; 100 probes: rank 99 is whole,
