@@ -19,7 +19,6 @@ from ssbench.errors import StatsFileError, UsageError
 from ssbench.results.statscheck import HEADER_KEY
 from ssbench.results.recordview import (RecordView, controls_of_kind,
                                         narrow)
-from ssbench.report.compute.classicnotes import open_loop
 from ssbench.report.compute.metricnames import DEFAULT_PERCENTILES
 
 
@@ -80,7 +79,7 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     # Open loop: the document's latencies are response times; the
     # service times (as measured from the actual send) go under
     # "open_loop" (see ssbench.report.compute.openloop).
-    response = open_loop(stats_file.header)
+    response = openloop.open_loop(stats_file.header)
     view = RecordView(stats_file, response=response)
     try:
         doc, scan = _document(view, pctiles, skip, path)
@@ -105,6 +104,20 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     if workers is not None:
         doc['workers'] = workers
     doc['events'] = timeline.section(view.controls, doc)
+    return doc
+
+
+def summary_document(view, scan, pctiles):
+    """What the summary line reads of analyze()'s document, from the
+    text report's pass (`scan`, finished, over the RecordView `view`):
+    ssbench.report.compute.document.summary with the client's health
+    and a --rate run's schedule."""
+    doc = document.summary(view.header, scan, pctiles)
+    client = health_section(view.controls)
+    if client is not None:
+        doc['client'] = client
+    if view.response:
+        doc['open_loop'] = {'schedule': openloop.schedule_of(view.controls)}
     return doc
 
 

@@ -129,6 +129,7 @@ class RunStats(object):
         self.jobs_per_worker = SeriesStats()
         self.rps_counts = []
         self.skipped = 0
+        self.also = None
         self.__dict__.update(fields)
 
 
@@ -211,22 +212,29 @@ def _size_table(scenario):
     return rows, weighted
 
 
-def compute(stats_file, pctile=95):
-    """Compute a RunStats from a stats file path or an open_stats() object."""
+def compute(stats_file, pctile=95, also=None):
+    """Compute a RunStats from a stats file path or an open_stats() object;
+    `also`, given, is called with the finished scan while its runs are
+    readable, and what it returns kept as RunStats.also."""
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.results.statsreader import open_stats
         stats_file = open_stats(stats_file)
     store = sortedruns.RunStore()
     try:
-        scanner = scan_file(stats_file, store, detail=False)
+        # The summary line's MB/s needs the bytes.
+        sizes = also is not None
+        scanner = scan_file(stats_file, store, detail=False, sizes=sizes)
         if narrow(stats_file):
             # Results far outside the run are left out from now on
             # (ssbench.results.timewindow): count without them.
             store.close()
             store = sortedruns.RunStore()
-            scanner = scan_file(stats_file, store, detail=False)
+            scanner = scan_file(stats_file, store, detail=False,
+                                sizes=sizes)
         scanner.buffers.finish()
-        return _build(stats_file.header, scanner, pctile)
+        run_stats = _build(stats_file.header, scanner, pctile)
+        run_stats.also = also and also(scanner)
+        return run_stats
     finally:
         store.close()
 

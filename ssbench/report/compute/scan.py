@@ -16,7 +16,8 @@ successful READs are counted per object (``reads``, see
 ssbench.report.compute.popularity).  The text report
 (ssbench.report.compute.classicstats) takes the same pass with
 ``detail=False``: without what only the analysis reads (time buckets,
-bytes, reconnects, causes of failures and retries, reads per object).
+bytes unless asked for, reconnects, causes of failures and retries, reads
+per object).
 Both count each worker's successes and failures.  With detail and an
 ssbench.report.compute.endpoints EndpointTable (``endpoints``, a run of
 several storage URLs), each result is counted per endpoint too.
@@ -106,12 +107,15 @@ class Scan(object):
     docstring); ``buckets`` is then None.  ``count_reads``: count the
     successful READs per object (in ``reads``; else it is None).
     ``endpoints``: an EndpointTable that takes each result too (with
-    detail), or None.
+    detail), or None.  ``sizes``: count the successes' bytes without
+    detail too (the summary line's MB/s).
     """
 
     def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None,
-                 detail=True, count_reads=False, endpoints=None):
+                 detail=True, count_reads=False, endpoints=None,
+                 sizes=False):
         self.store = store
+        self.sizes = sizes or detail
         self.endpoints = endpoints if detail else None
         self.keys = keys
         self.detail = detail
@@ -317,6 +321,7 @@ class Scan(object):
         worst_last_id = self.worst_last_id
         cell_slot = self.cell_slot
         detail = self.detail
+        sizes = self.sizes
         workers = self.workers
         sec_counts = self.sec_counts
         slow = self._slow
@@ -431,6 +436,14 @@ class Scan(object):
                     workers[worker] += 1
                 except KeyError:
                     workers[worker] = 1
+                size = result.get(k_bytes) if sizes else None
+                if size is not None:
+                    try:
+                        if detail:
+                            row_bytes[slot] += size
+                        nbytes[cell] += size
+                    except TypeError:
+                        note_size(cell, size)
                 if detail:
                     if endpoints is not None:
                         endpoints.success(result, seq, completed_at, began,
@@ -444,13 +457,6 @@ class Scan(object):
                         reconnects_recorded = True
                         if reconnect:
                             reconnects[cell] += reconnect
-                    size = result.get(k_bytes)
-                    if size is not None:
-                        try:
-                            row_bytes[slot] += size
-                            nbytes[cell] += size
-                        except TypeError:
-                            note_size(cell, size)
                     if last:
                         try:
                             hist = row_hists[slot]
@@ -514,13 +520,14 @@ class Scan(object):
         self.buffers.finish()
 
 
-def scan_file(stats_file, store, skip=0, skip_until=None, detail=True):
+def scan_file(stats_file, store, skip=0, skip_until=None, detail=True,
+              sizes=False):
     """A Scan (see the class) through ``stats_file``'s batches; raw
     strings when it has them: undecoded strings make msgpack ~40% faster,
     and only a handful (names, trans ids, messages) are ever decoded."""
     raw = getattr(stats_file, 'raw_strings', False)
     scan = Scan(store, RAW_KEYS if raw else TEXT_KEYS, skip, skip_until,
-                detail)
+                detail, sizes=sizes)
     scan.scan(stats_file.iter_batches(raw=True) if raw
               else stats_file.iter_batches())
     return scan
