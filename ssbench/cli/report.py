@@ -307,13 +307,15 @@ def _write(stats_path, request):
         doc = analyze(stats_file, request.percentiles(), skip=skip)
     # The summary line's figures come from the pass that runs anyway,
     # the analysis's or else the text report's: one read of the file.
-    line = request.headline or (request.summary and request.text_report)
+    wants_line = request.headline or (request.summary and
+                                      request.text_report)
+    text_pass = request.main_report and not (request.compare_base or
+                                             request.summary)
     summary_doc = doc
-    if (request.main_report and not (request.compare_base or
-                                     request.summary)) or \
-            (line and doc is None):
+    if text_pass or (wants_line and doc is None):
         run_stats = classicnotes.compute(stats_file, request.pctile, skip,
-                                         summary=line and doc is None)
+                                         wants_line and doc is None,
+                                         text_pass)
         summary_doc = doc if doc is not None else run_stats.also
     status = 0
     parts = []
@@ -337,7 +339,7 @@ def _write(stats_path, request):
     elif request.summary:
         if request.text_report:
             parts.append((_write_summary, summary_doc))
-    elif request.main_report:
+    elif text_pass:
         if request.text_report:
             parts.append((classic.render_csv if request.csv_output
                           else classic.render_text, run_stats))

@@ -17,11 +17,13 @@ from ssbench.results.recordview import RecordView, controls_of_kind
 log = logging.getLogger(__name__)
 
 
-def compute(stats_file, pctile=95, skip=0, summary=False):
+def compute(stats_file, pctile=95, skip=0, summary=False, warn=True):
     """RunStats of a stats file (path or open_stats() object), leaving out
     the first `skip` seconds; its `notes` are extra header lines.  With
     `summary`, its `also` is what the summary line reads of the analysis
-    document (analyze.summary_document), from the same pass."""
+    document (analyze.summary_document), from the same pass.  `warn`:
+    log the client's saturation and clock offsets, as a text report does
+    (the line alone says its health itself)."""
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.results.statsreader import open_stats
         stats_file = open_stats(stats_file)
@@ -43,8 +45,9 @@ def compute(stats_file, pctile=95, skip=0, summary=False):
         raise StatsFileError('%s: not a valid ssbench stats file: a result '
                              'has a bad value (%s)' % (path, exc))
     run_stats.notes = notes(view)
-    warn_if_saturated(view.controls)
-    warn_of_clock_offsets(view.controls)
+    if warn:
+        warn_if_saturated(view.controls)
+        warn_of_clock_offsets(view.controls)
     return run_stats
 
 

@@ -59,7 +59,9 @@ def test_runs_without_every_figure(results):
     assert_same(analysed, classic)
 
 
-def test_a_rate_runs_schedule_and_the_clients_health():
+def saturated_run():
+    """A --rate run's results, its schedule and a saturated worker's
+    health records."""
     header = dict(naive.HEADER, rate=4.0, arrival=u'uniform')
     results = [dict(r, intended_start=r['completed_at'] -
                     r['last_byte_latency'] - 0.25)
@@ -71,9 +73,13 @@ def test_a_rate_runs_schedule_and_the_clients_health():
     health = [{'kind': healthrecords.HEALTH_RECORD, 'worker_id': 1,
                'at': 100.0 + n, 'window': 1.0, 'cpu': 0.95,
                'loop_lag': 0.001, 'waiting': 0} for n in range(10)]
+    return header, results + [schedule] + health
+
+
+def test_a_rate_runs_schedule_and_the_clients_health():
+    header, records = saturated_run()
     # Control records in batches of their own, as a stats file has them.
-    analysed, classic, _ = both_ways(results + [schedule] + health,
-                                     header=header, batch=4)
+    analysed, classic, _ = both_ways(records, header=header, batch=4)
     assert_same(analysed, classic)
     assert classic['health'] == 'saturated'
     assert classic['schedule']['unsent'] == 20
@@ -85,3 +91,12 @@ def test_a_rate_runs_schedule_and_the_clients_health():
 def test_without_summary_nothing_more_is_computed():
     run_stats = classicnotes.compute(FakeStatsFile([res()]), 95)
     assert run_stats.also is None
+
+
+@pytest.mark.parametrize('warn', [True, False])
+def test_the_line_alone_logs_no_warning(caplog, warn):
+    header, records = saturated_run()
+    run_stats = classicnotes.compute(FakeStatsFile(records, header, 4),
+                                     summary=True, warn=warn)
+    assert run_stats.also['client']['saturated']
+    assert ('client saturated' in caplog.text) == warn
