@@ -14,7 +14,7 @@ from ssbench.results import (clockrecords, eventrecords, healthrecords,
                              sortedruns)
 from ssbench.report.compute import (document, endpoints, fleet, openloop,
                                     popularity, timeline)
-from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
+from ssbench.report.compute.scan import scan_file
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.results.statscheck import HEADER_KEY
 from ssbench.results.recordview import (RecordView, controls_of_kind,
@@ -45,18 +45,10 @@ def _check_skip(skip):
 
 
 def _scan(stats_file, store, skip, skip_until):
-    count_reads = popularity.skewed(stats_file.header.get(HEADER_KEY))
-    # Undecoded strings make msgpack ~40% faster; only a handful (names,
-    # trans ids, messages) are ever decoded.
-    raw = getattr(stats_file, 'raw_strings', False)
-    keys = RAW_KEYS if raw else TEXT_KEYS
-    urls = endpoints.urls_of(stats_file.header)
-    table = endpoints.EndpointTable(urls, store, keys) if urls else None
-    scan = Scan(store, keys, skip, skip_until, count_reads=count_reads,
-                endpoints=table)
-    scan.scan(stats_file.iter_batches(raw=True) if raw
-              else stats_file.iter_batches())
-    return scan
+    return scan_file(stats_file, store, skip, skip_until,
+                     count_reads=popularity.skewed(
+                         stats_file.header.get(HEADER_KEY)),
+                     urls=endpoints.urls_of(stats_file.header))
 
 
 def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):

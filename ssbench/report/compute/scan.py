@@ -45,6 +45,7 @@ from ssbench.measure import record as spec
 from ssbench.results import sortedruns
 from ssbench.measure import loghist
 from ssbench.report.compute.causes import CauseTable
+from ssbench.report.compute.endpoints import EndpointTable
 from ssbench.report.compute.retrycauses import RetryTable
 from ssbench.report.compute.seconds import SecondCounts
 from ssbench.report.compute.timebuckets import TimeBuckets
@@ -106,17 +107,18 @@ class Scan(object):
     ``detail``: False for the text report's pass (see the module
     docstring); ``buckets`` is then None.  ``count_reads``: count the
     successful READs per object (in ``reads``; else it is None).
-    ``endpoints``: an EndpointTable that takes each result too (with
-    detail), or None.  ``sizes``: count the successes' bytes without
-    detail too (the summary line's MB/s).
+    ``urls``: a run's storage URLs when it has several: an EndpointTable
+    (``endpoints``) then takes each result too (with detail).
+    ``sizes``: count the successes' bytes without detail too (the
+    summary line's MB/s).
     """
 
     def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None,
-                 detail=True, count_reads=False, endpoints=None,
-                 sizes=False):
+                 detail=True, count_reads=False, urls=(), sizes=False):
         self.store = store
         self.sizes = sizes or detail
-        self.endpoints = endpoints if detail else None
+        self.endpoints = EndpointTable(urls, store, keys) \
+            if urls and detail else None
         self.keys = keys
         self.detail = detail
         self.skip = skip
@@ -520,14 +522,14 @@ class Scan(object):
         self.buffers.finish()
 
 
-def scan_file(stats_file, store, skip=0, skip_until=None, detail=True,
-              sizes=False):
-    """A Scan (see the class) through ``stats_file``'s batches; raw
-    strings when it has them: undecoded strings make msgpack ~40% faster,
-    and only a handful (names, trans ids, messages) are ever decoded."""
+def scan_file(stats_file, store, skip=0, skip_until=None, **options):
+    """A Scan (see the class; `options` are its own) through
+    ``stats_file``'s batches; raw strings when it has them: undecoded
+    strings make msgpack ~40% faster, and only a handful (names, trans
+    ids, messages) are ever decoded."""
     raw = getattr(stats_file, 'raw_strings', False)
     scan = Scan(store, RAW_KEYS if raw else TEXT_KEYS, skip, skip_until,
-                detail, sizes=sizes)
+                **options)
     scan.scan(stats_file.iter_batches(raw=True) if raw
               else stats_file.iter_batches())
     return scan
