@@ -10,15 +10,13 @@ from __future__ import absolute_import, division, print_function
 import numbers
 
 from ssbench.measure.finite import is_non_negative
-from ssbench.results import (clockrecords, eventrecords, healthrecords,
-                             sortedruns)
+from ssbench.results import clockrecords, eventrecords, healthrecords
 from ssbench.report.compute import (document, endpoints, fleet, openloop,
                                     popularity, timeline)
-from ssbench.report.compute.scan import scan_file
+from ssbench.report.compute.scan import scanned
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.results.statscheck import HEADER_KEY
-from ssbench.results.recordview import (RecordView, controls_of_kind,
-                                        narrow)
+from ssbench.results.recordview import RecordView, controls_of_kind
 from ssbench.report.compute.metricnames import DEFAULT_PERCENTILES
 
 
@@ -42,13 +40,6 @@ def _check_skip(skip):
         raise UsageError('warm-up skip %r is not a number of seconds >= 0'
                          % (skip,))
     return skip
-
-
-def _scan(stats_file, store, skip, skip_until):
-    return scan_file(stats_file, store, skip, skip_until,
-                     count_reads=popularity.skewed(
-                         stats_file.header.get(HEADER_KEY)),
-                     urls=endpoints.urls_of(stats_file.header))
 
 
 def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
@@ -134,23 +125,8 @@ def health_section(controls):
 
 def _document(stats_file, pctiles, skip, path):
     """(The document, the Scan it came from) of `stats_file`."""
-    store = sortedruns.RunStore()
-    try:
-        scan = _scan(stats_file, store, skip, None)
-        if narrow(stats_file):
-            # Results far outside the run are left out from now on
-            # (ssbench.results.timewindow): scan without them.
-            store.close()
-            store = sortedruns.RunStore()
-            scan = _scan(stats_file, store, skip, None)
-        if scan.needs_rescan:
-            # Rare: the first request start moved after results were left
-            # out as warm-up that it now keeps.
-            store.close()
-            store = sortedruns.RunStore()
-            scan = _scan(stats_file, store, skip, scan.skip_until)
-        scan.finish()
-        return (document.build(stats_file.header, scan, pctiles, path, skip),
-                scan)
-    finally:
-        store.close()
+    return scanned(
+        stats_file, lambda scan: (document.build(
+            stats_file.header, scan, pctiles, path, skip), scan), skip,
+        count_reads=popularity.skewed(stats_file.header.get(HEADER_KEY)),
+        urls=endpoints.urls_of(stats_file.header))

@@ -29,9 +29,8 @@ from ssbench.measure import profile
 from ssbench.measure.rank import percentile_of_sorted
 from ssbench.measure.record import HEADER_KEY
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
-from ssbench.report.compute.scan import scan_file
+from ssbench.report.compute.scan import scanned
 from ssbench.results import sortedruns
-from ssbench.results.recordview import narrow
 
 log = logging.getLogger(__name__)
 
@@ -219,24 +218,13 @@ def compute(stats_file, pctile=95, also=None):
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.results.statsreader import open_stats
         stats_file = open_stats(stats_file)
-    store = sortedruns.RunStore()
-    try:
-        # The summary line's MB/s needs the bytes.
-        sizes = also is not None
-        scanner = scan_file(stats_file, store, detail=False, sizes=sizes)
-        if narrow(stats_file):
-            # Results far outside the run are left out from now on
-            # (ssbench.results.timewindow): count without them.
-            store.close()
-            store = sortedruns.RunStore()
-            scanner = scan_file(stats_file, store, detail=False,
-                                sizes=sizes)
-        scanner.buffers.finish()
+
+    def use(scanner):
         run_stats = _build(stats_file.header, scanner, pctile)
         run_stats.also = also and also(scanner)
         return run_stats
-    finally:
-        store.close()
+    # The summary line's MB/s needs the bytes.
+    return scanned(stats_file, use, detail=False, sizes=also is not None)
 
 
 def _build(header, scanner, pctile):

@@ -51,6 +51,7 @@ from ssbench.report.compute.seconds import SecondCounts
 from ssbench.report.compute.timebuckets import TimeBuckets
 from ssbench.errors import StatsFileError
 from ssbench.report.compute.cells import GROUPS, as_text
+from ssbench.results.recordview import narrow
 
 log = logging.getLogger(__name__)
 
@@ -515,7 +516,8 @@ class Scan(object):
 
     def finish(self):
         """Spill the last buffers; the runs are then readable."""
-        if self.skipped:
+        # The text report says its own, with the control records.
+        if self.skipped and self.detail:
             log.warning('Total number of results skipped: %d', self.skipped)
         if self.endpoints is not None:
             self.endpoints.buffers.finish()
@@ -533,3 +535,28 @@ def scan_file(stats_file, store, skip=0, skip_until=None, **options):
     scan.scan(stats_file.iter_batches(raw=True) if raw
               else stats_file.iter_batches())
     return scan
+
+
+def scanned(stats_file, use, skip=0, **options):
+    """use(scan) of a finished scan_file() of ``stats_file`` (with
+    ``options``), its runs in a store of their own, closed afterwards."""
+    store = sortedruns.RunStore()
+    try:
+        scan = scan_file(stats_file, store, skip, **options)
+        if narrow(stats_file):
+            # Results far outside the run are left out from now on
+            # (ssbench.results.timewindow): scan without them.
+            store.close()
+            store = sortedruns.RunStore()
+            scan = scan_file(stats_file, store, skip, **options)
+        if scan.needs_rescan:
+            # Rare: the first request start moved after results were left
+            # out as warm-up that it now keeps.
+            store.close()
+            store = sortedruns.RunStore()
+            scan = scan_file(stats_file, store, skip, scan.skip_until,
+                             **options)
+        scan.finish()
+        return use(scan)
+    finally:
+        store.close()
