@@ -252,13 +252,23 @@ class ReportRequest(object):
 
     def wanted(self):
         """Whether a run's end has anything to write."""
-        return bool(self.main_report or self.hdr_log or
+        return bool(self.main_report or self.hdr_log or self.headline or
                     self.needs_analysis())
 
     def needs_analysis(self):
+        """Whether the analysis document is needed: the summary line
+        takes its figures from the text report's pass when there is no
+        document."""
         return bool(self.json_path or self.html_path or self.compare_base or
-                    self.errors or self.bandwidth or self.objectives or
-                    self.summary or self.headline)
+                    self.errors or self.bandwidth or self.objectives)
+
+    def document_outputs(self, doc, html):
+        """The outputs (see common.write_outputs) of --json, `doc`, and
+        of --html, written by html(out)."""
+        from ssbench.report.render.jsonfile import write_json
+        return [(path, what, 'w', write) for path, what, write in (
+            (self.json_path, 'JSON file', lambda out: write_json(doc, out)),
+            (self.html_path, 'HTML file', html)) if path]
 
 
 def write_reports(stats_path, request):
@@ -291,10 +301,22 @@ def _write(stats_path, request):
     # Opened once: its header read once, its warnings said once.
     stats_file = open_stats(stats_path)
     skip = request.skip_for(stats_file)
-    doc = None
+    doc = run_stats = None
     if request.needs_analysis():
         from ssbench.report.compute.analyze import analyze
         doc = analyze(stats_file, request.percentiles(), skip=skip)
+    # The summary line's figures come from the pass that runs anyway,
+    # the analysis's or else the text report's: one read of the file.
+    wants_line = request.headline or (request.summary and
+                                      request.text_report)
+    text_pass = request.main_report and not (request.compare_base or
+                                             request.summary)
+    summary_doc = doc
+    if text_pass or (wants_line and doc is None):
+        run_stats = classicnotes.compute(stats_file, request.pctile, skip,
+                                         wants_line and doc is None,
+                                         text_pass)
+        summary_doc = doc if doc is not None else run_stats.also
     status = 0
     parts = []
     # (path, what, mode, write(out)) of every output; standard output
@@ -316,9 +338,8 @@ def _write(stats_path, request):
                 log.warning('--fail-if %s', line)
     elif request.summary:
         if request.text_report:
-            parts.append((_write_summary, doc))
-    elif request.main_report:
-        run_stats = classicnotes.compute(stats_file, request.pctile, skip)
+            parts.append((_write_summary, summary_doc))
+    elif text_pass:
         if request.text_report:
             parts.append((classic.render_csv if request.csv_output
                           else classic.render_text, run_stats))
@@ -345,14 +366,7 @@ def _write(stats_path, request):
         outputs.append((request.report_path, 'report file',
                         'csv' if request.csv_output else 'w',
                         _render_parts(parts)))
-    if request.json_path:
-        from ssbench.report.render.jsonfile import write_json
-        outputs.append((request.json_path, 'JSON file', 'w',
-                        lambda out: write_json(doc, out)))
-    if request.html_path:
-        from ssbench.report.render.html import render_html
-        outputs.append((request.html_path, 'HTML file', 'w',
-                        lambda out: render_html(doc, out)))
+    outputs += request.document_outputs(doc, lambda out: _html(doc, out))
     if request.hdr_log:
         from ssbench import version
         from ssbench.report.compute.hdrintervals import cut
@@ -365,8 +379,13 @@ def _write(stats_path, request):
     if request.headline:
         import sys
         from ssbench.report.render.headline import micro_sign
-        log.info('Summary: %s', _summary(doc, micro_sign(sys.stderr)))
+        log.info('Summary: %s', _summary(summary_doc, micro_sign(sys.stderr)))
     return status
+
+
+def _html(doc, out):
+    from ssbench.report.render.html import render_html
+    render_html(doc, out)
 
 
 def _summary(doc, micro):
@@ -376,11 +395,9 @@ def _summary(doc, micro):
 
 
 def _write_summary(doc, out):
-    """report-scenario --summary: the line, with the micro sign only where
-    `out` can show it."""
-    from ssbench.compat import write_text
-    from ssbench.report.render.headline import micro_sign
-    write_text(out, _summary(doc, micro_sign(out)) + '\n')
+    """report-scenario --summary: the line."""
+    from ssbench.report.render.headline import write_lines
+    write_lines(out, lambda micro: [_summary(doc, micro)])
 
 
 def _render_parts(parts):

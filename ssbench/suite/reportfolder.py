@@ -76,13 +76,13 @@ def refigured(path, request):
     return doc
 
 
-def _write_summary(doc, out):
-    """--summary of a suite: a line per step, the micro sign only where
-    `out` can show it."""
-    from ssbench.compat import write_text
-    from ssbench.report.render.headline import micro_sign, suite_lines
-    write_text(out, u''.join(line + u'\n' for line in suite_lines(
-        doc, micro_sign(out))))
+def _html(doc, request, out):
+    """--html of a suite: its page, linking the steps' files from its
+    folder."""
+    from ssbench.report.render.suitehtml import render_suite_html
+    folder = None if request.html_path == STDOUT else os.path.dirname(
+        os.path.abspath(request.html_path))
+    render_suite_html(doc, out, request.objectives, page_dir=folder)
 
 
 def write_suite_reports(path, request, write_outputs):
@@ -114,24 +114,16 @@ def write_suite_reports(path, request, write_outputs):
                                           out)))
     elif request.summary:
         if request.text_report:
+            from ssbench.report.render.headline import suite_lines, write_lines
             outputs.append((request.report_path, 'report file', 'w',
-                            lambda out: _write_summary(doc, out)))
+                            lambda out: write_lines(
+                                out, lambda micro: suite_lines(doc, micro))))
     elif request.text_report:
         from ssbench.report.render.suitetable import render_table
         outputs.append((request.report_path, 'report file', 'w',
                         lambda out: render_table(doc, out)))
-    if request.json_path:
-        from ssbench.report.render.jsonfile import write_json
-        outputs.append((request.json_path, 'JSON file', 'w',
-                        lambda out: write_json(doc, out)))
-    if request.html_path:
-        from ssbench.report.render.suitehtml import render_suite_html
-        folder = None if request.html_path == STDOUT else os.path.dirname(
-            os.path.abspath(request.html_path))
-        outputs.append((request.html_path, 'HTML file', 'w',
-                        lambda out: render_suite_html(
-                            doc, out, request.objectives, page_dir=folder)))
-    write_outputs(outputs)
+    write_outputs(outputs + request.document_outputs(
+        doc, lambda out: _html(doc, request, out)))
     missed = [(step['step'], line) for step in doc['steps']
               for line in step.get('slo') or ()]
     for number, line in missed:

@@ -10,16 +10,13 @@ from __future__ import absolute_import, division, print_function
 import numbers
 
 from ssbench.measure.finite import is_non_negative
-from ssbench.results import (clockrecords, eventrecords, healthrecords,
-                             sortedruns)
+from ssbench.results import clockrecords, eventrecords, healthrecords
 from ssbench.report.compute import (document, endpoints, fleet, openloop,
                                     popularity, timeline)
-from ssbench.report.compute.scan import RAW_KEYS, TEXT_KEYS, Scan
+from ssbench.report.compute.scan import scanned
 from ssbench.errors import StatsFileError, UsageError
 from ssbench.results.statscheck import HEADER_KEY
-from ssbench.results.recordview import (RecordView, controls_of_kind,
-                                        narrow)
-from ssbench.report.compute.classicnotes import open_loop
+from ssbench.results.recordview import RecordView, controls_of_kind
 from ssbench.report.compute.metricnames import DEFAULT_PERCENTILES
 
 
@@ -45,21 +42,6 @@ def _check_skip(skip):
     return skip
 
 
-def _scan(stats_file, store, skip, skip_until):
-    count_reads = popularity.skewed(stats_file.header.get(HEADER_KEY))
-    # Undecoded strings make msgpack ~40% faster; only a handful (names,
-    # trans ids, messages) are ever decoded.
-    raw = getattr(stats_file, 'raw_strings', False)
-    keys = RAW_KEYS if raw else TEXT_KEYS
-    urls = endpoints.urls_of(stats_file.header)
-    table = endpoints.EndpointTable(urls, store, keys) if urls else None
-    scan = Scan(store, keys, skip, skip_until, count_reads=count_reads,
-                endpoints=table)
-    scan.scan(stats_file.iter_batches(raw=True) if raw
-              else stats_file.iter_batches())
-    return scan
-
-
 def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     """The analysis document (a dict of JSON types) of a stats file.
 
@@ -80,7 +62,7 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     # Open loop: the document's latencies are response times; the
     # service times (as measured from the actual send) go under
     # "open_loop" (see ssbench.report.compute.openloop).
-    response = open_loop(stats_file.header)
+    response = openloop.open_loop(stats_file.header)
     view = RecordView(stats_file, response=response)
     try:
         doc, scan = _document(view, pctiles, skip, path)
@@ -108,6 +90,20 @@ def analyze(stats_file, percentiles=DEFAULT_PERCENTILES, skip=0):
     return doc
 
 
+def summary_document(view, scan, pctiles):
+    """What the summary line reads of analyze()'s document, from the
+    text report's pass (`scan`, finished, over the RecordView `view`):
+    ssbench.report.compute.document.summary with the client's health
+    and a --rate run's schedule."""
+    doc = document.summary(view.header, scan, pctiles)
+    client = health_section(view.controls)
+    if client is not None:
+        doc['client'] = client
+    if view.response:
+        doc['open_loop'] = {'schedule': openloop.schedule_of(view.controls)}
+    return doc
+
+
 def health_section(controls):
     """The "client" part of the document: per worker, how long it was
     past a health limit (see ssbench.results.healthrecords); None without
@@ -129,23 +125,8 @@ def health_section(controls):
 
 def _document(stats_file, pctiles, skip, path):
     """(The document, the Scan it came from) of `stats_file`."""
-    store = sortedruns.RunStore()
-    try:
-        scan = _scan(stats_file, store, skip, None)
-        if narrow(stats_file):
-            # Results far outside the run are left out from now on
-            # (ssbench.results.timewindow): scan without them.
-            store.close()
-            store = sortedruns.RunStore()
-            scan = _scan(stats_file, store, skip, None)
-        if scan.needs_rescan:
-            # Rare: the first request start moved after results were left
-            # out as warm-up that it now keeps.
-            store.close()
-            store = sortedruns.RunStore()
-            scan = _scan(stats_file, store, skip, scan.skip_until)
-        scan.finish()
-        return (document.build(stats_file.header, scan, pctiles, path, skip),
-                scan)
-    finally:
-        store.close()
+    return scanned(
+        stats_file, lambda scan: (document.build(
+            stats_file.header, scan, pctiles, path, skip), scan), skip,
+        count_reads=popularity.skewed(stats_file.header.get(HEADER_KEY)),
+        urls=endpoints.urls_of(stats_file.header))

@@ -17,17 +17,22 @@ from ssbench.results.recordview import RecordView, controls_of_kind
 log = logging.getLogger(__name__)
 
 
-def compute(stats_file, pctile=95, skip=0):
+def compute(stats_file, pctile=95, skip=0, summary=False, warn=True):
     """RunStats of a stats file (path or open_stats() object), leaving out
-    the first `skip` seconds; its `notes` are extra header lines."""
+    the first `skip` seconds; its `notes` are extra header lines.  With
+    `summary`, its `also` is what the summary line reads of the analysis
+    document (analyze.summary_document), from the same pass.  `warn`:
+    log the client's saturation and clock offsets, as a text report does
+    (the line alone says its health itself)."""
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.results.statsreader import open_stats
         stats_file = open_stats(stats_file)
-    view = RecordView(stats_file, skip, response=open_loop(
+    view = RecordView(stats_file, skip, response=openloop.open_loop(
         stats_file.header))
     path = '%s' % (getattr(stats_file, 'path', stats_file),)
     try:
-        run_stats = classicstats.compute(view, pctile=pctile)
+        run_stats = classicstats.compute(
+            view, pctile=pctile, also=_summary(view) if summary else None)
     except StatsFileError as exc:
         # The scan's word on a bad value (a text completed_at, a list as
         # worker id, a NaN time) does not know the file's name.
@@ -40,9 +45,18 @@ def compute(stats_file, pctile=95, skip=0):
         raise StatsFileError('%s: not a valid ssbench stats file: a result '
                              'has a bad value (%s)' % (path, exc))
     run_stats.notes = notes(view)
-    warn_if_saturated(view.controls)
-    warn_of_clock_offsets(view.controls)
+    if warn:
+        warn_if_saturated(view.controls)
+        warn_of_clock_offsets(view.controls)
     return run_stats
+
+
+def _summary(view):
+    """classicstats.compute()'s `also` for the summary line."""
+    # Imported only here: a text report alone does without them.
+    from ssbench.report.compute.analyze import summary_document
+    from ssbench.report.compute.suitefigures import PERCENTILES
+    return lambda scan: summary_document(view, scan, PERCENTILES)
 
 
 def warn_if_saturated(controls):
@@ -60,12 +74,6 @@ def warn_of_clock_offsets(controls):
     clock = clockrecords.section(controls)
     if clock is not None and clock['warning']:
         log.warning('%s', clock['warning'])
-
-
-def open_loop(header):
-    """True for the stats file of a --rate run."""
-    rate = header.get('rate')
-    return isinstance(rate, (int, float)) and rate > 0
 
 
 def notes(view):

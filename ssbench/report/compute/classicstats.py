@@ -29,9 +29,8 @@ from ssbench.measure import profile
 from ssbench.measure.rank import percentile_of_sorted
 from ssbench.measure.record import HEADER_KEY
 from ssbench.report.compute.cells import GROUPS, as_text, size_order, worst_of
-from ssbench.report.compute.scan import scan_file
+from ssbench.report.compute.scan import scanned
 from ssbench.results import sortedruns
-from ssbench.results.recordview import narrow
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +128,7 @@ class RunStats(object):
         self.jobs_per_worker = SeriesStats()
         self.rps_counts = []
         self.skipped = 0
+        self.also = None
         self.__dict__.update(fields)
 
 
@@ -211,24 +211,20 @@ def _size_table(scenario):
     return rows, weighted
 
 
-def compute(stats_file, pctile=95):
-    """Compute a RunStats from a stats file path or an open_stats() object."""
+def compute(stats_file, pctile=95, also=None):
+    """Compute a RunStats from a stats file path or an open_stats() object;
+    `also`, given, is called with the finished scan while its runs are
+    readable, and what it returns kept as RunStats.also."""
     if not hasattr(stats_file, 'iter_batches'):
         from ssbench.results.statsreader import open_stats
         stats_file = open_stats(stats_file)
-    store = sortedruns.RunStore()
-    try:
-        scanner = scan_file(stats_file, store, detail=False)
-        if narrow(stats_file):
-            # Results far outside the run are left out from now on
-            # (ssbench.results.timewindow): count without them.
-            store.close()
-            store = sortedruns.RunStore()
-            scanner = scan_file(stats_file, store, detail=False)
-        scanner.buffers.finish()
-        return _build(stats_file.header, scanner, pctile)
-    finally:
-        store.close()
+
+    def use(scanner):
+        run_stats = _build(stats_file.header, scanner, pctile)
+        run_stats.also = also and also(scanner)
+        return run_stats
+    # The summary line's MB/s needs the bytes.
+    return scanned(stats_file, use, detail=False, sizes=also is not None)
 
 
 def _build(header, scanner, pctile):

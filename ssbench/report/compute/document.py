@@ -37,8 +37,7 @@ def build(header, scan, pctiles, stats_path, skip):
         'format_version': FORMAT_VERSION,
         'generator': 'ssbench %s' % (version,),
         'stats_file': stats_path,
-        'header': dict((k, v) for k, v in header.items()
-                       if k != HEADER_KEY),
+        'header': _header(header),
         'scenario': scenario,
         'run': run,
         'percentiles': list(pctiles),
@@ -62,6 +61,35 @@ def build(header, scan, pctiles, stats_path, skip):
         # Only a run of several storage URLs has the section.
         doc['endpoints'] = scan.endpoints.section(pctiles)
     return jsonable(doc)
+
+
+def summary(header, scan, pctiles):
+    """What the summary line reads of the document
+    (ssbench.report.compute.suitefigures.step_figures): header, run,
+    bandwidth and the "total" operation with its all-sizes last-byte
+    entry only, the same as build()'s; a scan without detail (the text
+    report's) has all of it."""
+    cells = list(range(len(scan.cells)))
+    run = _run(header, scan, 0)
+    operations = []
+    if any(scan.count) or any(scan.errors):
+        count, errors, start, stop, rate = _counts(cells, scan)
+        operations.append({
+            'operation': 'total', 'count': count, 'errors': errors,
+            'start': start, 'stop': stop, 'req_per_s': rate,
+            'latency': {'last_byte': [latency_entry(
+                scan.store, [part for c in cells
+                             for part in scan.buffers.last_runs[c]],
+                worst_of(scan.worst_last, scan.worst_last_id, cells),
+                pctiles, None)]}})
+    return jsonable({'header': _header(header), 'run': run,
+                     'operations': operations,
+                     'bandwidth': bandwidth.build(scan, (),
+                                                  run['duration'])})
+
+
+def _header(header):
+    return dict((k, v) for k, v in header.items() if k != HEADER_KEY)
 
 
 def _run(header, scan, skip):
@@ -102,18 +130,26 @@ def _slots(key):
     return [OPERATIONS.index(key)]
 
 
-def _operation(key, cells, scan, scenario, pctiles):
+def _counts(cells, scan):
+    """(successes, failures, first start, last stop, successes per
+    second) of the cells: what any scan has."""
     count = sum(scan.count[c] for c in cells)
     ok_cells = [c for c in cells if scan.count[c]]
     start = min(scan.start[c] for c in ok_cells) if ok_cells else None
     stop = max(scan.stop[c] for c in ok_cells) if ok_cells else None
+    return (count, sum(scan.errors[c] for c in cells), start, stop,
+            count / (stop - start) if ok_cells and stop != start else None)
+
+
+def _operation(key, cells, scan, scenario, pctiles):
+    count, errors, start, stop, rate = _counts(cells, scan)
     sized = [scan.bytes[c] for c in cells if scan.bytes[c] is not None]
     slots = _slots(key)
     by_cause = scan.retry_causes.by_cause(None if key == 'total' else key)
     return {
         'operation': key,
         'count': count,
-        'errors': sum(scan.errors[c] for c in cells),
+        'errors': errors,
         'retries': sum(scan.retries[c] for c in cells),
         'retries_by_cause': by_cause,
         'auth_retries': by_cause.get(AUTH_CAUSE, 0),
@@ -122,8 +158,7 @@ def _operation(key, cells, scan, scenario, pctiles):
         'bytes': sum(sized) if sized else None,
         'start': start,
         'stop': stop,
-        'req_per_s': (count / (stop - start)
-                      if ok_cells and stop != start else None),
+        'req_per_s': rate,
         'throughput': throughput.summarize(scan.seconds.items(slots)),
         'latency': _latency(cells, scan, scenario, pctiles),
     }

@@ -21,7 +21,7 @@ import math
 from ssbench.errors import StatsFileError
 from ssbench.measure import record as spec
 from ssbench.report.compute.cells import GROUPS
-from ssbench.report.compute.classicnotes import open_loop
+from ssbench.report.compute.openloop import open_loop
 from ssbench.results.recordview import RecordView, narrow
 
 NANOS = 10 ** 9

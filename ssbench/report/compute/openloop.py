@@ -27,6 +27,12 @@ from ssbench.results.recordview import controls_of_kind
 from ssbench.load.schedule import SCHEDULE_RECORD
 
 
+def open_loop(header):
+    """True for the stats file of a --rate run."""
+    rate = header.get('rate')
+    return isinstance(rate, (int, float)) and rate > 0
+
+
 def schedule_of(controls):
     """The schedule record among `controls` (without its kind), or
     None."""

@@ -16,7 +16,8 @@ successful READs are counted per object (``reads``, see
 ssbench.report.compute.popularity).  The text report
 (ssbench.report.compute.classicstats) takes the same pass with
 ``detail=False``: without what only the analysis reads (time buckets,
-bytes, reconnects, causes of failures and retries, reads per object).
+bytes unless asked for, reconnects, causes of failures and retries, reads
+per object).
 Both count each worker's successes and failures.  With detail and an
 ssbench.report.compute.endpoints EndpointTable (``endpoints``, a run of
 several storage URLs), each result is counted per endpoint too.
@@ -44,11 +45,13 @@ from ssbench.measure import record as spec
 from ssbench.results import sortedruns
 from ssbench.measure import loghist
 from ssbench.report.compute.causes import CauseTable
+from ssbench.report.compute.endpoints import EndpointTable
 from ssbench.report.compute.retrycauses import RetryTable
 from ssbench.report.compute.seconds import SecondCounts
 from ssbench.report.compute.timebuckets import TimeBuckets
 from ssbench.errors import StatsFileError
 from ssbench.report.compute.cells import GROUPS, as_text
+from ssbench.results.recordview import narrow
 
 log = logging.getLogger(__name__)
 
@@ -105,14 +108,18 @@ class Scan(object):
     ``detail``: False for the text report's pass (see the module
     docstring); ``buckets`` is then None.  ``count_reads``: count the
     successful READs per object (in ``reads``; else it is None).
-    ``endpoints``: an EndpointTable that takes each result too (with
-    detail), or None.
+    ``urls``: a run's storage URLs when it has several: an EndpointTable
+    (``endpoints``) then takes each result too (with detail).
+    ``sizes``: count the successes' bytes without detail too (the
+    summary line's MB/s).
     """
 
     def __init__(self, store, keys=TEXT_KEYS, skip=0, skip_until=None,
-                 detail=True, count_reads=False, endpoints=None):
+                 detail=True, count_reads=False, urls=(), sizes=False):
         self.store = store
-        self.endpoints = endpoints if detail else None
+        self.sizes = sizes or detail
+        self.endpoints = EndpointTable(urls, store, keys) \
+            if urls and detail else None
         self.keys = keys
         self.detail = detail
         self.skip = skip
@@ -317,6 +324,7 @@ class Scan(object):
         worst_last_id = self.worst_last_id
         cell_slot = self.cell_slot
         detail = self.detail
+        sizes = self.sizes
         workers = self.workers
         sec_counts = self.sec_counts
         slow = self._slow
@@ -431,6 +439,14 @@ class Scan(object):
                     workers[worker] += 1
                 except KeyError:
                     workers[worker] = 1
+                size = result.get(k_bytes) if sizes else None
+                if size is not None:
+                    try:
+                        if detail:
+                            row_bytes[slot] += size
+                        nbytes[cell] += size
+                    except TypeError:
+                        note_size(cell, size)
                 if detail:
                     if endpoints is not None:
                         endpoints.success(result, seq, completed_at, began,
@@ -444,13 +460,6 @@ class Scan(object):
                         reconnects_recorded = True
                         if reconnect:
                             reconnects[cell] += reconnect
-                    size = result.get(k_bytes)
-                    if size is not None:
-                        try:
-                            row_bytes[slot] += size
-                            nbytes[cell] += size
-                        except TypeError:
-                            note_size(cell, size)
                     if last:
                         try:
                             hist = row_hists[slot]
@@ -507,20 +516,47 @@ class Scan(object):
 
     def finish(self):
         """Spill the last buffers; the runs are then readable."""
-        if self.skipped:
+        # The text report says its own, with the control records.
+        if self.skipped and self.detail:
             log.warning('Total number of results skipped: %d', self.skipped)
         if self.endpoints is not None:
             self.endpoints.buffers.finish()
         self.buffers.finish()
 
 
-def scan_file(stats_file, store, skip=0, skip_until=None, detail=True):
-    """A Scan (see the class) through ``stats_file``'s batches; raw
-    strings when it has them: undecoded strings make msgpack ~40% faster,
-    and only a handful (names, trans ids, messages) are ever decoded."""
+def scan_file(stats_file, store, skip=0, skip_until=None, **options):
+    """A Scan (see the class; `options` are its own) through
+    ``stats_file``'s batches; raw strings when it has them: undecoded
+    strings make msgpack ~40% faster, and only a handful (names, trans
+    ids, messages) are ever decoded."""
     raw = getattr(stats_file, 'raw_strings', False)
     scan = Scan(store, RAW_KEYS if raw else TEXT_KEYS, skip, skip_until,
-                detail)
+                **options)
     scan.scan(stats_file.iter_batches(raw=True) if raw
               else stats_file.iter_batches())
     return scan
+
+
+def scanned(stats_file, use, skip=0, **options):
+    """use(scan) of a finished scan_file() of ``stats_file`` (with
+    ``options``), its runs in a store of their own, closed afterwards."""
+    store = sortedruns.RunStore()
+    try:
+        scan = scan_file(stats_file, store, skip, **options)
+        if narrow(stats_file):
+            # Results far outside the run are left out from now on
+            # (ssbench.results.timewindow): scan without them.
+            store.close()
+            store = sortedruns.RunStore()
+            scan = scan_file(stats_file, store, skip, **options)
+        if scan.needs_rescan:
+            # Rare: the first request start moved after results were left
+            # out as warm-up that it now keeps.
+            store.close()
+            store = sortedruns.RunStore()
+            scan = scan_file(stats_file, store, skip, scan.skip_until,
+                             **options)
+        scan.finish()
+        return use(scan)
+    finally:
+        store.close()

@@ -6,6 +6,7 @@ the same in the log of run-scenario and run-suite, in report-scenario
 --summary and at the top of the HTML pages (see docs/analysis.rst)."""
 from __future__ import absolute_import, division, print_function
 
+from ssbench.compat import write_text
 from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.suitefigures import KEYS, PERCENTILES
 from ssbench.report.render.htmltables import esc
@@ -25,6 +26,13 @@ def micro_sign(stream):
         return MICRO
     except (TypeError, LookupError, UnicodeError):
         return u'u'
+
+
+def write_lines(out, lines):
+    """Write lines(micro), each with a newline, to `out`: the micro sign
+    only where `out` can show it."""
+    write_text(out, u''.join(line + u'\n' for line in lines(
+        micro_sign(out))))
 
 
 def _digits(value):
