@@ -4,8 +4,7 @@
 running it; and --container-base."""
 from __future__ import absolute_import, division, print_function
 
-import argparse
-
+from ssbench.cli.common import checked
 from ssbench.errors import UsageError
 from ssbench.load import scenarioflags
 from ssbench.results.safefiles import STDOUT
@@ -15,18 +14,7 @@ BUILDING_FLAGS = (('size', '--size'), ('size_name', '--size-name'),
                   ('crud', '--crud'), ('objects', '--objects'))
 
 
-def _checked(parse):
-    """An argparse type of a scenarioflags parser."""
-    def convert(text):
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError('%s' % (exc,))
-    convert.__name__ = parse.__name__[len('parse_'):]
-    return convert
-
-
-container_base = _checked(scenarioflags.parse_container_base)
+container_base = checked(scenarioflags.parse_container_base)
 
 
 def add_container_base(parser):
@@ -48,22 +36,22 @@ def add_scenario_options(parser):
         'build the scenario')
     parser.add_argument(
         '--size', metavar='SIZE[,SIZE...]',
-        type=_checked(scenarioflags.parse_sizes), default=None,
+        type=checked(scenarioflags.parse_sizes), default=None,
         help='Without -f: a size class of objects of SIZE bytes (1MiB, 4K, '
         '512) or from LOW to HIGH (4KiB-64KiB) each; a list makes several')
     parser.add_argument(
         '--size-name', metavar='NAME[,NAME...]',
-        type=_checked(scenarioflags.parse_names), default=None,
+        type=checked(scenarioflags.parse_names), default=None,
         help='Without -f: the size classes\' names (default: their sizes, '
         'as 1MiB or 4KiB-64KiB)')
     parser.add_argument(
-        '--crud', metavar='C,R,U,D', type=_checked(scenarioflags.parse_crud),
+        '--crud', metavar='C,R,U,D', type=checked(scenarioflags.parse_crud),
         default=None,
         help='Without -f: percentages of CREATE, READ, UPDATE and DELETE, '
         'adding up to 100')
     parser.add_argument(
         '--objects', metavar='COUNT[,COUNT...]',
-        type=_checked(scenarioflags.parse_counts), default=None,
+        type=checked(scenarioflags.parse_counts), default=None,
         help='Without -f: initial objects of each size class, or one count '
         'per class (default %d)' % scenarioflags.DEFAULT_OBJECTS)
     parser.add_argument(
