@@ -33,7 +33,7 @@ seconds = _from_to(float, 0, MAX_RUN_SECONDS)
 rate = _from_to(float, MIN_RATE, MAX_RATE)
 
 
-def add_run_options(parser, sweep=None):
+def add_run_options(parser, sweep):
     """The load-model options of run-scenario (and run-suite, whose
     `sweep` makes --rate take a sweep: see ssbench.cli.masterparser)."""
     parser.add_argument(
@@ -48,7 +48,7 @@ def add_run_options(parser, sweep=None):
         'keeps every result, and stores SECONDS for report-scenario')
     parser.add_argument(
         '--rate', metavar='JOBS_PER_S',
-        type=rate if sweep is None else sweep(rate), default=None,
+        type=sweep(rate), default=None,
         help='Open loop: start jobs at this rate in total, whatever the '
         'latencies (the user count caps the jobs in flight; a job that '
         'finds the cap full waits, and its wait counts). Latencies are '

@@ -96,36 +96,29 @@ def build_parser():
 
 def add_run_arguments(run, sweep=None):
     """The flags run-scenario and run-suite share.  `sweep` (run-suite's
-    ssbench.cli.suiteopts.Sweepable) makes the load settings a suite
+    ssbench.cli.suiteopts.sweepable) makes the load settings a suite
     varies take sweeps; without it each takes one value."""
     from ssbench.cli.authopts import add_auth_options
 
     sweep = sweep or _one_value
     add_zmq_options(run, run=True)
     add_auth_options(run)
-    run.add_argument(
-        '-c', '--container-count', metavar='COUNT',
-        type=sweep(bounded(common.positive_int, limits.MAX_CONTAINER_COUNT)),
-        default=None,
-        help='Override the container count specified in the scenario file.')
-    run.add_argument(
-        '-u', '--user-count', metavar='COUNT',
-        type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
-        default=None,
-        help='Override the user count (concurrency) specified in the '
-        'scenario file.')
-    run.add_argument(
-        '-o', '--op-count', metavar='COUNT',
-        type=sweep(bounded(common.positive_int,
-                           limits.MAX_OPERATION_COUNT)),
-        default=None,
-        help='Override the operation count specified in the scenario file.')
-    run.add_argument(
-        '-r', '--run-seconds', metavar='SECONDS',
-        type=sweep(bounded(common.positive_float, limits.MAX_RUN_SECONDS)),
-        default=None,
-        help='Override the run_seconds specified in the scenario file (and '
-        'any operation count).')
+    # The scenario's settings these flags override, each with its type's
+    # parser and limit.
+    for flags, metavar, parse, limit, text in (
+            (('-c', '--container-count'), 'COUNT', common.positive_int,
+             limits.MAX_CONTAINER_COUNT, 'the container count'),
+            (('-u', '--user-count'), 'COUNT', common.positive_int,
+             limits.MAX_USER_COUNT, 'the user count (concurrency)'),
+            (('-o', '--op-count'), 'COUNT', common.positive_int,
+             limits.MAX_OPERATION_COUNT, 'the operation count'),
+            (('-r', '--run-seconds'), 'SECONDS', common.positive_float,
+             limits.MAX_RUN_SECONDS, 'the run_seconds')):
+        suffix = ' (and any operation count)' if flags[0] == '-r' else ''
+        run.add_argument(
+            *flags, metavar=metavar, type=sweep(bounded(parse, limit)),
+            default=None, help='Override %s specified in the scenario '
+            'file%s.' % (text, suffix))
     run.add_argument(
         '-b', '--block-size', metavar='BYTES',
         type=bounded(common.positive_int, limits.MAX_BLOCK_SIZE),
@@ -153,7 +146,7 @@ def add_run_arguments(run, sweep=None):
     run.add_argument(
         '--batch-size', metavar='COUNT',
         type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
-        default=sweep.default(1),
+        default=1,
         help='Send bench jobs to workers in batches of this size to '
         'increase benchmarking throughput; for best results, the user count '
         'should be greater than and an even multiple of both the batch size '
@@ -211,17 +204,9 @@ def add_run_arguments(run, sweep=None):
     runopts.add_live_options(run)
 
 
-class _OneValue(object):
+def _one_value(convert):
     """run-scenario's load settings: one value each, as the flag says."""
-
-    def __call__(self, convert):
-        return convert
-
-    def default(self, value):
-        return value
-
-
-_one_value = _OneValue()
+    return convert
 
 
 def add_network_timeout(parser):
