@@ -180,8 +180,8 @@ def _run(runner, swift, worker_config, curve, widest):
                                   os.path.join(runner.folder, 'worker-logs'))
             try:
                 if local is not None:
-                    suite_run.workers_gone = workers_gone(
-                        local, _MasterOf(suite_run))
+                    suite_run.workers_gone = workers_gone(local,
+                                                          suite_run)
                     suite_run.local_run = local.token
                     local.start()
                 outcome = runner.run_steps(
@@ -202,16 +202,3 @@ def _run(runner, swift, worker_config, curve, widest):
             swift.close()
         runner.suite_file.release()
     return runner.finish(outcome, write_outputs)
-
-
-class _MasterOf(object):
-    """The suite's master as runscenario.workers_gone() reads it: its
-    workers, once the first step made it."""
-
-    def __init__(self, suite_run):
-        self.suite_run = suite_run
-
-    @property
-    def workers(self):
-        master = self.suite_run.master
-        return master.workers if master is not None else {}
