@@ -6,11 +6,14 @@ import ssbench
 from ssbench.load import scenario as limits
 from ssbench.cli import common, loadopts, runopts, scenarioopts
 from ssbench.cli import report as report_cli
+from ssbench.cli.authopts import add_auth_options
 from ssbench.cli.cleanupcontainers import cmd_cleanup_containers
 from ssbench.cli.common import ArgumentParser, bounded
 from ssbench.cli.killworkers import cmd_kill_workers
 from ssbench.cli.masterzmq import add_zmq_options
 from ssbench.cli.runscenario import cmd_run_scenario
+from ssbench.cli.s3opts import add_s3_options
+from ssbench.cli.suiteopts import add_suite_parser
 
 # Local worker processes one run may spawn (--workers).
 MAX_LOCAL_WORKERS = 256
@@ -20,8 +23,6 @@ MAX_CLEANUP_CONCURRENCY = 100
 
 def build_parser():
     """The whole ssbench-master argument tree."""
-    from ssbench.cli.authopts import add_auth_options
-
     parser = ArgumentParser(
         prog='ssbench-master',
         description='SwiftStack Benchmark (ssbench) version %s'
@@ -57,7 +58,6 @@ def build_parser():
         formatter_class=common.HelpFormatter)
     scenarioopts.add_scenario_options(run)
     add_run_arguments(run)
-    from ssbench.cli.s3opts import add_s3_options
     add_s3_options(run)
     run.add_argument(
         '--mark-file', metavar='PATH',
@@ -67,7 +67,6 @@ def build_parser():
         'file need not exist yet')
     run.set_defaults(func=cmd_run_scenario)
 
-    from ssbench.cli.suiteopts import add_suite_parser
     add_suite_parser(subparsers, add_run_arguments)
 
     report_cli.add_report_parser(subparsers, common.HelpFormatter)
@@ -98,8 +97,6 @@ def add_run_arguments(run, sweep=None):
     """The flags run-scenario and run-suite share.  `sweep` (run-suite's
     ssbench.cli.suiteopts.sweepable) makes the load settings a suite
     varies take sweeps; without it each takes one value."""
-    from ssbench.cli.authopts import add_auth_options
-
     sweep = sweep or _one_value
     add_zmq_options(run, run=True)
     add_auth_options(run)

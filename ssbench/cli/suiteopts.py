@@ -91,8 +91,7 @@ def add_suite_parser(subparsers, add_run_arguments):
 
 
 def _cmd_run_suite(args):
+    from ssbench.cli import runsuite
     if args.find_max_rate:
-        from ssbench.cli.runsuite import cmd_find_max_rate
-        return cmd_find_max_rate(args)
-    from ssbench.cli.runsuite import cmd_run_suite
-    return cmd_run_suite(args)
+        return runsuite.cmd_find_max_rate(args)
+    return runsuite.cmd_run_suite(args)
