@@ -96,32 +96,35 @@ def shown(text):
     return '%r... (%d characters)' % (text[:SHOWN], len(text))
 
 
+def _refused(text, why):
+    """The ArgumentTypeError that refuses `text` (shown()) for `why`."""
+    return argparse.ArgumentTypeError('%s %s' % (shown(text), why))
+
+
 def _int(text):
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError('%s is not an integer' % shown(text))
+        raise _refused(text, 'is not an integer')
 
 
 def _at_most(text, value, maximum):
     if maximum is not None and value > maximum:
-        raise argparse.ArgumentTypeError('%s must be at most %s' % (
-            shown(text), maximum))
+        raise _refused(text, 'must be at most %s' % (maximum,))
     return value
 
 
 def positive_int(text, maximum=None):
     value = _int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError('%s must be at least 1' % shown(text))
+        raise _refused(text, 'must be at least 1')
     return _at_most(text, value, maximum)
 
 
 def non_negative_int(text, maximum=None):
     value = _int(text)
     if value < 0:
-        raise argparse.ArgumentTypeError('%s must not be negative'
-                                         % shown(text))
+        raise _refused(text, 'must not be negative')
     return _at_most(text, value, maximum)
 
 
@@ -129,21 +132,18 @@ def _number(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError('%s is not a number' % shown(text))
+        raise _refused(text, 'is not a number')
     if not is_finite(value):
-        raise argparse.ArgumentTypeError('%s is not a finite number'
-                                         % shown(text))
+        raise _refused(text, 'is not a finite number')
     return value
 
 
 def positive_float(text, maximum=MAX_WAIT_SECONDS, minimum=MIN_SECONDS):
     value = _number(text)
     if not value > 0:
-        raise argparse.ArgumentTypeError('%s must be greater than 0'
-                                         % shown(text))
+        raise _refused(text, 'must be greater than 0')
     if value < minimum:
-        raise argparse.ArgumentTypeError('%s must be at least %s' % (
-            shown(text), minimum))
+        raise _refused(text, 'must be at least %s' % (minimum,))
     return _at_most(text, value, maximum)
 
 
@@ -151,37 +151,40 @@ def non_negative_float(text, maximum=MAX_WAIT_SECONDS):
     """A number from 0 (often "off") or MIN_SECONDS to `maximum`."""
     value = _number(text)
     if value < 0:
-        raise argparse.ArgumentTypeError('%s must not be negative'
-                                         % shown(text))
+        raise _refused(text, 'must not be negative')
     if 0 < value < MIN_SECONDS:
-        raise argparse.ArgumentTypeError('%s must be 0 or at least %s' % (
-            shown(text), MIN_SECONDS))
+        raise _refused(text, 'must be 0 or at least %s' % (MIN_SECONDS,))
     return _at_most(text, value, maximum)
 
 
-def between(parse, minimum, maximum):
-    """An argparse type: `parse` (positive_float) from `minimum` to
-    `maximum`."""
-    def parse_between(text):
-        return parse(text, maximum, minimum)
-    parse_between.__name__ = parse.__name__
-    return parse_between
+def bounded(parse, maximum, minimum=None):
+    """An argparse type: `parse` (e.g. positive_int) with an upper bound,
+    and a lower one for positive_float."""
+    limits = (maximum,) if minimum is None else (maximum, minimum)
 
-
-def bounded(parse, maximum):
-    """An argparse type: `parse` (e.g. positive_int) with an upper bound."""
     def parse_bounded(text):
-        return parse(text, maximum)
+        return parse(text, *limits)
     parse_bounded.__name__ = parse.__name__
     return parse_bounded
+
+
+def checked(parse):
+    """An argparse type of `parse`, whose ValueError says in one line why
+    a value is refused."""
+    def convert(text):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError('%s' % (exc,))
+    convert.__name__ = parse.__name__
+    return convert
 
 
 def percent(text):
     """A PERCENT flag, above 0 and below 100, as a fraction."""
     value = positive_float(text)
     if not value < 100:
-        raise argparse.ArgumentTypeError('%s must be below 100'
-                                         % shown(text))
+        raise _refused(text, 'must be below 100')
     return value / 100
 
 
@@ -194,15 +197,14 @@ def shown_percent(fraction):
 def port(text):
     value = non_negative_int(text)
     if value > 65535:
-        raise argparse.ArgumentTypeError('%s is not a TCP port' % shown(text))
+        raise _refused(text, 'is not a TCP port')
     return value
 
 
 def pctile(text):
     value = positive_int(text)
     if value > 100:
-        raise argparse.ArgumentTypeError('%s is not a percentile (1-100)'
-                                         % shown(text))
+        raise _refused(text, 'is not a percentile (1-100)')
     return value
 
 

@@ -8,43 +8,32 @@ from ssbench.load import schedule, seeds
 from ssbench.load.scenario import MAX_RATE, MAX_RUN_SECONDS, MIN_RATE
 
 
-def seed(text):
-    """A --seed value: an integer from 0 to seeds.MAX_SEED."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError('%r is not an integer' % (text,))
-    if not 0 <= value <= seeds.MAX_SEED:
-        raise argparse.ArgumentTypeError('%r must be from 0 to %d' % (
-            text, seeds.MAX_SEED))
-    return value
+def _from_to(convert, low, high):
+    """An argparse type: `convert` (int or float) of a value from `low`
+    to `high`, a whole float as an int."""
+    noun = 'an integer' if convert is int else 'a number'
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError('%r is not %s' % (text, noun))
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError('%r must be from %s to %d' % (
+                text, low, high))
+        return int(value) if value == int(value) else value
+    return parse
 
 
-def seconds(text):
-    """A --warmup/--skip value: seconds from 0 to the longest run."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError('%r is not a number' % (text,))
-    if not 0 <= value <= MAX_RUN_SECONDS:
-        raise argparse.ArgumentTypeError('%r must be from 0 to %d' % (
-            text, MAX_RUN_SECONDS))
-    return int(value) if value == int(value) else value
+# --seed: an integer from 0 to seeds.MAX_SEED.
+seed = _from_to(int, 0, seeds.MAX_SEED)
+# --warmup and the report's --skip: seconds from 0 to the longest run.
+seconds = _from_to(float, 0, MAX_RUN_SECONDS)
+# --rate: jobs per second, from MIN_RATE to MAX_RATE.
+rate = _from_to(float, MIN_RATE, MAX_RATE)
 
 
-def rate(text):
-    """A --rate value: jobs per second, from MIN_RATE to MAX_RATE."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError('%r is not a number' % (text,))
-    if not MIN_RATE <= value <= MAX_RATE:
-        raise argparse.ArgumentTypeError(
-            '%r must be from %s to %d' % (text, MIN_RATE, MAX_RATE))
-    return int(value) if value == int(value) else value
-
-
-def add_run_options(parser, sweep=None):
+def add_run_options(parser, sweep):
     """The load-model options of run-scenario (and run-suite, whose
     `sweep` makes --rate take a sweep: see ssbench.cli.masterparser)."""
     parser.add_argument(
@@ -59,7 +48,7 @@ def add_run_options(parser, sweep=None):
         'keeps every result, and stores SECONDS for report-scenario')
     parser.add_argument(
         '--rate', metavar='JOBS_PER_S',
-        type=rate if sweep is None else sweep(rate), default=None,
+        type=sweep(rate), default=None,
         help='Open loop: start jobs at this rate in total, whatever the '
         'latencies (the user count caps the jobs in flight; a job that '
         'finds the cap full waits, and its wait counts). Latencies are '

@@ -6,11 +6,14 @@ import ssbench
 from ssbench.load import scenario as limits
 from ssbench.cli import common, loadopts, runopts, scenarioopts
 from ssbench.cli import report as report_cli
+from ssbench.cli.authopts import add_auth_options
 from ssbench.cli.cleanupcontainers import cmd_cleanup_containers
 from ssbench.cli.common import ArgumentParser, bounded
 from ssbench.cli.killworkers import cmd_kill_workers
 from ssbench.cli.masterzmq import add_zmq_options
 from ssbench.cli.runscenario import cmd_run_scenario
+from ssbench.cli.s3opts import add_s3_options
+from ssbench.cli.suiteopts import add_suite_parser
 
 # Local worker processes one run may spawn (--workers).
 MAX_LOCAL_WORKERS = 256
@@ -20,8 +23,6 @@ MAX_CLEANUP_CONCURRENCY = 100
 
 def build_parser():
     """The whole ssbench-master argument tree."""
-    from ssbench.cli.authopts import add_auth_options
-
     parser = ArgumentParser(
         prog='ssbench-master',
         description='SwiftStack Benchmark (ssbench) version %s'
@@ -57,7 +58,6 @@ def build_parser():
         formatter_class=common.HelpFormatter)
     scenarioopts.add_scenario_options(run)
     add_run_arguments(run)
-    from ssbench.cli.s3opts import add_s3_options
     add_s3_options(run)
     run.add_argument(
         '--mark-file', metavar='PATH',
@@ -67,7 +67,6 @@ def build_parser():
         'file need not exist yet')
     run.set_defaults(func=cmd_run_scenario)
 
-    from ssbench.cli.suiteopts import add_suite_parser
     add_suite_parser(subparsers, add_run_arguments)
 
     report_cli.add_report_parser(subparsers, common.HelpFormatter)
@@ -96,36 +95,27 @@ def build_parser():
 
 def add_run_arguments(run, sweep=None):
     """The flags run-scenario and run-suite share.  `sweep` (run-suite's
-    ssbench.cli.suiteopts.Sweepable) makes the load settings a suite
+    ssbench.cli.suiteopts.sweepable) makes the load settings a suite
     varies take sweeps; without it each takes one value."""
-    from ssbench.cli.authopts import add_auth_options
-
     sweep = sweep or _one_value
     add_zmq_options(run, run=True)
     add_auth_options(run)
-    run.add_argument(
-        '-c', '--container-count', metavar='COUNT',
-        type=sweep(bounded(common.positive_int, limits.MAX_CONTAINER_COUNT)),
-        default=None,
-        help='Override the container count specified in the scenario file.')
-    run.add_argument(
-        '-u', '--user-count', metavar='COUNT',
-        type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
-        default=None,
-        help='Override the user count (concurrency) specified in the '
-        'scenario file.')
-    run.add_argument(
-        '-o', '--op-count', metavar='COUNT',
-        type=sweep(bounded(common.positive_int,
-                           limits.MAX_OPERATION_COUNT)),
-        default=None,
-        help='Override the operation count specified in the scenario file.')
-    run.add_argument(
-        '-r', '--run-seconds', metavar='SECONDS',
-        type=sweep(bounded(common.positive_float, limits.MAX_RUN_SECONDS)),
-        default=None,
-        help='Override the run_seconds specified in the scenario file (and '
-        'any operation count).')
+    # The scenario's settings these flags override, each with its type's
+    # parser and limit.
+    for flags, metavar, parse, limit, text in (
+            (('-c', '--container-count'), 'COUNT', common.positive_int,
+             limits.MAX_CONTAINER_COUNT, 'the container count'),
+            (('-u', '--user-count'), 'COUNT', common.positive_int,
+             limits.MAX_USER_COUNT, 'the user count (concurrency)'),
+            (('-o', '--op-count'), 'COUNT', common.positive_int,
+             limits.MAX_OPERATION_COUNT, 'the operation count'),
+            (('-r', '--run-seconds'), 'SECONDS', common.positive_float,
+             limits.MAX_RUN_SECONDS, 'the run_seconds')):
+        suffix = ' (and any operation count)' if flags[0] == '-r' else ''
+        run.add_argument(
+            *flags, metavar=metavar, type=sweep(bounded(parse, limit)),
+            default=None, help='Override %s specified in the scenario '
+            'file%s.' % (text, suffix))
     run.add_argument(
         '-b', '--block-size', metavar='BYTES',
         type=bounded(common.positive_int, limits.MAX_BLOCK_SIZE),
@@ -153,7 +143,7 @@ def add_run_arguments(run, sweep=None):
     run.add_argument(
         '--batch-size', metavar='COUNT',
         type=sweep(bounded(common.positive_int, limits.MAX_USER_COUNT)),
-        default=sweep.default(1),
+        default=1,
         help='Send bench jobs to workers in batches of this size to '
         'increase benchmarking throughput; for best results, the user count '
         'should be greater than and an even multiple of both the batch size '
@@ -211,17 +201,9 @@ def add_run_arguments(run, sweep=None):
     runopts.add_live_options(run)
 
 
-class _OneValue(object):
+def _one_value(convert):
     """run-scenario's load settings: one value each, as the flag says."""
-
-    def __call__(self, convert):
-        return convert
-
-    def default(self, value):
-        return value
-
-
-_one_value = _OneValue()
+    return convert
 
 
 def add_network_timeout(parser):

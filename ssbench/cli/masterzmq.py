@@ -56,16 +56,11 @@ def bind_plan(args):
     named = (args.zmq_bind_ip, args.zmq_work_port, args.zmq_results_port)
     local_only = bool(args.workers) and named == (None, None, None) and (
         args.expect_workers is None or args.expect_workers <= args.workers)
-    if local_only:
-        args.zmq_bind_ip, args.zmq_work_port, args.zmq_results_port = (
-            LOOPBACK, 0, 0)
-        return
-    if args.zmq_bind_ip is None:
-        args.zmq_bind_ip = ANY
-    if args.zmq_work_port is None:
-        args.zmq_work_port = DEFAULT_WORK_PORT
-    if args.zmq_results_port is None:
-        args.zmq_results_port = DEFAULT_RESULTS_PORT
+    plan = ((LOOPBACK, 0, 0) if local_only
+            else (ANY, DEFAULT_WORK_PORT, DEFAULT_RESULTS_PORT))
+    args.zmq_bind_ip, args.zmq_work_port, args.zmq_results_port = [
+        planned if given is None else given
+        for given, planned in zip(named, plan)]
 
 
 def worker_host(bind_ip):

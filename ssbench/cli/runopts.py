@@ -64,9 +64,9 @@ def add_steady_options(parser):
         'ceiling')
     parser.add_argument(
         '--steady-seconds', metavar='SECONDS',
-        type=common.between(common.positive_float,
-                            steadystate.MIN_WINDOW * windows,
-                            steadystate.MAX_WINDOW * windows),
+        type=common.bounded(common.positive_float,
+                            steadystate.MAX_WINDOW * windows,
+                            steadystate.MIN_WINDOW * windows),
         default=steadystate.WINDOW * windows,
         help='--until-steady judges the last SECONDS (%g to %g), in %d '
         'windows' % (steadystate.MIN_WINDOW * windows,
@@ -89,18 +89,12 @@ def steady_watch(args):
 
 def _metrics_address(text):
     from ssbench.live.metrics import parse_address
-    try:
-        return parse_address(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError('%s' % exc)
+    return parse_address(text)
 
 
 def _push_url(text):
     from ssbench.live.push import parse_url
-    try:
-        parse_url(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError('%s' % exc)
+    parse_url(text)
     return text.strip()
 
 
@@ -156,13 +150,14 @@ def add_live_options(parser):
         'per operation under it (rate, p99, errors); default: the line on '
         'a terminal, the characters otherwise, nothing with -v or -q')
     parser.add_argument(
-        '--metrics', metavar='ADDR:PORT', type=_metrics_address,
-        default=None,
+        '--metrics', metavar='ADDR:PORT',
+        type=common.checked(_metrics_address), default=None,
         help='Serve the run\'s figures to Prometheus at '
         'http://ADDR:PORT/metrics while it runs (ADDR defaults to '
         '127.0.0.1; needs ssbench[metrics])')
     parser.add_argument(
-        '--push', metavar='URL', type=_push_url, default=None,
+        '--push', metavar='URL', type=common.checked(_push_url),
+        default=None,
         help='PUT the run\'s final figures (those --metrics serves, no '
         'phase left running) to the Prometheus Pushgateway at URL '
         '(http://HOST:PORT), grouped as job/JOB/run/NAME-START; a gateway '

@@ -15,9 +15,9 @@ import sys
 
 import ssbench
 from ssbench.cli.common import write_outputs
-from ssbench.results.safefiles import STDOUT
+from ssbench.results import safefiles
 from ssbench.cli.masterzmq import check_ports, curve_keys
-from ssbench.cli.runchecks import check_open_files
+from ssbench.cli.runchecks import check_open_files, check_warmup
 from ssbench.cli.runscenario import (connect_swift, local_workers,
                                      shared_run_options, stop_on_signals,
                                      went_well, workers_gone)
@@ -42,20 +42,9 @@ _NOT_FOR_SUITES = (('stats_file', '-s', 'each step\'s stats file is named '
                     'run-scenario'))
 
 
-def _refuse_run_only_flags(args):
-    for attr, flag, why in _NOT_FOR_SUITES:
-        if getattr(args, attr):
-            raise UsageError('%s is a run-scenario flag: %s' % (flag, why))
-    if args.pctile != 95:
-        raise UsageError('--pctile is a run-scenario flag: the suite table '
-                         'gives p50, p99 and p99.9')
-
-
 def check_steps(args, steps):
     """Refuse, before anything runs, a step whose --warmup leaves nothing
     or whose stats file must not be written."""
-    from ssbench.cli.runchecks import check_warmup
-    from ssbench.results import safefiles
     for step in steps:
         check_warmup(args, step.scenario)
         paths = safefiles.StatsPaths(step.stats_path)
@@ -66,17 +55,16 @@ def check_steps(args, steps):
 
 
 def _check_outputs(args, folder):
-    from ssbench.results import safefiles
     safefiles.check_directory(os.path.join(folder, suitefolder.SUITE_FILE),
                               'suite folder', create=True)
     for what, path in (('JSON file', args.json_file),
                        ('HTML file', args.html_file)):
-        if path and path != STDOUT:
+        if path and path != safefiles.STDOUT:
             safefiles.check_output(path, what, args.force)
     if args.html_file:
         from ssbench.report.render.html import plotly_js
         plotly_js()
-    if args.json_file == STDOUT and args.html_file == STDOUT:
+    if args.json_file == args.html_file == safefiles.STDOUT:
         raise UsageError('--json - and --html - would share standard '
                          'output: give one of them a file name')
 
@@ -86,7 +74,12 @@ def suite_objectives(args):
     run-scenario's alone); its --slo objectives, or None."""
     from ssbench.report.slo import check_flags, parse_slo
     check_ports(args)
-    _refuse_run_only_flags(args)
+    for attr, flag, why in _NOT_FOR_SUITES:
+        if getattr(args, attr):
+            raise UsageError('%s is a run-scenario flag: %s' % (flag, why))
+    if args.pctile != 95:
+        raise UsageError('--pctile is a run-scenario flag: the suite table '
+                         'gives p50, p99 and p99.9')
     objectives = parse_slo(args.slo) if args.slo is not None else None
     check_flags(objectives, getattr(args, 'storage_urls', None))
     return objectives
@@ -180,8 +173,8 @@ def _run(runner, swift, worker_config, curve, widest):
                                   os.path.join(runner.folder, 'worker-logs'))
             try:
                 if local is not None:
-                    suite_run.workers_gone = workers_gone(
-                        local, _MasterOf(suite_run))
+                    suite_run.workers_gone = workers_gone(local,
+                                                          suite_run)
                     suite_run.local_run = local.token
                     local.start()
                 outcome = runner.run_steps(
@@ -202,16 +195,3 @@ def _run(runner, swift, worker_config, curve, widest):
             swift.close()
         runner.suite_file.release()
     return runner.finish(outcome, write_outputs)
-
-
-class _MasterOf(object):
-    """The suite's master as runscenario.workers_gone() reads it: its
-    workers, once the first step made it."""
-
-    def __init__(self, suite_run):
-        self.suite_run = suite_run
-
-    @property
-    def workers(self):
-        master = self.suite_run.master
-        return master.workers if master is not None else {}

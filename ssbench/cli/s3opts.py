@@ -74,6 +74,11 @@ class S3Settings(object):
                                 self.addressing, self.signed_payload,
                                 self.access_key)
 
+    def key_maker(self):
+        """A new ssbench.s3.keyring.KeyMaker of these keys."""
+        from ssbench.s3.keyring import KeyMaker
+        return KeyMaker(self.access_key, self.secret, self.region)
+
     def header(self):
         """What a stats file's header says of the run's S3 side."""
         return {'endpoint_url': self.endpoint_url, 'region': self.region,

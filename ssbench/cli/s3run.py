@@ -107,6 +107,16 @@ class MasterKeys(object):
         return self.keyring
 
 
+def master_client(settings, **options):
+    """The S3Client of the master's own requests (MasterKeys) to the
+    endpoint of `settings` (ssbench.cli.s3opts.S3Settings); `options` are
+    S3Client's."""
+    from ssbench.s3.client import S3Client
+    return S3Client(settings.endpoint_url, MasterKeys(settings.key_maker()),
+                    region=settings.region, addressing=settings.addressing,
+                    signed_payload=settings.signed_payload, **options)
+
+
 def connect_s3(args, scenario, settings):
     """(S3Client of the master or None with --noop, WorkerConfig or None,
     the stats header's keys) of an S3 run of `scenario`; the master's
@@ -119,17 +129,8 @@ def connect_s3(args, scenario, settings):
     if args.noop:
         return None, None, header
     from ssbench.master.workerconfig import WorkerConfig
-    from ssbench.s3.client import S3Client
-    from ssbench.s3.keyring import KeyMaker
-
-    def key_maker():
-        return KeyMaker(settings.access_key, settings.secret,
-                        settings.region)
-    client = S3Client(
-        settings.endpoint_url, MasterKeys(key_maker()),
-        region=settings.region, addressing=settings.addressing,
-        signed_payload=settings.signed_payload,
-        concurrency=scenario.container_concurrency,
+    client = master_client(
+        settings, concurrency=scenario.container_concurrency,
         connect_timeout=args.connect_timeout,
         network_timeout=args.network_timeout,
         retry_backoff=args.retry_backoff)
@@ -151,4 +152,4 @@ def connect_s3(args, scenario, settings):
     return client, WorkerConfig(
         None, args.connect_timeout, args.network_timeout, args.block_size,
         retry_backoff=args.retry_backoff,
-        s3=(endpoint, key_maker())), header
+        s3=(endpoint, settings.key_maker())), header

@@ -4,29 +4,28 @@
 running it; and --container-base."""
 from __future__ import absolute_import, division, print_function
 
-import argparse
-
+from ssbench.cli.common import checked
 from ssbench.errors import UsageError
 from ssbench.load import scenarioflags
 from ssbench.results.safefiles import STDOUT
 
-# (attribute, flag) of the flags that build a scenario.
-BUILDING_FLAGS = (('size', '--size'), ('size_name', '--size-name'),
-                  ('crud', '--crud'), ('objects', '--objects'))
+# The flags that build a scenario without -f: (attribute, flag, metavar,
+# its scenarioflags parser, what it gives).
+BUILDING_FLAGS = (
+    ('size', '--size', 'SIZE[,SIZE...]', scenarioflags.parse_sizes,
+     'a size class of objects of SIZE bytes (1MiB, 4K, 512) or from LOW '
+     'to HIGH (4KiB-64KiB) each; a list makes several'),
+    ('size_name', '--size-name', 'NAME[,NAME...]', scenarioflags.parse_names,
+     'the size classes\' names (default: their sizes, as 1MiB or '
+     '4KiB-64KiB)'),
+    ('crud', '--crud', 'C,R,U,D', scenarioflags.parse_crud,
+     'percentages of CREATE, READ, UPDATE and DELETE, adding up to 100'),
+    ('objects', '--objects', 'COUNT[,COUNT...]', scenarioflags.parse_counts,
+     'initial objects of each size class, or one count per class '
+     '(default %d)' % scenarioflags.DEFAULT_OBJECTS))
 
 
-def _checked(parse):
-    """An argparse type of a scenarioflags parser."""
-    def convert(text):
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError('%s' % (exc,))
-    convert.__name__ = parse.__name__[len('parse_'):]
-    return convert
-
-
-container_base = _checked(scenarioflags.parse_container_base)
+container_base = checked(scenarioflags.parse_container_base)
 
 
 def add_container_base(parser):
@@ -46,26 +45,9 @@ def add_scenario_options(parser):
         '-f', '--scenario-file', default=None,
         help='Scenario file (JSON) to run; without it, --size and --crud '
         'build the scenario')
-    parser.add_argument(
-        '--size', metavar='SIZE[,SIZE...]',
-        type=_checked(scenarioflags.parse_sizes), default=None,
-        help='Without -f: a size class of objects of SIZE bytes (1MiB, 4K, '
-        '512) or from LOW to HIGH (4KiB-64KiB) each; a list makes several')
-    parser.add_argument(
-        '--size-name', metavar='NAME[,NAME...]',
-        type=_checked(scenarioflags.parse_names), default=None,
-        help='Without -f: the size classes\' names (default: their sizes, '
-        'as 1MiB or 4KiB-64KiB)')
-    parser.add_argument(
-        '--crud', metavar='C,R,U,D', type=_checked(scenarioflags.parse_crud),
-        default=None,
-        help='Without -f: percentages of CREATE, READ, UPDATE and DELETE, '
-        'adding up to 100')
-    parser.add_argument(
-        '--objects', metavar='COUNT[,COUNT...]',
-        type=_checked(scenarioflags.parse_counts), default=None,
-        help='Without -f: initial objects of each size class, or one count '
-        'per class (default %d)' % scenarioflags.DEFAULT_OBJECTS)
+    for _name, flag, metavar, parse, text in BUILDING_FLAGS:
+        parser.add_argument(flag, metavar=metavar, type=checked(parse),
+                            default=None, help='Without -f: ' + text)
     parser.add_argument(
         '--print-scenario', metavar='FILE', nargs='?', const=STDOUT,
         default=None,
@@ -89,8 +71,8 @@ def load(args):
     """The Scenario of run-scenario's -f or building flags, with the
     overrides of its other flags."""
     from ssbench.load.scenario import Scenario, load_scenario
-    given = [flag for name, flag in BUILDING_FLAGS
-             if getattr(args, name) is not None]
+    given = [entry[1] for entry in BUILDING_FLAGS
+             if getattr(args, entry[0]) is not None]
     if args.scenario_file is not None:
         if given:
             raise UsageError('-f and %s: the scenario comes from the file or '

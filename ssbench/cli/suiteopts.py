@@ -16,25 +16,21 @@ several -f files each get every step.  A --suite file lists steps of its
 own (see docs/suites.rst).'''
 
 
-class Sweepable(object):
+def sweepable(convert):
     """Makes a flag's type take a sweep: the list of its values."""
+    def one(token):
+        try:
+            return convert(token)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError('%s' % (exc,))
 
-    def __call__(self, convert):
-        def parse_sweep(text):
-            def one(token):
-                try:
-                    return convert(token)
-                except argparse.ArgumentTypeError as exc:
-                    raise ValueError('%s' % (exc,))
-            try:
-                return sweep.expand(text, one)
-            except ValueError as exc:
-                raise argparse.ArgumentTypeError('%s' % (exc,))
-        parse_sweep.__name__ = getattr(convert, '__name__', 'value')
-        return parse_sweep
-
-    def default(self, value):
-        return [value]
+    def parse_sweep(text):
+        try:
+            return sweep.expand(text, one)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError('%s' % (exc,))
+    parse_sweep.__name__ = getattr(convert, '__name__', 'value')
+    return parse_sweep
 
 
 def add_suite_parser(subparsers, add_run_arguments):
@@ -53,7 +49,9 @@ def add_suite_parser(subparsers, add_run_arguments):
         '--suite', metavar='FILE', dest='suite_file', default=None,
         help='A suite file (JSON): the steps to run (instead of -f and the '
         'sweeps)')
-    add_run_arguments(suite, Sweepable())
+    add_run_arguments(suite, sweepable)
+    # --batch-size takes a sweep too: its default is a list of one.
+    suite.set_defaults(batch_size=[1])
     suite.add_argument(
         '--suite-dir', metavar='DIR', default=None,
         help='Folder of the suite\'s stats files (one per step, named by '
@@ -93,8 +91,7 @@ def add_suite_parser(subparsers, add_run_arguments):
 
 
 def _cmd_run_suite(args):
+    from ssbench.cli import runsuite
     if args.find_max_rate:
-        from ssbench.cli.runsuite import cmd_find_max_rate
-        return cmd_find_max_rate(args)
-    from ssbench.cli.runsuite import cmd_run_suite
-    return cmd_run_suite(args)
+        return runsuite.cmd_find_max_rate(args)
+    return runsuite.cmd_run_suite(args)

@@ -28,6 +28,15 @@ import os
 import signal
 import sys
 
+from ssbench.cli import openfiles
+from ssbench.cli.common import (MAX_WORKER_ID, ArgumentParser, bounded,
+                                non_negative_float, non_negative_int, port,
+                                positive_int, quiet_gevent_interrupts,
+                                run_command, setup_logging)
+from ssbench.errors import UsageError
+
+# The worker's lines log under its main loop's name.
+log = logging.getLogger('ssbench.worker.mainloop')
 # Most --retries a request gets (each may wait up to --network-timeout).
 MAX_RETRIES = 1000
 
@@ -35,9 +44,6 @@ MAX_RETRIES = 1000
 def build_parser():
     from ssbench import version
     from ssbench.cli.authopts import add_auth_options
-    from ssbench.cli.common import (MAX_WORKER_ID, ArgumentParser, bounded,
-                                    non_negative_float, non_negative_int,
-                                    port, positive_int)
     from ssbench.worker.supervisor import parse_processes
     from ssbench.load.scenario import MAX_USER_COUNT
     parser = ArgumentParser(
@@ -137,8 +143,8 @@ class _StopOnSignals(object):
     def _handle(self, signum):
         name = 'SIGINT' if signum == signal.SIGINT else 'SIGTERM'
         if self.received is None:
-            logging.getLogger('ssbench.worker.mainloop').info(
-                'worker %d received %s: stopping', self.worker_id, name)
+            log.info('worker %d received %s: stopping', self.worker_id,
+                     name)
         self.received = signum
         self.attach(self.worker)
 
@@ -158,10 +164,7 @@ class _StopOnSignals(object):
 
 def _supervise(args, argv, env):
     """--processes: start the workers, wait for them; the exit status."""
-    from ssbench.cli import openfiles
-    from ssbench.cli.common import MAX_WORKER_ID
     from ssbench.worker.supervisor import Supervisor, process_count
-    from ssbench.errors import UsageError
     from ssbench.results import safefiles
     from ssbench.procstats import cpu_count
     count = process_count(args.processes, cpu_count())
@@ -187,14 +190,12 @@ def _supervise(args, argv, env):
 def _log_to_dir(args):
     """--log-dir without --processes: the log goes to
     DIR/worker-ID.log (appended to), and its errors to stderr too."""
-    from ssbench.cli.common import setup_logging
     from ssbench.worker.supervisor import open_log
     from ssbench.results import safefiles
     path = os.path.join(args.log_dir, 'worker-%d.log' % args.worker_id)
     safefiles.check_directory(path, '--log-dir', create=True)
     stream = open_log(path, text=True)
-    logging.getLogger('ssbench.worker.mainloop').info(
-        'worker %d logging to %s', args.worker_id, path)
+    log.info('worker %d logging to %s', args.worker_id, path)
     setup_logging(verbose=args.verbose, stream=stream)
     root = logging.getLogger()
     errors = logging.StreamHandler(sys.stderr)
@@ -204,13 +205,12 @@ def _log_to_dir(args):
 
 
 def _serve(args, env, handle_signals=True, index=None):
-    from ssbench.cli import openfiles
-    if index is None and args.log_dir:
-        _log_to_dir(args)
     if index is not None:
         # A child of --processes: its id is its parent's first plus its
         # index.
         args.worker_id += index
+    elif args.log_dir:
+        _log_to_dir(args)
     # One socket per runner greenlet: refuse before any connection.
     openfiles.raise_and_check('worker %d --concurrency %d' % (
         args.worker_id, args.concurrency), args.concurrency)
@@ -228,10 +228,8 @@ def _serve_until_stopped(args, env, stop):
     from ssbench.wire.curve.keys import CurveKeys
     from ssbench.wire.transport import WorkerSockets
     from ssbench.worker.mainloop import Worker
-    log = logging.getLogger('ssbench.worker.mainloop')
     save_profile = None
     if args.profile_file and args.profile_count:
-        from ssbench.errors import UsageError
         from ssbench.results import safefiles
         if args.profile_file == safefiles.STDOUT:
             raise UsageError('--profile-file -: a profile is binary; name '
@@ -271,7 +269,6 @@ def _local_run(env):
     """The run token of a local worker of `run-scenario --workers` (see
     ssbench.master.localworkers), None for any other worker."""
     import re
-    from ssbench.errors import UsageError
     from ssbench.master.localworkers import LOCAL_RUN_ENV
     from ssbench.wire.messagecheck import MAX_LOCAL_RUN
     token = env.get(LOCAL_RUN_ENV)
@@ -299,9 +296,7 @@ def main(argv=None, env=None, patch=True):
     if patch and not supervising:
         from ssbench.worker.geventpatch import patch_all
         patch_all()
-        from ssbench.cli.common import quiet_gevent_interrupts
         quiet_gevent_interrupts()
-    from ssbench.cli.common import run_command, setup_logging
     args, status = build_parser().parse(argv)
     if args is None:
         return status

@@ -40,6 +40,11 @@ class SuiteRun(object):
         self.workers_gone = None
         self.local_run = None
 
+    @property
+    def workers(self):
+        """The workers of the master the first step made ({} before)."""
+        return self.master.workers if self.master is not None else {}
+
     def request_stop(self):
         """Ask the running step to stop, and the suite with it; True if it
         was already asked (the caller then stops at once)."""

@@ -130,11 +130,11 @@ def test_durations_below_a_millisecond_are_refused(argv, message, capsys):
     assert err.count('\n') == 1 and message in err
 
 
-def test_between_bounds_both_ends(capsys):
+def test_bounded_floats_bound_both_ends(capsys):
     from ssbench.cli import common
     parser = ArgumentParser(prog='tool')
-    parser.add_argument('-w', type=common.between(common.positive_float,
-                                                  3, 3600))
+    parser.add_argument('-w', type=common.bounded(common.positive_float,
+                                                  3600, 3))
     assert parser.parse(['-w', '3'])[0].w == 3
     assert parser.parse(['-w', '1e-300']) == (None, 2)
     assert "'1e-300' must be at least 3" in capsys.readouterr().err
