@@ -242,10 +242,12 @@ def format_value(value, unit):
     return '%.1f' % value
 
 
-def _format_change(row):
+def format_change(row, points='pp'):
+    """A row's change: '+12.5%', in percentage points '+0.50 pp' (the
+    word `points` after them), or 'n/a' and why."""
     if row['change'] is not None:
         if row['change_unit'] == 'points':
-            return '%+.2f pp' % row['change']
+            return '%+.2f %s' % (row['change'], points)
         return '%+.1f%%' % row['change']
     if row['base'] == 0 and row['this'] is not None:
         return 'n/a (base 0)'
@@ -290,7 +292,7 @@ def _operation_lines(op):
     for row in op['rows']:
         if row['base'] is None and row['this'] is None:
             continue
-        change = _format_change(row)
+        change = format_change(row)
         if row['metric'] == 'rps' and row['change'] is not None:
             change += ' ' + spread_text(op['spread'])
         lines.append((_COLUMNS % (
