@@ -18,12 +18,10 @@ import math
 import os
 import time
 
-from ssbench.compat import text_type, write_text
 from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.suitefigures import KEYS, PERCENTILES, best_step
 from ssbench.report.render.headline import headline_html
-from ssbench.report.render.html import (PAGE, STYLE, library_note,
-                                        plotly_js, scripts_html)
+from ssbench.report.render.html import chart_divs, write_page
 from ssbench.report.render.htmlcharts import log_axis, milliseconds
 from ssbench.report.render.htmltables import chart_esc, esc, table
 from ssbench.report.render.suitetable import table_rows
@@ -262,10 +260,7 @@ def render_suite_html(doc, stream, objectives=None, js_src=None,
     `js_src` (a relative URL), the steps' files linked relative to
     `page_dir` (the page's folder; None: beside them).  MissingExtraError
     without plotly."""
-    js_source, js_version = plotly_js()
-    charts = chart_specs(doc, objectives)
-    divs = ''.join('<div class="chart" id="%s"></div>' % div_id
-                   for div_id, _ in charts)
+    divs, figures = chart_divs(chart_specs(doc, objectives))
     body = ['<header><h1>%s</h1><p class="sub">ssbench suite: %d steps'
             '</p></header>\n' % (esc(doc['name']), len(doc['steps']))]
     best, why = best_step(doc)
@@ -273,7 +268,7 @@ def render_suite_html(doc, stream, objectives=None, js_src=None,
         body.append(headline_html(best['figures'], 'Step %d (%s): %s' % (
             best['step'], best.get('label') or '-', why)))
     body.append(about_html(doc, objectives))
-    if charts:
+    if figures:
         body.append('<section id="curves"><h2>Curves</h2><p class="intro">'
                     'Each point is a step.  Where latency turns up while '
                     'throughput stops growing is the knee: the load the '
@@ -285,10 +280,4 @@ def render_suite_html(doc, stream, objectives=None, js_src=None,
     if search is not None:
         body.append('<section id="search"><h2>Capacity search</h2><p>%s'
                     '</p></section>\n' % esc(search.get('summary')))
-    body.append('<footer>%s</footer>\n' % library_note(js_version, js_src))
-    figures = [{'id': div_id, 'data': fig['data'], 'layout': fig['layout']}
-               for div_id, fig in charts]
-    write_text(stream, text_type(PAGE) % {
-        'title': esc(doc['name']), 'style': STYLE,
-        'scripts': scripts_html(figures, js_source, js_src),
-        'body': ''.join(body)})
+    write_page(stream, esc(doc['name']), ''.join(body), figures, js_src)
