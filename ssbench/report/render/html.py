@@ -118,28 +118,22 @@ def chart_specs(doc):
     if not operations:
         return []
     timeseries = doc.get('timeseries') or {}
-    sections = []
-    events = doc.get('events')
-    throughput = htmlcharts.add_events(
-        htmlcharts.throughput_figure(timeseries, chart_esc), events,
-        timeline.describe, chart_esc)
-    if throughput:
-        sections.append(('throughput', [('chart-throughput', throughput)]))
-    over_time = [(op, htmlcharts.add_events(fig, events, timeline.describe,
-                                            chart_esc))
-                 for op, fig in htmlcharts.latency_time_figures(
-                     timeseries, chart_esc)]
-    if over_time:
-        sections.append(('latency-time', [
-            ('chart-latency-%d' % i, fig)
-            for i, (_, fig) in enumerate(over_time)]))
-    distribution = htmlcharts.distribution_figures(operations,
-                                                   chart_esc)
-    if distribution:
-        sections.append(('distribution', [
-            ('chart-distribution-%d' % i, fig)
-            for i, (_, fig) in enumerate(distribution)]))
-    return sections
+    throughput = htmlcharts.throughput_figure(timeseries, chart_esc)
+    sections = [
+        ('throughput', [('chart-throughput', throughput)] if throughput
+         else []),
+        ('latency-time', [('chart-latency-%d' % i, fig) for i, (_, fig) in
+                          enumerate(htmlcharts.latency_time_figures(
+                              timeseries, chart_esc))]),
+        ('distribution', [('chart-distribution-%d' % i, fig)
+                          for i, (_, fig) in enumerate(
+                              htmlcharts.distribution_figures(
+                                  operations, chart_esc))])]
+    for _, charts in sections[:2]:      # the charts over time
+        for _, figure in charts:
+            htmlcharts.add_events(figure, doc.get('events'),
+                                  timeline.describe, chart_esc)
+    return [section for section in sections if section[1]]
 
 
 SECTION_TITLES = {

@@ -52,10 +52,6 @@ def fmt_float(value, form='%.3f'):
     return NA if value is None else form % value
 
 
-def fmt_duration(seconds):
-    return NA if seconds is None else '%.0f s' % seconds
-
-
 def _trans_id(trans_id):
     return NA if trans_id is None else '<code>%s</code>' % esc(trans_id)
 
@@ -63,19 +59,15 @@ def _trans_id(trans_id):
 def table(headers, rows, numeric=()):
     """An HTML table; headers and cells are already-escaped HTML; the
     columns whose index is in `numeric` are right-aligned."""
-    out = ['<table><thead><tr>']
-    for i, head in enumerate(headers):
-        out.append('<th%s>%s</th>' % (' class="num"' if i in numeric
-                                      else '', head))
-    out.append('</tr></thead><tbody>')
-    for row in rows:
-        out.append('<tr>')
-        for i, cell in enumerate(row):
-            out.append('<td%s>%s</td>' % (' class="num"' if i in numeric
-                                          else '', cell))
-        out.append('</tr>')
-    out.append('</tbody></table>')
-    return ''.join(out)
+    return '<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>' % (
+        _cells('th', headers, numeric), ''.join(
+            '<tr>%s</tr>' % _cells('td', row, numeric) for row in rows))
+
+
+def _cells(tag, cells, numeric):
+    return ''.join('<%s%s>%s</%s>' % (tag, ' class="num"' if i in numeric
+                                      else '', cell, tag)
+                   for i, cell in enumerate(cells))
 
 
 def facts_html(doc):
@@ -99,7 +91,7 @@ def facts_html(doc):
         ('Concurrency', fmt_int(run.get('concurrency'))),
         ('Started', esc(format_time(run.get('start_time')))),
         ('Stopped', esc(format_time(run.get('stop_time')))),
-        ('Duration', fmt_duration(run.get('duration'))),
+        ('Duration', fmt_float(run.get('duration'), '%.0f s')),
         ('Run length', length),
         ('Containers', '%s (%s_*)' % (esc(header.get('container_count')),
                                       esc(header.get('container_base')))),
