@@ -268,10 +268,8 @@ def _format_spread(value):
 
 
 def _run_lines(title, run):
-    start = run['start_time']
-    started = 'N/A' if start is None else format_time(start)
     lines = ['%-10s%s  (started %s)' % (
-                 title, printable(run['name']), started),
+        title, printable(run['name']), format_time(run['start_time'])),
              '%-10sstats file: %s' % ('', run['stats_file'])]
     if run.get('skip_seconds'):
         # The two sides may leave out different warm-ups (each file's own).

@@ -39,7 +39,7 @@ from ssbench.report.compute import metricnames, tailsize
 from ssbench.report.compute.metricnames import cut
 from ssbench.report.compare import (format_change, format_value,
                                     spread_text)
-from ssbench.report.slo import parse_list, split_comparison
+from ssbench.report.slo import describe, parse_list, split_comparison
 from ssbench.errors import UsageError
 
 # The CLI's exit status when a --fail-if rule failed.
@@ -156,8 +156,7 @@ def _judge(result, rule):
     if few is not None:
         return True, few
     row = _row(op, _row_metric(name))
-    what = '%s %s' % (name.operation, row['label'] if row else '%s %s' % (
-        metricnames.KIND_LABELS[name.kind], name.metric.replace('_', '.')))
+    what = '%s %s' % (name.operation, row['label']) if row else describe(name)
     if row is None or row['base'] is None or row['this'] is None:
         if row is None or (row['base'] is None and row['this'] is None):
             side = 'both runs'

@@ -407,16 +407,12 @@ def errors_html(errors):
             'status or exception class of failed requests (ssbench 0.3.x '
             'did not), so their causes are %s.</p>' % NOT_RECORDED)
     total = errors['total']
-    rows = []
-    for cause in errors.get('causes') or []:
-        count = cause.get('count') or 0
-        rows.append([
-            esc(cause.get('operation')), esc(cause.get('cause')),
-            fmt_int(count), '%.1f%%' % (100.0 * count / total),
-            esc(format_time(cause.get('first_seen'))),
-            esc(format_time(cause.get('last_seen'))),
-            _trans_id(cause.get('example_trans_id')),
-            esc(cause.get('example_message'))])
+    rows = [_cause_cells(cause, total) + [
+        esc(format_time(cause.get('first_seen'))),
+        esc(format_time(cause.get('last_seen'))),
+        _trans_id(cause.get('example_trans_id')),
+        esc(cause.get('example_message'))]
+        for cause in errors.get('causes') or []]
     parts.append('<p>%s failed requests.</p>' % fmt_int(total))
     parts.append(table(['Operation', 'Cause', 'Count', 'Share',
                         'First seen', 'Last seen', 'Example trans id',
@@ -424,15 +420,19 @@ def errors_html(errors):
     return ''.join(parts)
 
 
+def _cause_cells(cause, total):
+    """The operation, the cause, the count and its share of `total`."""
+    count = cause.get('count') or 0
+    return [esc(cause.get('operation')), esc(cause.get('cause')),
+            fmt_int(count), '%.1f%%' % (100.0 * count / total)]
+
+
 def retries_html(retries):
     """The retries by operation and cause, those that met an expired
     token (see ssbench.report.compute.retrycauses) said apart."""
     total = retries.get('total') or 0
-    rows = []
-    for cause in retries.get('causes') or []:
-        count = cause.get('count') or 0
-        rows.append([esc(cause.get('operation')), esc(cause.get('cause')),
-                     fmt_int(count), '%.1f%%' % (100.0 * count / total)])
+    rows = [_cause_cells(cause, total)
+            for cause in retries.get('causes') or []]
     parts = ['<p>%s retries.</p>' % fmt_int(total)]
     auth = retries.get('auth')
     if auth:
