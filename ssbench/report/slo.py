@@ -215,13 +215,6 @@ def verdict(doc, objective):
         objective.comparison, format_figure(limit, objective.name))
 
 
-def judge(doc, objective):
-    """(the figure or None, None when it holds, else the one line saying
-    why it does not: missed or too few results) of one objective on an
-    analysis document."""
-    return verdict(doc, objective)[1:]
-
-
 def _lines(doc, objectives, state):
     lines = []
     for objective in objectives:

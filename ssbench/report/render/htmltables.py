@@ -122,18 +122,16 @@ def sizes_html(scenario):
         shares = _percentages([float(c or 0) for c in counts])
     except (TypeError, ValueError):
         return ''
-    rows = []
-    mixes = []
-    for size in sizes:
-        if isinstance(size, dict):
-            mixes.append(profile.weights(size.get('crud_profile') or
-                                         scenario.get('crud_profile')))
+    mixes = [profile.weights(size.get('crud_profile') or
+                             scenario.get('crud_profile'))
+             for size in sizes if isinstance(size, dict)]
     if None in mixes:
         return ''
     width = len(profile.PROFILE_KEYS) if any(
         any(mix[profile.CRUD_COUNT:]) for mix in mixes) else \
         profile.CRUD_COUNT
     mixes = iter(mixes)
+    rows = []
     for size, count, share in zip(sizes, counts, shares):
         if not isinstance(size, dict):
             continue
