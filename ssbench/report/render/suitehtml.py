@@ -71,10 +71,10 @@ def _total(step):
     return step['figures']['operations']['total']
 
 
-def _points(mode, name, x, y, steps, **extra):
+def _points(name, x, y, steps, **extra):
     """A trace whose points are labelled with their steps' numbers (the
     run order), the step's values on hover."""
-    trace = {'type': 'scatter', 'mode': mode + '+text', 'name': name,
+    trace = {'type': 'scatter', 'mode': 'lines+markers+text', 'name': name,
              'x': x, 'y': y, 'textposition': 'top center',
              'text': ['%d' % step['step'] for step in steps],
              'hovertext': [chart_esc('step %d: %s' % (
@@ -132,7 +132,7 @@ def chart_specs(doc, objectives=None):
         return []
     x, x_title, x_type = _load_axis(steps)
     achieved = [_total(step)['req_per_s'] for step in steps]
-    throughput = [_points('lines+markers', 'achieved', x, achieved, steps)]
+    throughput = [_points('achieved', x, achieved, steps)]
     if x_type == 'linear':
         throughput.append({'type': 'scatter', 'mode': 'lines',
                            'name': 'offered', 'x': x, 'y': x,
@@ -143,17 +143,16 @@ def chart_specs(doc, objectives=None):
     knee_x = x if x_type == 'linear' else achieved
     latency = []
     for index, key in enumerate(KEYS):
-        trace = _points(
-            'lines+markers', percentile_name(PERCENTILES[index]), knee_x,
-            milliseconds([_total(step)['latency'].get(key)
-                          for step in steps]), steps,
-            line={'color': _COLORS[index]})
+        trace = _points(percentile_name(PERCENTILES[index]), knee_x,
+                        milliseconds([_total(step)['latency'].get(key)
+                                      for step in steps]), steps,
+                        line={'color': _COLORS[index]})
         if index != 1:
             # One curve's points labelled (p99's): three labels a step
             # cover each other.
             trace['mode'] = 'lines+markers'
         latency.append(trace)
-    errors = [_points('lines+markers', 'errors', x,
+    errors = [_points('errors', x,
                       [_total(step)['error_share'] for step in steps],
                       steps, line={'color': '#d62728'})]
     charts = [
