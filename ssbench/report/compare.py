@@ -242,10 +242,12 @@ def format_value(value, unit):
     return '%.1f' % value
 
 
-def _format_change(row):
+def format_change(row, points='pp'):
+    """A row's change: '+12.5%', in percentage points '+0.50 pp' (the
+    word `points` after them), or 'n/a' and why."""
     if row['change'] is not None:
         if row['change_unit'] == 'points':
-            return '%+.2f pp' % row['change']
+            return '%+.2f %s' % (row['change'], points)
         return '%+.1f%%' % row['change']
     if row['base'] == 0 and row['this'] is not None:
         return 'n/a (base 0)'
@@ -266,10 +268,8 @@ def _format_spread(value):
 
 
 def _run_lines(title, run):
-    start = run['start_time']
-    started = 'N/A' if start is None else format_time(start)
     lines = ['%-10s%s  (started %s)' % (
-                 title, printable(run['name']), started),
+        title, printable(run['name']), format_time(run['start_time'])),
              '%-10sstats file: %s' % ('', run['stats_file'])]
     if run.get('skip_seconds'):
         # The two sides may leave out different warm-ups (each file's own).
@@ -290,7 +290,7 @@ def _operation_lines(op):
     for row in op['rows']:
         if row['base'] is None and row['this'] is None:
             continue
-        change = _format_change(row)
+        change = format_change(row)
         if row['metric'] == 'rps' and row['change'] is not None:
             change += ' ' + spread_text(op['spread'])
         lines.append((_COLUMNS % (

@@ -37,7 +37,9 @@ import re
 
 from ssbench.report.compute import metricnames, tailsize
 from ssbench.report.compute.metricnames import cut
-from ssbench.report.compare import format_value, spread_text
+from ssbench.report.compare import (format_change, format_value,
+                                    spread_text)
+from ssbench.report.slo import describe, parse_list, split_comparison
 from ssbench.errors import UsageError
 
 # The CLI's exit status when a --fail-if rule failed.
@@ -51,12 +53,9 @@ class FailIfError(UsageError):
 
 
 class Rule(collections.namedtuple(
-        'Rule', 'text operation kind metric comparison threshold')):
-    """One parsed --fail-if rule.
-
-    kind is None unless metric is a latency (pN, max, avg); threshold is
-    in percent (percentage points for metric 'errors').
-    """
+        'Rule', 'text name comparison threshold')):
+    """One parsed --fail-if rule: name a metricnames.MetricName,
+    threshold in percent (percentage points for metric 'errors')."""
     __slots__ = ()
 
 
@@ -70,32 +69,16 @@ def _bad(rule, why):
 
 def parse_fail_if(text):
     """Parse --fail-if text into a list of Rule; FailIfError if malformed."""
-    if not text or not text.strip():
-        raise FailIfError('--fail-if needs at least one rule, '
-                          'e.g. --fail-if "p99>+10%,rps<-5%"')
-    return [_parse_rule(part.strip()) for part in text.split(',')]
+    return parse_list(text, _parse_rule, FailIfError(
+        '--fail-if needs at least one rule, '
+        'e.g. --fail-if "p99>+10%,rps<-5%"'))
 
 
 def _parse_rule(rule):
-    if not rule:
-        raise _bad(rule, 'empty rule (a stray comma?)')
-    found = [c for c in rule if c in '<>=']
-    if found != ['>'] and found != ['<']:
-        raise _bad(rule, 'needs exactly one comparison, > or <, '
-                   'e.g. p99>+10% or rps<-5%')
-    comparison = found[0]
-    left, right = [s.strip() for s in rule.split(comparison)]
-    operation, kind, metric = _parse_metric(rule, left.lower())
-    threshold = _parse_change(rule, right.lower(), metric)
-    return Rule(cut(rule), operation, kind, metric, comparison, threshold)
-
-
-def _parse_metric(rule, left):
-    try:
-        name = metricnames.parse_metric(left)
-    except ValueError as exc:
-        raise _bad(rule, exc.args[0])
-    return name.operation, name.kind, name.metric
+    name, comparison, right = split_comparison(
+        rule, _bad, 'rule', '> or <, e.g. p99>+10% or rps<-5%')
+    return Rule(cut(rule), name, comparison,
+                _parse_change(rule, right, name.metric))
 
 
 def _parse_change(rule, right, metric):
@@ -118,36 +101,31 @@ def _parse_change(rule, right, metric):
 def percentiles_of(rules):
     """The percentiles (numbers) the rules read, for the analysis to
     compute besides its own."""
-    return metricnames.percentiles_of(
-        metricnames.MetricName(rule.operation, rule.kind, rule.metric)
-        for rule in rules)
+    return metricnames.percentiles_of(rule.name for rule in rules)
 
 
-def _rule_row(op, rule):
-    if rule.metric == 'errors':
-        wanted = 'error_rate'
-    elif rule.kind is None:
-        wanted = rule.metric
-    else:
-        wanted = '%s.%s' % (rule.kind, rule.metric)
+def _row(op, wanted):
+    """The comparison's row of metric `wanted` of an operation, or None."""
     for row in op['rows']:
         if row['metric'] == wanted:
             return row
     return None
 
 
-def _change_text(row):
-    if row['change_unit'] == 'points':
-        return '%+.2f points' % row['change']
-    return '%+.1f%%' % row['change']
+def _row_metric(name):
+    """The comparison's metric that a rule on figure `name` reads."""
+    if name.metric == 'errors':
+        return 'error_rate'
+    if name.kind is None:
+        return name.metric
+    return '%s.%s' % (name.kind, name.metric)
 
 
 def _too_few(op, rule):
     """The line saying a percentile rule has too few results in either
     run (their successes), or None."""
-    percentile = metricnames.MetricName(
-        rule.operation, rule.kind, rule.metric).percentile()
-    counts = _rule_row(op, Rule(None, None, None, 'count', None, None))
+    percentile = rule.name.percentile()
+    counts = _row(op, 'count')
     if percentile is None or counts is None:
         return None
     short = [(side, counts[side] or 0) for side in ('base', 'this')
@@ -157,70 +135,62 @@ def _too_few(op, rule):
     return '%s: too few results: %s; %s needs at least %d (neither passed ' \
         'nor failed)' % (rule.text, ', '.join(
             '%s %s has %d' % ('the base run\'s' if side == 'base' else
-                              'this run\'s', rule.operation, count)
-            for side, count in short), rule.metric.replace('_', '.'),
+                              'this run\'s', rule.name.operation, count)
+            for side, count in short), rule.name.metric.replace('_', '.'),
             tailsize.needed(percentile))
 
 
-def check_rule(result, rule):
-    """The one-line violation of a rule, or None when the rule passes;
-    with too few results for a percentile, the line saying so (see
-    too_few_checks())."""
+def _judge(result, rule):
+    """(whether too few results leave the rule neither passed nor failed,
+    None when the rule passes, else the one line saying why not) of a
+    rule on compare()'s result."""
+    name = rule.name
     ops = dict((op['operation'], op) for op in result['operations'])
-    op = ops.get(rule.operation)
+    op = ops.get(name.operation)
     if op is None or not op['in_base'] or not op['in_this']:
         where = 'either run' if op is None else (
             'the base run' if not op['in_base'] else 'this run')
-        return '%s: %s has no results in %s' % (
-            rule.text, rule.operation, where)
+        return False, '%s: %s has no results in %s' % (
+            rule.text, name.operation, where)
     few = _too_few(op, rule)
     if few is not None:
-        return few
-    row = _rule_row(op, rule)
-    what = '%s %s' % (rule.operation, row['label'] if row else '%s %s' % (
-        metricnames.KIND_LABELS[rule.kind], rule.metric.replace('_', '.')))
+        return True, few
+    row = _row(op, _row_metric(name))
+    what = '%s %s' % (name.operation, row['label']) if row else describe(name)
     if row is None or row['base'] is None or row['this'] is None:
         if row is None or (row['base'] is None and row['this'] is None):
             side = 'both runs'
         else:
             side = 'the base run' if row['base'] is None else 'this run'
-        return '%s: %s is missing in %s' % (rule.text, what, side)
+        return False, '%s: %s is missing in %s' % (rule.text, what, side)
     if row['change'] is None:
-        return ('%s: %s is 0 in the base run, so it has no relative change'
-                % (rule.text, what))
+        return False, ('%s: %s is 0 in the base run, so it has no relative '
+                       'change' % (rule.text, what))
     change = row['change']
     if rule.comparison == '>':
         passed = change <= rule.threshold + _TOLERANCE
     else:
         passed = change >= rule.threshold - _TOLERANCE
     if passed:
-        return None
+        return False, None
     line = '%s: %s changed %s (%s -> %s)' % (
-        rule.text, what, _change_text(row),
+        rule.text, what, format_change(row, 'points'),
         format_value(row['base'], row['unit']),
         format_value(row['this'], row['unit']))
     if row['metric'] == 'rps':
         line += ' ' + spread_text(op['spread'])
-    return line
-
-
-def _is_too_few(result, rule):
-    ops = dict((op['operation'], op) for op in result['operations'])
-    op = ops.get(rule.operation)
-    return op is not None and op['in_base'] and op['in_this'] and \
-        _too_few(op, rule) is not None
+    return False, line
 
 
 def failed_checks(result, rules):
     """One line per rule that failed on compare()'s result; [] is a pass
     (or too few results for some: too_few_checks())."""
-    return [line for line in (check_rule(result, rule) for rule in rules
-                              if not _is_too_few(result, rule))
-            if line is not None]
+    return [line for few, line in (_judge(result, rule) for rule in rules)
+            if not few and line is not None]
 
 
 def too_few_checks(result, rules):
     """One line per percentile rule that too few results in either run
     leave neither passed nor failed."""
-    return [check_rule(result, rule) for rule in rules
-            if _is_too_few(result, rule)]
+    return [line for few, line in (_judge(result, rule) for rule in rules)
+            if few]

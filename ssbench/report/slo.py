@@ -61,27 +61,44 @@ def _bad(text, why):
 
 def parse_slo(text):
     """The Objectives of --slo text; SloError, one line, if malformed."""
+    return parse_list(text, _parse_objective, SloError(
+        "--slo needs at least one objective, e.g. "
+        "--slo 'p99<200ms,errors<0.1%'"))
+
+
+def parse_list(text, parse_one, empty):
+    """parse_one() of each comma-separated part of `text` (stripped);
+    raises `empty`, a UsageError, when the text holds no part at all."""
     if not text or not text.strip():
-        raise SloError("--slo needs at least one objective, e.g. "
-                       "--slo 'p99<200ms,errors<0.1%'")
-    return [_parse_objective(part.strip()) for part in text.split(',')]
+        raise empty
+    return [parse_one(part.strip()) for part in text.split(',')]
 
 
-def _parse_objective(text):
+def split_comparison(text, bad, what, comparisons):
+    """(MetricName of the left side, the comparison, the right side in
+    lower case) of one --slo objective or --fail-if rule `text`; raises
+    bad(text, why) when it is empty (`what` it is), has not exactly one
+    comparison (`comparisons` says which, with examples) or names no
+    figure."""
     if not text:
-        raise _bad(text, 'empty objective (a stray comma?)')
+        raise bad(text, 'empty %s (a stray comma?)' % what)
     found = [c for c in text if c in '<>=']
     if found not in (['<'], ['>']):
-        raise _bad(text, 'needs exactly one comparison, < or >, e.g. '
-                   'p99<200ms or rps>500')
+        raise bad(text, 'needs exactly one comparison, ' + comparisons)
     comparison = found[0]
     left, right = [part.strip() for part in text.split(comparison)]
     try:
         name = metricnames.parse_metric(left)
     except ValueError as exc:
-        raise _bad(text, exc.args[0])
+        raise bad(text, exc.args[0])
+    return name, comparison, right.lower()
+
+
+def _parse_objective(text):
+    name, comparison, right = split_comparison(
+        text, _bad, 'objective', '< or >, e.g. p99<200ms or rps>500')
     return Objective(cut(text), name, comparison,
-                     _parse_limit(text, right.lower(), name))
+                     _parse_limit(text, right, name))
 
 
 def _parse_limit(text, right, name):
@@ -196,13 +213,6 @@ def verdict(doc, objective):
     return MISSED, value, '%s: %s is %s, the objective %s %s' % (
         objective.text, what, format_figure(value, objective.name),
         objective.comparison, format_figure(limit, objective.name))
-
-
-def judge(doc, objective):
-    """(the figure or None, None when it holds, else the one line saying
-    why it does not: missed or too few results) of one objective on an
-    analysis document."""
-    return verdict(doc, objective)[1:]
 
 
 def _lines(doc, objectives, state):

@@ -19,6 +19,14 @@ def _clip(text, width):
     return text if len(text) <= width else text[:width - 3] + '...'
 
 
+def _cause_cells(cause, total, width):
+    """The operation, the cause (clipped to `width`), the count and its
+    share of `total`."""
+    count = cause.get('count') or 0
+    return (cause.get('operation'), _clip(cause.get('cause'), width), count,
+            '%.1f%%' % (100.0 * count / total))
+
+
 def error_lines(doc):
     """The breakdown of an analysis document as a list of lines."""
     errors = doc.get('errors') or {}
@@ -40,13 +48,10 @@ def error_lines(doc):
                                     'First seen', 'Last seen',
                                     'Example TX ID'))
     for cause in causes:
-        count = cause.get('count') or 0
-        lines.append('       ' + (row % (
-            cause.get('operation'), _clip(cause.get('cause'), width), count,
-            '%.1f%%' % (100.0 * count / total),
+        lines.append('       ' + (row % (_cause_cells(cause, total, width) + (
             format_time(cause.get('first_seen')),
             format_time(cause.get('last_seen')),
-            cause.get('example_trans_id') or '')).rstrip())
+            cause.get('example_trans_id') or ''))).rstrip())
     lines.append('       %d failed requests' % (total,))
     return lines
 
@@ -62,11 +67,8 @@ def retry_lines(doc):
              '       ' + _RETRY_ROW % ('Operation', 'Cause', 'Count',
                                        'Share')]
     for cause in retries.get('causes') or []:
-        count = cause.get('count') or 0
-        lines.append('       ' + _RETRY_ROW % (
-            cause.get('operation'), _clip(cause.get('cause'), _CAUSE_WIDTH),
-            count,
-            '%.1f%%' % (100.0 * count / total)))
+        lines.append('       ' + _RETRY_ROW % _cause_cells(
+            cause, total, _CAUSE_WIDTH))
     lines.append('       %d retries' % (total,))
     auth = retries.get('auth')
     if auth:

@@ -75,22 +75,33 @@ def shared_js_src(page, folder):
         os.path.abspath(page))).replace(os.sep, '/')
 
 
-def scripts_html(figures, js_source, js_src=None):
-    """The page's scripts: plotly.js (inlined, or read from `js_src`, a
-    relative URL) and the drawing of `figures` ('' without a figure)."""
-    if not figures:
-        return ''
-    library = ('<script src="%s"></script>' % esc(js_src) if js_src
-               else '<script>%s</script>' % js_source)
-    return '%s\n<script>%s</script>\n' % (
-        library, DRAW_JS % script_json(figures))
+def chart_divs(charts):
+    """(the divs' HTML, the figures that plotly.js draws in them) of
+    [(div id, figure)]."""
+    return (''.join('<div class="chart" id="%s"></div>' % div_id
+                    for div_id, _ in charts),
+            [{'id': div_id, 'data': fig['data'], 'layout': fig['layout']}
+             for div_id, fig in charts])
 
 
-def library_note(js_version, js_src=None):
-    """The footer's words on plotly.js."""
-    return 'Charts drawn by plotly.js %s, %s.' % (
-        esc(js_version), 'read from <code>%s</code>' % esc(js_src)
+def write_page(stream, title, body, figures, js_src=None, made_by=''):
+    """Write a page to a text stream: its `title` and `body` (HTML), the
+    footer (`made_by`, then the words on plotly.js), plotly.js inlined
+    or, with `js_src`, read from that relative URL, and the drawing of
+    `figures` (chart_divs()).  MissingExtraError without plotly."""
+    js_source, js_version = plotly_js()
+    scripts = ''
+    if figures:
+        library = ('<script src="%s"></script>' % esc(js_src) if js_src
+                   else '<script>%s</script>' % js_source)
+        scripts = '%s\n<script>%s</script>\n' % (
+            library, DRAW_JS % script_json(figures))
+    footer = '<footer>%sCharts drawn by plotly.js %s, %s.</footer>\n' % (
+        made_by, esc(js_version), 'read from <code>%s</code>' % esc(js_src)
         if js_src else 'included in this file')
+    write_text(stream, text_type(PAGE) % {
+        'title': title, 'style': STYLE, 'scripts': scripts,
+        'body': body + footer})
 
 
 def script_json(value):
@@ -107,28 +118,22 @@ def chart_specs(doc):
     if not operations:
         return []
     timeseries = doc.get('timeseries') or {}
-    sections = []
-    events = doc.get('events')
-    throughput = htmlcharts.add_events(
-        htmlcharts.throughput_figure(timeseries, chart_esc), events,
-        timeline.describe, chart_esc)
-    if throughput:
-        sections.append(('throughput', [('chart-throughput', throughput)]))
-    over_time = [(op, htmlcharts.add_events(fig, events, timeline.describe,
-                                            chart_esc))
-                 for op, fig in htmlcharts.latency_time_figures(
-                     timeseries, chart_esc)]
-    if over_time:
-        sections.append(('latency-time', [
-            ('chart-latency-%d' % i, fig)
-            for i, (_, fig) in enumerate(over_time)]))
-    distribution = htmlcharts.distribution_figures(operations,
-                                                   chart_esc)
-    if distribution:
-        sections.append(('distribution', [
-            ('chart-distribution-%d' % i, fig)
-            for i, (_, fig) in enumerate(distribution)]))
-    return sections
+    throughput = htmlcharts.throughput_figure(timeseries, chart_esc)
+    sections = [
+        ('throughput', [('chart-throughput', throughput)] if throughput
+         else []),
+        ('latency-time', [('chart-latency-%d' % i, fig) for i, (_, fig) in
+                          enumerate(htmlcharts.latency_time_figures(
+                              timeseries, chart_esc))]),
+        ('distribution', [('chart-distribution-%d' % i, fig)
+                          for i, (_, fig) in enumerate(
+                              htmlcharts.distribution_figures(
+                                  operations, chart_esc))])]
+    for _, charts in sections[:2]:      # the charts over time
+        for _, figure in charts:
+            htmlcharts.add_events(figure, doc.get('events'),
+                                  timeline.describe, chart_esc)
+    return [section for section in sections if section[1]]
 
 
 SECTION_TITLES = {
@@ -160,17 +165,16 @@ def charts_html(charts):
     for anchor, items in charts:
         title, intro = SECTION_TITLES[anchor]
         grid = ' grid' if anchor != 'throughput' else ''
-        divs = ''.join('<div class="chart" id="%s"></div>' % div_id
-                       for div_id, _ in items)
+        divs, drawn = chart_divs(items)
         parts.append(_section(anchor, title, '<div class="charts%s">%s'
                               '</div>' % (grid, divs), intro))
-        figures.extend({'id': div_id, 'data': fig['data'],
-                        'layout': fig['layout']} for div_id, fig in items)
+        figures.extend(drawn)
     return ''.join(parts), figures
 
 
-def page_body(doc, charts, js_version, js_src=None):
-    """The page's HTML from its title down to the footer."""
+def page_body(doc, charts):
+    """The page's HTML from its title down to the footer (not
+    included)."""
     operations = doc.get('operations') or []
     body = ['<header><h1>%s</h1><p class="sub">ssbench benchmark report'
             '</p></header>\n' % page_title(doc),
@@ -242,9 +246,6 @@ def page_body(doc, charts, js_version, js_src=None):
                              'Requests sent again, by why: an HTTP status, '
                              'an exception class, or "not recorded" for '
                              'results that do not say.'))
-    body.append('<footer>Made by %s from <code>%s</code>. %s</footer>\n' % (
-        esc(doc.get('generator')), esc(doc.get('stats_file')),
-        library_note(js_version, js_src)))
     return ''.join(body)
 
 
@@ -257,12 +258,10 @@ def render_html(doc, stream, js_src=None):
     (UTF-8 when it is a file), plotly.js inlined or, with `js_src`, read
     from that relative URL (write_shared_js()).  MissingExtraError
     without plotly."""
-    js_source, js_version = plotly_js()
     charts, figures = charts_html(chart_specs(doc))
-    write_text(stream, text_type(PAGE) % {
-        'title': page_title(doc), 'style': STYLE,
-        'scripts': scripts_html(figures, js_source, js_src),
-        'body': page_body(doc, charts, js_version, js_src)})
+    write_page(stream, page_title(doc), page_body(doc, charts), figures,
+               js_src, 'Made by %s from <code>%s</code>. ' % (
+                   esc(doc.get('generator')), esc(doc.get('stats_file'))))
 
 
 DRAW_JS = """(function () {

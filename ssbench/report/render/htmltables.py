@@ -52,10 +52,6 @@ def fmt_float(value, form='%.3f'):
     return NA if value is None else form % value
 
 
-def fmt_duration(seconds):
-    return NA if seconds is None else '%.0f s' % seconds
-
-
 def _trans_id(trans_id):
     return NA if trans_id is None else '<code>%s</code>' % esc(trans_id)
 
@@ -63,19 +59,15 @@ def _trans_id(trans_id):
 def table(headers, rows, numeric=()):
     """An HTML table; headers and cells are already-escaped HTML; the
     columns whose index is in `numeric` are right-aligned."""
-    out = ['<table><thead><tr>']
-    for i, head in enumerate(headers):
-        out.append('<th%s>%s</th>' % (' class="num"' if i in numeric
-                                      else '', head))
-    out.append('</tr></thead><tbody>')
-    for row in rows:
-        out.append('<tr>')
-        for i, cell in enumerate(row):
-            out.append('<td%s>%s</td>' % (' class="num"' if i in numeric
-                                          else '', cell))
-        out.append('</tr>')
-    out.append('</tbody></table>')
-    return ''.join(out)
+    return '<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>' % (
+        _cells('th', headers, numeric), ''.join(
+            '<tr>%s</tr>' % _cells('td', row, numeric) for row in rows))
+
+
+def _cells(tag, cells, numeric):
+    return ''.join('<%s%s>%s</%s>' % (tag, ' class="num"' if i in numeric
+                                      else '', cell, tag)
+                   for i, cell in enumerate(cells))
 
 
 def facts_html(doc):
@@ -99,7 +91,7 @@ def facts_html(doc):
         ('Concurrency', fmt_int(run.get('concurrency'))),
         ('Started', esc(format_time(run.get('start_time')))),
         ('Stopped', esc(format_time(run.get('stop_time')))),
-        ('Duration', fmt_duration(run.get('duration'))),
+        ('Duration', fmt_float(run.get('duration'), '%.0f s')),
         ('Run length', length),
         ('Containers', '%s (%s_*)' % (esc(header.get('container_count')),
                                       esc(header.get('container_base')))),
@@ -130,18 +122,16 @@ def sizes_html(scenario):
         shares = _percentages([float(c or 0) for c in counts])
     except (TypeError, ValueError):
         return ''
-    rows = []
-    mixes = []
-    for size in sizes:
-        if isinstance(size, dict):
-            mixes.append(profile.weights(size.get('crud_profile') or
-                                         scenario.get('crud_profile')))
+    mixes = [profile.weights(size.get('crud_profile') or
+                             scenario.get('crud_profile'))
+             for size in sizes if isinstance(size, dict)]
     if None in mixes:
         return ''
     width = len(profile.PROFILE_KEYS) if any(
         any(mix[profile.CRUD_COUNT:]) for mix in mixes) else \
         profile.CRUD_COUNT
     mixes = iter(mixes)
+    rows = []
     for size, count, share in zip(sizes, counts, shares):
         if not isinstance(size, dict):
             continue
@@ -415,16 +405,12 @@ def errors_html(errors):
             'status or exception class of failed requests (ssbench 0.3.x '
             'did not), so their causes are %s.</p>' % NOT_RECORDED)
     total = errors['total']
-    rows = []
-    for cause in errors.get('causes') or []:
-        count = cause.get('count') or 0
-        rows.append([
-            esc(cause.get('operation')), esc(cause.get('cause')),
-            fmt_int(count), '%.1f%%' % (100.0 * count / total),
-            esc(format_time(cause.get('first_seen'))),
-            esc(format_time(cause.get('last_seen'))),
-            _trans_id(cause.get('example_trans_id')),
-            esc(cause.get('example_message'))])
+    rows = [_cause_cells(cause, total) + [
+        esc(format_time(cause.get('first_seen'))),
+        esc(format_time(cause.get('last_seen'))),
+        _trans_id(cause.get('example_trans_id')),
+        esc(cause.get('example_message'))]
+        for cause in errors.get('causes') or []]
     parts.append('<p>%s failed requests.</p>' % fmt_int(total))
     parts.append(table(['Operation', 'Cause', 'Count', 'Share',
                         'First seen', 'Last seen', 'Example trans id',
@@ -432,15 +418,19 @@ def errors_html(errors):
     return ''.join(parts)
 
 
+def _cause_cells(cause, total):
+    """The operation, the cause, the count and its share of `total`."""
+    count = cause.get('count') or 0
+    return [esc(cause.get('operation')), esc(cause.get('cause')),
+            fmt_int(count), '%.1f%%' % (100.0 * count / total)]
+
+
 def retries_html(retries):
     """The retries by operation and cause, those that met an expired
     token (see ssbench.report.compute.retrycauses) said apart."""
     total = retries.get('total') or 0
-    rows = []
-    for cause in retries.get('causes') or []:
-        count = cause.get('count') or 0
-        rows.append([esc(cause.get('operation')), esc(cause.get('cause')),
-                     fmt_int(count), '%.1f%%' % (100.0 * count / total)])
+    rows = [_cause_cells(cause, total)
+            for cause in retries.get('causes') or []]
     parts = ['<p>%s retries.</p>' % fmt_int(total)]
     auth = retries.get('auth')
     if auth:

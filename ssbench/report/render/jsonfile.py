@@ -10,12 +10,8 @@ from ssbench.report.compute.jsonsafe import jsonable
 
 def dumps(doc):
     """The document as one line of JSON text (ASCII, unicode escaped)."""
-    text = _dumps(jsonable(doc))
+    text = json.dumps(jsonable(doc), allow_nan=False, separators=(',', ':'))
     return text if isinstance(text, text_type) else text.decode('ascii')
-
-
-def _dumps(obj):
-    return json.dumps(obj, allow_nan=False, separators=(',', ':'))
 
 
 def write_json(doc, stream):

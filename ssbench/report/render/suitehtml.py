@@ -18,12 +18,10 @@ import math
 import os
 import time
 
-from ssbench.compat import text_type, write_text
 from ssbench.measure.rank import percentile_name
 from ssbench.report.compute.suitefigures import KEYS, PERCENTILES, best_step
 from ssbench.report.render.headline import headline_html
-from ssbench.report.render.html import (PAGE, STYLE, library_note,
-                                        plotly_js, scripts_html)
+from ssbench.report.render.html import chart_divs, write_page
 from ssbench.report.render.htmlcharts import log_axis, milliseconds
 from ssbench.report.render.htmltables import chart_esc, esc, table
 from ssbench.report.render.suitetable import table_rows
@@ -73,10 +71,10 @@ def _total(step):
     return step['figures']['operations']['total']
 
 
-def _points(mode, name, x, y, steps, **extra):
+def _points(name, x, y, steps, **extra):
     """A trace whose points are labelled with their steps' numbers (the
     run order), the step's values on hover."""
-    trace = {'type': 'scatter', 'mode': mode + '+text', 'name': name,
+    trace = {'type': 'scatter', 'mode': 'lines+markers+text', 'name': name,
              'x': x, 'y': y, 'textposition': 'top center',
              'text': ['%d' % step['step'] for step in steps],
              'hovertext': [chart_esc('step %d: %s' % (
@@ -134,7 +132,7 @@ def chart_specs(doc, objectives=None):
         return []
     x, x_title, x_type = _load_axis(steps)
     achieved = [_total(step)['req_per_s'] for step in steps]
-    throughput = [_points('lines+markers', 'achieved', x, achieved, steps)]
+    throughput = [_points('achieved', x, achieved, steps)]
     if x_type == 'linear':
         throughput.append({'type': 'scatter', 'mode': 'lines',
                            'name': 'offered', 'x': x, 'y': x,
@@ -145,17 +143,16 @@ def chart_specs(doc, objectives=None):
     knee_x = x if x_type == 'linear' else achieved
     latency = []
     for index, key in enumerate(KEYS):
-        trace = _points(
-            'lines+markers', percentile_name(PERCENTILES[index]), knee_x,
-            milliseconds([_total(step)['latency'].get(key)
-                          for step in steps]), steps,
-            line={'color': _COLORS[index]})
+        trace = _points(percentile_name(PERCENTILES[index]), knee_x,
+                        milliseconds([_total(step)['latency'].get(key)
+                                      for step in steps]), steps,
+                        line={'color': _COLORS[index]})
         if index != 1:
             # One curve's points labelled (p99's): three labels a step
             # cover each other.
             trace['mode'] = 'lines+markers'
         latency.append(trace)
-    errors = [_points('lines+markers', 'errors', x,
+    errors = [_points('errors', x,
                       [_total(step)['error_share'] for step in steps],
                       steps, line={'color': '#d62728'})]
     charts = [
@@ -262,10 +259,7 @@ def render_suite_html(doc, stream, objectives=None, js_src=None,
     `js_src` (a relative URL), the steps' files linked relative to
     `page_dir` (the page's folder; None: beside them).  MissingExtraError
     without plotly."""
-    js_source, js_version = plotly_js()
-    charts = chart_specs(doc, objectives)
-    divs = ''.join('<div class="chart" id="%s"></div>' % div_id
-                   for div_id, _ in charts)
+    divs, figures = chart_divs(chart_specs(doc, objectives))
     body = ['<header><h1>%s</h1><p class="sub">ssbench suite: %d steps'
             '</p></header>\n' % (esc(doc['name']), len(doc['steps']))]
     best, why = best_step(doc)
@@ -273,7 +267,7 @@ def render_suite_html(doc, stream, objectives=None, js_src=None,
         body.append(headline_html(best['figures'], 'Step %d (%s): %s' % (
             best['step'], best.get('label') or '-', why)))
     body.append(about_html(doc, objectives))
-    if charts:
+    if figures:
         body.append('<section id="curves"><h2>Curves</h2><p class="intro">'
                     'Each point is a step.  Where latency turns up while '
                     'throughput stops growing is the knee: the load the '
@@ -285,10 +279,4 @@ def render_suite_html(doc, stream, objectives=None, js_src=None,
     if search is not None:
         body.append('<section id="search"><h2>Capacity search</h2><p>%s'
                     '</p></section>\n' % esc(search.get('summary')))
-    body.append('<footer>%s</footer>\n' % library_note(js_version, js_src))
-    figures = [{'id': div_id, 'data': fig['data'], 'layout': fig['layout']}
-               for div_id, fig in charts]
-    write_text(stream, text_type(PAGE) % {
-        'title': esc(doc['name']), 'style': STYLE,
-        'scripts': scripts_html(figures, js_source, js_src),
-        'body': ''.join(body)})
+    write_page(stream, esc(doc['name']), ''.join(body), figures, js_src)

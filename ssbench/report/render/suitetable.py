@@ -87,18 +87,11 @@ def _client(step, figures):
 def render_table(doc, out, operations=('total',)):
     """Write the suite table: a title, then one line per step (and per
     operation asked for under it), columns aligned."""
-    rows = [list(_HEADER)] + table_rows(doc, operations)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = ['Suite "%s": %d step%s' % (
         printable(doc['name']), len(doc['steps']),
         '' if len(doc['steps']) == 1 else 's')]
-    for row in rows:
-        cells = []
-        for i, cell in enumerate(row):
-            # Values and the client's words read left to right.
-            cells.append(cell.ljust(widths[i]) if i in (1, 9)
-                         else cell.rjust(widths[i]))
-        lines.append('  '.join(cells).rstrip())
+    # Values and the client's words read left to right.
+    lines += _aligned([list(_HEADER)] + table_rows(doc, operations), (1, 9))
     search = doc.get('search')
     if search is not None:
         lines.append('')
@@ -138,11 +131,16 @@ _COMPARE_HEADER = ('Step', 'Values', 'Base req/s', 'This req/s', 'Change',
 def render_comparison(base_name, name, rows, out):
     """Write two suites side by side, step by step (compare_suites())."""
     lines = ['Suite "%s" against the base suite "%s"' % (name, base_name)]
-    cells = [list(_COMPARE_HEADER)] + comparison_rows(rows)
-    widths = [max(len(row[i]) for row in cells)
-              for i in range(len(_COMPARE_HEADER))]
-    for row in cells:
-        lines.append('  '.join(cell.ljust(widths[i]) if i == 1 else
-                               cell.rjust(widths[i])
-                               for i, cell in enumerate(row)).rstrip())
+    lines += _aligned([list(_COMPARE_HEADER)] + comparison_rows(rows), (1,))
     write_text(out, '\n'.join(lines) + '\n')
+
+
+def _aligned(rows, left):
+    """The lines of a table of text cells in columns two spaces apart,
+    the columns whose index is in `left` aligned left, the others
+    right."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ['  '.join(cell.ljust(widths[i]) if i in left else
+                      cell.rjust(widths[i])
+                      for i, cell in enumerate(row)).rstrip()
+            for row in rows]

@@ -37,8 +37,7 @@ def test_parse_valid_rule(text, expect):
     rules = gate.parse_fail_if(text)
     assert len(rules) == 1
     rule = rules[0]
-    assert (rule.operation, rule.kind, rule.metric, rule.comparison,
-            rule.threshold) == expect
+    assert tuple(rule.name) + (rule.comparison, rule.threshold) == expect
     assert rule.text == text.strip()
 
 
@@ -46,7 +45,7 @@ def test_parse_several_rules_in_order():
     rules = gate.parse_fail_if('p99>+10%, rps<-5%,read.errors>+1%')
     assert [r.text for r in rules] == ['p99>+10%', 'rps<-5%',
                                        'read.errors>+1%']
-    assert [r.metric for r in rules] == ['p99', 'rps', 'errors']
+    assert [r.name.metric for r in rules] == ['p99', 'rps', 'errors']
 
 
 INVALID_RULES = [

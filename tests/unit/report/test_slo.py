@@ -88,8 +88,8 @@ def test_an_objective_without_evidence_fails():
 def test_latencies_read_per_operation_and_kind():
     read = operation('read', first=latency(0.001))
     objectives = slo.parse_slo('read.first_byte.p99<1ms')
-    assert slo.judge(doc(operation('total'), read), objectives[0]) == (
-        pytest.approx(0.0004), None)
+    assert slo.verdict(doc(operation('total'), read), objectives[0]) == (
+        slo.MET, pytest.approx(0.0004), None)
 
 
 def test_an_objective_can_name_an_endpoint():
