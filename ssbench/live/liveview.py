@@ -9,6 +9,7 @@ from ssbench.compat import monotonic
 from ssbench.live.livestats import RAW_KEYS, LiveStats
 from ssbench.live.statusline import (INTERVAL, BeforeLogging, StatusLine,
                                      format_line)
+from ssbench.results.needs import SCANNED
 
 
 class Snapshot(object):
@@ -54,7 +55,7 @@ class LiveView(object):
     C call, strings left raw), not decoded and checked field by field:
     it needs no more of a message than that."""
 
-    needs = 'scanned'
+    needs = SCANNED
 
     def __init__(self, status_stream=None, metrics=None, monotonic=monotonic,
                  interval=INTERVAL, width=None, ops=False):

@@ -7,10 +7,10 @@ from __future__ import absolute_import, division, print_function
 from operator import itemgetter
 
 from ssbench.results import healthrecords
+from ssbench.results.needs import BYTES, RECORDS
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 
-SCANNED, BYTES, RECORDS = 'scanned', 'bytes', 'records'
 PHASES = ('population', 'benchmark', 'cleanup')
 
 _JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)

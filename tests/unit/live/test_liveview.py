@@ -3,8 +3,9 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.live.liveview import LiveView, live_view
-from ssbench.master.pipeline import SCANNED, Message
+from ssbench.master.pipeline import Message
 from ssbench.master.runevents import RunEvents
+from ssbench.results.needs import SCANNED
 from tests.clocks import FakeClock
 
 

@@ -2,9 +2,9 @@
 message the master decodes, and a Message decodes at most once."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.master.pipeline import (BYTES, RECORDS, SCANNED, Message,
-                                     Pipeline, Store, Take)
+from ssbench.master.pipeline import Message, Pipeline, Store, Take
 from ssbench.results import healthrecords
+from ssbench.results.needs import BYTES, RECORDS, SCANNED
 from ssbench.wire import protocol
 from ssbench.wire.faultlog import Faults
 from tests.clocks import FakeClock
