@@ -59,6 +59,25 @@ def test_successes_after_the_first_message_are_taken_on_their_bytes():
     assert not master.tracker.outstanding
 
 
+def test_a_sink_that_counts_keys_gets_their_values_of_a_scanned_message():
+    class Counts(Sink):
+        fields = ('type', 'last_byte_latency')
+
+        def results(self, message):
+            Sink.results(self, message)
+            if message.captured is not None:
+                layout, values = message.captured
+                self.raw.extend(layout.record(v) for v in values)
+    sink = Counts()
+    master = Master(FakeTransport(), user_count=2)
+    master.shapes = resultbytes.ResultShapes()
+    master.run_jobs(jobs(10), [sink])
+    counted = [r for r in sink.raw if isinstance(r, dict)]
+    assert len(counted) == (9 if resultbytes.KEYS_IN_WIRE_ORDER else 0)
+    assert all(r == {'type': 'upload_object', 'last_byte_latency': 0.01}
+               for r in counted)
+
+
 def test_a_sink_that_needs_records_has_every_message_decoded():
     results = []
     master = Master(FakeTransport(), user_count=2)
