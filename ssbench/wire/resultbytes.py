@@ -32,6 +32,7 @@ import re
 import struct
 import sys
 import threading
+from itertools import islice
 from operator import itemgetter
 
 from ssbench import OPERATION_TYPES
@@ -207,9 +208,8 @@ def _array_header(count):
     return struct.pack('>BI', 0xdd, count)
 
 
-# Of a match's groups: the job id, the worker id and the record's bytes;
-# and the captured values that follow them.
-_IDS_AND_RECORD = itemgetter(0, 1, 2)
+# Of a match's groups, those after the job id, the worker id and the
+# record's bytes: the captured values.
 _CAPTURED = itemgetter(slice(3, None))
 
 
@@ -376,8 +376,8 @@ class ResultShapes(object):
         found = pattern.findall(data, start)
         if len(found) != count or not count:
             return None
-        job_ids, worker_ids, records = zip(*(
-            map(_IDS_AND_RECORD, found) if captured else found))
+        # zip() makes only the columns taken, not those of the values.
+        job_ids, worker_ids, records = islice(zip(*found), 3)
         # The records found must be the whole message, back to back.
         if sum(map(len, records)) != len(data) - start or \
                 len(set(worker_ids)) != 1:
