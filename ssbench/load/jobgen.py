@@ -61,15 +61,6 @@ def object_name(size_name, number):
     return '%s_%06d' % (size_name, number)
 
 
-def _cumulative(weights):
-    total = 0
-    out = []
-    for weight in weights:
-        total += weight
-        out.append(total)
-    return out
-
-
 def segment_keys(scenario):
     """{size class name: the job keys of its large objects} of the
     segmented size classes."""
@@ -147,9 +138,11 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
         clock = monotonic
     used = scenario.used_sizes
     # One draw picks the (size class, job type) pair: the class's share of
-    # the initial files times the type's share of the class's profile.
+    # the initial files times the type's share of the class's profile,
+    # whose running sums pair_cum holds.
     pairs = []
-    weights = []
+    pair_cum = []
+    pair_total = 0
     for size in used:
         profile = size.crud_profile
         profile_total = float(sum(profile))
@@ -158,9 +151,8 @@ def bench_jobs(scenario, rng, ring, clock=None, noop=False):
             if weight > 0:
                 pairs.append((size.name, size.size_min,
                               size.size_max - size.size_min + 1, job_type))
-                weights.append(weight)
-    pair_cum = _cumulative(weights)
-    pair_total = pair_cum[-1]
+                pair_total += weight
+                pair_cum.append(pair_total)
     last_pair = len(pairs) - 1
     class_names = [size.name for size in used]
     can_create = any(size.crud_profile[0] > 0 for size in used)

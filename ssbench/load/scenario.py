@@ -11,6 +11,8 @@ as in ssbench 0.3.x.
 """
 from __future__ import absolute_import, division, print_function
 
+import collections
+
 import ssbench
 from ssbench.compat import range
 from ssbench.load import popularity
@@ -57,34 +59,15 @@ OVERRIDE_KEYS = ('user_count', 'operation_count', 'run_seconds',
                  'policy', 'block_size', 'segment_size')
 
 
-class SizeClass(object):
-    """A validated entry of `sizes`, with its effective CRUD profile."""
-
-    __slots__ = ('name', 'size_min', 'size_max', 'crud_profile',
-                 'initial_count', 'segment_size', 'large_object',
-                 'popularity')
-
-    def __init__(self, name, size_min, size_max, crud_profile, initial_count,
-                 segment_size=None, large_object='slo', popularity=None):
-        self.name = name
-        self.size_min = size_min
-        self.size_max = size_max
-        # Own profile or the top-level one; None only for an unused class
-        # when neither exists.
-        self.crud_profile = crud_profile
-        self.initial_count = initial_count
-        # Bytes per segment of a large object ('slo' or 'dlo'); None: its
-        # objects are single PUTs.
-        self.segment_size = segment_size
-        self.large_object = large_object
-        # How READ/UPDATE/DELETE pick objects (ssbench.load.popularity's
-        # check()); None: 0.3.9's rotation.
-        self.popularity = popularity
-
-    def __repr__(self):
-        return 'SizeClass(%r, %r, %r, %r, %r)' % (
-            self.name, self.size_min, self.size_max, self.crud_profile,
-            self.initial_count)
+# A validated entry of `sizes`.  crud_profile: its own profile or the
+# top-level one, None only for an unused class when neither exists.
+# segment_size: bytes per segment of a large object (large_object 'slo'
+# or 'dlo'); None: its objects are single PUTs.  popularity: how
+# READ/UPDATE/DELETE pick objects (ssbench.load.popularity's check());
+# None: 0.3.9's rotation.
+SizeClass = collections.namedtuple('SizeClass', (
+    'name', 'size_min', 'size_max', 'crud_profile', 'initial_count',
+    'segment_size', 'large_object', 'popularity'))
 
 
 # -- loading -------------------------------------------------------------
@@ -103,6 +86,39 @@ def _key(name):
     return '"%s"' % name
 
 
+# (minimum, maximum) of each integer setting.
+_INT_RANGES = {
+    'user_count': (1, MAX_USER_COUNT),
+    'operation_count': (1, MAX_OPERATION_COUNT),
+    'container_count': (1, MAX_CONTAINER_COUNT),
+    'container_concurrency': (1, MAX_CONTAINER_CONCURRENCY),
+    'block_size': (1, MAX_BLOCK_SIZE),
+    'segment_size': (1, MAX_OBJECT_SIZE),
+    'delete_after': (0, MAX_DELETE_AFTER),
+    # run-suite's jobs per message (--batch-size): one per request at most.
+    'batch_size': (1, MAX_USER_COUNT),
+}
+# Settings whose value is text (a suite step's scenario file among them).
+_TEXT_SETTINGS = ('container_base', 'policy', 'scenario')
+
+
+def check_setting(check, key, value, what, nullable=False):
+    """The value of setting `key` (a top-level key of a scenario, a
+    command-line override, a suite step's), checked by `check` (a
+    scenariocheck.Checker) and named `what` in its message; with
+    `nullable`, None is a value (off, or the default)."""
+    if value is None and nullable:
+        return None
+    if key in _TEXT_SETTINGS:
+        return check.text(value, what, allow_none=nullable)
+    if key == 'run_seconds':
+        return check.positive_number(value, what, MAX_RUN_SECONDS)
+    if key == 'rate':
+        return check.positive_number(value, what, MAX_RATE, MIN_RATE)
+    minimum, maximum = _INT_RANGES[key]
+    return check.int_at_least(value, minimum, what, maximum)
+
+
 def _segments(check, entry, where, size_min, size_max, override):
     """(segment_size or None, large_object) of the size class `entry`:
     its own segment_size, else the command line's `override` when
@@ -110,8 +126,8 @@ def _segments(check, entry, where, size_min, size_max, override):
     default max_file_size."""
     segment_size = entry.get('segment_size')
     if segment_size is not None:
-        segment_size = check.int_at_least(
-            segment_size, 1, '%s: "segment_size"' % where, MAX_OBJECT_SIZE)
+        segment_size = check_setting(check, 'segment_size', segment_size,
+                                     '%s: "segment_size"' % where)
     elif override is not None and size_max > override:
         segment_size = override
     large_object = entry.get('large_object', 'slo')
@@ -177,11 +193,9 @@ class Scenario(object):
         self.source = source
         self.data = data
 
-        for key in ('name', 'sizes', 'initial_files'):
-            if key not in data:
+        for key in ('name', 'sizes', 'initial_files', 'user_count'):
+            if key not in data and key not in overrides:
                 check.fail('missing required key %s' % _key(key))
-        if 'user_count' not in data and 'user_count' not in overrides:
-            check.fail('missing required key %s' % _key('user_count'))
         if ('operation_count' not in data and 'run_seconds' not in data and
                 'operation_count' not in overrides and
                 'run_seconds' not in overrides):
@@ -197,7 +211,7 @@ class Scenario(object):
 
     def _load_sizes(self, check, data, segment_override=None):
         top = data.get('crud_profile')
-        if top is not None or 'crud_profile' in data:
+        if 'crud_profile' in data:
             top = check.crud_profile(top, _key('crud_profile'),
                                      MAX_CRUD_WEIGHT)
         self.crud_profile = top
@@ -219,9 +233,9 @@ class Scenario(object):
                        'to counts, not %s' % show(initial))
 
         if segment_override is not None:
-            segment_override = check.int_at_least(
-                segment_override, 1, 'segment_size from the command line',
-                MAX_OBJECT_SIZE)
+            segment_override = check_setting(
+                check, 'segment_size', segment_override,
+                'segment_size from the command line')
         self.sizes = []
         self._by_name = {}
         for index, entry in enumerate(sizes):
@@ -240,10 +254,9 @@ class Scenario(object):
             bound = MAX_OBJECT_SIZE
             if 'segment_size' in entry or segment_override is not None:
                 bound = MAX_LARGE_OBJECT_SIZE
-            size_min = check.int_at_least(entry['size_min'], 0,
-                                          '%s: "size_min"' % where, bound)
-            size_max = check.int_at_least(entry['size_max'], 0,
-                                          '%s: "size_max"' % where, bound)
+            size_min, size_max = [
+                check.int_at_least(entry[key], 0, '%s: "%s"' % (where, key),
+                                   bound) for key in ('size_min', 'size_max')]
             if size_min > size_max:
                 check.fail('%s: "size_min" %d is larger than "size_max" %d' % (
                     where, size_min, size_max))
@@ -292,64 +305,41 @@ class Scenario(object):
                        'are supported' % (total, MAX_INITIAL_FILES))
 
     def _load_counts(self, check, data, overrides):
-        def pick(key, default, validate):
-            """CLI value beats the file, which beats the default."""
-            if key in overrides:
-                return validate(overrides[key],
-                                '%s from the command line' % key)
-            if key in data:
-                return validate(data[key], _key(key))
+        def pick(key, default=None, nullable=False,
+                 sources=(overrides, data)):
+            """The value of the first of `sources` that gives `key` (the
+            command line beats the file), checked; else `default`."""
+            for source in sources:
+                if key in source:
+                    what = ('%s from the command line' % key
+                            if source is overrides else _key(key))
+                    return check_setting(check, key, source[key], what,
+                                         nullable)
             return default
 
-        def between(minimum, maximum):
-            return lambda value, what: check.int_at_least(value, minimum,
-                                                          what, maximum)
-
-        self.user_count = pick('user_count', None, between(1, MAX_USER_COUNT))
-        self.container_base = pick(
-            'container_base', DEFAULT_CONTAINER_BASE, check.text)
-        self.container_count = pick(
-            'container_count', DEFAULT_CONTAINER_COUNT,
-            between(1, MAX_CONTAINER_COUNT))
-        self.container_concurrency = pick(
-            'container_concurrency', DEFAULT_CONTAINER_CONCURRENCY,
-            between(1, MAX_CONTAINER_CONCURRENCY))
+        self.user_count = pick('user_count')
+        self.container_base = pick('container_base', DEFAULT_CONTAINER_BASE)
+        self.container_count = pick('container_count',
+                                    DEFAULT_CONTAINER_COUNT)
+        self.container_concurrency = pick('container_concurrency',
+                                          DEFAULT_CONTAINER_CONCURRENCY)
         # Open loop (see ssbench.load.schedule): jobs per second in all; None
         # (the default): closed loop, user_count requests at all times.
-        self.rate = pick('rate', None, lambda value, what: (
-            None if value is None else check.positive_number(
-                value, what, MAX_RATE, MIN_RATE)))
-        self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE,
-                               between(1, MAX_BLOCK_SIZE))
-        self.policy = pick('policy', None, lambda value, what: check.text(
-            value, what, allow_none=True))
+        self.rate = pick('rate', nullable=True)
+        self.block_size = pick('block_size', DEFAULT_BLOCK_SIZE)
+        self.policy = pick('policy', nullable=True)
         # X-Delete-After takes whole seconds; 0 (like null) means off.
-        delete_after = pick('delete_after', None, lambda value, what: (
-            None if value is None else check.int_at_least(
-                value, 0, what, MAX_DELETE_AFTER)))
-        self.delete_after = delete_after or None
+        self.delete_after = pick('delete_after', nullable=True) or None
 
         # Validate both file values even if one loses, so typos surface.
-        file_ops = file_secs = None
-        if 'operation_count' in data:
-            file_ops = check.int_at_least(data['operation_count'], 1,
-                                          _key('operation_count'),
-                                          MAX_OPERATION_COUNT)
-        if 'run_seconds' in data:
-            file_secs = check.positive_number(data['run_seconds'],
-                                              _key('run_seconds'),
-                                              MAX_RUN_SECONDS)
+        file_ops = pick('operation_count', sources=(data,))
+        file_secs = pick('run_seconds', sources=(data,))
         # run_seconds beats operation_count at each level, and any
         # command-line value beats both file values.
         if 'run_seconds' in overrides:
-            ops, secs = None, check.positive_number(
-                overrides['run_seconds'], 'run_seconds from the command line',
-                MAX_RUN_SECONDS)
+            ops, secs = None, pick('run_seconds')
         elif 'operation_count' in overrides:
-            ops, secs = check.int_at_least(
-                overrides['operation_count'], 1,
-                'operation_count from the command line',
-                MAX_OPERATION_COUNT), None
+            ops, secs = pick('operation_count'), None
         elif file_secs is not None:
             ops, secs = None, file_secs
         else:

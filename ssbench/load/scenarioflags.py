@@ -83,8 +83,9 @@ def parse_counts(text):
     return counts
 
 
-def _number(text):
-    """A number: an int when whole."""
+def parse_number(text):
+    """The number of `text`: an int when whole (inf and nan stay
+    floats)."""
     value = float(text)
     return int(value) if value.is_integer() else value
 
@@ -93,7 +94,7 @@ def parse_crud(text):
     """[C, R, U, D] of --crud: percentages of CREATE, READ, UPDATE and
     DELETE that add up to 100."""
     try:
-        crud = [_number(part) for part in text.split(',')]
+        crud = [parse_number(part) for part in text.split(',')]
     except ValueError:
         crud = []
     if len(crud) != 4 or not all(0 <= value <= 100 for value in crud):
@@ -180,6 +181,7 @@ def build(sizes, crud, objects=None, names=None, segment_size=None,
         'crud_profile': list(crud),
     }
     # -r 60 is 60.0 to argparse; a file would say 60.
-    data.update((key, _number(value) if isinstance(value, float) else value)
+    data.update((key, parse_number(value) if isinstance(value, float)
+                 else value)
                 for key, value in settings.items() if value is not None)
     return data

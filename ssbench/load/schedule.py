@@ -114,7 +114,6 @@ class Schedule(object):
         self.rng = rng
         self.epoch_offset = epoch_offset
         self.window = window
-        self.duration = duration
         self.deadline = None if duration is None else start + duration
         self.lag = Tally()
         self.unsent = Tally()   # due, never sent: wait by the end
@@ -142,15 +141,12 @@ class Schedule(object):
             return 0
         count = int(math.floor((when - self._start) * self.rate)) + 1
         start, rate = self._start, self.rate
-
-        def at(offset):
-            return start + offset
         # Float rounding: agree with start + n / rate, the times made.
-        while at(count / rate) < when or (
-                not strict and at(count / rate) == when):
+        while start + count / rate < when or (
+                not strict and start + count / rate == when):
             count += 1
-        while count and (at((count - 1) / rate) > when or (
-                strict and at((count - 1) / rate) == when)):
+        while count and (start + (count - 1) / rate > when or (
+                strict and start + (count - 1) / rate == when)):
             count -= 1
         return count
 

@@ -23,14 +23,15 @@ import os
 
 from ssbench.compat import string_types
 from ssbench.errors import ScenarioError
-from ssbench.load import scenario as limits
+from ssbench.load.scenario import check_setting
 from ssbench.load import sweep
+from ssbench.load.scenarioflags import parse_number
 from ssbench.load.scenariocheck import Checker, read_json, show
 
 MAX_SUITE_BYTES = 1024 * 1024
 # The most mistakes said at once; past them, one line says how many more.
 MAX_LINES = 20
-# setting: (what its value is, check(checker, value, what)).
+# setting: what its value is (each checked by scenario.check_setting).
 SETTINGS = collections.OrderedDict([
     ('scenario', 'the scenario file (a path from the suite file)'),
     ('user_count', 'requests in flight (-u)'),
@@ -46,25 +47,6 @@ SETTINGS = collections.OrderedDict([
 SHORT = {'user_count': 'u', 'operation_count': 'o', 'run_seconds': 'r',
          'rate': 'rate', 'container_count': 'c', 'batch_size': 'b',
          'policy': 'p', 'delete_after': 'da'}
-
-
-def check_setting(check, key, value, what):
-    """A setting's value checked as its flag checks it; ScenarioError
-    (through `check`, a scenariocheck.Checker) otherwise."""
-    if key in ('scenario', 'policy'):
-        return check.text(value, what)
-    if key == 'run_seconds':
-        return check.positive_number(value, what, limits.MAX_RUN_SECONDS)
-    if key == 'rate':
-        return check.positive_number(value, what, limits.MAX_RATE,
-                                     limits.MIN_RATE)
-    if key == 'delete_after':
-        return check.int_at_least(value, 0, what, limits.MAX_DELETE_AFTER)
-    maximum = {'user_count': limits.MAX_USER_COUNT,
-               'operation_count': limits.MAX_OPERATION_COUNT,
-               'container_count': limits.MAX_CONTAINER_COUNT,
-               'batch_size': limits.MAX_USER_COUNT}[key]
-    return check.int_at_least(value, 1, what, maximum)
 
 
 class StepPlan(object):
@@ -83,20 +65,14 @@ class StepPlan(object):
         """The step's distinguishing values in short: 'u16.rate400' (''
         without any); a scenario file among others by its name."""
         parts = []
-        shown = self.shown if self.shown is not None else \
-            ['scenario'] + list(self.settings)
-        if 'scenario' in shown and self.shown is not None:
+        # Unset, all of its settings (which never hold the scenario).
+        shown = self.settings if self.shown is None else self.shown
+        if 'scenario' in shown:
             parts.append(file_stem(self.scenario))
         parts.extend('%s%s' % (SHORT[key], _short(value))
                      for key, value in self.settings.items()
                      if key in shown)
         return '.'.join(parts)
-
-    def to_json(self):
-        out = collections.OrderedDict([('step', self.number),
-                                       ('scenario', self.scenario)])
-        out.update(self.settings)
-        return out
 
 
 def file_stem(path):
@@ -120,12 +96,8 @@ def _short(value):
     return '%s' % (value,)
 
 
-class Suite(object):
-    """A suite's name and its StepPlans, in order."""
-
-    def __init__(self, name, steps):
-        self.name = name
-        self.steps = steps
+# A suite's name and its StepPlans, in order.
+Suite = collections.namedtuple('Suite', 'name steps')
 
 
 class SuiteError(ScenarioError):
@@ -288,11 +260,9 @@ def _values(mistakes, key, value):
                                                        'policy'):
         def convert(token):
             try:
-                number = float(token)
+                number = parse_number(token)
             except ValueError:
                 raise ValueError('%r is not a number' % (token,))
-            if number == int(number):
-                number = int(number)
             checked = mistakes.check(where, check_setting, key, number,
                                      'a value')
             if checked is None:

@@ -58,7 +58,7 @@ def expand(text, convert):
         raise ValueError('%r: the factor must be more than 1' % (text,))
     if how == '+' and not by > 0:
         raise ValueError('%r: the step must be more than 0' % (text,))
-    whole = _whole(low) and _whole(high)
+    whole = all(isinstance(end, numbers.Integral) for end in (low, high))
     values = []
     value = low
     while value <= high * (1 + 1e-12):
@@ -68,10 +68,6 @@ def expand(text, convert):
         values.append(convert(_plain(round(value) if whole else value)))
         value = value * by if how == 'x' else value + by
     return _unique(values)
-
-
-def _whole(value):
-    return isinstance(value, numbers.Integral)
 
 
 def _number(token, text):

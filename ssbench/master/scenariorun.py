@@ -12,7 +12,6 @@ from ssbench.load import jobgen
 from ssbench.results import clockrecords, safefiles, workerlist
 from ssbench.load import popularity, seeds
 from ssbench.measure import record
-from ssbench.swift import hints
 from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, StatsFileError
 from ssbench.master.clockoffset import ClockOffsets, clock_stepped
@@ -120,8 +119,8 @@ def ensure_containers(client, scenario, pool_size, stop_requested=None):
         pool.kill()
         raise
     if failures:
-        raise hints.explain(failures[0], 'cannot create containers',
-                            scenario.policy)
+        raise client.explain(failures[0], 'cannot create containers',
+                             scenario.policy)
     if stop_requested is not None and stop_requested():
         raise Interrupted('interrupted while creating containers: no '
                           'benchmark was run')

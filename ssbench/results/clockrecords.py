@@ -90,10 +90,8 @@ def workers(records):
         if later:
             entry['first'], entry['last'] = firsts.get(key, (None, None))
             entry['steps'] = [
-                {'offset': later[index]['offset'],
-                 'rtt': later[index]['rtt'],
-                 'first': later[index]['first'],
-                 'last': later[index]['last']}
+                dict((key, later[index][key])
+                     for key in ('offset', 'rtt', 'first', 'last'))
                 for index in sorted(later)]
             entry['over_limit'] = True
         out.append(entry)
@@ -153,9 +151,8 @@ def periods_of(entry):
     if not steps or not is_finite(entry.get('first')) or \
             not is_finite(entry.get('last')):
         return None
-    return Periods([entry['offset']] + [step['offset'] for step in steps],
-                   [entry['first']] + [step['first'] for step in steps],
-                   [entry['last']] + [step['last'] for step in steps])
+    return Periods(*[[entry[key]] + [step[key] for step in steps]
+                     for key in ('offset', 'first', 'last')])
 
 
 def is_record(record, raw=False):
@@ -170,20 +167,14 @@ def is_record(record, raw=False):
 _RAW_KIND = CLOCK_RECORD.encode('ascii')
 
 
-def _as_text(value):
-    return value.decode('utf-8', 'replace') if isinstance(value, bytes) \
-        else value
-
-
 def corrections(records):
     """{worker id: offset} of the workers of `records` (clock offset
     records, their strings text or bytes) whose offset is above
     OFFSET_LIMIT: what their completion times are put on the master's
     clock by; None when there is none."""
-    texts = [dict((_as_text(key), _as_text(value))
-                  for key, value in rec.items()) for rec in records]
     found = dict((w['worker_id'], periods_of(w) or w['offset'])
-                 for w in workers(texts) if w['over_limit'])
+                 for w in workers(controls_of_kind(records, CLOCK_RECORD))
+                 if w['over_limit'])
     return found or None
 
 

@@ -181,7 +181,7 @@ def _response_times(batches, raw):
                 failed = k_exc in record
                 if failed:
                     k_spent = k_ttf
-                    if not _seconds(record[k_ttf]):
+                    if not spec.within(spec.SECONDS, record[k_ttf]):
                         continue
                 else:
                     k_spent = k_last
@@ -199,28 +199,24 @@ def _response_times(batches, raw):
         yield batch
 
 
-def _seconds(value):
-    """True for a number of seconds, as the record spec bounds them."""
-    return spec.within(spec.SECONDS, value)
+def as_text(value):
+    """`value`, bytes (a raw read's string) made text."""
+    if isinstance(value, bytes):
+        return value.decode('utf-8', 'replace')
+    return value
 
 
 def as_text_keys(value):
     """A decoded record with bytes (raw msgpack strings) made text."""
-    if isinstance(value, bytes):
-        return value.decode('utf-8', 'replace')
     if isinstance(value, dict):
         return dict((as_text_keys(k), as_text_keys(v))
                     for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return [as_text_keys(v) for v in value]
-    return value
+    return as_text(value)
 
 
 def controls_of_kind(controls, kind):
     """The control records (with text keys) whose `kind` is `kind`."""
-    out = []
-    for record in controls:
-        record = as_text_keys(record)
-        if record.get('kind') == kind:
-            out.append(record)
-    return out
+    texts = (as_text_keys(record) for record in controls)
+    return [record for record in texts if record.get('kind') == kind]

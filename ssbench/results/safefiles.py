@@ -29,11 +29,15 @@ _HEADER_KEY = HEADER_KEY.encode('ascii')
 _SNIFF_BYTES = 1 << 16
 
 
-def _lstat(path):
+def _stat(path, follow=True):
+    """os.stat (through symbolic links: None for a dangling one), or
+    os.lstat without `follow`; None when nothing is there."""
+    missing = (errno.ENOENT, errno.ENOTDIR) + ((errno.ELOOP,) if follow
+                                               else ())
     try:
-        return os.lstat(path)
+        return os.stat(path) if follow else os.lstat(path)
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        if exc.errno in missing:
             return None
         raise UsageError('%s: %s' % (path, exc.strerror))
 
@@ -109,15 +113,6 @@ def check_directory(path, what, create=False):
     os.unlink(probe)
 
 
-def same_file(path, other):
-    """True when both paths exist and name the same inode."""
-    try:
-        a, b = os.stat(path), os.stat(other)
-    except (OSError, ValueError):
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
 class StatsPaths(object):
     """Where a run's stats go: `plain` during the run, `final` (gzip) after.
 
@@ -140,7 +135,7 @@ class StatsPaths(object):
         if not os.path.basename(self.plain):
             raise UsageError('%s %s: names no file' % (what, self.final))
         for path in (self.plain, self.final):
-            info = _lstat(path)
+            info = _stat(path, follow=False)
             if info is None:
                 continue
             if not stat.S_ISREG(info.st_mode):
@@ -156,9 +151,14 @@ class StatsPaths(object):
 
 def _same_place(path, other):
     """True when two paths name one file, or would once created (the same
-    path once symbolic links are resolved)."""
-    return (os.path.realpath(path) == os.path.realpath(other) or
-            same_file(path, other))
+    path once symbolic links are resolved, or the same inode)."""
+    if os.path.realpath(path) == os.path.realpath(other):
+        return True
+    try:
+        a, b = os.stat(path), os.stat(other)
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def refuse_overwriting_inputs(outputs, inputs):
@@ -188,23 +188,13 @@ def _is_device(path):
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-def _stat(path):
-    """os.stat (through symbolic links), None for a dangling link."""
-    try:
-        return os.stat(path)
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
-            return None
-        raise UsageError('%s: %s' % (path, exc.strerror))
-
-
 def check_output(path, what, force=False):
     """An output path we may write: a new file in a writable directory,
     an existing regular file (or a symbolic link, even to nothing) only
     with `force`, or an existing non-regular file (a terminal, /dev/null,
     a FIFO), which is written in place and so replaces nothing."""
     check_path_syntax(path, what)
-    info = _lstat(path)
+    info = _stat(path, follow=False)
     if info is None:
         check_directory(path, what)
         return

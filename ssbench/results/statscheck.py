@@ -25,6 +25,7 @@ from ssbench.measure.record import (
     _MAX_STATUS, NUMBERS as _NUMBER_TYPES)
 from ssbench.measure.profile import weights
 from ssbench.results import clockrecords, timewindow
+from ssbench.results.recordview import as_text, as_text_keys
 
 # The result values the reports read, in the order they are checked: the
 # first bad one is the one a warning names.
@@ -79,7 +80,7 @@ def measured(batches, raw, stats_file):
     clocks = []      # the clock offset records of a first pass
     # The completion times not yet profiled (appended by the check).
     stamps = []
-    append = stamps.append if profile is not None else _ignore
+    append = stamps.append if profile is not None else (lambda value: None)
     # (began, completed, worker) of a small file's results, in file order,
     # for timewindow.idle_window(): three values a result, not its record
     # (a suite's master analyses a step of 10,000 results; holding their
@@ -290,26 +291,24 @@ def _spans(requests, offsets):
 
 
 def _offset_of(worker, offsets, stamped):
+    """Seconds the clock of `worker` (its id as text or int, or a raw
+    read's bytes) was ahead at `stamped` by `offsets` ({worker id:
+    corrections() value}), 0 when it has none."""
     if not offsets:
         return 0
     offset = offsets.get(worker)
     if offset is None and isinstance(worker, bytes):
-        offset = offsets.get(worker.decode('utf-8', 'replace'))
+        offset = offsets.get(as_text(worker))
     return clockrecords.offset_at(offset, stamped) or 0
 
 
 def _on_master_clock(batch, k_completed, k_worker, offsets):
     """Subtract from each result's completed_at its worker's offset in
-    `offsets` ({worker id: seconds ahead}; ids as text or int)."""
+    `offsets` (as _offset_of())."""
     for record in batch:
         try:
-            worker = record[k_worker]
-            offset = offsets.get(worker)
-            if offset is None and isinstance(worker, bytes):
-                offset = offsets.get(worker.decode('utf-8', 'replace'))
-            if offset is not None:
-                record[k_completed] -= clockrecords.offset_at(
-                    offset, record[k_completed])
+            record[k_completed] -= _offset_of(
+                record[k_worker], offsets, record[k_completed])
         except (KeyError, TypeError, IndexError, AttributeError):
             continue
 
@@ -323,10 +322,6 @@ def _within(record, k_completed, window):
 
 def _utc(seconds):
     return time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(seconds))
-
-
-def _ignore(value):
-    pass
 
 
 def _open_loop_ok(record, k_intended, k_lag, k_held):
@@ -373,7 +368,7 @@ def _measurement(record, keys, values, open_loop):
                 name == 'time_to_failure' and k_exception not in record):
             return name, value
     segments = get(k_segments)
-    if segments is not None and not spec.is_segments(_text_keys(segments)):
+    if segments is not None and not spec.is_segments(as_text_keys(segments)):
         return 'segments', segments
     first, last = get(k_first), get(k_last)
     for name, value in (('first_byte_latency', first),
@@ -390,7 +385,7 @@ def _measurement(record, keys, values, open_loop):
 def shown(value):
     """repr() of a value from a file, strings as text, cut to SHOWN
     characters: a message names the value, it does not echo a file."""
-    value = _text(value)
+    value = as_text(value)   # a raw read's string: say it as text
     if type(value) in _NUMBER_TYPES and not isinstance(value, float):
         text = '%d' % (value,)      # no L of a Python 2 long
     elif isinstance(value, type(u'')) and str is bytes:
@@ -400,20 +395,6 @@ def shown(value):
     if len(text) > SHOWN:
         text = text[:SHOWN - 3] + '...'
     return text
-
-
-def _text(value):
-    # A raw read leaves a string as bytes: say it as the text it is.
-    if isinstance(value, bytes):
-        return value.decode('utf-8', 'replace')
-    return value
-
-
-def _text_keys(value):
-    # A raw read's map has bytes keys.
-    if isinstance(value, dict):
-        return dict((_text(key), item) for key, item in value.items())
-    return value
 
 
 _TEXT_TYPES = (type(u''), bytes)

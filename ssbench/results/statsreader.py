@@ -38,14 +38,6 @@ class _Truncated(Exception):
     """Internal: the compressed stream ended early or went bad."""
 
 
-def _iter_plain(fp):
-    while True:
-        chunk = fp.read(READ_CHUNK)
-        if not chunk:
-            return
-        yield chunk
-
-
 def _member_ended(dec):
     """Whether a zlib decompressor has seen the end of its gzip member."""
     eof = getattr(dec, 'eof', None)
@@ -118,7 +110,7 @@ class _ChunkReader(object):
             else:
                 if first:
                     self._put(('data', first))
-                chunks = _iter_plain(self._fp)
+                chunks = iter(lambda: self._fp.read(READ_CHUNK), b'')
             for chunk in chunks:
                 if not self._put(('data', chunk)):
                     return

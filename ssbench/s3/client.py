@@ -19,11 +19,24 @@ import hashlib
 import time
 
 from ssbench.compat import urlsplit
+from ssbench.errors import S3Error, SsbenchError
 from ssbench.s3 import sigv4
 from ssbench.s3.errorbody import S3RequestError, s3_error
 from ssbench.s3.keyring import Keyring
+from ssbench.store.cleanup import one_line
 from ssbench.store.client import DEFAULT_BLOCK_SIZE, StoreClient
+from ssbench.store.outcome import RequestError
 
+# What the user must fix, by the S3 code of the master's failed request.
+_HINTS = {
+    'BucketAlreadyExists': 'another account owns a bucket of that name: '
+                           'name others with --container-base',
+    'AccessDenied': 'the keys may not create and delete buckets',
+    'InvalidAccessKeyId': 'check AWS_ACCESS_KEY_ID',
+    'SignatureDoesNotMatch': 'check AWS_SECRET_ACCESS_KEY and --region',
+    'AuthorizationHeaderMalformed': 'check --region',
+    'IllegalLocationConstraintException': 'check --region',
+}
 # The region whose CreateBucket takes no LocationConstraint.
 US_EAST_1 = 'us-east-1'
 # The signed payload hashes remembered: sizes repeat within a size class.
@@ -68,6 +81,17 @@ class S3Client(StoreClient):
         """Multipart uploads (ssbench.s3.multipartobject)."""
         from ssbench.s3.multipartobject import MultipartObjects
         return MultipartObjects(self, block_size)
+
+    @staticmethod
+    def explain(exc, doing, policy=None):
+        """The one-line S3Error to raise for the master's own request
+        that failed with `exc` (`policy` is Swift's alone)."""
+        if isinstance(exc, SsbenchError) and \
+                not isinstance(exc, RequestError):
+            return exc      # already one line that says what is wrong
+        hint = _HINTS.get(getattr(exc, 'error_class', None))
+        return S3Error('%s: %s%s' % (doing, one_line(exc),
+                                     '; ' + hint if hint else ''))
 
     # -- one attempt ----------------------------------------------------
 

@@ -101,6 +101,13 @@ class SwiftClient(StoreClient):
         from ssbench.swift.largeobject import LargeObjects
         return LargeObjects(self, block_size)
 
+    @staticmethod
+    def explain(exc, doing, policy=None):
+        """The one-line SwiftError to raise for the master's own request
+        that failed with `exc` (ssbench.swift.hints)."""
+        from ssbench.swift.hints import explain
+        return explain(exc, doing, policy)
+
     # -- requests -----------------------------------------------------
 
     def _address(self, container, name, query, size, block, whole):

@@ -6,7 +6,7 @@ its frame stack and the pool's bookkeeping), which at one request per job
 is a visible part of a worker's CPU.  A job put while every runner is
 busy waits there, so putting never blocks the reader.
 
-`SwiftJobs` runs a job and turns what happened into a result record:
+`StoreJobs` runs a job and turns what happened into a result record:
 configuration (CONFIGURE jobs, waiting for one), the store's client, one
 handler per job type.  ssbench.worker.mainloop.Worker builds one and hands
 it the collaborators it needs (result sink, client factory, tokens, a way
@@ -115,8 +115,9 @@ def _after(head, request, *args):
     return timing
 
 
-class SwiftJobs(object):
-    """Runs a worker's Swift jobs and turns each into a result record.
+class StoreJobs(object):
+    """Runs a worker's jobs against its store (Swift or S3) and turns
+    each into a result record.
 
     Everything it works with is passed in:
 
@@ -164,7 +165,7 @@ class SwiftJobs(object):
         # TLS options (--insecure, --os-cacert) from the master, for the
         # token it hands over.
         self.tls = AuthOptions()
-        self.swift = None
+        self.store = None
         # The master's S3 endpoint and signing keys, when it speaks S3.
         self.s3 = S3Access()
         self.configured = gevent.event.Event()
@@ -209,8 +210,8 @@ class SwiftJobs(object):
 
     def close(self):
         """Close the store client's connections, if there is a client."""
-        if self.swift is not None:
-            self.swift.close()
+        if self.store is not None:
+            self.store.close()
 
     # -- configuration ------------------------------------------------
 
@@ -238,10 +239,10 @@ class SwiftJobs(object):
                 self.tls = tls
                 rebuild = True
             self.handed.update(job)
-        if rebuild and self.swift is not None:
+        if rebuild and self.store is not None:
             # Requests still running finish on the old client, whose
             # connections close as they end.
-            old, self.swift = self.swift, None
+            old, self.store = self.store, None
             old.close()
         if not self.configured.is_set() and (
                 self.own_auth is not None or self.handed.grant is not None or
@@ -280,32 +281,32 @@ class SwiftJobs(object):
             result['worker_time'] = max(0.0, self.clock() - received)
         self._add_result(result)
 
-    def get_swift(self):
+    def get_store(self):
         """The store's client, built on first use (after CONFIGURE, for a
         worker without credentials of its own)."""
-        if self.swift is None:
+        if self.store is None:
             error = self._wait_configured()
             if error is not None:
                 raise error
-            if self.swift is None and self.s3.settings is not None:
-                self.swift = self.s3.client(
+            if self.store is None and self.s3.settings is not None:
+                self.store = self.s3.client(
                     concurrency=self.concurrency, retries=self.retries,
                     connect_timeout=self.connect_timeout,
                     network_timeout=self.network_timeout,
                     retry_backoff=self.retry_backoff)
-            if self.swift is None:
+            if self.store is None:
                 kwargs = {}
                 auth = self.own_auth
                 if auth is None:
                     auth, kwargs['tokens'] = self.tls, self.handed
                 if self.retry_backoff is not None:
                     kwargs['retry_backoff'] = self.retry_backoff
-                self.swift = self.client_factory(
+                self.store = self.client_factory(
                     auth, concurrency=self.concurrency,
                     retries=self.retries,
                     connect_timeout=self.connect_timeout,
                     network_timeout=self.network_timeout, **kwargs)
-        return self.swift
+        return self.store
 
     # -- jobs ---------------------------------------------------------
 
@@ -316,7 +317,7 @@ class SwiftJobs(object):
         start = monotonic()
         try:
             if job.get('segment_size'):
-                timing = self.get_swift().large_objects(
+                timing = self.get_store().large_objects(
                     self._block_size(job)).run(job)
             else:
                 timing = self._handlers[kind](job)
@@ -357,35 +358,35 @@ class SwiftJobs(object):
         return job.get('block_size') or self.block_size
 
     def handle_upload_object(self, job):
-        swift = self.get_swift()
+        store = self.get_store()
         if not job.get('head_first'):
-            return swift.put_object(job['container'], job['name'],
+            return store.put_object(job['container'], job['name'],
                                     job['size'], b'A', self._block_size(job),
                                     job.get('delete_after'))
-        head = swift.head_object(job['container'], job['name'],
+        head = store.head_object(job['container'], job['name'],
                                  missing_ok=True)
         if head.status != 404:
             return head
-        return _after(head, swift.put_object, job['container'], job['name'],
+        return _after(head, store.put_object, job['container'], job['name'],
                       job['size'], b'A', self._block_size(job),
                       job.get('delete_after'))
 
     def handle_get_object(self, job):
-        return self.get_swift().get_object(job['container'], job['name'],
+        return self.get_store().get_object(job['container'], job['name'],
                                            self._block_size(job))
 
     def handle_update_object(self, job):
-        return self.get_swift().put_object(
+        return self.get_store().put_object(
             job['container'], job['name'], job['size'], b'B',
             self._block_size(job), job.get('delete_after'))
 
     def handle_delete_object(self, job):
-        return self.get_swift().delete_object(job['container'], job['name'])
+        return self.get_store().delete_object(job['container'], job['name'])
 
     def handle_head_object(self, job):
-        return self.get_swift().stat_object(job['container'], job['name'])
+        return self.get_store().stat_object(job['container'], job['name'])
 
     def handle_list_container(self, job):
-        return self.get_swift().list_page(
+        return self.get_store().list_page(
             job['container'], job.get('limit') or LISTING_PAGE,
             job.get('prefix'), self._block_size(job))

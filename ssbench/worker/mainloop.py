@@ -2,7 +2,7 @@
 
 One reader greenlet (run()) pulls every message already queued, answers
 no-op and control jobs inline and hands Swift jobs to `concurrency`
-runner greenlets (ssbench.worker.execution.SwiftJobs runs them).  Their
+runner greenlets (ssbench.worker.execution.StoreJobs runs them).  Their
 results leave through the worker's outbox (ssbench.worker.outbox: batching,
 flushing, heartbeats and the master's liveness).
 
@@ -47,7 +47,7 @@ from ssbench.store.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
 from ssbench.swift.client import SwiftClient
 from ssbench.swift.tokens import HandedTokens
 from ssbench.wire.messagecheck import check_from_master, refusal_reason
-from ssbench.worker.execution import CONFIGURE_WAIT, SwiftJobs
+from ssbench.worker.execution import CONFIGURE_WAIT, StoreJobs
 from ssbench.worker.outbox import SUICIDE_LINGER, Outbox
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ class Worker(Outbox):
     uses the token it carries.  `swift_factory(auth, concurrency=,
     retries=, connect_timeout=, network_timeout=[, tokens=])` builds the
     Swift client (injectable for tests).  Swift jobs run in `self.jobs`
-    (ssbench.worker.execution.SwiftJobs), whose results come back through
+    (ssbench.worker.execution.StoreJobs), whose results come back through
     _add_result() into the outbox (ssbench.worker.outbox.Outbox).
     """
 
@@ -111,7 +111,7 @@ class Worker(Outbox):
             self.identity['local_run'] = local_run
 
         self.handed = HandedTokens(self._ask_for_token, configure_wait)
-        self.jobs = SwiftJobs(
+        self.jobs = StoreJobs(
             worker_id, self._add_result, swift_factory, self.handed,
             self._ask_for_token, own_auth=self.own_auth,
             concurrency=concurrency, retries=retries,

@@ -15,7 +15,7 @@ from ssbench.s3 import multipart
 from ssbench.s3.errorbody import S3RequestError
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
-from ssbench.worker.execution import SwiftJobs
+from ssbench.worker.execution import StoreJobs
 from ssbench.s3.multipartobject import MultipartObjects
 from tests import s3fake
 from tests.clocks import FakeClock
@@ -222,7 +222,7 @@ def test_head_first_skips_an_object_that_is_there(s3):
 
 def test_swift_jobs_send_large_objects_over_s3_as_multipart(s3):
     results = []
-    jobs = SwiftJobs('w1', results.append, lambda *a, **k: s3, None,
+    jobs = StoreJobs('w1', results.append, lambda *a, **k: s3, None,
                      lambda: None, own_auth=object(), now=FakeClock(1e9))
     for kind in (CREATE_OBJECT, READ_OBJECT, DELETE_OBJECT):
         jobs.run_job(job(kind, size=2500 if kind == CREATE_OBJECT

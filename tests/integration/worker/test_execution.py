@@ -1,5 +1,5 @@
 """ssbench.worker.execution: Runners, a fixed set of greenlets taking jobs
-from a FIFO, and SwiftJobs, built here without a Worker from its
+from a FIFO, and StoreJobs, built here without a Worker from its
 collaborators (a list as result sink, fake or real Swift clients, a fixed
 clock)."""
 from __future__ import absolute_import, division, print_function
@@ -44,7 +44,7 @@ def test_head_and_list_over_http_time_their_first_byte():
         # A 404 counts as a READ's: retried, then a failure.
         assert (missing['status'], missing['retries']) == (404, 2)
         assert '404' in missing['exception']
-        listed = harness.jobs.get_swift().request(
+        listed = harness.jobs.get_store().request(
             'GET', 'c', query='format=json&limit=1&prefix=tiny_',
             read='keep')
         assert [item['name'] for item in json.loads(

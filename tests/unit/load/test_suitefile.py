@@ -93,6 +93,15 @@ def test_a_swept_value_the_setting_refuses_is_named():
                      'an integer >= 1, not 0']
 
 
+@pytest.mark.parametrize('swept', ['1,inf', 'inf:10:x2', 'nan'])
+def test_a_swept_infinity_or_nan_is_refused_in_one_line(swept):
+    # int(inf) raised OverflowError here once: a traceback, not a line.
+    lines = mistakes({'defaults': {'scenario': 's'},
+                      'sweep': {'user_count': swept}})
+    assert len(lines) == 1 and lines[0].startswith(
+        'curve.suite: sweep: "user_count": a value must be an integer >= 1')
+
+
 def test_a_step_without_a_scenario_is_refused():
     assert mistakes({'steps': [{'user_count': 4}]}) == [
         'curve.suite: steps[0]: no "scenario" (give it in the step or in '

@@ -14,6 +14,7 @@ from ssbench.errors import Interrupted, SwiftError
 from ssbench.master.scenariorun import (RunOptions, ScenarioRun,
                                         ensure_containers)
 from ssbench.results.safefiles import StatsPaths
+from ssbench.swift.client import SwiftClient
 from ssbench.load.scenario import Scenario
 from tests.unit.master.test_dispatch import FakeTransport
 
@@ -43,6 +44,8 @@ class FakeSwift(object):
         self.running = 0
         self.most_running = 0
         self.on_head = on_head
+
+    explain = staticmethod(SwiftClient.explain)
 
     def head_container(self, name, missing_ok=False):
         self.running += 1

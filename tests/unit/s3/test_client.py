@@ -8,8 +8,10 @@ import calendar
 
 import pytest
 
+from ssbench.errors import S3Error, ScenarioError
 from ssbench.s3 import keyring
-from ssbench.s3.client import S3Access
+from ssbench.s3.client import S3Access, S3Client
+from ssbench.s3.errorbody import S3RequestError
 from tests.clocks import FakeClock
 
 pytestmark = pytest.mark.timeout(30)
@@ -48,3 +50,21 @@ def test_s3_access_follows_the_masters_configure():
     assert access.update(dict(form, signed_payload=True)) is True
     with pytest.raises(ValueError):
         access.update(dict(form, keys={}))
+
+
+def test_a_failed_request_of_the_master_is_explained_in_s3_terms():
+    refused = S3RequestError('PUT', '/ssbench-0', 409, 'Conflict',
+                             error_class='BucketAlreadyExists')
+    error = S3Client.explain(refused, 'cannot create containers', 'gold')
+    assert isinstance(error, S3Error)
+    assert str(error) == (
+        'cannot create containers: %s; another account owns a bucket of '
+        'that name: name others with --container-base' % (refused,))
+    assert 'Swift' not in str(error) and 'gold' not in str(error)
+    unknown = S3RequestError('PUT', '/b', 500, 'Internal', error_class='X')
+    assert str(S3Client.explain(unknown, 'doing')) == 'doing: %s' % (
+        unknown,)
+    assert str(S3Client.explain(ValueError('no'), 'doing')) == \
+        'doing: ValueError: no'
+    said = ScenarioError('already one line')
+    assert S3Client.explain(said, 'doing') is said

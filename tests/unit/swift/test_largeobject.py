@@ -12,7 +12,7 @@ from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire import protocol
 from ssbench.store import segments
 from ssbench.swift import largeobject
-from ssbench.worker.execution import SwiftJobs
+from ssbench.worker.execution import StoreJobs
 from tests.clocks import FakeClock
 
 pytestmark = pytest.mark.timeout(30)
@@ -241,7 +241,7 @@ def test_head_first_skips_an_object_that_is_there():
 def test_swift_jobs_record_one_checked_result_per_operation():
     swift = MemorySwift()
     results = []
-    jobs = SwiftJobs('w1', results.append, lambda *a, **k: swift, None,
+    jobs = StoreJobs('w1', results.append, lambda *a, **k: swift, None,
                      lambda: None, own_auth=object(), now=FakeClock(1e9))
     for kind in (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT):
         jobs.run_job(job(kind, size=9 * MiB if kind in (

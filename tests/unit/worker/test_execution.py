@@ -1,5 +1,5 @@
 """ssbench.worker.execution: Runners, a fixed set of greenlets taking jobs
-from a FIFO, and SwiftJobs, built here without a Worker from its
+from a FIFO, and StoreJobs, built here without a Worker from its
 collaborators (a list as result sink, fake or real Swift clients, a fixed
 clock)."""
 from __future__ import absolute_import, division, print_function
@@ -18,7 +18,7 @@ from ssbench.swift.tokens import HandedTokens
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 from ssbench.wire.protocol import configure_job
-from ssbench.worker.execution import LISTING_PAGE, Runners, SwiftJobs
+from ssbench.worker.execution import LISTING_PAGE, Runners, StoreJobs
 from tests.clocks import FakeClock
 from tests.fakes import FakeClient
 from tests.waiting import wait_for
@@ -116,7 +116,7 @@ def test_kill_stops_runners_and_drops_waiting_jobs():
     runners.kill()
 
 
-# -- SwiftJobs, without a Worker ------------------------------------------
+# -- StoreJobs, without a Worker ------------------------------------------
 
 AUTH = AuthOptions(auth_url='http://127.0.0.1:1/auth/v1.0', user='u',
                    key='k')
@@ -132,7 +132,7 @@ def job(kind, **extra):
 
 
 class Harness(object):
-    """A SwiftJobs and what it is given: a list of results, the master's
+    """A StoreJobs and what it is given: a list of results, the master's
     tokens, a count of the times it asked the master, a clock at NOW."""
 
     def __init__(self, **kwargs):
@@ -141,7 +141,7 @@ class Harness(object):
         kwargs.setdefault('own_auth', AUTH)
         kwargs.setdefault('client_factory', FakeClient)
         self.tokens = HandedTokens(self.ask, kwargs.get('configure_wait', 30))
-        self.jobs = SwiftJobs(7, self.results.append, tokens=self.tokens,
+        self.jobs = StoreJobs(7, self.results.append, tokens=self.tokens,
                               ask_master=self.ask, now=FakeClock(NOW),
                               **kwargs)
 
@@ -200,7 +200,7 @@ def test_head_and_list_jobs_go_to_their_requests():
 
 def test_a_failure_is_a_result_stamped_by_the_clock():
     harness = Harness()
-    client = harness.jobs.get_swift()
+    client = harness.jobs.get_store()
     client.fail['get_object'] = SwiftRequestError(
         'GET', '/v1/a/c/o', 500, 'Internal Error', 'tx-bad', 4)
     client.fail['delete_object'] = ValueError('boom')
@@ -250,13 +250,13 @@ def test_no_configure_in_time_is_an_error_result():
 def test_new_timeouts_replace_the_client_and_own_credentials_win():
     FakeClient.instances = []
     harness = Harness()
-    first = harness.jobs.get_swift()
+    first = harness.jobs.get_store()
     harness.jobs.configure(configure_job(block_size=10, grant=GRANT))
-    assert harness.jobs.get_swift() is first and not first.closed
+    assert harness.jobs.get_store() is first and not first.closed
     assert harness.tokens.grant is None         # own credentials win
     harness.jobs.configure(configure_job(connect_timeout=5.0))
     assert first.closed
-    second = harness.jobs.get_swift()
+    second = harness.jobs.get_store()
     assert second is not first and second.kwargs['connect_timeout'] == 5.0
     harness.jobs.close()
     assert second.closed
@@ -280,7 +280,7 @@ def test_stop_ends_running_and_waiting_jobs_without_results():
 
 def test_head_first_failure_counts_the_head_too():
     harness = Harness()
-    client = harness.jobs.get_swift()
+    client = harness.jobs.get_store()
     client.missing.add('absent')
     client.fail['put_object'] = SwiftRequestError(
         'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 4, 1)
@@ -297,7 +297,7 @@ def test_a_rate_jobs_result_says_how_long_the_worker_had_it():
     # for successes and failures alike; other jobs carry none.
     clock = FakeClock(10.75, step=0.25)     # reads 10.75, then 11.0
     harness = Harness(clock=clock)
-    client = harness.jobs.get_swift()
+    client = harness.jobs.get_store()
     client.fail['delete_object'] = ValueError('boom')
     harness.jobs.run_job(job(READ_OBJECT, send_lag=0.1), 10.0)
     harness.jobs.run_job(job(DELETE_OBJECT, send_lag=0.1), 10.5)
@@ -337,7 +337,7 @@ class RetriedClient(FakeClient):
 
 def test_results_carry_time_to_failure_and_retry_causes():
     harness = Harness(client_factory=RetriedClient)
-    client = harness.jobs.get_swift()
+    client = harness.jobs.get_store()
     client.fail['delete_object'] = SwiftRequestError(
         'DELETE', '/v1/a/c/o', None, 'timed out', None, 3,
         error_class='timeout', time_to_failure=61.5,
@@ -365,7 +365,7 @@ class RetriedHead(FakeClient):
 
 def test_head_first_failure_adds_the_head_time_and_causes():
     harness = Harness(client_factory=RetriedHead)
-    client = harness.jobs.get_swift()
+    client = harness.jobs.get_store()
     client.fail['put_object'] = SwiftRequestError(
         'PUT', '/v1/a/c/absent', 503, 'Unavailable', 'tx-put', 2, 0,
         time_to_failure=1.5, retry_causes={'503': 1, 'NoResponse': 1})
@@ -388,16 +388,16 @@ def test_no_configure_in_time_fails_after_the_wait():
 def test_configure_hands_the_retry_backoff_to_the_client():
     FakeClient.instances = []
     harness = Harness()
-    first = harness.jobs.get_swift()
+    first = harness.jobs.get_store()
     assert 'retry_backoff' not in first.kwargs
     harness.jobs.configure(configure_job(retry_backoff=(0.1, 1.0)))
     assert first.closed
-    second = harness.jobs.get_swift()
+    second = harness.jobs.get_store()
     assert second.kwargs['retry_backoff'] == (0.1, 1.0)
     # The same again (as every CONFIGURE repeats it): the same client.
     harness.jobs.configure(protocol.unpack(protocol.pack(
         [configure_job(retry_backoff=(0.1, 1.0))]))[0])
-    assert harness.jobs.get_swift() is second and not second.closed
+    assert harness.jobs.get_store() is second and not second.closed
 
 
 def s3_configure(clock, signed=False):
@@ -417,7 +417,7 @@ def test_a_master_speaking_s3_configures_an_s3_client():
     assert not harness.jobs.configured.is_set()
     harness.jobs.configure(s3_configure(clock))
     assert harness.jobs.configured.is_set()
-    client = harness.jobs.get_swift()
+    client = harness.jobs.get_store()
     assert isinstance(client, S3Client)
     assert (client.endpoint_url, client.network_timeout) == (
         'http://127.0.0.1:9', 3.0)
@@ -425,9 +425,9 @@ def test_a_master_speaking_s3_configures_an_s3_client():
     # The next day's keys reach the same client; new settings a new one.
     clock.advance(12 * 3600)
     harness.jobs.configure(s3_configure(clock))
-    assert harness.jobs.get_swift() is client
+    assert harness.jobs.get_store() is client
     assert client.keys().dates == ['20240229', '20240301']
     harness.jobs.configure(s3_configure(clock, signed=True))
-    assert harness.jobs.get_swift() is not client
-    assert harness.jobs.get_swift().signed_payload is True
+    assert harness.jobs.get_store() is not client
+    assert harness.jobs.get_store().signed_payload is True
     harness.jobs.close()

@@ -109,7 +109,7 @@ def test_noop_jobs_answered_inline_and_coalesced():
         'retries', 'completed_at'])
     # Everything was queued at once: one message despite batch size 1.
     assert len(messages_of(transport)) == 1
-    assert FakeClient.instances == [] or not worker.jobs.swift
+    assert FakeClient.instances == [] or not worker.jobs.store
     assert transport.closed
 
 
@@ -187,7 +187,7 @@ def test_head_first_uploads_only_missing_objects():
     transport.inbox.append(protocol.pack([
         job(CREATE_OBJECT, name='present', head_first=True)]))
     worker = make(transport)
-    worker.jobs.get_swift().missing.add('absent')
+    worker.jobs.get_store().missing.add('absent')
     transport.inbox.append(protocol.pack([
         job(CREATE_OBJECT, name='absent', head_first=True)]))
     run_until(worker, lambda: len(results_of(transport)) >= 2)
@@ -210,7 +210,7 @@ def test_failures_are_results():
     FakeClient.instances = []
     transport = FakeTransport()
     worker = make(transport)
-    client = worker.jobs.get_swift()
+    client = worker.jobs.get_store()
     client.fail['get_object'] = SwiftRequestError(
         'GET', '/v1/a/c/o', 500, 'Internal Error', 'tx-bad', 4)
     client.fail['delete_object'] = ValueError('boom')

@@ -12,7 +12,7 @@ from ssbench.measure import record
 from ssbench.store.outcome import Timing
 from ssbench.swift.client import SwiftRequestError
 from ssbench.wire import protocol
-from ssbench.worker.execution import SwiftJobs
+from ssbench.worker.execution import StoreJobs
 from ssbench.swift.tokens import HandedTokens
 from tests.clocks import FakeClock
 from tests.fakes import FakeClient, FakeTransport
@@ -57,15 +57,15 @@ class EveryFigureClient(FakeClient):
 
 
 def swift_results():
-    """The results SwiftJobs makes of every job type, successes and
+    """The results StoreJobs makes of every job type, successes and
     failures, every job carrying every key."""
     results = []
-    jobs = SwiftJobs(7, results.append,
+    jobs = StoreJobs(7, results.append,
                      tokens=HandedTokens(lambda: None, 30),
                      ask_master=lambda: None, now=FakeClock(1234.5),
                      own_auth=AUTH, client_factory=EveryFigureClient,
                      clock=FakeClock(10.0))
-    jobs.get_swift().fail['put_object'] = ValueError('boom')
+    jobs.get_store().fail['put_object'] = ValueError('boom')
     for kind in (CREATE_OBJECT, READ_OBJECT, UPDATE_OBJECT, DELETE_OBJECT,
                  HEAD_OBJECT, LIST_CONTAINER):
         jobs.run_job(every_key_job(kind), 9.0)
