@@ -9,7 +9,7 @@ from ssbench.compat import monotonic
 from ssbench.live.livestats import FIELDS, RAW_KEYS, LiveStats
 from ssbench.live.statusline import (INTERVAL, BeforeLogging, StatusLine,
                                      format_line)
-from ssbench.results.needs import SCANNED
+from ssbench.measure.needs import SCANNED
 
 
 class Snapshot(object):

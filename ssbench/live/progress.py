@@ -7,7 +7,7 @@ import logging
 
 from ssbench.compat import monotonic
 from ssbench.live.statusline import BeforeLogging, clock_text
-from ssbench.results.needs import RECORDS, SCANNED
+from ssbench.measure.needs import RECORDS, SCANNED
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 from operator import itemgetter
 
+from ssbench.measure.needs import BYTES, RECORDS
 from ssbench.results import healthrecords
-from ssbench.results.needs import BYTES, RECORDS
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 

@@ -18,7 +18,7 @@ from ssbench.master.clockoffset import ClockOffsets, clock_stepped
 from ssbench.master.dispatch import Master
 from ssbench.master.pipeline import PHASES, Store, Take
 from ssbench.load.objectring import ObjectRing
-from ssbench.results.needs import SCANNED
+from ssbench.measure.needs import SCANNED
 from ssbench.results.statswriter import StatsWriter
 
 log = logging.getLogger(__name__)

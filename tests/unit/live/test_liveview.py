@@ -5,7 +5,7 @@ import logging
 from ssbench.live.liveview import LiveView, live_view
 from ssbench.master.pipeline import Message
 from ssbench.master.runevents import RunEvents
-from ssbench.results.needs import SCANNED
+from ssbench.measure.needs import SCANNED
 from tests.clocks import FakeClock
 
 

@@ -5,7 +5,7 @@ from __future__ import absolute_import, division, print_function
 from ssbench.master.dispatch import Master
 from ssbench.master.phase import Phase
 from ssbench.master.pipeline import Pipeline, Take
-from ssbench.results.needs import BYTES
+from ssbench.measure.needs import BYTES
 from ssbench.wire import protocol, resultbytes
 from tests.clocks import FakeClock
 from tests.unit.master.test_dispatch import FakeTransport, answer, jobs

@@ -4,7 +4,7 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench.master.pipeline import Message, Pipeline, Store, Take
 from ssbench.results import healthrecords
-from ssbench.results.needs import BYTES, RECORDS, SCANNED
+from ssbench.measure.needs import BYTES, RECORDS, SCANNED
 from ssbench.wire import protocol
 from ssbench.wire.faultlog import Faults
 from tests.clocks import FakeClock
