@@ -1,7 +1,12 @@
 """Figures of a run while it runs, from the results the master receives.
 
 LiveStats takes each list of result records once (add()), and nothing per
-message on the wire.  It keeps two things, both of bounded size:
+message on the wire; or, of a message the master checked on its bytes,
+each record's values of the keys it reads (FIELDS, as
+ssbench.wire.resultbytes captures them: add_captured()), which it counts
+as they are, in C, and decodes once per distinct set (settle()) when the
+figures are read or the second ends: a --noop run's results differ in
+few of those values.  It keeps two things, both of bounded size:
 
 - a ring of WINDOW one-second Slots, each counting requests and bytes
   per (operation, size class, outcome, failed), retries and reconnects
@@ -15,7 +20,7 @@ Only the current second's slot counts under raw keys (see Slot); a
 second is normalised once, when it is over.
 
 A --noop master takes tens of thousands of results a second: Slot.add()
-is the one loop per result, kept short.
+is the one loop per result (or per distinct set of values), kept short.
 
 Latencies are counted in the bins of the one log histogram
 (ssbench.measure.loghist, 40 a decade; zero in ZERO_BIN): the window's
@@ -32,6 +37,8 @@ its object there (its HEAD answered, no PUT's 201 Created) moved none.
 from __future__ import absolute_import, division, print_function
 
 import math
+from collections import Counter
+from itertools import repeat
 
 from ssbench.compat import monotonic
 from ssbench.measure import loghist
@@ -109,11 +116,12 @@ class Slot(object):
         for (_, index), count in self.last_byte.items():
             histogram[index] = histogram.get(index, 0) + count
 
-    def add(self, results, keys=None):
+    def add(self, results, keys=None, counts=None):
         """Count a list of result records: the one loop per result of a
         live run, hence the local names.  `keys`: RAW_KEYS for records
         unpacked with raw strings (bytes keys and text values), which
-        unpack in about half the time."""
+        unpack in about half the time.  `counts`: how many results each
+        record stands for (default: one each)."""
         (k_exception, k_first, k_last, k_intended, k_type, k_size_str,
          k_status, k_head_first, k_size, k_retries, k_reconnects) = \
             (keys or TEXT_KEYS)[:11]
@@ -123,9 +131,10 @@ class Slot(object):
         # or comparisons costs more than the logarithm.
         log, scale, shift = math.log, loghist.SCALE, float(loghist.SHIFT)
         zero, nothing = loghist.ZERO_BIN, 0.0
-        for result in results:
+        for result, n in zip(results, counts or repeat(1)):
             if k_exception in result:
-                self._add_failure(_text_record(result) if keys else result)
+                self._add_failure(_text_record(result) if keys else result,
+                                  n)
                 continue
             # Keys every success has (ssbench.wire.messagecheck) are
             # subscripted, the rest got: this loop's cost is the live
@@ -151,36 +160,37 @@ class Slot(object):
             cell = raw.get(key)
             if cell is None:
                 cell = raw[key] = [0, 0, 0.0, 0.0]
-            cell[0] += 1
+            cell[0] += n
             if get(k_head_first) and key[2] != CREATED:
                 pass        # its HEAD found the object: nothing sent
             else:
-                cell[1] += get(k_size) or 0
+                cell[1] += (get(k_size) or 0) * n
             if first is not None:
-                cell[2] += latency
-            cell[3] += last_latency
+                cell[2] += latency * n
+            cell[3] += last_latency * n
             if result[k_retries] or get(k_reconnects):
-                self._add_retries(key[0], result, k_retries, k_reconnects)
+                self._add_retries(key[0], result, n, k_retries,
+                                  k_reconnects)
 
-    def _add_retries(self, kind, result, k_retries='retries',
+    def _add_retries(self, kind, result, n, k_retries='retries',
                      k_reconnects='reconnects'):
         for name, sums in ((k_retries, self.retries),
                            (k_reconnects, self.reconnects)):
             value = result.get(name)
             if value:
                 kind = _text(kind)
-                sums[kind] = sums.get(kind, 0) + value
+                sums[kind] = sums.get(kind, 0) + value * n
 
-    def _add_failure(self, result):
+    def _add_failure(self, result, n):
         kind = result.get('type')
         outcome = outcome_of(result)
-        self.errors[outcome] = self.errors.get(outcome, 0) + 1
+        self.errors[outcome] = self.errors.get(outcome, 0) + n
         key = (kind, result.get('size_str'), outcome, True)
         cell = self.requests.get(key)
         if cell is None:
             cell = self.requests[key] = [0, 0]
-        cell[0] += 1
-        self._add_retries(kind, result)
+        cell[0] += n
+        self._add_retries(kind, result, n)
 
     def merge(self, other):
         """Add `other`'s counts to this slot's, under documented keys."""
@@ -221,6 +231,12 @@ TEXT_KEYS, RAW_KEYS = spec.keys(
     'exception', 'first_byte_latency', 'last_byte_latency', 'intended_start',
     'type', 'size_str', 'status', 'head_first', 'size', 'retries',
     'reconnects', 'completed_at', 'send_lag', 'worker_time')
+# Those a success may have: the values add_captured() takes; the last
+# three only of a result with an intended_start (an open-loop run's), as
+# Slot.add() reads them only then, and they differ from one result to
+# the next.
+FIELDS = TEXT_KEYS[1:11] + tuple((key, TEXT_KEYS[3]) for key in
+                                 TEXT_KEYS[11:])
 
 
 def _text(value):
@@ -300,6 +316,10 @@ class LiveStats(object):
         self.ring = []                # closed Slots of WINDOW s, oldest first
         self.slot = None
         self.saturated = {}           # worker id -> its last verdict
+        # Captured values counted into the current slot at settle():
+        # {values: results}, and the Captured that decodes them.
+        self.pending = Counter()
+        self.captured = None
 
     # -- phases ---------------------------------------------------------
 
@@ -319,6 +339,7 @@ class LiveStats(object):
         """The current slot's second is over: normalised once, it joins
         the ring and the phase's totals (reading either then costs the
         same however many results the second had)."""
+        self.settle()
         slot = self.slot
         self.slot = None
         if slot is None:
@@ -354,6 +375,29 @@ class LiveStats(object):
             slot.add(results, keys)
             self.phase_done += len(results)
 
+    def add_captured(self, captured, count):
+        """Count `count` results of a message checked on its bytes:
+        `captured` is (ssbench.wire.resultbytes.Captured, each record's
+        values of FIELDS), counted here as they come and decoded at the
+        next settle()."""
+        if self.slot is not None:
+            layout, values = captured
+            if layout is not self.captured:
+                self.settle()
+                self.captured = layout
+            self.pending.update(values)
+            self.phase_done += count
+
+    def settle(self):
+        """Count the values add_captured() took in the current slot, each
+        distinct set decoded once; before its figures are read."""
+        pending = self.pending
+        if pending:
+            record = self.captured.record
+            self.slot.add([record(values) for values in pending], None,
+                          list(pending.values()))
+            pending.clear()
+
     def heartbeat(self, record):
         """Note whether a worker's latest health window passed a
         limit."""
@@ -381,6 +425,7 @@ class LiveStats(object):
         latency in seconds over the last WINDOW s, None without results:
         the nearest-rank rule over the window's loghist bins) and errors
         ({outcome: count} over the last WINDOW s)."""
+        self.settle()
         elapsed = self.elapsed()
         current = int(self.monotonic())
         histogram = {}

@@ -6,9 +6,10 @@ from __future__ import absolute_import, division, print_function
 import msgpack
 
 from ssbench.compat import monotonic
-from ssbench.live.livestats import RAW_KEYS, LiveStats
+from ssbench.live.livestats import FIELDS, RAW_KEYS, LiveStats
 from ssbench.live.statusline import (INTERVAL, BeforeLogging, StatusLine,
                                      format_line)
+from ssbench.measure.needs import SCANNED
 
 
 class Snapshot(object):
@@ -50,11 +51,13 @@ class LiveView(object):
     `interval` seconds of the `monotonic` clock, from the run loop's idle
     turns.
 
-    A message the master checked on its bytes is only unpacked here (one
-    C call, strings left raw), not decoded and checked field by field:
-    it needs no more of a message than that."""
+    Of a message the master checked on its bytes it takes the values of
+    the keys it counts (`fields`) as the check captured them, or when
+    there are none, unpacks it (one C call, strings left raw): it needs
+    no record decoded and checked field by field."""
 
-    needs = 'scanned'
+    needs = SCANNED
+    fields = FIELDS
 
     def __init__(self, status_stream=None, metrics=None, monotonic=monotonic,
                  interval=INTERVAL, width=None, ops=False):
@@ -107,7 +110,9 @@ class LiveView(object):
         self.idle()
 
     def results(self, message):
-        if message.scanned:
+        if message.captured is not None:
+            self.stats.add_captured(message.captured, message.count)
+        elif message.scanned:
             # Strings left raw (bytes) unpack in half the time of text.
             self.stats.add(msgpack.unpackb(message.data, raw=True,
                                            strict_map_key=False), RAW_KEYS)

@@ -39,6 +39,7 @@ def operation_figures(stats):
     phase so far before there are that many), p99 of the successes'
     last-byte latency (None without one) and errors over the last
     WINDOW seconds."""
+    stats.settle()
     current = int(stats.monotonic())
     ops = {}
 

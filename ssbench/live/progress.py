@@ -7,6 +7,7 @@ import logging
 
 from ssbench.compat import monotonic
 from ssbench.live.statusline import BeforeLogging, clock_text
+from ssbench.measure.needs import RECORDS, SCANNED
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class ProgressPrinter(object):
     seconds; flush() writes at once.
     """
 
-    needs = 'records'
+    needs = RECORDS
     phases = ('benchmark',)
 
     def __init__(self, stream, width=LINE_WIDTH, interval=0.1,
@@ -159,7 +160,7 @@ class PhaseLog(object):
     and, at the rate so far, about how long the rest takes.  A clean-up
     over within `interval` logs nothing."""
 
-    needs = 'scanned'
+    needs = SCANNED
     phases = ('cleanup',)
 
     def __init__(self, what='Clean-up', interval=PHASE_LOG_INTERVAL,

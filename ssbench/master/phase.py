@@ -67,8 +67,10 @@ class Phase(object):
         self.jobs = iter(jobs)
         self.pipeline = pipeline = pipeline or Pipeline()
         # Unless a sink needs every record, plain successes are taken on
-        # their bytes.
+        # their bytes, with the values of the keys the sinks count.
         self.shapes = None if pipeline.decode else master.shapes
+        if self.shapes is not None:
+            self.shapes.capture(pipeline.fields)
         self.stats = PhaseStats()
         self.exhausted = False
         # The jobs wait for results to free objects (jobgen.WAIT): the
@@ -342,7 +344,7 @@ class Phase(object):
         False (nothing done) unless every job is out, once, sent to the
         worker the message names, for the full way to tell what is
         wrong."""
-        job_ids, worker_id = scanned
+        job_ids, worker_id, captured = scanned
         outstanding = self.outstanding
         # In C loops: this runs for most results of a run.
         entries = list(map(outstanding.pop, job_ids, repeat(None)))
@@ -368,7 +370,7 @@ class Phase(object):
         takers = self.pipeline.takers
         if takers:
             message = Message(data, entries=entries,
-                              faults=self.master.faults)
+                              faults=self.master.faults, captured=captured)
             for take in takers:     # this runs for most results of a run
                 take(message)
         return True

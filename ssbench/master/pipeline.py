@@ -6,11 +6,11 @@ from __future__ import absolute_import, division, print_function
 
 from operator import itemgetter
 
+from ssbench.measure.needs import BYTES, RECORDS
 from ssbench.results import healthrecords
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 
-SCANNED, BYTES, RECORDS = 'scanned', 'bytes', 'records'
 PHASES = ('population', 'benchmark', 'cleanup')
 
 _JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
@@ -19,14 +19,17 @@ _JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
 class Message(object):
     """One message of results (its attributes: docs/internals.rst)."""
 
-    __slots__ = ('data', 'scanned', '_records', '_entries', '_faults')
+    __slots__ = ('data', 'scanned', 'captured', '_records', '_entries',
+                 '_faults')
 
-    def __init__(self, data, records=None, entries=None, faults=None):
+    def __init__(self, data, records=None, entries=None, faults=None,
+                 captured=None):
         self.data = data
         self._records = records
         self._entries = entries
         self._faults = faults
         self.scanned = records is None
+        self.captured = captured
 
     @property
     def count(self):
@@ -55,6 +58,10 @@ class Pipeline(object):
         needs = set(getattr(sink, 'needs', RECORDS) for sink in takers)
         self.decode = RECORDS in needs
         self.packed = BYTES in needs
+        self.fields = ()
+        for sink in takers:
+            self.fields += tuple(key for key in getattr(sink, 'fields', ())
+                                 if key not in self.fields)
         self.takers = [sink.results for sink in takers]
         self.idlers = [sink.idle for sink in sinks if hasattr(sink, 'idle')]
         self.beats = [sink.heartbeat for sink in sinks

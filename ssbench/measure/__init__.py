@@ -1,5 +1,6 @@
-"""The ground floor of measurement: what one result record is, and how
-its figures are ranked and counted.
+"""The ground floor of measurement: what one result record is, how its
+figures are ranked and counted, and what a consumer of results needs of
+a message of them.
 
 Every layer may import this package (tests/unit/test_layers.py), and it
 imports nothing of ssbench but the ground floor (ssbench.compat,

@@ -9,6 +9,13 @@ whole message against them with one regular expression, taking out only
 what the master needs: the job ids and the worker id.  The stats file gets
 the bytes as they came.
 
+A sink that counts results (the live view) names the keys it reads
+(capture()): the pattern then also takes each record's values of those
+keys, as bytes, and scan() hands them out as a tuple per record, which
+such a sink may count as they are (equal tuples, equal figures) and
+decode once per distinct tuple (Captured.record()) rather than unpack
+every record.
+
 A shape's pattern, made from the record spec (ssbench.measure.record
 SCHEMA), accepts a subset of what check_from_worker() accepts: text of
 printable ASCII (always valid UTF-8), numbers within the spec's limits
@@ -25,6 +32,8 @@ import re
 import struct
 import sys
 import threading
+from itertools import islice
+from operator import itemgetter
 
 from ssbench import OPERATION_TYPES
 from ssbench.compat import PY_VERSION, text_type
@@ -166,12 +175,14 @@ _IDS_AGAIN = (_packed(_K_JOB_ID) + b'(?:\\1)' + _packed(_K_WORKER_ID) +
               b'(?:\\2)')
 
 
-def _shape_pattern(keys):
+def _shape_pattern(keys, captured=()):
+    """A shape's pattern; the value of each key in `captured` a group."""
     count = len(keys)
     header = _byte(0x80 + count) if count < 16 else \
         b'\\xde' + re.escape(struct.pack('>H', count))
     return header + _IDS_AGAIN + b''.join(
-        _packed(key) + _RULES[key] for key in keys[2:])
+        _packed(key) + (b'(' + _RULES[key] + b')' if key in captured
+                        else _RULES[key]) for key in keys[2:])
 
 
 def _array_count(data):
@@ -197,9 +208,55 @@ def _array_header(count):
     return struct.pack('>BI', 0xdd, count)
 
 
-def _compile(shapes):
-    return re.compile(_HEAD + b'((?:' + b'|'.join(
-        _shape_pattern(shape) for shape in shapes) + b'))', re.DOTALL)
+# Of a match's groups, those after the job id, the worker id and the
+# record's bytes: the captured values.
+_CAPTURED = itemgetter(slice(3, None))
+
+
+def _captured_names(keys, fields):
+    """The keys of a shape whose values are captured: those named in
+    `fields`, and those of a (key, other) pair when the shape has
+    `other` too."""
+    wanted = set()
+    for field in fields:
+        if not isinstance(field, tuple):
+            wanted.add(field)
+        elif field[1] in keys:
+            wanted.add(field[0])
+    return tuple(key for key in keys[2:] if key in wanted)
+
+
+class Captured(object):
+    """Where a pattern of `shapes` captures the values of `fields`: each
+    shape's groups, in its own key order, one block after another (a
+    record has values in its shape's block only)."""
+
+    def __init__(self, shapes, fields):
+        self.fields = fields
+        self.blocks = []
+        start = 0
+        for keys in shapes:
+            names = _captured_names(keys, fields)
+            self.blocks.append((start, names))
+            start += len(names)
+
+    def record(self, values):
+        """{key: value} of one record's captured `values` (a tuple scan()
+        gave), decoded; a key its shape lacks is left out."""
+        for start, names in self.blocks:
+            if names and values[start]:
+                packed = values[start:start + len(names)]
+                return dict(zip(names, protocol.unpack(
+                    _array_header(len(names)) + b''.join(packed))))
+        return {}
+
+
+def _compile(shapes, fields=()):
+    """(pattern, Captured or None) of `shapes`, capturing `fields`."""
+    return (re.compile(_HEAD + b'((?:' + b'|'.join(
+        _shape_pattern(shape, _captured_names(shape, fields))
+        for shape in shapes) + b'))', re.DOTALL),
+        Captured(shapes, tuple(fields)) if fields else None)
 
 
 class ResultShapes(object):
@@ -216,7 +273,8 @@ class ResultShapes(object):
         self.shapes = []
         self._known = set()
         self._refused = set()
-        self._pattern = None
+        self._fields = ()
+        self._pattern = None      # (compiled, Captured or None)
         self._background = background
         self._lock = threading.Lock()
         self._wanted = None       # shapes the compiler thread is to take
@@ -239,18 +297,32 @@ class ResultShapes(object):
         if len(self.shapes) < MAX_SHAPES and eligible(keys):
             self._known.add(keys)
             self.shapes.append(keys)
-            if self._background:
-                self._compile_later(tuple(self.shapes))
-            else:
-                self._pattern = _compile(self.shapes)
+            self._recompile()
             return True
         if len(self._refused) < MAX_REFUSED:
             self._refused.add(keys)
         return False
 
-    def _compile_later(self, shapes):
+    def capture(self, fields):
+        """From now on capture the values of `fields` too, keeping those
+        captured so far (a pipeline's sinks ask for the same ones phase
+        after phase): keys of the record spec, or (key, other) pairs for
+        a key wanted only of records that have `other`."""
+        new = tuple(key for key in fields if key not in self._fields)
+        if new:
+            self._fields += new
+            if self.shapes:
+                self._recompile()
+
+    def _recompile(self):
+        if self._background:
+            self._compile_later((tuple(self.shapes), self._fields))
+        else:
+            self._pattern = _compile(self.shapes, self._fields)
+
+    def _compile_later(self, wanted):
         with self._lock:
-            self._wanted = shapes
+            self._wanted = wanted
             if self._compiler is not None:
                 return          # it takes the newest set when it is done
             compiler = self._compiler = threading.Thread(
@@ -267,12 +339,12 @@ class ResultShapes(object):
         try:
             while True:
                 with self._lock:
-                    shapes, self._wanted = self._wanted, None
-                    if shapes is None:
+                    wanted, self._wanted = self._wanted, None
+                    if wanted is None:
                         self._compiler = None
                         return
                 # Shapes only grow: a newer set never loses a match.
-                self._pattern = _compile(shapes)
+                self._pattern = _compile(*wanted)
         finally:
             if interval is not None:
                 sys.setswitchinterval(interval)
@@ -288,11 +360,15 @@ class ResultShapes(object):
         return True
 
     def scan(self, data):
-        """(job ids, worker id) of a message of results that all have a
-        learned shape and one worker id, else None (decode it)."""
+        """(job ids, worker id, captured) of a message of results that
+        all have a learned shape and one worker id, else None (decode
+        it).  `captured`: with fields to capture, (Captured, an iterator
+        of each record's values as bytes); else, or until the pattern
+        that captures them all is compiled, None."""
         pattern = self._pattern
         if pattern is None:
             return None
+        pattern, captured = pattern
         counted = _array_count(data)
         if counted is None:
             return None
@@ -300,10 +376,14 @@ class ResultShapes(object):
         found = pattern.findall(data, start)
         if len(found) != count or not count:
             return None
-        job_ids, worker_ids, records = zip(*found)
+        # zip() makes only the columns taken, not those of the values.
+        job_ids, worker_ids, records = islice(zip(*found), 3)
         # The records found must be the whole message, back to back.
         if sum(map(len, records)) != len(data) - start or \
                 len(set(worker_ids)) != 1:
             return None
+        if captured is not None:
+            captured = None if captured.fields != self._fields else \
+                (captured, map(_CAPTURED, found))
         return (protocol.unpack(_array_header(count) + b''.join(job_ids)),
-                protocol.unpack(worker_ids[0]))
+                protocol.unpack(worker_ids[0]), captured)

@@ -270,3 +270,52 @@ def test_records_unpacked_with_raw_strings_count_as_the_decoded_ones():
                  'last_byte_sum'):
         assert getattr(raw, name) == getattr(text, name), name
     assert ('upload_object', 'tiny', '201', False) in raw.requests
+
+
+def test_values_captured_off_the_bytes_count_as_the_records_do():
+    from collections import OrderedDict
+    from ssbench.compat import text_type
+    from ssbench.wire import protocol
+    from ssbench.wire.resultbytes import ResultShapes
+
+    def wire(job_id, **fields):
+        """A success in our workers' key order: the ids first."""
+        record = OrderedDict([('job_id', job_id), ('worker_id', 1),
+                              ('container', 'c'), ('name', 'n%d' % job_id),
+                              ('trans_id', None), ('completed_at', 1002.0)])
+        record.update(sorted(ok(**fields).items()))
+        return OrderedDict((text_type(k), v) for k, v in record.items())
+    # Equal values but the ids and names (counted once, as two), other
+    # latencies, bytes a HEAD saved, retries, and open-loop results.
+    records = [wire(1), wire(2), wire(3, latency=0.25, first=None),
+               wire(4, kind='upload_object', status=201, size=5,
+                    head_first=True, retries=2, reconnects=1),
+               wire(5, kind='upload_object', status=200, size=7,
+                    head_first=True),
+               wire(6, latency=0.05, first=0.02, intended_start=1000.0,
+                    completed_at=1002.05, send_lag=0.5, worker_time=1.55),
+               wire(7, latency=0.5, intended_start=1000.0)]
+    known = ResultShapes()
+    for record in records:
+        assert known.add(tuple(record))
+    known.capture(livestats.FIELDS)
+    data = protocol.pack(records)
+    captured = known.scan(data)[2]
+    by_records, by_bytes = (LiveStats(FakeClock(1000.0)) for _ in 'ab')
+    for stats in (by_records, by_bytes):
+        stats.start_phase('benchmark')
+    by_records.add(protocol.unpack(data))
+    by_bytes.add_captured(captured, len(records))
+    assert by_bytes.pending and by_bytes.window() == by_records.window()
+    assert not by_bytes.pending     # read: decoded into the slot
+    for stats in (by_records, by_bytes):
+        stats.end_phase()
+    text = by_records.totals()['benchmark']
+    raw = by_bytes.totals()['benchmark']
+    for name in ('requests', 'errors', 'retries', 'reconnects',
+                 'first_byte', 'last_byte'):
+        assert getattr(raw, name) == getattr(text, name), name
+    for name in ('first_byte_sum', 'last_byte_sum'):
+        assert getattr(raw, name) == pytest.approx(getattr(text, name))
+    assert raw.requests[('get_object', 'tiny', '200', False)][0] == 5
+    assert raw.requests[('upload_object', 'tiny', '200', False)] == [1, 0]

@@ -3,8 +3,9 @@ from __future__ import absolute_import, division, print_function
 import logging
 
 from ssbench.live.liveview import LiveView, live_view
-from ssbench.master.pipeline import SCANNED, Message
+from ssbench.master.pipeline import Message
 from ssbench.master.runevents import RunEvents
+from ssbench.measure.needs import SCANNED
 from tests.clocks import FakeClock
 
 
@@ -148,3 +149,19 @@ def test_a_message_checked_on_its_bytes_is_only_unpacked():
     assert view.stats.phase_done == 3
     view.close()
     assert view.stats.totals()['benchmark'].count() == 3
+
+
+def test_a_message_with_captured_values_is_not_unpacked():
+    class Captured(object):
+        def record(self, values):
+            return dict(result(), last_byte_latency=values[0])
+    view = LiveView(monotonic=FakeClock(5.0))
+    view.begin(Master(), 'benchmark')
+    # No bytes to unpack: the values are all the view takes.
+    view.results(Message(None, entries=[None] * 3,
+                         captured=(Captured(), iter([(0.5,), (0.5,), (2,)]))))
+    assert view.stats.phase_done == 3
+    view.close()
+    benchmark = view.stats.totals()['benchmark']
+    assert benchmark.count() == 3
+    assert benchmark.last_byte_sum == {'get_object': 3.0}

@@ -8,7 +8,8 @@ import pytest
 from ssbench.wire import protocol
 from ssbench.errors import NoWorkersError
 from ssbench.master.dispatch import KILL_HEARTBEAT_WAIT, Master, kill_workers
-from ssbench.master.pipeline import BYTES, Store, Take
+from ssbench.master.pipeline import Store, Take
+from ssbench.measure.needs import BYTES
 from ssbench.wire.protocol import HEARTBEAT, PING, SUICIDE
 from ssbench.swift.auth import AuthOptions, Credentials
 from ssbench.master.workerconfig import WorkerConfig

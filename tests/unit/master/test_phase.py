@@ -4,7 +4,8 @@ from __future__ import absolute_import, division, print_function
 
 from ssbench.master.dispatch import Master
 from ssbench.master.phase import Phase
-from ssbench.master.pipeline import BYTES, Pipeline, Take
+from ssbench.master.pipeline import Pipeline, Take
+from ssbench.measure.needs import BYTES
 from ssbench.wire import protocol, resultbytes
 from tests.clocks import FakeClock
 from tests.unit.master.test_dispatch import FakeTransport, answer, jobs
@@ -56,6 +57,25 @@ def test_successes_after_the_first_message_are_taken_on_their_bytes():
     assert [r['name'] for data in raw for r in protocol.unpack(data)] == [
         'o%d' % i for i in range(10)]
     assert not master.tracker.outstanding
+
+
+def test_a_sink_that_counts_keys_gets_their_values_of_a_scanned_message():
+    class Counts(Sink):
+        fields = ('type', 'last_byte_latency')
+
+        def results(self, message):
+            Sink.results(self, message)
+            if message.captured is not None:
+                layout, values = message.captured
+                self.raw.extend(layout.record(v) for v in values)
+    sink = Counts()
+    master = Master(FakeTransport(), user_count=2)
+    master.shapes = resultbytes.ResultShapes()
+    master.run_jobs(jobs(10), [sink])
+    counted = [r for r in sink.raw if isinstance(r, dict)]
+    assert len(counted) == (9 if resultbytes.KEYS_IN_WIRE_ORDER else 0)
+    assert all(r == {'type': 'upload_object', 'last_byte_latency': 0.01}
+               for r in counted)
 
 
 def test_a_sink_that_needs_records_has_every_message_decoded():

@@ -2,9 +2,9 @@
 message the master decodes, and a Message decodes at most once."""
 from __future__ import absolute_import, division, print_function
 
-from ssbench.master.pipeline import (BYTES, RECORDS, SCANNED, Message,
-                                     Pipeline, Store, Take)
+from ssbench.master.pipeline import Message, Pipeline, Store, Take
 from ssbench.results import healthrecords
+from ssbench.measure.needs import BYTES, RECORDS, SCANNED
 from ssbench.wire import protocol
 from ssbench.wire.faultlog import Faults
 from tests.clocks import FakeClock
@@ -77,3 +77,19 @@ def test_the_store_keeps_bytes_verbatim_and_health_as_control_records():
     assert writer.raw == [b'\x90']
     kinds = [r['kind'] for [r] in writer.batches]
     assert kinds == [healthrecords.HEALTH_RECORD]
+
+
+def test_the_keys_sinks_count_are_captured_once_each():
+    class Counts(object):
+        needs = SCANNED
+
+        def __init__(self, fields):
+            self.fields = fields
+
+        def results(self, message):
+            pass
+    pipeline = Pipeline([Counts(('type', 'size')), Take(list, SCANNED),
+                         Counts(('size', ('send_lag', 'intended_start')))])
+    assert pipeline.fields == ('type', 'size',
+                               ('send_lag', 'intended_start'))
+    assert Pipeline([Take(list, SCANNED)]).fields == ()

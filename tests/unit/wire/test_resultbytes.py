@@ -43,7 +43,7 @@ def shapes(*orders):
 def test_a_message_of_a_known_shape_is_taken_on_its_bytes():
     data = message(*[record(job_id=n) for n in (1, 300, 70000, 2 ** 40)])
     assert ResultShapes().scan(data) is None      # nothing learned yet
-    assert shapes().scan(data) == ([1, 300, 70000, 2 ** 40], 2)
+    assert shapes().scan(data) == ([1, 300, 70000, 2 ** 40], 2, None)
 
 
 def test_head_and_listing_results_are_taken_on_their_bytes():
@@ -51,7 +51,7 @@ def test_head_and_listing_results_are_taken_on_their_bytes():
     listing = record(type=u'list_container', name=u'', limit=100,
                      prefix=u'tiny_')
     known = shapes(tuple(head), tuple(listing))
-    assert known.scan(message(head, listing)) == ([7, 7], 2)
+    assert known.scan(message(head, listing)) == ([7, 7], 2, None)
     # A limit beyond the record spec's counts goes the full way.
     assert known.scan(message(record(type=u'list_container', name=u'',
                                      limit=10 ** 6, prefix=u'x'))) is None
@@ -60,7 +60,7 @@ def test_head_and_listing_results_are_taken_on_their_bytes():
 def test_results_naming_their_endpoint_are_taken_on_their_bytes():
     tagged = record(endpoint=1)
     known = shapes(tuple(tagged))
-    assert known.scan(message(tagged, record(endpoint=0))) == ([7, 7], 2)
+    assert known.scan(message(tagged, record(endpoint=0))) == ([7, 7], 2, None)
     # An index beyond the record spec's counts goes the full way.
     assert known.scan(message(record(endpoint=10 ** 6))) is None
 
@@ -68,7 +68,7 @@ def test_results_naming_their_endpoint_are_taken_on_their_bytes():
 def test_sixteen_records_and_more_and_text_worker_ids():
     data = message(*[record(job_id=n, worker_id='host-a.3')
                      for n in range(40)])
-    assert shapes().scan(data) == (list(range(40)), 'host-a.3')
+    assert shapes().scan(data) == (list(range(40)), 'host-a.3', None)
 
 
 def test_a_learned_record_makes_a_shape_where_maps_keep_their_order():
@@ -77,7 +77,7 @@ def test_a_learned_record_makes_a_shape_where_maps_keep_their_order():
     known.learn(protocol.unpack(data))
     if resultbytes.KEYS_IN_WIRE_ORDER:
         assert known.shapes == [KEYS]
-        assert known.scan(data) == ([7, 8], 2)
+        assert known.scan(data) == ([7, 8], 2, None)
     else:
         assert known.shapes == [] and known.scan(data) is None
 
@@ -118,7 +118,7 @@ def test_messages_not_wholly_of_plain_successes_go_the_full_way():
     ]
     for data in cases:
         assert known.scan(data) is None, data
-    assert known.scan(message(record(name='n' * 63))) == ([7], 2)
+    assert known.scan(message(record(name='n' * 63))) == ([7], 2, None)
 
 
 def test_failures_and_foreign_orders_never_become_shapes():
@@ -200,7 +200,29 @@ def test_shapes_compiled_in_the_background_all_take_effect():
         fields = record(job_id=count + 1)
         for key in keys[len(KEYS):]:
             fields[key] = 3
-        assert known.scan(message(fields)) == ([count + 1], 2)
+        assert known.scan(message(fields)) == ([count + 1], 2, None)
     # The GIL's switch interval is the process's own again.
     assert getattr(sys, 'getswitchinterval', lambda: None)() == interval
     assert ResultShapes().settle() is True      # nothing ever to compile
+
+
+def test_the_values_of_the_keys_asked_for_come_with_a_scan():
+    open_loop = record(job_id=3, intended_start=1000.0)
+    known = shapes(KEYS, tuple(open_loop))
+    data = message(record(job_id=1), record(job_id=2), open_loop,
+                   record(job_id=4, size=7))
+    assert known.scan(data)[2] is None        # nothing asked for
+    known.capture([u'type', u'size', (u'completed_at', u'intended_start')])
+    asked = known._pattern
+    known.capture([u'size'])                  # asked already: no compile
+    assert known._pattern is asked
+    job_ids, worker_id, (captured, values) = known.scan(data)
+    assert (job_ids, worker_id) == ([1, 2, 3, 4], 2)
+    values = list(values)
+    # Equal values, equal tuples: the ids are not among them.
+    assert values[0] == values[1] != values[3]
+    assert [captured.record(v) for v in values] == [
+        {u'type': u'upload_object', u'size': 6042}] * 2 + [
+        {u'type': u'upload_object', u'size': 6042,
+         u'completed_at': 1795636700.8471718},
+        {u'type': u'upload_object', u'size': 7}]
