@@ -17,7 +17,7 @@ import ssbench
 from ssbench.compat import range
 from ssbench.load import popularity
 from ssbench.load.scenariocheck import Checker, read_json, show
-from ssbench.measure.record import HEADER_KEY, MAX_RUN_SECONDS
+from ssbench.measure.record import HEADER_KEY, MAX_RUN_SECONDS, MAX_USER_COUNT
 
 DEFAULT_CONTAINER_BASE = 'ssbench'
 DEFAULT_CONTAINER_COUNT = 100
@@ -28,7 +28,6 @@ DEFAULT_POLICY_LABEL = 'default_policy'
 # Upper bounds, checked before anything starts, so that no input can make
 # the master's memory or work grow without bound (the master keeps 8 bytes
 # per live object and a map per job in flight) or fail mid-run.
-MAX_USER_COUNT = 100000
 MAX_OPERATION_COUNT = 10 ** 9
 MAX_CONTAINER_COUNT = 10 ** 6
 MAX_CONTAINER_CONCURRENCY = 1000

@@ -27,6 +27,9 @@ MAX_SIZE = 1 << 53
 MAX_COUNT = 10 ** 6
 # The longest run (run_seconds, and so --warmup): about 16 weeks.
 MAX_RUN_SECONDS = 10 ** 7
+# The largest user count (concurrency) of a scenario, and so the most jobs
+# a worker holds at once: the scenario's bound and the wire's.
+MAX_USER_COUNT = 100000
 # An HTTP status has three digits.
 MAX_STATUS = 1000
 # Characters of a retry cause's name (an HTTP status or an error class).

@@ -19,6 +19,8 @@ from __future__ import absolute_import, division, print_function
 
 import struct
 
+from ssbench.measure.record import MAX_USER_COUNT
+
 KIB = 1024
 MIB = 1024 * KIB
 # msgpack's longest integer (uint64, int64), as job ids may be.
@@ -30,11 +32,8 @@ CURVE_OVERHEAD = 33
 MARGIN = 64 * KIB
 
 # -- the work connection, worker to master: heartbeats -------------------
-# The most jobs a worker holds: the largest user count a scenario allows
-# (ssbench.load.scenario.MAX_USER_COUNT, which this package may not
-# import: tests/unit/wire/test_wirelimits.py checks they agree), twice
-# over after a stall (the jobs it held leave room for others).
-MAX_USER_COUNT = 100000
+# The most jobs a worker holds: the largest user count a scenario allows,
+# twice over after a stall (the jobs it held leave room for others).
 HELD_IDS = 2 * MAX_USER_COUNT
 # A heartbeat's other keys: its identity (a host name of at most 255
 # bytes, a version), health figures, a clock probe and a config_refused

@@ -3,7 +3,7 @@
 from __future__ import absolute_import, division, print_function
 
 from ssbench.load import scenario
-from ssbench.wire import protocol, wirelimits
+from ssbench.wire import protocol
 from ssbench.wire.wirelimits import (
     CONTROL_RCVHWM, CONTROL_RECORDS, CURVE_OVERHEAD, LARGEST_HEARTBEAT,
     LARGEST_JOB, MARGIN, MAX_CONTROL_MESSAGE, MAX_MASTER_MESSAGE, OVERSTEP,
@@ -11,10 +11,6 @@ from ssbench.wire.wirelimits import (
     WORKER_RCVHWM, bound, excess, queued_bytes)
 
 MIB = 1024 * 1024
-
-
-def test_the_user_count_bound_is_the_scenario_s():
-    assert wirelimits.MAX_USER_COUNT == scenario.MAX_USER_COUNT
 
 
 def test_each_bound_is_the_largest_legitimate_message_and_a_margin():
