@@ -135,6 +135,12 @@ def run_suite(runner, to_run):
     log.info('SwiftStack Benchmark (ssbench version %s): suite "%s", '
              '%s, files in %s', ssbench.version, runner.suite.name,
              runner.size_text(), runner.folder)
+    if not to_run:
+        # Nothing to measure: no store to reach, no worker to start.
+        log.info('Every step is complete already: the table and the '
+                 'outputs are made from their figures')
+        runner.suite_file.release()
+        return runner.finish(None, write_outputs)
     widest = max(runner.steps, key=lambda step: step.scenario.user_count)
     check_open_files(args, widest.scenario)
     if args.metrics is not None:
@@ -180,8 +186,7 @@ def _run(runner, swift, worker_config, curve, widest):
                 outcome = runner.run_steps(
                     suite_run, live, options,
                     lambda steps: check_steps(args, steps))
-                # None: every step was complete already.
-                ended_well = outcome is None or went_well(outcome)
+                ended_well = went_well(outcome)
             finally:
                 if local is not None:
                     local.stop()

@@ -48,7 +48,6 @@ from ssbench.results import healthrecords
 
 WINDOW = 10          # seconds the ring spans: p50/p99 and errors
 RATE_WINDOW = 5      # seconds the request rate is taken over
-PHASES = ('population', 'benchmark', 'cleanup')
 # The exported histograms' bucket edges (ssbench.live.metrics): every
 # EXPORT_STEP-th loghist bin, from 1 ms to 100 s.  The totals keep their
 # latencies at that resolution (coarse()), so that a scrape's work does
@@ -324,7 +323,8 @@ class LiveStats(object):
     # -- phases ---------------------------------------------------------
 
     def start_phase(self, name, total=None, seconds=None):
-        """A new phase (one of PHASES): the ring starts empty."""
+        """A new phase (one of ssbench.measure.needs.PHASES): the ring
+        starts empty."""
         self._close()
         self.ring = []
         self.phase = name

@@ -11,7 +11,6 @@ from ssbench.results import healthrecords
 from ssbench.wire import protocol
 from ssbench.wire.messagecheck import check_from_worker
 
-PHASES = ('population', 'benchmark', 'cleanup')
 
 _JOB = itemgetter(0)   # of an outstanding entry, (job, sent at, Peer)
 

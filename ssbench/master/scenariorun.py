@@ -16,9 +16,9 @@ from ssbench.compat import monotonic
 from ssbench.errors import Interrupted, SsbenchError, StatsFileError
 from ssbench.master.clockoffset import ClockOffsets, clock_stepped
 from ssbench.master.dispatch import Master
-from ssbench.master.pipeline import PHASES, Store, Take
+from ssbench.master.pipeline import Store, Take
 from ssbench.load.objectring import ObjectRing
-from ssbench.measure.needs import SCANNED
+from ssbench.measure.needs import PHASES, SCANNED
 from ssbench.results.statswriter import StatsWriter
 
 log = logging.getLogger(__name__)

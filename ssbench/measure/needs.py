@@ -7,3 +7,5 @@ theirs from here, the floor below both."""
 # A message checked on its bytes will do; the bytes to store; every
 # record decoded and checked.
 SCANNED, BYTES, RECORDS = 'scanned', 'bytes', 'records'
+# The phases of a run, in order; a sink's `phases` names those it takes.
+PHASES = ('population', 'benchmark', 'cleanup')

@@ -333,6 +333,18 @@ def test_a_suite_stopped_in_step_2_keeps_step_1_and_resumes(tmpdir):
     assert 'Step 2/3 (u2): ' in again.err and 'Step 3/3 (u4): ' in again.err
     steps = read_json(os.path.join(folder, 'suite.json'))['steps']
     assert [s['complete'] for s in steps] == [True, True, True]
+    assert 'Spawning local ssbench-worker' in again.err
+
+    # All complete: nothing runs, no worker starts, the outputs are made.
+    page = os.path.join(str(tmpdir), 'suite.json.out')
+    done = support.master(*(argv[3:] + ['--resume', '--json', page]),
+                          timeout=120)
+    assert done.status == 0, done
+    assert 'Every step is complete already' in done.err
+    assert 'Spawning local ssbench-worker' not in done.err
+    assert 'Starting benchmark run' not in done.err
+    assert len(read_json(page)['steps']) == 3
+    assert len(table_lines(done.out)) == 3
 
 
 def rss_kb(pid):
