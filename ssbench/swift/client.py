@@ -14,6 +14,7 @@ from ssbench.store.client import (DEFAULT_BLOCK_SIZE, DEFAULT_CONNECT_TIMEOUT,
                                   StoreClient)
 from ssbench.store.outcome import RequestError
 from ssbench.store.paging import Pages
+from ssbench.swift import hints
 from ssbench.swift.auth import Credentials
 
 if PY2:  # pragma: no cover - exercised by the 2.7 run of the suite
@@ -101,12 +102,9 @@ class SwiftClient(StoreClient):
         from ssbench.swift.largeobject import LargeObjects
         return LargeObjects(self, block_size)
 
-    @staticmethod
-    def explain(exc, doing, policy=None):
-        """The one-line SwiftError to raise for the master's own request
-        that failed with `exc` (ssbench.swift.hints)."""
-        from ssbench.swift.hints import explain
-        return explain(exc, doing, policy)
+    # The one-line SwiftError to raise for the master's own request that
+    # failed (what to fix: the token, the storage URL, the policy).
+    explain = staticmethod(hints.explain)
 
     # -- requests -----------------------------------------------------
 
